@@ -1,0 +1,468 @@
+//! Staff authentication: accounts with roles, sign-in with throttling, sessions behind short-lived
+//! tokens, refresh, logout, and immediate revocation (SPEC section 3).
+
+pub mod password;
+pub mod token;
+pub mod validate;
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::audit::Audit;
+use crate::config::SessionLimits;
+use crate::error::{Error, ErrorCode, FieldError, Result};
+use crate::secrets::Secret;
+use crate::store::users::{self, Role, SessionRecord, ThrottleState, UserRecord};
+use crate::store::Db;
+use crate::time::{now_rfc3339, now_unix, unix_to_rfc3339};
+
+pub use self::password::PasswordHasher;
+pub use self::token::{Claims, TokenKeys};
+pub use self::validate::LoginInput;
+
+/// Consecutive failures allowed before an account is locked for a while.
+pub const FAILURES_BEFORE_LOCK: u32 = 5;
+/// The first lock; each further failure doubles it.
+pub const FIRST_LOCK: Duration = Duration::from_secs(30);
+/// The longest lock.
+pub const MAX_LOCK: Duration = Duration::from_secs(3600);
+/// A session's last-seen time is written at most this often.
+const TOUCH_EVERY_SECS: i64 = 30;
+
+/// How long an account is locked after `failures` consecutive failures (none below the limit).
+pub fn lock_duration(failures: u32) -> Option<Duration> {
+    let over = failures.checked_sub(FAILURES_BEFORE_LOCK)?;
+    let secs = FIRST_LOCK.as_secs().saturating_mul(1u64 << over.min(20));
+    Some(Duration::from_secs(secs.min(MAX_LOCK.as_secs())))
+}
+
+/// A staff member as every door shows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UserDto {
+    pub id: String,
+    pub email: String,
+    pub name: String,
+    pub role: Role,
+    #[serde(default)]
+    pub disabled: bool,
+}
+
+impl From<&UserRecord> for UserDto {
+    fn from(u: &UserRecord) -> Self {
+        UserDto { id: u.id.clone(), email: u.email.clone(), name: u.name.clone(), role: u.role, disabled: u.disabled }
+    }
+}
+
+/// The seed's AuthResponse, plus when the token and its session end.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthResponse {
+    pub token: String,
+    pub user: UserDto,
+    /// When this token expires (RFC 3339).
+    pub expires_at: String,
+    /// When the session ends at the latest, whatever the activity (RFC 3339).
+    pub session_expires_at: String,
+}
+
+/// Who is calling: a signed-in staff member, from a verified token and a live session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaffIdentity {
+    pub user_id: String,
+    pub session_id: String,
+    pub email: String,
+    pub name: String,
+    pub role: Role,
+}
+
+/// Who does something, for permission checks and the audit log.
+#[derive(Debug, Clone)]
+pub enum Actor {
+    /// A signed-in staff member.
+    Staff(StaffIdentity),
+    /// Someone at this machine's command line (trusted like the machine's owner).
+    Cli,
+    /// Staffroom itself (sandbox seeding, background sync).
+    System,
+}
+
+impl Actor {
+    /// The name written in the audit log.
+    pub fn audit_name(&self) -> &str {
+        match self {
+            Actor::Staff(who) => &who.email,
+            Actor::Cli => "cli",
+            Actor::System => "system",
+        }
+    }
+
+    /// Fails unless the actor may manage users and settings.
+    pub fn require_admin(&self) -> Result<()> {
+        match self {
+            Actor::Staff(who) if who.role != Role::Admin => Err(Error::new(
+                ErrorCode::Unauthorized,
+                "Only an admin can do this",
+            )
+            .with_details(json!({ "requiredRole": "admin" }))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Why a sign-in failed (the auth endpoint has its own bodies for these).
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoginError {
+    /// Unknown email, wrong password or disabled account: indistinguishable on purpose.
+    InvalidCredentials,
+    /// The request itself is bad.
+    Validation(Vec<FieldError>),
+    /// Too many failures: try again after this many seconds.
+    Throttled { retry_after: u64 },
+    /// Anything else (already logged).
+    Other(Error),
+}
+
+impl From<Error> for LoginError {
+    fn from(err: Error) -> Self {
+        LoginError::Other(err)
+    }
+}
+
+impl From<LoginError> for Error {
+    fn from(err: LoginError) -> Self {
+        match err {
+            LoginError::InvalidCredentials => Error::unauthorized("The email or password is wrong"),
+            LoginError::Validation(fields) => Error::invalid(fields),
+            LoginError::Throttled { retry_after } => Error::rate_limited(
+                "Too many failed sign-ins; wait before trying again",
+                Duration::from_secs(retry_after),
+            ),
+            LoginError::Other(err) => err,
+        }
+    }
+}
+
+/// A new account.
+#[derive(Debug, Clone)]
+pub struct NewUser {
+    pub email: String,
+    pub name: String,
+    pub role: Role,
+    pub password: Secret,
+}
+
+/// Staff accounts, sign-in and sessions.
+#[derive(Clone)]
+pub struct AuthService {
+    db: Db,
+    hasher: PasswordHasher,
+    keys: TokenKeys,
+    limits: SessionLimits,
+    audit: Audit,
+}
+
+impl AuthService {
+    /// The service over `db`, signing with `keys`.
+    pub fn new(db: Db, keys: TokenKeys, limits: SessionLimits, max_concurrent_hashes: usize, audit: Audit) -> Self {
+        AuthService { db, hasher: PasswordHasher::new(max_concurrent_hashes), keys, limits, audit }
+    }
+
+    /// The session limits in force.
+    pub fn limits(&self) -> SessionLimits {
+        self.limits
+    }
+
+    /// Signs in with a raw JSON body (validated here, so every door reports the same fields).
+    pub async fn login_json(&self, body: &Value) -> Result<AuthResponse, LoginError> {
+        let input = validate::login_input(body).map_err(LoginError::Validation)?;
+        self.login(input).await
+    }
+
+    /// Signs in: throttling first (cheap), then one hash whatever the account's state.
+    pub async fn login(&self, input: LoginInput) -> Result<AuthResponse, LoginError> {
+        let key = input.email.to_lowercase();
+        let now = now_unix();
+        let (user, throttle) = {
+            let (email, key) = (input.email.clone(), key.clone());
+            self.db
+                .call(move |conn| Ok((users::find_by_email(conn, &email)?, users::throttle_state(conn, &key)?)))
+                .await?
+        };
+        if throttle.locked_until > now {
+            let retry_after = (throttle.locked_until - now) as u64;
+            self.audit.record("anonymous", "auth.sign_in", Some(&input.email), "throttled", None).await;
+            return Err(LoginError::Throttled { retry_after });
+        }
+
+        let verified = self.hasher.verify(&input.password, user.as_ref().map(|u| u.password_hash.as_str())).await?;
+        let user = match user {
+            Some(user) if verified.matches && !user.disabled => user,
+            other => {
+                let failures = throttle.failures.saturating_add(1);
+                let locked_until = lock_duration(failures).map(|d| now + d.as_secs() as i64).unwrap_or(0);
+                let state = ThrottleState { failures, locked_until };
+                self.db.call(move |conn| users::set_throttle_state(conn, &key, state, now)).await?;
+                let reason = match other {
+                    None => "unknown email",
+                    Some(u) if u.disabled => "account disabled",
+                    Some(_) => "wrong password",
+                };
+                self.audit
+                    .record("anonymous", "auth.sign_in", Some(&input.email), "failure", Some(json!({ "reason": reason })))
+                    .await;
+                return Err(LoginError::InvalidCredentials);
+            }
+        };
+
+        let new_hash = if verified.needs_upgrade { Some(self.hasher.hash(&input.password).await?) } else { None };
+        let session = SessionRecord {
+            id: uuid::Uuid::new_v4().to_string(),
+            user_id: user.id.clone(),
+            created_at: now,
+            last_seen_at: now,
+            expires_at: now + self.limits.absolute.as_secs() as i64,
+            revoked_at: None,
+        };
+        {
+            let (session, user_id) = (session.clone(), user.id.clone());
+            self.db
+                .transaction(move |tx| {
+                    users::clear_throttle(tx, &key)?;
+                    if let Some(hash) = new_hash {
+                        users::set_password_hash(tx, &user_id, &hash, &now_rfc3339(), false)?;
+                    }
+                    users::prune_sessions(tx, now)?;
+                    users::insert_session(tx, &session)
+                })
+                .await?;
+        }
+        if verified.needs_upgrade {
+            tracing::info!(user = %user.id, "password hash upgraded to current parameters");
+        }
+        self.audit.record(&user.email, "auth.sign_in", Some(&user.email), "success", None).await;
+        Ok(self.issue(&user, &session, now)?)
+    }
+
+    fn issue(&self, user: &UserRecord, session: &SessionRecord, now: i64) -> Result<AuthResponse> {
+        let exp = (now + self.limits.access_token.as_secs() as i64).min(session.expires_at);
+        let claims = Claims {
+            iss: token::ISSUER.into(),
+            aud: token::ISSUER.into(),
+            sub: user.id.clone(),
+            sid: session.id.clone(),
+            email: user.email.clone(),
+            name: user.name.clone(),
+            role: user.role.as_str().into(),
+            iat: now,
+            nbf: now,
+            exp,
+        };
+        Ok(AuthResponse {
+            token: self.keys.sign(&claims)?,
+            user: UserDto::from(user),
+            expires_at: unix_to_rfc3339(exp),
+            session_expires_at: unix_to_rfc3339(session.expires_at),
+        })
+    }
+
+    /// Checks a bearer token: valid signature and claims, and a live session of an enabled user.
+    pub async fn authenticate(&self, token: &str) -> Result<StaffIdentity> {
+        Ok(self.live_session(token).await?.0)
+    }
+
+    async fn live_session(&self, token: &str) -> Result<(StaffIdentity, UserRecord, SessionRecord)> {
+        let claims = self.keys.verify(token)?;
+        let now = now_unix();
+        let idle = self.limits.idle.as_secs() as i64;
+        let sid = claims.sid.clone();
+        let found = self
+            .db
+            .call(move |conn| {
+                let Some(session) = users::find_session(conn, &sid)? else { return Ok(None) };
+                let user = users::find_by_id(conn, &session.user_id)?;
+                if session.revoked_at.is_none() && now - session.last_seen_at >= TOUCH_EVERY_SECS {
+                    users::touch_session(conn, &sid, now)?;
+                }
+                Ok(user.map(|u| (u, session)))
+            })
+            .await?;
+        let ended = || Error::unauthorized("Your session has ended; sign in again");
+        let Some((user, session)) = found else { return Err(ended()) };
+        if session.user_id != claims.sub
+            || session.revoked_at.is_some()
+            || now >= session.expires_at
+            || now - session.last_seen_at > idle
+            || user.disabled
+        {
+            return Err(ended());
+        }
+        let identity = StaffIdentity {
+            user_id: user.id.clone(),
+            session_id: session.id.clone(),
+            email: user.email.clone(),
+            name: user.name.clone(),
+            role: user.role,
+        };
+        Ok((identity, user, session))
+    }
+
+    /// A fresh token for the live session behind `token`.
+    pub async fn refresh(&self, token: &str) -> Result<AuthResponse> {
+        let (_, user, session) = self.live_session(token).await?;
+        let now = now_unix();
+        let sid = session.id.clone();
+        self.db.call(move |conn| users::touch_session(conn, &sid, now)).await?;
+        self.issue(&user, &session, now)
+    }
+
+    /// Ends the session behind `token` at once.
+    pub async fn logout(&self, token: &str) -> Result<()> {
+        let (identity, _, session) = self.live_session(token).await?;
+        let now = now_unix();
+        self.db.call(move |conn| users::revoke_session(conn, &session.id, now)).await?;
+        self.audit.record(&identity.email, "auth.sign_out", Some(&identity.email), "success", None).await;
+        Ok(())
+    }
+
+    /// Whether no account exists yet (the first run asks for the first admin).
+    pub async fn needs_first_admin(&self) -> Result<bool> {
+        Ok(self.db.call(|conn| users::count(conn)).await? == 0)
+    }
+
+    /// Creates the first admin; refused once any account exists.
+    pub async fn create_first_admin(&self, email: String, name: String, password: Secret) -> Result<UserDto> {
+        if !self.needs_first_admin().await? {
+            return Err(Error::new(ErrorCode::Conflict, "Staffroom already has accounts; an admin must add you"));
+        }
+        self.add_user(&Actor::System, NewUser { email, name, role: Role::Admin, password }).await
+    }
+
+    /// Adds an account, enforcing the field rules and the password policy.
+    pub async fn add_user(&self, actor: &Actor, new: NewUser) -> Result<UserDto> {
+        actor.require_admin()?;
+        let email = new.email.trim().to_string();
+        let name = new.name.trim().to_string();
+        let mut errors = Vec::new();
+        if let Some(problem) = validate::email_problem(&email) {
+            errors.push(FieldError::new("email", problem));
+        }
+        if let Some(problem) = validate::name_problem(&name) {
+            errors.push(FieldError::new("name", problem));
+        }
+        if let Err(reason) = password::check_policy(new.password.expose(), &[&email, &name]) {
+            errors.push(FieldError::new("password", reason));
+        }
+        if !errors.is_empty() {
+            return Err(Error::invalid(errors));
+        }
+        let now = now_rfc3339();
+        let record = UserRecord {
+            id: uuid::Uuid::new_v4().to_string(),
+            email,
+            name,
+            role: new.role,
+            password_hash: self.hasher.hash(&new.password).await?,
+            disabled: false,
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        let insert = record.clone();
+        let outcome = self.db.call(move |conn| users::insert(conn, &insert)).await;
+        let label = if outcome.is_ok() { "success" } else { "failure" };
+        self.audit
+            .record(actor.audit_name(), "users.add", Some(&record.email), label, Some(json!({ "role": record.role })))
+            .await;
+        outcome?;
+        Ok(UserDto::from(&record))
+    }
+
+    /// Every account.
+    pub async fn list_users(&self, actor: &Actor) -> Result<Vec<UserDto>> {
+        actor.require_admin()?;
+        let users = self.db.call(|conn| users::list(conn)).await?;
+        Ok(users.iter().map(UserDto::from).collect())
+    }
+
+    async fn find(&self, email: &str) -> Result<UserRecord> {
+        let email = email.trim().to_string();
+        let shown = email.clone();
+        self.db
+            .call(move |conn| users::find_by_email(conn, &email))
+            .await?
+            .ok_or_else(|| Error::not_found(format!("No account with the email {shown}")))
+    }
+
+    /// Disables or enables an account; disabling ends all its sessions at once.
+    pub async fn set_disabled(&self, actor: &Actor, email: &str, disabled: bool) -> Result<UserDto> {
+        actor.require_admin()?;
+        let mut user = self.find(email).await?;
+        if let Actor::Staff(who) = actor {
+            if who.user_id == user.id && disabled {
+                return Err(Error::invalid_field("email", "you cannot disable your own account"));
+            }
+        }
+        let id = user.id.clone();
+        let revoked = self
+            .db
+            .transaction(move |tx| {
+                users::set_disabled(tx, &id, disabled, &now_rfc3339())?;
+                if disabled {
+                    users::revoke_user_sessions(tx, &id, now_unix())
+                } else {
+                    Ok(0)
+                }
+            })
+            .await?;
+        user.disabled = disabled;
+        let action = if disabled { "users.disable" } else { "users.enable" };
+        self.audit
+            .record(actor.audit_name(), action, Some(&user.email), "success", Some(json!({ "sessionsEnded": revoked })))
+            .await;
+        Ok(UserDto::from(&user))
+    }
+
+    /// Sets a new password (policy enforced); ends all the account's sessions at once.
+    /// Staff may change their own password; admins anyone's.
+    pub async fn set_password(&self, actor: &Actor, email: &str, password: Secret) -> Result<UserDto> {
+        let user = self.find(email).await?;
+        match actor {
+            Actor::Staff(who) if who.user_id == user.id => {}
+            other => other.require_admin()?,
+        }
+        if let Err(reason) = password::check_policy(password.expose(), &[&user.email, &user.name]) {
+            return Err(Error::invalid_field("password", reason));
+        }
+        let hash = self.hasher.hash(&password).await?;
+        let id = user.id.clone();
+        let revoked = self
+            .db
+            .transaction(move |tx| {
+                users::set_password_hash(tx, &id, &hash, &now_rfc3339(), true)?;
+                users::revoke_user_sessions(tx, &id, now_unix())
+            })
+            .await?;
+        self.audit
+            .record(actor.audit_name(), "users.set_password", Some(&user.email), "success", Some(json!({ "sessionsEnded": revoked })))
+            .await;
+        Ok(UserDto::from(&user))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locks_grow_from_thirty_seconds_to_an_hour() {
+        assert_eq!(lock_duration(4), None);
+        assert_eq!(lock_duration(5), Some(Duration::from_secs(30)));
+        assert_eq!(lock_duration(6), Some(Duration::from_secs(60)));
+        assert_eq!(lock_duration(7), Some(Duration::from_secs(120)));
+        assert_eq!(lock_duration(12), Some(Duration::from_secs(3600)));
+        assert_eq!(lock_duration(u32::MAX), Some(Duration::from_secs(3600)));
+    }
+}

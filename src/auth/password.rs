@@ -1,0 +1,224 @@
+//! Password hashing (argon2id with OWASP's parameters, behind a cap on concurrent hashes) and the
+//! password policy applied whenever a password is set.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use argon2::password_hash::rand_core::OsRng;
+use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString};
+use argon2::{Algorithm, Argon2, Params, Version};
+use tokio::sync::Semaphore;
+
+use crate::error::{Error, Result};
+use crate::secrets::Secret;
+
+/// The parameters of every new hash: OWASP's m=19456 KiB, t=2, p=1 (the crate's defaults).
+fn current_params() -> Params {
+    Params::new(Params::DEFAULT_M_COST, Params::DEFAULT_T_COST, Params::DEFAULT_P_COST, None)
+        .expect("OWASP argon2 parameters are valid")
+}
+
+fn argon2() -> Argon2<'static> {
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, current_params())
+}
+
+/// How long a login may wait for a free hashing slot before it is told the server is busy.
+const MAX_QUEUE_WAIT: Duration = Duration::from_secs(10);
+
+/// The outcome of checking a password against a stored hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verified {
+    /// The password matches.
+    pub matches: bool,
+    /// The hash uses other parameters than today's and should be replaced.
+    pub needs_upgrade: bool,
+}
+
+/// Hashes and verifies passwords on the blocking pool, at most `permits` at a time, so that
+/// logins never take every core away from the rest of the app.
+#[derive(Clone)]
+pub struct PasswordHasher {
+    slots: Arc<Semaphore>,
+    /// A hash of a random password, verified when the email is unknown so that every failure
+    /// costs the same time.
+    dummy_hash: Arc<str>,
+}
+
+impl PasswordHasher {
+    /// A hasher allowing `permits` concurrent hashes.
+    pub fn new(permits: usize) -> Self {
+        let random = uuid::Uuid::new_v4().to_string();
+        let dummy_hash = hash_now(&random).expect("hashing a random password cannot fail");
+        PasswordHasher { slots: Arc::new(Semaphore::new(permits.max(1))), dummy_hash: dummy_hash.into() }
+    }
+
+    async fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+        let permit = tokio::time::timeout(MAX_QUEUE_WAIT, self.slots.clone().acquire_owned())
+            .await
+            .map_err(|_| Error::rate_limited("Too many sign-ins at once; try again in a moment", MAX_QUEUE_WAIT))?
+            .map_err(|e| Error::internal("hash slots", e))?;
+        let out = tokio::task::spawn_blocking(move || {
+            let out = work();
+            drop(permit);
+            out
+        })
+        .await?;
+        Ok(out)
+    }
+
+    /// A new PHC string for `password`.
+    pub async fn hash(&self, password: &Secret) -> Result<String> {
+        let password = password.clone();
+        self.run(move || hash_now(password.expose())).await?
+    }
+
+    /// Checks `password` against `phc`, or against the dummy hash when there is no account, so
+    /// that unknown emails take as long as wrong passwords.
+    pub async fn verify(&self, password: &Secret, phc: Option<&str>) -> Result<Verified> {
+        let password = password.clone();
+        let known = phc.is_some();
+        let phc = phc.map(str::to_owned).unwrap_or_else(|| self.dummy_hash.to_string());
+        let verified = self.run(move || verify_now(password.expose(), &phc)).await?;
+        Ok(Verified { matches: known && verified.matches, needs_upgrade: verified.needs_upgrade })
+    }
+}
+
+/// Hashes on the current thread (the CLI, and inside the blocking pool).
+pub fn hash_now(password: &str) -> Result<String> {
+    let salt = SaltString::generate(&mut OsRng);
+    argon2()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|hash| hash.to_string())
+        .map_err(|e| Error::internal("password hash", e))
+}
+
+fn verify_now(password: &str, phc: &str) -> Verified {
+    let Ok(parsed) = PasswordHash::new(phc) else {
+        tracing::warn!("a stored password hash is not a valid PHC string");
+        return Verified { matches: false, needs_upgrade: false };
+    };
+    let needs_upgrade = parsed.algorithm.as_str() != "argon2id"
+        || Params::try_from(&parsed)
+            .map(|p| {
+                let now = current_params();
+                (p.m_cost(), p.t_cost(), p.p_cost()) != (now.m_cost(), now.t_cost(), now.p_cost())
+            })
+            .unwrap_or(true);
+    // Verify with the parameters stored in the hash itself, whatever they are.
+    let matches = Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok();
+    Verified { matches, needs_upgrade }
+}
+
+/// Shortest and longest password accepted when a password is set (NIST SP 800-63B-4: 15 for
+/// single-factor passwords; at least 64 must be allowed).
+pub const MIN_PASSWORD_CHARS: usize = 15;
+/// See [`MIN_PASSWORD_CHARS`].
+pub const MAX_PASSWORD_CHARS: usize = 128;
+
+/// Checks a new password: length in characters, not a common password, not trivially guessable.
+/// `context` holds the account's email and name, which must not make up the password either.
+/// Returns the reason to show when the password is refused.
+pub fn check_policy(password: &str, context: &[&str]) -> std::result::Result<(), String> {
+    let chars = password.chars().count();
+    if chars < MIN_PASSWORD_CHARS {
+        return Err(format!("must be at least {MIN_PASSWORD_CHARS} characters long"));
+    }
+    if chars > MAX_PASSWORD_CHARS {
+        return Err(format!("must be at most {MAX_PASSWORD_CHARS} characters long"));
+    }
+    if is_common_password(password) {
+        return Err("is one of the most common passwords; choose another".into());
+    }
+    let estimate = zxcvbn::zxcvbn(password, context);
+    if (estimate.score() as u8) < 3 {
+        let why = estimate
+            .feedback()
+            .and_then(|f| f.warning())
+            .map(|w| w.to_string())
+            .unwrap_or_else(|| "it follows a pattern that is easy to guess".into());
+        return Err(format!("is too easy to guess: {why}"));
+    }
+    Ok(())
+}
+
+/// Whether `password` (ignoring case) is on zxcvbn's list of common passwords: the 30,000 most
+/// frequent passwords of public breach corpora, maintained with the library.
+pub fn is_common_password(password: &str) -> bool {
+    let estimate = zxcvbn::zxcvbn(password, &[]);
+    match estimate.sequence() {
+        [only] if only.i == 0 && only.j + 1 == password.chars().count() => match &only.pattern {
+            zxcvbn::matching::patterns::MatchPattern::Dictionary(d) => {
+                // The passwords list is the library's default dictionary type.
+                d.dictionary_name == Default::default() && !d.l33t && !d.reversed
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_hashes_use_owasp_argon2id_parameters() {
+        let phc = hash_now("correct horse battery staple").unwrap();
+        assert!(phc.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{phc}");
+        let verified = verify_now("correct horse battery staple", &phc);
+        assert_eq!(verified, Verified { matches: true, needs_upgrade: false });
+        assert!(!verify_now("correct horse battery stapler", &phc).matches);
+    }
+
+    #[test]
+    fn weaker_hashes_verify_and_ask_for_an_upgrade() {
+        let weak = Argon2::new(Algorithm::Argon2id, Version::V0x13, Params::new(4096, 1, 1, None).unwrap());
+        let salt = SaltString::generate(&mut OsRng);
+        let phc = weak.hash_password(b"an old but fine passphrase", &salt).unwrap().to_string();
+        assert_eq!(verify_now("an old but fine passphrase", &phc), Verified { matches: true, needs_upgrade: true });
+        let argon2i = Argon2::new(Algorithm::Argon2i, Version::V0x13, current_params());
+        let phc = argon2i.hash_password(b"another passphrase", &salt).unwrap().to_string();
+        assert_eq!(verify_now("another passphrase", &phc), Verified { matches: true, needs_upgrade: true });
+    }
+
+    #[test]
+    fn garbage_hashes_never_match() {
+        assert!(!verify_now("anything", "not a phc string").matches);
+        assert!(!verify_now("anything", "").matches);
+    }
+
+    #[tokio::test]
+    async fn unknown_accounts_never_match_even_with_the_dummy_password() {
+        let hasher = PasswordHasher::new(1);
+        let verified = hasher.verify(&Secret::new("whatever it is"), None).await.unwrap();
+        assert!(!verified.matches);
+    }
+
+    #[test]
+    fn policy_length_counts_characters_not_bytes() {
+        assert!(check_policy("short", &[]).unwrap_err().contains("at least 15"));
+        assert!(check_policy(&"é".repeat(14), &[]).is_err());
+        assert!(check_policy(&"x".repeat(129), &[]).unwrap_err().contains("at most 128"));
+        assert!(check_policy("ünïcödé kängürü jümps", &[]).is_ok());
+        assert!(check_policy("violet-lantern-harbour-42", &[]).is_ok());
+    }
+
+    #[test]
+    fn common_passwords_are_recognised() {
+        for common in ["password", "123456", "qwerty", "dragon", "iloveyou", "trustno1", "PassWord", "sunshine"] {
+            assert!(is_common_password(common), "{common} should be common");
+        }
+        for rare in ["violet-lantern-harbour-42", "zq8#Lm2!pW", "ünïcödé kängürü"] {
+            assert!(!is_common_password(rare), "{rare} should not be common");
+        }
+    }
+
+    #[test]
+    fn guessable_long_passwords_are_refused() {
+        for weak in ["aaaaaaaaaaaaaaaaaaaa", "123456789012345678", "abcdefghijklmnopqrs", "passwordpassword"] {
+            assert!(check_policy(weak, &[]).is_err(), "{weak} should be refused");
+        }
+        let refused = check_policy("alice.smith@example.com", &["alice.smith@example.com"]);
+        assert!(refused.is_err());
+    }
+}

@@ -1,0 +1,177 @@
+//! Validation of sign-in requests and account fields: every bad field is named at once.
+
+use serde_json::Value;
+
+use crate::error::FieldError;
+use crate::secrets::Secret;
+
+/// Longest email accepted (RFC 5321's path limit less the angle brackets).
+pub const MAX_EMAIL_LEN: usize = 254;
+/// Longest password accepted at sign-in, in bytes, checked before any hashing.
+pub const MAX_LOGIN_PASSWORD_BYTES: usize = 1024;
+/// Longest display name.
+pub const MAX_NAME_CHARS: usize = 100;
+
+/// A sign-in request that passed validation.
+#[derive(Debug, Clone)]
+pub struct LoginInput {
+    pub email: String,
+    pub password: Secret,
+}
+
+/// Whether `email` looks like a deliverable address: one `@`, a local part of at most 64 bytes,
+/// a dotted domain of letters, digits and hyphens, no spaces or control characters.
+pub fn is_plausible_email(email: &str) -> bool {
+    if email.len() > MAX_EMAIL_LEN {
+        return false;
+    }
+    let Some((local, domain)) = email.split_once('@') else { return false };
+    if local.is_empty() || local.len() > 64 || domain.contains('@') {
+        return false;
+    }
+    if local.chars().any(|c| c.is_control() || c.is_whitespace() || "\"(),:;<>[\\]".contains(c))
+        || local.starts_with('.')
+        || local.ends_with('.')
+        || local.contains("..")
+    {
+        return false;
+    }
+    let labels: Vec<&str> = domain.split('.').collect();
+    labels.len() >= 2
+        && labels.iter().all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label.chars().all(|c| c.is_alphanumeric() || c == '-')
+        })
+}
+
+/// Checks an email field, returning the problem to report.
+pub fn email_problem(email: &str) -> Option<&'static str> {
+    if email.trim().is_empty() {
+        Some("is required")
+    } else if email.len() > MAX_EMAIL_LEN {
+        Some("must be at most 254 characters")
+    } else if !is_plausible_email(email) {
+        Some("is not a valid email address")
+    } else {
+        None
+    }
+}
+
+/// Validates a sign-in body given as raw JSON, naming every bad field.
+pub fn login_input(body: &Value) -> Result<LoginInput, Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let Some(object) = body.as_object() else {
+        return Err(vec![FieldError::new("body", "must be a JSON object with email and password")]);
+    };
+    let email = match object.get("email") {
+        None | Some(Value::Null) => {
+            errors.push(FieldError::new("email", "is required"));
+            None
+        }
+        Some(Value::String(email)) => match email_problem(email) {
+            Some(problem) => {
+                errors.push(FieldError::new("email", problem));
+                None
+            }
+            None => Some(email.trim().to_string()),
+        },
+        Some(_) => {
+            errors.push(FieldError::new("email", "must be a string"));
+            None
+        }
+    };
+    let password = match object.get("password") {
+        None | Some(Value::Null) => {
+            errors.push(FieldError::new("password", "is required"));
+            None
+        }
+        Some(Value::String(p)) if p.is_empty() => {
+            errors.push(FieldError::new("password", "is required"));
+            None
+        }
+        Some(Value::String(p)) if p.len() > MAX_LOGIN_PASSWORD_BYTES => {
+            errors.push(FieldError::new("password", "must be at most 1024 bytes"));
+            None
+        }
+        Some(Value::String(p)) => Some(Secret::new(p.clone())),
+        Some(_) => {
+            errors.push(FieldError::new("password", "must be a string"));
+            None
+        }
+    };
+    match (email, password) {
+        (Some(email), Some(password)) if errors.is_empty() => Ok(LoginInput { email, password }),
+        _ => Err(errors),
+    }
+}
+
+/// Checks a display name.
+pub fn name_problem(name: &str) -> Option<&'static str> {
+    let trimmed = name.trim();
+    if trimmed.is_empty() {
+        Some("is required")
+    } else if trimmed.chars().count() > MAX_NAME_CHARS {
+        Some("must be at most 100 characters")
+    } else if trimmed.chars().any(char::is_control) {
+        Some("must not contain control characters")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    #[test]
+    fn plausible_emails() {
+        for good in ["a@b.co", "first.last+tag@example.co.uk", "ünï@exämple.de", "x_y-z@sub-domain.example.com"] {
+            assert!(is_plausible_email(good), "{good}");
+        }
+        for bad in ["", "plain", "@example.com", "a@", "a@b", "a@@b.com", "a b@c.com", "a@b..com", ".a@b.com",
+            "a@-b.com", "a@b.com\n", "a\u{0}@b.com", "a@b_c.com"] {
+            assert!(!is_plausible_email(bad), "{bad:?}");
+        }
+        assert!(!is_plausible_email(&format!("{}@example.com", "a".repeat(65))));
+        assert!(!is_plausible_email(&format!("a@{}.com", "b".repeat(250))));
+    }
+
+    #[test]
+    fn every_bad_field_is_named() {
+        let fields = |body: Value| -> Vec<String> {
+            login_input(&body).unwrap_err().into_iter().map(|e| e.field).collect()
+        };
+        assert_eq!(fields(json!({})), ["email", "password"]);
+        assert_eq!(fields(json!({"email": 3, "password": false})), ["email", "password"]);
+        assert_eq!(fields(json!({"email": "nope", "password": "x"})), ["email"]);
+        assert_eq!(fields(json!({"email": "a@b.co", "password": "x".repeat(1025)})), ["password"]);
+        assert_eq!(fields(json!({"email": format!("{}@b.co", "a".repeat(260)), "password": "x"})), ["email"]);
+        assert_eq!(fields(json!([1, 2])), ["body"]);
+        assert!(login_input(&json!({"email": "a@b.co", "password": "x".repeat(1024)})).is_ok());
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_on_any_json(email in any::<Option<String>>(), password in any::<Option<String>>(), n in any::<i64>()) {
+            let mut body = serde_json::Map::new();
+            if let Some(e) = email { body.insert("email".into(), e.into()); }
+            if let Some(p) = password { body.insert("password".into(), p.into()); }
+            body.insert("extra".into(), n.into());
+            let _ = login_input(&Value::Object(body));
+        }
+
+        #[test]
+        fn accepted_emails_are_short_and_single_at(s in "\\PC{0,300}") {
+            if is_plausible_email(&s) {
+                prop_assert!(s.len() <= MAX_EMAIL_LEN);
+                prop_assert_eq!(s.matches('@').count(), 1);
+                prop_assert!(!s.chars().any(char::is_whitespace));
+            }
+        }
+    }
+}

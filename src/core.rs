@@ -1,0 +1,67 @@
+//! `Core`: every service, built once from a `Config`, shared by all doors.
+
+use std::sync::Arc;
+
+use crate::audit::Audit;
+use crate::auth::{token, AuthService};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::secrets::{Secret, Secrets};
+use crate::store::Db;
+
+/// The id of this installation, which namespaces its keyring entries.
+const INSTALL_ID_KEY: &str = "install_id";
+
+/// The services of one running Staffroom.
+#[derive(Clone)]
+pub struct Core {
+    pub config: Arc<Config>,
+    pub db: Db,
+    pub secrets: Secrets,
+    pub audit: Audit,
+    pub auth: AuthService,
+}
+
+impl Core {
+    /// Opens the data dir (creating it), the database, the secrets, and builds the services.
+    /// Blocking work (migrations, keyring) runs off the async threads.
+    pub async fn open(config: Config) -> Result<Core> {
+        tokio::task::spawn_blocking(move || Core::open_blocking(config)).await?
+    }
+
+    /// [`Core::open`] for callers without an async runtime (the CLI).
+    pub fn open_blocking(config: Config) -> Result<Core> {
+        std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+            Error::new(
+                crate::ErrorCode::Internal,
+                format!("cannot create the data dir {}: {e}", config.data_dir.display()),
+            )
+        })?;
+        let db = Db::open(&config.data_dir)
+            .map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
+        let install_id = db.meta_or_insert_blocking(INSTALL_ID_KEY, || uuid::Uuid::new_v4().simple().to_string())?;
+        let store = config
+            .secret_backend
+            .open(&install_id)
+            .map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
+        let secrets = Secrets::new(store);
+        let key = secrets
+            .get_or_create("jwt_key", token::generate_key)
+            .map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
+        let keys = token::TokenKeys::from_secret(&key)?;
+        let audit = Audit::new(db.clone());
+        let auth = AuthService::new(db.clone(), keys, config.session, config.max_concurrent_hashes, audit.clone());
+        Ok(Core { config: Arc::new(config), db, secrets, audit, auth })
+    }
+
+    /// Stores a secret (admin action from Settings or the CLI), with an audit entry.
+    pub async fn set_secret(&self, actor: &crate::auth::Actor, name: &str, value: Secret) -> Result<()> {
+        actor.require_admin()?;
+        crate::secrets::validate_name(name).map_err(|e| Error::invalid_field("name", e.to_string()))?;
+        let secrets = self.secrets.clone();
+        let owned = name.to_string();
+        tokio::task::spawn_blocking(move || secrets.set(&owned, &value)).await?.map_err(Error::from)?;
+        self.audit.record(actor.audit_name(), "settings.secret_set", Some(name), "success", None).await;
+        Ok(())
+    }
+}

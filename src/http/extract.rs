@@ -1,0 +1,43 @@
+//! Extractors shared by the routes: the signed-in staff member from `Authorization: Bearer`.
+
+use axum::extract::FromRequestParts;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+
+use crate::auth::StaffIdentity;
+use crate::error::Error;
+use crate::http::ApiError;
+use crate::Core;
+
+/// The bearer token of a request, if it has one.
+pub fn bearer_token(parts: &Parts) -> Option<&str> {
+    let value = parts.headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
+}
+
+/// A request from a signed-in staff member with a live session; anything else is 401.
+pub struct Staff(pub StaffIdentity);
+
+impl FromRequestParts<Core> for Staff {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, core: &Core) -> Result<Self, Self::Rejection> {
+        let token = bearer_token(parts)
+            .ok_or_else(|| Error::unauthorized("Sign in first: this needs an Authorization: Bearer token"))?;
+        Ok(Staff(core.auth.authenticate(token).await?))
+    }
+}
+
+/// The raw bearer token, for refresh and logout (they check it themselves).
+pub struct BearerToken(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for BearerToken {
+    type Rejection = crate::http::response::AuthEndpointError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        bearer_token(parts)
+            .map(|t| BearerToken(t.to_string()))
+            .ok_or_else(|| Error::unauthorized("This needs an Authorization: Bearer token").into())
+    }
+}

@@ -1,0 +1,110 @@
+//! The headless door: an axum router serving the seed's interface (auth now; payments, webhooks
+//! and documents as their areas land), health and the generated OpenAPI document.
+
+mod auth_routes;
+pub mod extract;
+pub mod openapi;
+pub mod response;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::{Request, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Serialize;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::trace::TraceLayer;
+use tracing::Span;
+
+use crate::error::{Error, ErrorCode};
+use crate::Core;
+
+pub use self::response::ApiError;
+
+/// The largest request body any route accepts (routes may set less).
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// `GET /api/health`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Health {
+    pub status: &'static str,
+    pub version: &'static str,
+    pub sandbox: bool,
+}
+
+#[utoipa::path(get, path = "/api/health", tag = "service", responses((status = 200, body = Health)))]
+async fn health(axum::extract::State(core): axum::extract::State<Core>) -> Json<Health> {
+    Json(Health { status: "ok", version: env!("CARGO_PKG_VERSION"), sandbox: core.config.sandbox })
+}
+
+async fn not_found() -> ApiError {
+    ApiError(Error::not_found("No such route"))
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError(Error::new(ErrorCode::MethodNotAllowed, "This route does not take that method"))
+}
+
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response<axum::body::Body> {
+    use axum::response::IntoResponse;
+    tracing::error!("a request handler panicked");
+    ApiError(Error::new(ErrorCode::Internal, "Something went wrong inside Staffroom; the details are in its log"))
+        .into_response()
+}
+
+/// The whole service as one router over `core`.
+pub fn router(core: Core) -> Router {
+    Router::new()
+        .route("/api/health", get(health))
+        .route("/api/openapi.json", get(openapi::serve_document))
+        .merge(auth_routes::routes())
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(CatchPanicLayer::custom(panic_response))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &Request<_>| {
+                    // Path only: queries and headers may carry tokens.
+                    tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
+                })
+                .on_request(())
+                .on_response(|response: &Response<_>, latency: Duration, _span: &Span| {
+                    tracing::info!(status = response.status().as_u16(), latency_ms = latency.as_secs_f64() * 1000.0, "answered");
+                }),
+        )
+        .with_state(core)
+}
+
+/// Serves `core` on `listener` until `shutdown` resolves, then finishes requests in flight.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    core: Core,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(core).into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("installing a SIGTERM handler cannot fail");
+        tokio::select! {
+            _ = interrupt => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}

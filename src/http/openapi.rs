@@ -1,0 +1,32 @@
+//! The OpenAPI 3.1 document, generated from the route and DTO annotations.
+
+use axum::Json;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+struct BearerScheme;
+
+impl Modify for BearerScheme {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("bearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Staffroom", description = "Staff auth, payments and documents: the headless door onto the Staffroom core."),
+    paths(super::health, super::auth_routes::login, super::auth_routes::refresh, super::auth_routes::logout),
+    components(schemas(crate::error::ErrorCode, crate::error::FieldError)),
+    modifiers(&BearerScheme)
+)]
+struct CoreApi;
+
+/// The whole document.
+pub fn document() -> utoipa::openapi::OpenApi {
+    CoreApi::openapi()
+}
+
+pub(crate) async fn serve_document() -> Json<utoipa::openapi::OpenApi> {
+    Json(document())
+}

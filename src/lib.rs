@@ -1,0 +1,18 @@
+//! Staffroom's core: staff auth, the payment and document services, the SQLite store, secrets,
+//! the sandbox simulators, and the HTTP service. The desktop shell and `staffroom serve` are two
+//! thin doors onto the same [`Core`].
+
+pub mod audit;
+pub mod auth;
+pub mod config;
+pub mod core;
+pub mod error;
+pub mod http;
+pub mod logging;
+pub mod sandbox;
+pub mod secrets;
+pub mod store;
+pub mod time;
+
+pub use crate::core::Core;
+pub use crate::error::{Error, ErrorCode, Result};

@@ -1,0 +1,246 @@
+//! The `staffroom` command: the headless service and the admin CLI (SPEC section 7).
+
+use std::io::Read as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use staffroom::auth::{Actor, NewUser};
+use staffroom::config::{resolve_data_dir, Config};
+use staffroom::secrets::{Secret, SecretBackend, KNOWN_SECRETS};
+use staffroom::store::users::Role;
+use staffroom::{Core, Error};
+
+#[derive(Parser)]
+#[command(name = "staffroom", version, about = "Staffroom: staff back office for payments and documents")]
+struct Cli {
+    /// Folder of the database and logs (default: the XDG data dir's `staffroom`, or
+    /// `staffroom-sandbox` beside it with --sandbox).
+    #[arg(long, global = true, env = "STAFFROOM_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    /// Where secrets are kept.
+    #[arg(long, global = true, env = "STAFFROOM_SECRET_STORE", value_enum, default_value_t = SecretBackend::Auto)]
+    secret_store: SecretBackend,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the HTTP interface until SIGINT or SIGTERM.
+    Serve {
+        /// Run against the built-in provider simulators, with a demo account.
+        #[arg(long)]
+        sandbox: bool,
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8787")]
+        addr: SocketAddr,
+    },
+    /// Manage staff accounts.
+    #[command(subcommand)]
+    Users(UsersCommand),
+    /// Manage secrets in the OS keyring.
+    #[command(subcommand)]
+    Secrets(SecretsCommand),
+}
+
+#[derive(Subcommand)]
+enum UsersCommand {
+    /// Add an account; the password is read from stdin.
+    Add {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        name: String,
+        #[arg(long, value_enum, default_value_t = Role::Staff)]
+        role: Role,
+        /// Read the password from standard input (required: passwords never go in arguments).
+        #[arg(long, required = true)]
+        password_stdin: bool,
+        /// Use the sandbox's data dir.
+        #[arg(long)]
+        sandbox: bool,
+    },
+    /// List accounts.
+    List {
+        #[arg(long)]
+        sandbox: bool,
+    },
+    /// Disable an account and end its sessions.
+    Disable {
+        email: String,
+        #[arg(long)]
+        sandbox: bool,
+    },
+    /// Enable an account.
+    Enable {
+        email: String,
+        #[arg(long)]
+        sandbox: bool,
+    },
+    /// Set an account's password from stdin and end its sessions.
+    SetPassword {
+        email: String,
+        #[arg(long, required = true)]
+        password_stdin: bool,
+        #[arg(long)]
+        sandbox: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum SecretsCommand {
+    /// Store a secret read from stdin in the keyring.
+    Set {
+        /// One of: jwt_key, lemonsqueezy_api_key, lemonsqueezy_store_id, webhook_secret,
+        /// google_client_id, google_client_secret, google_token.
+        name: String,
+    },
+    /// Say where each secret comes from (never its value).
+    Status,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {}", err.message);
+            if let Some(details) = &err.details {
+                if let Some(fields) = details.get("fields").and_then(|f| f.as_array()) {
+                    for field in fields {
+                        eprintln!("  {}: {}", field["field"].as_str().unwrap_or("?"), field["message"].as_str().unwrap_or("?"));
+                    }
+                }
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn read_stdin_secret(what: &str) -> Result<Secret, Error> {
+    let mut value = String::new();
+    std::io::stdin()
+        .read_to_string(&mut value)
+        .map_err(|e| Error::invalid_field(what, format!("cannot read standard input: {e}")))?;
+    let value = value.trim_end_matches(['\n', '\r']).to_string();
+    if value.is_empty() {
+        return Err(Error::invalid_field(what, "standard input was empty"));
+    }
+    Ok(Secret::new(value))
+}
+
+async fn open(cli: &Cli, sandbox: bool) -> Result<Core, Error> {
+    let mut config = Config::new(resolve_data_dir(cli.data_dir.as_deref(), sandbox));
+    config.sandbox = sandbox;
+    config.secret_backend = cli.secret_store;
+    Core::open(config).await
+}
+
+async fn run(cli: Cli) -> Result<(), Error> {
+    match &cli.command {
+        Command::Serve { sandbox, addr } => serve(&cli, *sandbox, *addr).await,
+        Command::Users(command) => users(&cli, command).await,
+        Command::Secrets(command) => secrets(&cli, command).await,
+    }
+}
+
+async fn serve(cli: &Cli, sandbox: bool, addr: SocketAddr) -> Result<(), Error> {
+    let data_dir = resolve_data_dir(cli.data_dir.as_deref(), sandbox);
+    std::fs::create_dir_all(&data_dir).ok();
+    let _log_guard = staffroom::logging::init(Some(&data_dir));
+    let core = open(cli, sandbox).await?;
+    if sandbox {
+        staffroom::sandbox::ensure_demo_account(&core).await?;
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Error::new(staffroom::ErrorCode::Internal, format!("cannot listen on {addr}: {e}")))?;
+    let local = listener.local_addr().map_err(|e| Error::internal("listener", e))?;
+    tracing::info!(addr = %local, sandbox, data_dir = %data_dir.display(), "Staffroom service started");
+    println!("listening on http://{local}");
+    if sandbox {
+        println!("sandbox: sign in as {} / {}", staffroom::sandbox::DEMO_EMAIL, staffroom::sandbox::DEMO_PASSWORD);
+    }
+    use std::io::Write as _;
+    std::io::stdout().flush().ok();
+    staffroom::http::serve(listener, core, staffroom::http::shutdown_signal())
+        .await
+        .map_err(|e| Error::internal("http server", e))?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn users(cli: &Cli, command: &UsersCommand) -> Result<(), Error> {
+    let sandbox = match command {
+        UsersCommand::Add { sandbox, .. }
+        | UsersCommand::List { sandbox }
+        | UsersCommand::Disable { sandbox, .. }
+        | UsersCommand::Enable { sandbox, .. }
+        | UsersCommand::SetPassword { sandbox, .. } => *sandbox,
+    };
+    let core = open(cli, sandbox).await?;
+    let actor = Actor::Cli;
+    match command {
+        UsersCommand::Add { email, name, role, .. } => {
+            let password = read_stdin_secret("password")?;
+            let user = core
+                .auth
+                .add_user(&actor, NewUser { email: email.clone(), name: name.clone(), role: *role, password })
+                .await?;
+            println!("added {} ({}) as {}", user.email, user.name, user.role.as_str());
+        }
+        UsersCommand::List { .. } => {
+            let users = core.auth.list_users(&actor).await?;
+            if users.is_empty() {
+                println!("no accounts yet");
+            }
+            for user in users {
+                let state = if user.disabled { "disabled" } else { "active" };
+                println!("{}\t{}\t{}\t{}", user.email, user.name, user.role.as_str(), state);
+            }
+        }
+        UsersCommand::Disable { email, .. } => {
+            let user = core.auth.set_disabled(&actor, email, true).await?;
+            println!("disabled {}; their sessions have ended", user.email);
+        }
+        UsersCommand::Enable { email, .. } => {
+            let user = core.auth.set_disabled(&actor, email, false).await?;
+            println!("enabled {}", user.email);
+        }
+        UsersCommand::SetPassword { email, .. } => {
+            let password = read_stdin_secret("password")?;
+            let user = core.auth.set_password(&actor, email, password).await?;
+            println!("password of {} changed; their sessions have ended", user.email);
+        }
+    }
+    Ok(())
+}
+
+async fn secrets(cli: &Cli, command: &SecretsCommand) -> Result<(), Error> {
+    let core = open(cli, false).await?;
+    match command {
+        SecretsCommand::Set { name } => {
+            staffroom::secrets::validate_name(name).map_err(|e| Error::invalid_field("name", e.to_string()))?;
+            let value = read_stdin_secret("value")?;
+            core.set_secret(&Actor::Cli, name, value).await?;
+            println!("stored {name} in the {}", core.secrets.describe());
+        }
+        SecretsCommand::Status => {
+            println!("backend: {}", core.secrets.describe());
+            for (name, about) in KNOWN_SECRETS {
+                let source = core.secrets.source(name).map_err(Error::from)?;
+                println!("{name:<24} {source:<28} {about}");
+            }
+        }
+    }
+    Ok(())
+}

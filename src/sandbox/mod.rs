@@ -1,0 +1,44 @@
+//! The sandbox: built-in simulators of both providers on loopback, seeded data, and the demo
+//! staff account, so the whole app runs offline with no accounts (SPEC section 6).
+
+use crate::auth::{Actor, NewUser};
+use crate::error::{ErrorCode, Result};
+use crate::secrets::Secret;
+use crate::store::users::Role;
+use crate::Core;
+
+/// The demo account's email, shown on the login screen in sandbox mode only.
+pub const DEMO_EMAIL: &str = "demo@staffroom.test";
+/// The demo account's password, shown on the login screen in sandbox mode only.
+pub const DEMO_PASSWORD: &str = "sandbox-demo-passphrase";
+/// The demo account's name.
+pub const DEMO_NAME: &str = "Demo Admin";
+
+/// The credentials the login screen shows in sandbox mode.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DemoCredentials {
+    pub email: &'static str,
+    pub password: &'static str,
+}
+
+/// The demo credentials, in sandbox mode only.
+pub fn demo_credentials(core: &Core) -> Option<DemoCredentials> {
+    core.config.sandbox.then_some(DemoCredentials { email: DEMO_EMAIL, password: DEMO_PASSWORD })
+}
+
+/// Creates the demo admin if it does not exist yet.
+pub async fn ensure_demo_account(core: &Core) -> Result<()> {
+    let new = NewUser {
+        email: DEMO_EMAIL.into(),
+        name: DEMO_NAME.into(),
+        role: Role::Admin,
+        password: Secret::new(DEMO_PASSWORD),
+    };
+    match core.auth.add_user(&Actor::System, new).await {
+        Ok(_) => Ok(()),
+        // Already there from an earlier run.
+        Err(err) if err.code == ErrorCode::InvalidRequest => Ok(()),
+        Err(err) => Err(err),
+    }
+}

@@ -1,0 +1,265 @@
+//! Secrets: the `Secret` type that redacts itself, and the `SecretStore` trait with a real OS
+//! keyring backend (Secret Service on desktops, the kernel keyring where there is none), an
+//! in-memory backend for tests, and the environment/file overrides for headless machines.
+
+mod keyring;
+mod memory;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::Serialize;
+use zeroize::Zeroizing;
+
+pub use self::keyring::KeyringStore;
+pub use self::memory::MemoryStore;
+
+/// A secret value. It never shows itself in `Debug`, `Display` or logs, and is wiped on drop.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(Zeroizing<String>);
+
+impl Secret {
+    /// Wraps a value.
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(Zeroizing::new(value.into()))
+    }
+
+    /// The value itself: call only where it is about to be used.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret([redacted])")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// The secrets Staffroom knows, by the name used in the keyring, the CLI and the environment.
+pub const KNOWN_SECRETS: &[(&str, &str)] = &[
+    ("jwt_key", "signing key of staff tokens (created at first run)"),
+    ("lemonsqueezy_api_key", "Lemon Squeezy API key"),
+    ("lemonsqueezy_store_id", "Lemon Squeezy store id"),
+    ("webhook_secret", "Lemon Squeezy webhook signing secret"),
+    ("google_client_id", "Google OAuth client id"),
+    ("google_client_secret", "Google OAuth client secret"),
+    ("google_token", "Google OAuth tokens (after sign-in) or a pasted access token"),
+];
+
+/// Why a secret operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SecretError {
+    #[error("the OS keyring is not available ({0}); set STAFFROOM_SECRET_STORE=memory for a throw-away run, or provide the secret as STAFFROOM_<NAME> or STAFFROOM_<NAME>_FILE")]
+    Unavailable(String),
+    #[error("the keyring refused the operation: {0}")]
+    Failed(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl From<SecretError> for crate::error::Error {
+    fn from(err: SecretError) -> Self {
+        crate::error::Error::internal("secret store", err)
+    }
+}
+
+/// Where secrets are kept.
+pub trait SecretStore: Send + Sync {
+    /// The secret called `name`, if it is set.
+    fn get(&self, name: &str) -> Result<Option<Secret>, SecretError>;
+    /// Stores `value` as `name`, replacing any earlier value.
+    fn set(&self, name: &str, value: &Secret) -> Result<(), SecretError>;
+    /// Removes `name`; removing a missing secret is not an error.
+    fn delete(&self, name: &str) -> Result<(), SecretError>;
+    /// A short description of the backend, for `secrets status`.
+    fn describe(&self) -> String;
+}
+
+/// Which backend to use (`STAFFROOM_SECRET_STORE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SecretBackend {
+    /// Secret Service when a desktop session offers one, else the kernel keyring.
+    #[default]
+    Auto,
+    /// The Secret Service over D-Bus (GNOME Keyring, KWallet).
+    SecretService,
+    /// The Linux kernel keyring (keyutils): no daemon needed, gone after a reboot.
+    Keyutils,
+    /// Process memory only: nothing survives the process. For tests and throw-away demos.
+    Memory,
+}
+
+impl SecretBackend {
+    /// Opens the backend. `namespace` keeps one installation's secrets apart from another's.
+    pub fn open(self, namespace: &str) -> Result<Arc<dyn SecretStore>, SecretError> {
+        match self {
+            SecretBackend::Memory => Ok(Arc::new(MemoryStore::default())),
+            SecretBackend::SecretService => Ok(Arc::new(KeyringStore::secret_service(namespace)?)),
+            SecretBackend::Keyutils => Ok(Arc::new(KeyringStore::keyutils(namespace)?)),
+            SecretBackend::Auto => match KeyringStore::secret_service(namespace) {
+                Ok(store) => Ok(Arc::new(store)),
+                Err(err) => {
+                    tracing::debug!(%err, "no Secret Service; using the kernel keyring");
+                    Ok(Arc::new(KeyringStore::keyutils(namespace)?))
+                }
+            },
+        }
+    }
+}
+
+/// Where a secret's value comes from, for `secrets status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "source")]
+pub enum SecretSource {
+    Environment { variable: String },
+    File { path: PathBuf },
+    Keyring { backend: String },
+    Missing,
+}
+
+impl fmt::Display for SecretSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SecretSource::Environment { variable } => write!(f, "environment ({variable})"),
+            SecretSource::File { path } => write!(f, "file ({})", path.display()),
+            SecretSource::Keyring { backend } => write!(f, "keyring ({backend})"),
+            SecretSource::Missing => f.write_str("not set"),
+        }
+    }
+}
+
+/// The secret store as the app uses it: `STAFFROOM_<NAME>` and `STAFFROOM_<NAME>_FILE` first
+/// (the systemd-credentials habit for headless machines), then the keyring.
+#[derive(Clone)]
+pub struct Secrets {
+    store: Arc<dyn SecretStore>,
+}
+
+impl Secrets {
+    /// Wraps a backend.
+    pub fn new(store: Arc<dyn SecretStore>) -> Self {
+        Secrets { store }
+    }
+
+    /// The environment variable that overrides `name`.
+    pub fn env_var(name: &str) -> String {
+        format!("STAFFROOM_{}", name.to_ascii_uppercase())
+    }
+
+    fn from_env(name: &str) -> Result<Option<(Secret, SecretSource)>, SecretError> {
+        let var = Self::env_var(name);
+        if let Ok(value) = std::env::var(&var) {
+            if !value.is_empty() {
+                return Ok(Some((Secret::new(value), SecretSource::Environment { variable: var })));
+            }
+        }
+        let file_var = format!("{var}_FILE");
+        if let Some(path) = std::env::var_os(&file_var) {
+            let path = PathBuf::from(path);
+            let value = std::fs::read_to_string(&path)
+                .map_err(|e| SecretError::Invalid(format!("cannot read {file_var} ({}): {e}", path.display())))?;
+            let value = value.trim_end_matches(['\n', '\r']).to_string();
+            return Ok(Some((Secret::new(value), SecretSource::File { path })));
+        }
+        Ok(None)
+    }
+
+    /// The secret `name`, from the environment, a file, or the keyring.
+    pub fn get(&self, name: &str) -> Result<Option<Secret>, SecretError> {
+        if let Some((secret, _)) = Self::from_env(name)? {
+            return Ok(Some(secret));
+        }
+        self.store.get(name)
+    }
+
+    /// Stores `name` in the keyring.
+    pub fn set(&self, name: &str, value: &Secret) -> Result<(), SecretError> {
+        validate_name(name)?;
+        self.store.set(name, value)
+    }
+
+    /// Removes `name` from the keyring.
+    pub fn delete(&self, name: &str) -> Result<(), SecretError> {
+        self.store.delete(name)
+    }
+
+    /// The secret `name`, created with `make` and stored the first time it is asked for.
+    pub fn get_or_create(&self, name: &str, make: impl FnOnce() -> Secret) -> Result<Secret, SecretError> {
+        if let Some(secret) = self.get(name)? {
+            return Ok(secret);
+        }
+        let secret = make();
+        self.store.set(name, &secret)?;
+        Ok(secret)
+    }
+
+    /// Where `name` comes from (never its value).
+    pub fn source(&self, name: &str) -> Result<SecretSource, SecretError> {
+        if let Some((_, source)) = Self::from_env(name)? {
+            return Ok(source);
+        }
+        Ok(match self.store.get(name)? {
+            Some(_) => SecretSource::Keyring { backend: self.store.describe() },
+            None => SecretSource::Missing,
+        })
+    }
+
+    /// The backend's description.
+    pub fn describe(&self) -> String {
+        self.store.describe()
+    }
+}
+
+/// Only the names Staffroom knows can be set, so a typo does not silently store a stray secret.
+pub fn validate_name(name: &str) -> Result<(), SecretError> {
+    if KNOWN_SECRETS.iter().any(|(known, _)| *known == name) {
+        Ok(())
+    } else {
+        let names: Vec<&str> = KNOWN_SECRETS.iter().map(|(n, _)| *n).collect();
+        Err(SecretError::Invalid(format!("unknown secret '{name}'; known secrets: {}", names.join(", "))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_redact_themselves() {
+        let secret = Secret::new("hunter2-very-secret");
+        assert_eq!(format!("{secret:?}"), "Secret([redacted])");
+        assert_eq!(format!("{secret}"), "[redacted]");
+        assert_eq!(format!("{:?}", Some(secret.clone())), "Some(Secret([redacted]))");
+        assert_eq!(secret.expose(), "hunter2-very-secret");
+    }
+
+    #[test]
+    fn memory_store_round_trip_and_get_or_create() {
+        let secrets = Secrets::new(Arc::new(MemoryStore::default()));
+        assert_eq!(secrets.get("google_token").unwrap(), None);
+        secrets.set("google_token", &Secret::new("abc")).unwrap();
+        assert_eq!(secrets.get("google_token").unwrap().unwrap().expose(), "abc");
+        let first = secrets.get_or_create("jwt_key", || Secret::new("k1")).unwrap();
+        let second = secrets.get_or_create("jwt_key", || Secret::new("k2")).unwrap();
+        assert_eq!(first, second);
+        secrets.delete("google_token").unwrap();
+        secrets.delete("google_token").unwrap();
+        assert_eq!(secrets.get("google_token").unwrap(), None);
+    }
+
+    #[test]
+    fn unknown_names_are_refused() {
+        let secrets = Secrets::new(Arc::new(MemoryStore::default()));
+        let err = secrets.set("jwt-keyy", &Secret::new("x")).unwrap_err();
+        assert!(err.to_string().contains("unknown secret"), "{err}");
+    }
+}

@@ -1,0 +1,201 @@
+//! SQLite storage: one database file in the data dir, WAL, foreign keys, a busy time-out, and
+//! versioned SQL migrations. Every query runs on the blocking pool, never on the async threads.
+
+pub mod audit;
+pub mod users;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::Connection;
+use rusqlite_migration::{Migrations, M};
+
+use crate::error::{Error, Result};
+
+/// The schema, one SQL file per version, in order; additive only.
+const MIGRATION_FILES: &[&str] = &[include_str!("../../migrations/0001_foundation.sql")];
+
+fn migrations() -> Migrations<'static> {
+    Migrations::new(MIGRATION_FILES.iter().map(|sql| M::up(sql)).collect())
+}
+
+/// The schema version this binary knows.
+pub fn schema_version() -> usize {
+    MIGRATION_FILES.len()
+}
+
+/// The name of the database file inside the data dir.
+pub const DB_FILE: &str = "staffroom.sqlite3";
+
+/// A handle on the database: a small pool of connections used from the blocking thread pool.
+#[derive(Clone)]
+pub struct Db {
+    pool: r2d2::Pool<SqliteConnectionManager>,
+    path: PathBuf,
+}
+
+/// Why the database could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("the database {path} was written by a newer Staffroom (schema {found}, this build knows {known}); install the newer version or use another --data-dir")]
+    TooNew { path: PathBuf, found: i64, known: usize },
+    #[error("cannot open the database {path}: {source}")]
+    Sqlite { path: PathBuf, source: rusqlite::Error },
+    #[error("cannot migrate the database {path}: {source}")]
+    Migration { path: PathBuf, source: rusqlite_migration::Error },
+    #[error("cannot create a connection pool for {path}: {source}")]
+    Pool { path: PathBuf, source: r2d2::Error },
+}
+
+/// Settings every connection gets.
+fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    // NORMAL is durable against a process crash in WAL mode; writers that must survive a power cut
+    // (the webhook inbox) switch their own connection to FULL.
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(())
+}
+
+impl Db {
+    /// Opens (creating if needed) the database in `data_dir` and brings its schema up to date.
+    pub fn open(data_dir: &Path) -> Result<Db, OpenError> {
+        let path = data_dir.join(DB_FILE);
+        let mut conn =
+            Connection::open(&path).map_err(|source| OpenError::Sqlite { path: path.clone(), source })?;
+        configure(&mut conn).map_err(|source| OpenError::Sqlite { path: path.clone(), source })?;
+        let found: i64 = conn
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .map_err(|source| OpenError::Sqlite { path: path.clone(), source })?;
+        if found > schema_version() as i64 {
+            return Err(OpenError::TooNew { path, found, known: schema_version() });
+        }
+        migrations()
+            .to_latest(&mut conn)
+            .map_err(|source| OpenError::Migration { path: path.clone(), source })?;
+        drop(conn);
+
+        let manager = SqliteConnectionManager::file(&path).with_init(configure);
+        let pool = r2d2::Pool::builder()
+            .max_size(8)
+            .build(manager)
+            .map_err(|source| OpenError::Pool { path: path.clone(), source })?;
+        Ok(Db { pool, path })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `f` with a connection on the blocking pool.
+    pub async fn call<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+    {
+        let pool = self.pool.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = pool.get().map_err(|e| Error::internal("database pool", e))?;
+            f(&mut conn)
+        })
+        .await?
+    }
+
+    /// Runs `f` inside one transaction on the blocking pool; it commits only if `f` succeeds.
+    pub async fn transaction<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
+    {
+        self.call(move |conn| {
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let out = f(&tx)?;
+            tx.commit()?;
+            Ok(out)
+        })
+        .await
+    }
+
+    /// Runs `f` with a connection on the current thread (for the CLI and tests outside a runtime).
+    pub fn call_blocking<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+        let mut conn = self.pool.get().map_err(|e| Error::internal("database pool", e))?;
+        f(&mut conn)
+    }
+
+    /// A value from the `meta` table.
+    pub async fn meta(&self, key: &'static str) -> Result<Option<String>> {
+        self.call(move |conn| {
+            use rusqlite::OptionalExtension;
+            Ok(conn
+                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| row.get(0))
+                .optional()?)
+        })
+        .await
+    }
+
+    /// The value of `key` in the `meta` table, created with `make` the first time it is asked for.
+    pub fn meta_or_insert_blocking(&self, key: &str, make: impl FnOnce() -> String) -> Result<String> {
+        self.call_blocking(|conn| {
+            use rusqlite::OptionalExtension;
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let existing: Option<String> =
+                tx.query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| row.get(0)).optional()?;
+            let value = match existing {
+                Some(v) => v,
+                None => {
+                    let v = make();
+                    tx.execute("INSERT INTO meta (key, value) VALUES (?1, ?2)", [key, v.as_str()])?;
+                    v
+                }
+            };
+            tx.commit()?;
+            Ok(value)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_valid() {
+        migrations().validate().unwrap();
+    }
+
+    #[test]
+    fn opens_a_real_file_with_wal_and_foreign_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path()).unwrap();
+        let (mode, fk): (String, i64) = db
+            .call_blocking(|c| {
+                Ok((
+                    c.pragma_query_value(None, "journal_mode", |r| r.get(0))?,
+                    c.pragma_query_value(None, "foreign_keys", |r| r.get(0))?,
+                ))
+            })
+            .unwrap();
+        assert_eq!(mode, "wal");
+        assert_eq!(fk, 1);
+        assert!(dir.path().join(DB_FILE).exists());
+        // Opening again is a no-op migration.
+        drop(db);
+        Db::open(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn refuses_a_database_from_a_newer_binary() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Db::open(dir.path()).unwrap());
+        let conn = Connection::open(dir.path().join(DB_FILE)).unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+        drop(conn);
+        let err = Db::open(dir.path()).err().expect("a newer database must be refused");
+        let message = err.to_string();
+        assert!(matches!(err, OpenError::TooNew { found: 99, .. }), "{message}");
+        assert!(message.contains("newer Staffroom"), "{message}");
+    }
+}
