@@ -37,8 +37,7 @@ impl Core {
                 format!("cannot create the data dir {}: {e}", config.data_dir.display()),
             )
         })?;
-        let db = Db::open(&config.data_dir)
-            .map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
+        let db = Db::open(&config.data_dir).map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
         let install_id = db.meta_or_insert_blocking(INSTALL_ID_KEY, || uuid::Uuid::new_v4().simple().to_string())?;
         let store = config
             .secret_backend

@@ -153,8 +153,7 @@ impl Error {
 
     /// The provider failed or answered nonsense (`status` is the provider's HTTP status, if any).
     pub fn integration(provider: &str, status: Option<u16>, message: impl Into<String>) -> Self {
-        Error::new(ErrorCode::IntegrationError, message)
-            .with_details(json!({ "provider": provider, "status": status }))
+        Error::new(ErrorCode::IntegrationError, message).with_details(json!({ "provider": provider, "status": status }))
     }
 
     /// The provider did not answer in time (504).
@@ -220,9 +219,16 @@ mod tests {
     fn each_code_has_its_status_and_body() {
         let cases = [
             (Error::unauthorized("no token"), 401, json!({"error":{"code":"unauthorized","message":"no token"}})),
-            (Error::not_found("no such product"), 404, json!({"error":{"code":"not_found","message":"no such product"}})),
             (
-                Error::invalid(vec![FieldError::new("limit", "must be 1 to 100"), FieldError::new("page", "must be at least 1")]),
+                Error::not_found("no such product"),
+                404,
+                json!({"error":{"code":"not_found","message":"no such product"}}),
+            ),
+            (
+                Error::invalid(vec![
+                    FieldError::new("limit", "must be 1 to 100"),
+                    FieldError::new("page", "must be at least 1"),
+                ]),
                 400,
                 json!({"error":{"code":"invalid_request","message":"2 fields are invalid","details":{"fields":[
                     {"field":"limit","message":"must be 1 to 100"},{"field":"page","message":"must be at least 1"}]}}}),

@@ -117,7 +117,11 @@ fn main() -> ExitCode {
             if let Some(details) = &err.details {
                 if let Some(fields) = details.get("fields").and_then(|f| f.as_array()) {
                     for field in fields {
-                        eprintln!("  {}: {}", field["field"].as_str().unwrap_or("?"), field["message"].as_str().unwrap_or("?"));
+                        eprintln!(
+                            "  {}: {}",
+                            field["field"].as_str().unwrap_or("?"),
+                            field["message"].as_str().unwrap_or("?")
+                        );
                     }
                 }
             }

@@ -14,7 +14,5 @@ pub fn now_unix() -> i64 {
 
 /// Unix seconds as RFC 3339 UTC with `Z`.
 pub fn unix_to_rfc3339(secs: i64) -> String {
-    chrono::DateTime::from_timestamp(secs, 0)
-        .unwrap_or_default()
-        .to_rfc3339_opts(SecondsFormat::Secs, true)
+    chrono::DateTime::from_timestamp(secs, 0).unwrap_or_default().to_rfc3339_opts(SecondsFormat::Secs, true)
 }

@@ -103,11 +103,10 @@ impl Actor {
     /// Fails unless the actor may manage users and settings.
     pub fn require_admin(&self) -> Result<()> {
         match self {
-            Actor::Staff(who) if who.role != Role::Admin => Err(Error::new(
-                ErrorCode::Unauthorized,
-                "Only an admin can do this",
-            )
-            .with_details(json!({ "requiredRole": "admin" }))),
+            Actor::Staff(who) if who.role != Role::Admin => {
+                Err(Error::new(ErrorCode::Unauthorized, "Only an admin can do this")
+                    .with_details(json!({ "requiredRole": "admin" })))
+            }
             _ => Ok(()),
         }
     }
@@ -212,7 +211,13 @@ impl AuthService {
                     Some(_) => "wrong password",
                 };
                 self.audit
-                    .record("anonymous", "auth.sign_in", Some(&input.email), "failure", Some(json!({ "reason": reason })))
+                    .record(
+                        "anonymous",
+                        "auth.sign_in",
+                        Some(&input.email),
+                        "failure",
+                        Some(json!({ "reason": reason })),
+                    )
                     .await;
                 return Err(LoginError::InvalidCredentials);
             }
@@ -446,7 +451,13 @@ impl AuthService {
             })
             .await?;
         self.audit
-            .record(actor.audit_name(), "users.set_password", Some(&user.email), "success", Some(json!({ "sessionsEnded": revoked })))
+            .record(
+                actor.audit_name(),
+                "users.set_password",
+                Some(&user.email),
+                "success",
+                Some(json!({ "sessionsEnded": revoked })),
+            )
             .await;
         Ok(UserDto::from(&user))
     }

@@ -36,8 +36,9 @@ pub struct AuthRequest {
     (status = 429, description = "RATE_LIMITED, with Retry-After"),
 ))]
 pub(crate) async fn login(State(core): State<Core>, body: Bytes) -> Result<Json<AuthResponse>, AuthEndpointError> {
-    let body: Value = serde_json::from_slice(&body)
-        .map_err(|_| LoginError::Validation(vec![FieldError::new("body", "must be a JSON object with email and password")]))?;
+    let body: Value = serde_json::from_slice(&body).map_err(|_| {
+        LoginError::Validation(vec![FieldError::new("body", "must be a JSON object with email and password")])
+    })?;
     Ok(Json(core.auth.login_json(&body).await?))
 }
 
@@ -45,7 +46,10 @@ pub(crate) async fn login(State(core): State<Core>, body: Bytes) -> Result<Json<
     (status = 200, body = AuthResponse),
     (status = 401, description = "INVALID_TOKEN: the session has ended"),
 ))]
-pub(crate) async fn refresh(State(core): State<Core>, BearerToken(token): BearerToken) -> Result<Json<AuthResponse>, AuthEndpointError> {
+pub(crate) async fn refresh(
+    State(core): State<Core>,
+    BearerToken(token): BearerToken,
+) -> Result<Json<AuthResponse>, AuthEndpointError> {
     Ok(Json(core.auth.refresh(&token).await?))
 }
 
@@ -53,7 +57,10 @@ pub(crate) async fn refresh(State(core): State<Core>, BearerToken(token): Bearer
     (status = 204, description = "The session has ended"),
     (status = 401, description = "INVALID_TOKEN"),
 ))]
-pub(crate) async fn logout(State(core): State<Core>, BearerToken(token): BearerToken) -> Result<StatusCode, AuthEndpointError> {
+pub(crate) async fn logout(
+    State(core): State<Core>,
+    BearerToken(token): BearerToken,
+) -> Result<StatusCode, AuthEndpointError> {
     core.auth.logout(&token).await?;
     Ok(StatusCode::NO_CONTENT)
 }

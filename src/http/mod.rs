@@ -73,7 +73,11 @@ pub fn router(core: Core) -> Router {
                 })
                 .on_request(())
                 .on_response(|response: &Response<_>, latency: Duration, _span: &Span| {
-                    tracing::info!(status = response.status().as_u16(), latency_ms = latency.as_secs_f64() * 1000.0, "answered");
+                    tracing::info!(
+                        status = response.status().as_u16(),
+                        latency_ms = latency.as_secs_f64() * 1000.0,
+                        "answered"
+                    );
                 }),
         )
         .with_state(core)

@@ -31,9 +31,7 @@ impl KeyringStore {
     }
 
     fn entry(&self, name: &str) -> Result<keyring_core::Entry, SecretError> {
-        self.store
-            .build("staffroom", &format!("{name}@{}", self.namespace), None)
-            .map_err(map_error)
+        self.store.build("staffroom", &format!("{name}@{}", self.namespace), None).map_err(map_error)
     }
 }
 

@@ -63,8 +63,7 @@ impl Db {
     /// Opens (creating if needed) the database in `data_dir` and brings its schema up to date.
     pub fn open(data_dir: &Path) -> Result<Db, OpenError> {
         let path = data_dir.join(DB_FILE);
-        let mut conn =
-            Connection::open(&path).map_err(|source| OpenError::Sqlite { path: path.clone(), source })?;
+        let mut conn = Connection::open(&path).map_err(|source| OpenError::Sqlite { path: path.clone(), source })?;
         configure(&mut conn).map_err(|source| OpenError::Sqlite { path: path.clone(), source })?;
         let found: i64 = conn
             .pragma_query_value(None, "user_version", |row| row.get(0))
@@ -72,9 +71,7 @@ impl Db {
         if found > schema_version() as i64 {
             return Err(OpenError::TooNew { path, found, known: schema_version() });
         }
-        migrations()
-            .to_latest(&mut conn)
-            .map_err(|source| OpenError::Migration { path: path.clone(), source })?;
+        migrations().to_latest(&mut conn).map_err(|source| OpenError::Migration { path: path.clone(), source })?;
         drop(conn);
 
         let manager = SqliteConnectionManager::file(&path).with_init(configure);
@@ -129,9 +126,7 @@ impl Db {
     pub async fn meta(&self, key: &'static str) -> Result<Option<String>> {
         self.call(move |conn| {
             use rusqlite::OptionalExtension;
-            Ok(conn
-                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| row.get(0))
-                .optional()?)
+            Ok(conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| row.get(0)).optional()?)
         })
         .await
     }

@@ -70,9 +70,7 @@ pub fn find_by_email(conn: &Connection, email: &str) -> Result<Option<UserRecord
 
 /// The account with this id.
 pub fn find_by_id(conn: &Connection, id: &str) -> Result<Option<UserRecord>> {
-    Ok(conn
-        .query_row(&format!("SELECT {USER_COLUMNS} FROM users WHERE id = ?1"), [id], user_from_row)
-        .optional()?)
+    Ok(conn.query_row(&format!("SELECT {USER_COLUMNS} FROM users WHERE id = ?1"), [id], user_from_row).optional()?)
 }
 
 /// Every account, oldest first.
@@ -125,10 +123,7 @@ pub fn set_password_hash(conn: &Connection, id: &str, hash: &str, now: &str, cha
 
 /// Disables or enables an account.
 pub fn set_disabled(conn: &Connection, id: &str, disabled: bool, now: &str) -> Result<()> {
-    conn.execute(
-        "UPDATE users SET disabled = ?2, updated_at = ?3 WHERE id = ?1",
-        params![id, disabled as i64, now],
-    )?;
+    conn.execute("UPDATE users SET disabled = ?2, updated_at = ?3 WHERE id = ?1", params![id, disabled as i64, now])?;
     Ok(())
 }
 
@@ -194,10 +189,7 @@ pub fn revoke_user_sessions(conn: &Connection, user_id: &str, now: i64) -> Resul
 
 /// Drops sessions that ended more than a day ago, so the table does not grow forever.
 pub fn prune_sessions(conn: &Connection, now: i64) -> Result<usize> {
-    Ok(conn.execute(
-        "DELETE FROM sessions WHERE expires_at < ?1 OR revoked_at < ?1",
-        params![now - 24 * 3600],
-    )?)
+    Ok(conn.execute("DELETE FROM sessions WHERE expires_at < ?1 OR revoked_at < ?1", params![now - 24 * 3600])?)
 }
 
 /// The throttling state of one email.
