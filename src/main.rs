@@ -4,10 +4,11 @@ use std::io::Read as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use staffroom::auth::{Actor, NewUser};
-use staffroom::config::{resolve_data_dir, Config};
+use staffroom::config::{resolve_data_dir, Config, SessionLimits};
 use staffroom::secrets::{Secret, SecretBackend, KNOWN_SECRETS};
 use staffroom::store::users::Role;
 use staffroom::{Core, Error};
@@ -36,6 +37,15 @@ enum Command {
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1:8787")]
         addr: SocketAddr,
+        /// Life of one access token, in seconds.
+        #[arg(long, env = "STAFFROOM_TOKEN_TTL_SECS", default_value_t = 15 * 60)]
+        token_ttl_secs: u64,
+        /// A session ends after this many seconds without a request.
+        #[arg(long, env = "STAFFROOM_SESSION_IDLE_SECS", default_value_t = 30 * 60)]
+        session_idle_secs: u64,
+        /// A session ends this many seconds after sign-in.
+        #[arg(long, env = "STAFFROOM_SESSION_MAX_SECS", default_value_t = 12 * 60 * 60)]
+        session_max_secs: u64,
     },
     /// Manage staff accounts.
     #[command(subcommand)]
@@ -142,26 +152,38 @@ fn read_stdin_secret(what: &str) -> Result<Secret, Error> {
     Ok(Secret::new(value))
 }
 
-async fn open(cli: &Cli, sandbox: bool) -> Result<Core, Error> {
+fn config(cli: &Cli, sandbox: bool) -> Config {
     let mut config = Config::new(resolve_data_dir(cli.data_dir.as_deref(), sandbox));
     config.sandbox = sandbox;
     config.secret_backend = cli.secret_store;
-    Core::open(config).await
+    config
+}
+
+async fn open(cli: &Cli, sandbox: bool) -> Result<Core, Error> {
+    Core::open(config(cli, sandbox)).await
 }
 
 async fn run(cli: Cli) -> Result<(), Error> {
     match &cli.command {
-        Command::Serve { sandbox, addr } => serve(&cli, *sandbox, *addr).await,
+        Command::Serve { sandbox, addr, token_ttl_secs, session_idle_secs, session_max_secs } => {
+            let mut config = config(&cli, *sandbox);
+            config.session = SessionLimits {
+                access_token: Duration::from_secs(*token_ttl_secs),
+                idle: Duration::from_secs(*session_idle_secs),
+                absolute: Duration::from_secs(*session_max_secs),
+            };
+            serve(config, *addr).await
+        }
         Command::Users(command) => users(&cli, command).await,
         Command::Secrets(command) => secrets(&cli, command).await,
     }
 }
 
-async fn serve(cli: &Cli, sandbox: bool, addr: SocketAddr) -> Result<(), Error> {
-    let data_dir = resolve_data_dir(cli.data_dir.as_deref(), sandbox);
+async fn serve(config: Config, addr: SocketAddr) -> Result<(), Error> {
+    let (data_dir, sandbox) = (config.data_dir.clone(), config.sandbox);
     std::fs::create_dir_all(&data_dir).ok();
     let _log_guard = staffroom::logging::init(Some(&data_dir));
-    let core = open(cli, sandbox).await?;
+    let core = Core::open(config).await?;
     if sandbox {
         staffroom::sandbox::ensure_demo_account(&core).await?;
     }

@@ -333,6 +333,12 @@ impl AuthService {
         Ok(())
     }
 
+    /// Whether an account with this email exists.
+    pub async fn has_user(&self, email: &str) -> Result<bool> {
+        let email = email.to_string();
+        Ok(self.db.call(move |conn| users::find_by_email(conn, &email)).await?.is_some())
+    }
+
     /// Whether no account exists yet (the first run asks for the first admin).
     pub async fn needs_first_admin(&self) -> Result<bool> {
         Ok(self.db.call(|conn| users::count(conn)).await? == 0)

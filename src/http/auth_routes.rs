@@ -3,13 +3,13 @@
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::post;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::Value;
 
-use crate::auth::{AuthResponse, LoginError};
+use crate::auth::{AuthResponse, LoginError, UserDto};
 use crate::error::FieldError;
-use crate::http::extract::BearerToken;
+use crate::http::extract::{BearerToken, Staff};
 use crate::http::response::AuthEndpointError;
 use crate::Core;
 
@@ -18,6 +18,23 @@ pub fn routes() -> Router<Core> {
         .route("/api/auth", post(login))
         .route("/api/auth/refresh", post(refresh))
         .route("/api/auth/logout", post(logout))
+        .route("/api/auth/me", get(me))
+}
+
+/// `GET /api/auth/me`: the signed-in staff member.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct MeResponse {
+    user: UserDto,
+}
+
+#[utoipa::path(get, path = "/api/auth/me", tag = "auth", security(("bearer" = [])), responses(
+    (status = 200, body = MeResponse),
+    (status = 401, description = "unauthorized: missing, invalid, expired or revoked token"),
+))]
+pub(crate) async fn me(Staff(who): Staff) -> Json<MeResponse> {
+    Json(MeResponse {
+        user: UserDto { id: who.user_id, email: who.email, name: who.name, role: who.role, disabled: false },
+    })
 }
 
 /// The sign-in body, for the OpenAPI document (the handler validates raw JSON itself so that it

@@ -2,7 +2,7 @@
 //! staff account, so the whole app runs offline with no accounts (SPEC section 6).
 
 use crate::auth::{Actor, NewUser};
-use crate::error::{ErrorCode, Result};
+use crate::error::Result;
 use crate::secrets::Secret;
 use crate::store::users::Role;
 use crate::Core;
@@ -35,10 +35,8 @@ pub async fn ensure_demo_account(core: &Core) -> Result<()> {
         role: Role::Admin,
         password: Secret::new(DEMO_PASSWORD),
     };
-    match core.auth.add_user(&Actor::System, new).await {
-        Ok(_) => Ok(()),
-        // Already there from an earlier run.
-        Err(err) if err.code == ErrorCode::InvalidRequest => Ok(()),
-        Err(err) => Err(err),
+    if core.auth.has_user(DEMO_EMAIL).await? {
+        return Ok(());
     }
+    core.auth.add_user(&Actor::System, new).await.map(|_| ())
 }

@@ -1,0 +1,188 @@
+//! Shared helpers of the integration tests: start the real `staffroom` binary on loopback with a
+//! throw-away data dir, run CLI commands against the same data dir, and sign in.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// The sandbox's demo account.
+pub const DEMO_EMAIL: &str = staffroom::sandbox::DEMO_EMAIL;
+/// The sandbox's demo password.
+pub const DEMO_PASSWORD: &str = staffroom::sandbox::DEMO_PASSWORD;
+
+/// The `staffroom` binary built for these tests.
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_staffroom")
+}
+
+/// A `staffroom` command on `data_dir`, with secrets in memory unless the caller says otherwise.
+pub fn command(data_dir: &Path) -> Command {
+    let mut cmd = Command::new(binary());
+    cmd.arg("--data-dir").arg(data_dir);
+    cmd.env("STAFFROOM_SECRET_STORE", "memory");
+    cmd.env_remove("STAFFROOM_DATA_DIR");
+    cmd
+}
+
+/// Runs a CLI command with `stdin` as its input; returns (exit status, stdout, stderr).
+pub fn run_cli(data_dir: &Path, args: &[&str], stdin: &str) -> (ExitStatus, String, String) {
+    let mut child = command(data_dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the staffroom binary starts");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status, String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+/// Adds an account through the CLI, panicking if that fails.
+pub fn add_user(data_dir: &Path, email: &str, name: &str, role: &str, password: &str) {
+    let (status, out, err) = run_cli(
+        data_dir,
+        &["users", "add", "--email", email, "--name", name, "--role", role, "--password-stdin"],
+        password,
+    );
+    assert!(status.success(), "users add failed: {out}{err}");
+}
+
+/// A running `staffroom serve`, killed when dropped.
+pub struct Server {
+    child: Option<Child>,
+    pub base: String,
+    pub data_dir: PathBuf,
+    pub stderr_path: PathBuf,
+    _temp: Option<tempfile::TempDir>,
+}
+
+/// How to start a server.
+pub struct ServerOptions {
+    pub sandbox: bool,
+    pub data_dir: Option<PathBuf>,
+    pub env: Vec<(String, String)>,
+    pub args: Vec<String>,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions { sandbox: true, data_dir: None, env: Vec::new(), args: Vec::new() }
+    }
+}
+
+impl Server {
+    /// `staffroom serve --sandbox` on a fresh data dir.
+    pub fn sandbox() -> Server {
+        Server::start(ServerOptions::default())
+    }
+
+    /// Starts the server and waits for `listening on http://ADDR`.
+    pub fn start(options: ServerOptions) -> Server {
+        let (temp, data_dir) = match options.data_dir {
+            Some(dir) => (None, dir),
+            None => {
+                let temp = tempfile::tempdir().unwrap();
+                let dir = temp.path().to_path_buf();
+                (Some(temp), dir)
+            }
+        };
+        let stderr_path = data_dir.with_extension("stderr.log");
+        let stderr = std::fs::File::create(&stderr_path).unwrap();
+        let mut cmd = command(&data_dir);
+        cmd.arg("serve").arg("--addr").arg("127.0.0.1:0");
+        if options.sandbox {
+            cmd.arg("--sandbox");
+        }
+        cmd.args(&options.args);
+        for (key, value) in &options.env {
+            cmd.env(key, value);
+        }
+        let mut child = cmd.stdout(Stdio::piped()).stderr(stderr).stdin(Stdio::null()).spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(addr) = line.strip_prefix("listening on ") {
+                    let _ = tx.send(addr.to_string());
+                }
+            }
+        });
+        let base = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(base) => base,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("staffroom serve did not start: {}", std::fs::read_to_string(&stderr_path).unwrap_or_default());
+            }
+        };
+        Server { child: Some(child), base, data_dir, stderr_path, _temp: temp }
+    }
+
+    /// The full URL of `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().unwrap().id()
+    }
+
+    /// Sends `signal` (e.g. "TERM", "KILL") and waits for the exit.
+    pub fn signal_and_wait(&mut self, signal: &str) -> ExitStatus {
+        let mut child = self.child.take().expect("still running");
+        let sent = Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap();
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "the server did not exit after SIG{signal}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// What the server wrote on stderr so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_path).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_file(&self.stderr_path);
+    }
+}
+
+/// An HTTP client for the tests.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap()
+}
+
+/// Signs in and returns the whole AuthResponse body; panics unless the answer is 200.
+pub async fn login(server: &Server, email: &str, password: &str) -> Value {
+    let response = client()
+        .post(server.url("/api/auth"))
+        .json(&json!({ "email": email, "password": password }))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(status, 200, "sign-in failed: {body}");
+    body
+}
+
+/// Signs in as the sandbox demo admin and returns the token.
+pub async fn demo_token(server: &Server) -> String {
+    login(server, DEMO_EMAIL, DEMO_PASSWORD).await["token"].as_str().unwrap().to_string()
+}
