@@ -125,7 +125,7 @@ fn main() -> ExitCode {
         Err(err) => {
             eprintln!("error: {}", err.message);
             if let Some(details) = &err.details {
-                if let Some(fields) = details.get("fields").and_then(|f| f.as_array()) {
+                if let Some(fields) = details.get("fields").and_then(|f| f.as_array()).filter(|f| f.len() > 1) {
                     for field in fields {
                         eprintln!(
                             "  {}: {}",

@@ -364,7 +364,7 @@ impl AuthService {
         if let Some(problem) = validate::name_problem(&name) {
             errors.push(FieldError::new("name", problem));
         }
-        if let Err(reason) = password::check_policy(new.password.expose(), &[&email, &name]) {
+        if let Err(reason) = password::check_policy(new.password.expose(), &[&email, &name, "staffroom"]) {
             errors.push(FieldError::new("password", reason));
         }
         if !errors.is_empty() {
@@ -444,7 +444,7 @@ impl AuthService {
             Actor::Staff(who) if who.user_id == user.id => {}
             other => other.require_admin()?,
         }
-        if let Err(reason) = password::check_policy(password.expose(), &[&user.email, &user.name]) {
+        if let Err(reason) = password::check_policy(password.expose(), &[&user.email, &user.name, "staffroom"]) {
             return Err(Error::invalid_field("password", reason));
         }
         let hash = self.hasher.hash(&password).await?;

@@ -1,0 +1,69 @@
+//! No password, token or key reaches the log files or stderr of a session that used them.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+#[tokio::test]
+async fn secrets_never_reach_logs_or_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().join("data");
+    let password = "plum-orchard-telescope-31";
+    let jwt_key = "c2VjcmV0LWtleS1mb3ItdGhlLWxvZy10ZXN0LTAxMjM0NTY3ODk";
+    let api_key = "ls_live_do_not_log_me_9f8e7d";
+
+    add_user(&data_dir, "lee@example.com", "Lee", "admin", password);
+    let mut server = Server::start(ServerOptions {
+        data_dir: Some(data_dir.clone()),
+        env: vec![("STAFFROOM_LOG".into(), "debug".into()), ("STAFFROOM_JWT_KEY".into(), jwt_key.into())],
+        ..Default::default()
+    });
+    let body = login(&server, "lee@example.com", password).await;
+    let token = body["token"].as_str().unwrap().to_string();
+    let http = client();
+    // Use the token everywhere it goes: a protected route, refresh, a failed sign-in, logout.
+    assert_eq!(http.get(server.url("/api/auth/me")).bearer_auth(&token).send().await.unwrap().status(), 200);
+    let refreshed: Value =
+        http.post(server.url("/api/auth/refresh")).bearer_auth(&token).send().await.unwrap().json().await.unwrap();
+    let token2 = refreshed["token"].as_str().unwrap().to_string();
+    let wrong = serde_json::json!({"email": "lee@example.com", "password": format!("{password}-typo")});
+    assert_eq!(http.post(server.url("/api/auth")).json(&wrong).send().await.unwrap().status(), 401);
+    assert_eq!(http.post(server.url("/api/auth/logout")).bearer_auth(&token2).send().await.unwrap().status(), 204);
+    let (status, _, err) = run_cli(&data_dir, &["secrets", "set", "lemonsqueezy_api_key"], api_key);
+    assert!(status.success(), "{err}");
+    let stderr_cli = err;
+    let (status, out, _) = run_cli(&data_dir, &["secrets", "status"], "");
+    assert!(status.success());
+    assert!(!out.contains(api_key));
+    assert_eq!(server.signal_and_wait("TERM").code(), Some(0));
+
+    let mut logs = server.stderr() + &stderr_cli;
+    let log_dir = data_dir.join("logs");
+    let mut files = 0;
+    for entry in std::fs::read_dir(&log_dir).expect("the log dir exists") {
+        logs.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+        files += 1;
+    }
+    assert!(files >= 1, "JSON log files are written in {}", log_dir.display());
+    assert!(logs.contains("\"latency_ms\""), "the JSON log has request spans with latency");
+    assert!(logs.contains("/api/auth/refresh"), "requests were logged at all");
+    let signature = token.rsplit('.').next().unwrap();
+    for (what, secret) in [
+        ("password", password),
+        ("token", token.as_str()),
+        ("token signature", signature),
+        ("refreshed token", token2.as_str()),
+        ("jwt key", jwt_key),
+        ("api key", api_key),
+    ] {
+        assert!(!logs.contains(secret), "the {what} leaked into the logs");
+    }
+    // The SQLite file holds no secret either.
+    let mut db = std::fs::read(data_dir.join("staffroom.sqlite3")).unwrap();
+    db.extend(std::fs::read(data_dir.join("staffroom.sqlite3-wal")).unwrap_or_default());
+    let db = String::from_utf8_lossy(&db);
+    for secret in [password, jwt_key, api_key, signature] {
+        assert!(!db.contains(secret));
+    }
+}
