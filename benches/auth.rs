@@ -54,7 +54,10 @@ async fn main() {
     tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
     let client = reqwest::Client::new();
     let health_url = format!("{base}/api/health");
-    println!("machine: {} cores; concurrent argon2 hashes allowed: {hash_slots}", std::thread::available_parallelism().unwrap());
+    println!(
+        "machine: {} cores; concurrent argon2 hashes allowed: {hash_slots}",
+        std::thread::available_parallelism().unwrap()
+    );
 
     // Health alone.
     let stop = Arc::new(AtomicBool::new(false));
@@ -62,7 +65,12 @@ async fn main() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     stop.store(true, Ordering::Relaxed);
     let idle = probe.await.unwrap();
-    println!("health alone:          p50 {}  p99 {}  ({} probes)", ms(percentile(&idle, 0.5)), ms(percentile(&idle, 0.99)), idle.len());
+    println!(
+        "health alone:          p50 {}  p99 {}  ({} probes)",
+        ms(percentile(&idle, 0.5)),
+        ms(percentile(&idle, 0.99)),
+        idle.len()
+    );
 
     // Logins from 8 clients, with health probed meanwhile.
     let stop = Arc::new(AtomicBool::new(false));
@@ -99,10 +107,23 @@ async fn main() {
         logins.len(),
         elapsed.as_secs_f64()
     );
-    println!("health during logins:  p50 {}  p99 {}  ({} probes)", ms(percentile(&busy, 0.5)), ms(percentile(&busy, 0.99)), busy.len());
+    println!(
+        "health during logins:  p50 {}  p99 {}  ({} probes)",
+        ms(percentile(&busy, 0.5)),
+        ms(percentile(&busy, 0.99)),
+        busy.len()
+    );
 
     // Token verification alone (signature, algorithm, typ, claims).
-    let token = client.post(format!("{base}/api/auth")).json(&body).send().await.unwrap().json::<serde_json::Value>().await.unwrap()["token"]
+    let token = client
+        .post(format!("{base}/api/auth"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json::<serde_json::Value>()
+        .await
+        .unwrap()["token"]
         .as_str()
         .unwrap()
         .to_string();
