@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use staffroom::auth::{Actor, NewUser};
 use staffroom::config::{resolve_data_dir, Config, SessionLimits};
+use staffroom::http::server::{check_bind, load_tls, TlsFiles};
 use staffroom::secrets::{Secret, SecretBackend, KNOWN_SECRETS};
 use staffroom::store::users::Role;
 use staffroom::{Core, Error};
@@ -37,6 +38,12 @@ enum Command {
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1:8787")]
         addr: SocketAddr,
+        /// TLS certificate chain (PEM); required to listen beyond loopback.
+        #[arg(long, requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// TLS private key (PEM).
+        #[arg(long, requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
         /// Life of one access token, in seconds.
         #[arg(long, env = "STAFFROOM_TOKEN_TTL_SECS", default_value_t = 15 * 60)]
         token_ttl_secs: u64,
@@ -165,21 +172,27 @@ async fn open(cli: &Cli, sandbox: bool) -> Result<Core, Error> {
 
 async fn run(cli: Cli) -> Result<(), Error> {
     match &cli.command {
-        Command::Serve { sandbox, addr, token_ttl_secs, session_idle_secs, session_max_secs } => {
+        Command::Serve { sandbox, addr, tls_cert, tls_key, token_ttl_secs, session_idle_secs, session_max_secs } => {
             let mut config = config(&cli, *sandbox);
             config.session = SessionLimits {
                 access_token: Duration::from_secs(*token_ttl_secs),
                 idle: Duration::from_secs(*session_idle_secs),
                 absolute: Duration::from_secs(*session_max_secs),
             };
-            serve(config, *addr).await
+            let tls = match (tls_cert, tls_key) {
+                (Some(cert), Some(key)) => Some(TlsFiles { cert: cert.clone(), key: key.clone() }),
+                _ => None,
+            };
+            serve(config, *addr, tls).await
         }
         Command::Users(command) => users(&cli, command).await,
         Command::Secrets(command) => secrets(&cli, command).await,
     }
 }
 
-async fn serve(config: Config, addr: SocketAddr) -> Result<(), Error> {
+async fn serve(config: Config, addr: SocketAddr, tls: Option<TlsFiles>) -> Result<(), Error> {
+    check_bind(addr, tls.is_some())?;
+    let tls = tls.as_ref().map(load_tls).transpose()?;
     let (data_dir, sandbox) = (config.data_dir.clone(), config.sandbox);
     std::fs::create_dir_all(&data_dir).ok();
     let _log_guard = staffroom::logging::init(Some(&data_dir));
@@ -192,13 +205,15 @@ async fn serve(config: Config, addr: SocketAddr) -> Result<(), Error> {
         .map_err(|e| Error::new(staffroom::ErrorCode::Internal, format!("cannot listen on {addr}: {e}")))?;
     let local = listener.local_addr().map_err(|e| Error::internal("listener", e))?;
     tracing::info!(addr = %local, sandbox, data_dir = %data_dir.display(), "Staffroom service started");
-    println!("listening on http://{local}");
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    println!("listening on {scheme}://{local}");
     if sandbox {
         println!("sandbox: sign in as {} / {}", staffroom::sandbox::DEMO_EMAIL, staffroom::sandbox::DEMO_PASSWORD);
     }
     use std::io::Write as _;
     std::io::stdout().flush().ok();
-    staffroom::http::serve(listener, core, staffroom::http::shutdown_signal())
+    let router = staffroom::http::router(core);
+    staffroom::http::server::serve_router(listener, router, tls, staffroom::http::shutdown_signal())
         .await
         .map_err(|e| Error::internal("http server", e))?;
     tracing::info!("stopped");

@@ -5,8 +5,8 @@ mod auth_routes;
 pub mod extract;
 pub mod openapi;
 pub mod response;
+pub mod server;
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
@@ -83,15 +83,14 @@ pub fn router(core: Core) -> Router {
         .with_state(core)
 }
 
-/// Serves `core` on `listener` until `shutdown` resolves, then finishes requests in flight.
+/// Serves `core` over plain HTTP on `listener` until `shutdown` resolves, then finishes requests
+/// in flight. See [`server::serve_router`] for TLS.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     core: Core,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(core).into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await
+    server::serve_router(listener, router(core), None, shutdown).await
 }
 
 /// Resolves on SIGINT or SIGTERM.

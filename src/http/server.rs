@@ -1,0 +1,154 @@
+//! Serving a router: a header-read time-out against slow clients, optional TLS (rustls), and a
+//! graceful shutdown that finishes requests in flight. Anything but loopback needs TLS.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
+use hyper_util::service::TowerToHyperService;
+use rustls_pki_types::pem::PemObject as _;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use tokio::net::TcpListener;
+use tokio_rustls::rustls::ServerConfig;
+use tokio_rustls::TlsAcceptor;
+use tower::ServiceExt as _;
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// How long a client may take to send its request headers.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a shutdown waits for requests in flight.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
+
+/// A certificate chain and its private key, as PEM files.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
+/// Loads a rustls server configuration from PEM files.
+pub fn load_tls(files: &TlsFiles) -> Result<Arc<ServerConfig>> {
+    let bad = |path: &Path, e: &dyn std::fmt::Display| {
+        Error::new(ErrorCode::InvalidRequest, format!("cannot read {}: {e}", path.display()))
+    };
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&files.cert)
+        .map_err(|e| bad(&files.cert, &e))?
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| bad(&files.cert, &e))?;
+    if certs.is_empty() {
+        return Err(bad(&files.cert, &"no certificate in the file"));
+    }
+    let key = PrivateKeyDer::from_pem_file(&files.key).map_err(|e| bad(&files.key, &e))?;
+    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error::internal("tls", e))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| Error::new(ErrorCode::InvalidRequest, format!("the TLS certificate and key do not fit: {e}")))?;
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+/// Refuses to listen beyond loopback without TLS: tokens and webhook bodies must not cross a
+/// network in clear text.
+pub fn check_bind(addr: SocketAddr, tls: bool) -> Result<()> {
+    if addr.ip().is_loopback() || tls {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorCode::InvalidRequest,
+            format!(
+                "refusing to listen on {addr} without TLS: give --tls-cert and --tls-key, or listen on 127.0.0.1 \
+                 and put a tunnel or reverse proxy in front"
+            ),
+        ))
+    }
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves, then waits for requests in flight.
+pub async fn serve_router(
+    listener: TcpListener,
+    router: Router,
+    tls: Option<Arc<ServerConfig>>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let acceptor = tls.map(TlsAcceptor::from);
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+    let builder = Arc::new(builder);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                Err(err) => {
+                    // Out of file descriptors and the like: wait a little rather than spin.
+                    tracing::warn!(%err, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = router.clone().map_request(move |request: hyper::Request<hyper::body::Incoming>| {
+            let mut request = request.map(axum::body::Body::new);
+            request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
+            request
+        });
+        let service = TowerToHyperService::new(service);
+        let builder = builder.clone();
+        match &acceptor {
+            None => {
+                let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned();
+                let conn = graceful.watch(conn);
+                tokio::spawn(async move {
+                    if let Err(err) = conn.await {
+                        tracing::debug!(%err, %peer, "connection ended with an error");
+                    }
+                });
+            }
+            Some(acceptor) => {
+                let acceptor = acceptor.clone();
+                let watcher = graceful.watcher();
+                tokio::spawn(async move {
+                    let stream = match tokio::time::timeout(HEADER_READ_TIMEOUT, acceptor.accept(stream)).await {
+                        Ok(Ok(stream)) => stream,
+                        Ok(Err(err)) => return tracing::debug!(%err, %peer, "TLS handshake failed"),
+                        Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
+                    };
+                    let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned();
+                    if let Err(err) = watcher.watch(conn).await {
+                        tracing::debug!(%err, %peer, "connection ended with an error");
+                    }
+                });
+            }
+        }
+    }
+    drop(listener);
+    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown()).await.is_err() {
+        tracing::warn!("some requests were still running when the shutdown grace period ended");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_is_allowed_without_tls() {
+        assert!(check_bind("127.0.0.1:8787".parse().unwrap(), false).is_ok());
+        assert!(check_bind("[::1]:8787".parse().unwrap(), false).is_ok());
+        let err = check_bind("0.0.0.0:8787".parse().unwrap(), false).unwrap_err();
+        assert!(err.message.contains("without TLS"));
+        assert!(check_bind("0.0.0.0:8787".parse().unwrap(), true).is_ok());
+    }
+}
