@@ -18,6 +18,9 @@ pub struct Config {
     pub session: SessionLimits,
     /// How many argon2 hashes may run at once.
     pub max_concurrent_hashes: usize,
+    /// Run the webhook receiver (store and apply deliveries). Only the long-running doors do:
+    /// two processes applying the same inbox would apply events twice.
+    pub receive_webhooks: bool,
 }
 
 /// Token and session lifetimes (SPEC section 3).
@@ -51,6 +54,7 @@ impl Config {
             session: SessionLimits::default(),
             // Leave at least one core for everything else: hashing must never stall the app.
             max_concurrent_hashes: std::thread::available_parallelism().map(|n| n.get() / 2).unwrap_or(1).max(1),
+            receive_webhooks: false,
         }
     }
 }

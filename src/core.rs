@@ -8,6 +8,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::secrets::{Secret, Secrets};
 use crate::store::Db;
+use crate::webhooks::{EventApplier, KeepOnly, WebhookReceiver};
 
 /// The id of this installation, which namespaces its keyring entries.
 const INSTALL_ID_KEY: &str = "install_id";
@@ -20,17 +21,27 @@ pub struct Core {
     pub secrets: Secrets,
     pub audit: Audit,
     pub auth: AuthService,
+    /// The webhook receiver, when this core receives webhooks (`config.receive_webhooks`).
+    pub webhooks: Option<WebhookReceiver>,
 }
 
 impl Core {
     /// Opens the data dir (creating it), the database, the secrets, and builds the services.
     /// Blocking work (migrations, keyring) runs off the async threads.
     pub async fn open(config: Config) -> Result<Core> {
-        tokio::task::spawn_blocking(move || Core::open_blocking(config)).await?
+        let mut core = tokio::task::spawn_blocking(move || Core::open_blocking(config)).await??;
+        if core.config.sandbox && core.secrets.get("webhook_secret").map_err(Error::from)?.is_none() {
+            // The sandbox signs its own deliveries with a secret made for this run.
+            core.secrets.set_override("webhook_secret", crate::auth::token::generate_key());
+        }
+        if core.config.receive_webhooks {
+            let applier: Arc<dyn EventApplier> = Arc::new(KeepOnly);
+            core.webhooks = Some(WebhookReceiver::start(&core.db, core.secrets.clone(), applier).await?);
+        }
+        Ok(core)
     }
 
-    /// [`Core::open`] for callers without an async runtime (the CLI).
-    pub fn open_blocking(config: Config) -> Result<Core> {
+    fn open_blocking(config: Config) -> Result<Core> {
         std::fs::create_dir_all(&config.data_dir).map_err(|e| {
             Error::new(
                 crate::ErrorCode::Internal,
@@ -50,7 +61,7 @@ impl Core {
         let keys = token::TokenKeys::from_secret(&key)?;
         let audit = Audit::new(db.clone());
         let auth = AuthService::new(db.clone(), keys, config.session, config.max_concurrent_hashes, audit.clone());
-        Ok(Core { config: Arc::new(config), db, secrets, audit, auth })
+        Ok(Core { config: Arc::new(config), db, secrets, audit, auth, webhooks: None })
     }
 
     /// Stores a secret (admin action from Settings or the CLI), with an audit entry.
@@ -61,6 +72,9 @@ impl Core {
         let owned = name.to_string();
         tokio::task::spawn_blocking(move || secrets.set(&owned, &value)).await?.map_err(Error::from)?;
         self.audit.record(actor.audit_name(), "settings.secret_set", Some(name), "success", None).await;
+        if let (Some(webhooks), "webhook_secret") = (&self.webhooks, name) {
+            webhooks.reload_secret().await?;
+        }
         Ok(())
     }
 }

@@ -13,6 +13,7 @@ pub mod sandbox;
 pub mod secrets;
 pub mod store;
 pub mod time;
+pub mod webhooks;
 
 pub use crate::core::Core;
 pub use crate::error::{Error, ErrorCode, Result};

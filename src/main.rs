@@ -174,6 +174,7 @@ async fn run(cli: Cli) -> Result<(), Error> {
     match &cli.command {
         Command::Serve { sandbox, addr, tls_cert, tls_key, token_ttl_secs, session_idle_secs, session_max_secs } => {
             let mut config = config(&cli, *sandbox);
+            config.receive_webhooks = true;
             config.session = SessionLimits {
                 access_token: Duration::from_secs(*token_ttl_secs),
                 idle: Duration::from_secs(*session_idle_secs),

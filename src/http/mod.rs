@@ -6,6 +6,7 @@ pub mod extract;
 pub mod openapi;
 pub mod response;
 pub mod server;
+pub mod webhook_routes;
 
 use std::time::Duration;
 
@@ -61,6 +62,7 @@ pub fn router(core: Core) -> Router {
         .route("/api/health", get(health))
         .route("/api/openapi.json", get(openapi::serve_document))
         .merge(auth_routes::routes())
+        .merge(webhook_routes::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

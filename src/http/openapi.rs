@@ -16,7 +16,7 @@ impl Modify for BearerScheme {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Staffroom", description = "Staff auth, payments and documents: the headless door onto the Staffroom core."),
-    paths(super::health, super::auth_routes::login, super::auth_routes::refresh, super::auth_routes::logout, super::auth_routes::me),
+    paths(super::health, super::auth_routes::login, super::auth_routes::refresh, super::auth_routes::logout, super::auth_routes::me, super::webhook_routes::receive, super::webhook_routes::list),
     components(schemas(crate::error::ErrorCode, crate::error::FieldError)),
     modifiers(&BearerScheme)
 )]

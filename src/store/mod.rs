@@ -14,7 +14,8 @@ use rusqlite_migration::{Migrations, M};
 use crate::error::{Error, Result};
 
 /// The schema, one SQL file per version, in order; additive only.
-const MIGRATION_FILES: &[&str] = &[include_str!("../../migrations/0001_foundation.sql")];
+const MIGRATION_FILES: &[&str] =
+    &[include_str!("../../migrations/0001_foundation.sql"), include_str!("../../migrations/0004_webhooks.sql")];
 
 fn migrations() -> Migrations<'static> {
     Migrations::new(MIGRATION_FILES.iter().map(|sql| M::up(sql)).collect())

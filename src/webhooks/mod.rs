@@ -1,0 +1,299 @@
+//! The webhook receiver (SPEC section 4, Webhooks): signature first, then the durable inbox,
+//! then applying in arrival order on one task, with every step announced on a live feed.
+
+pub mod inbox;
+pub mod payload;
+pub mod signature;
+
+use std::sync::{Arc, RwLock};
+
+use serde::Serialize;
+use serde_json::Value;
+use sha2::Digest as _;
+use tokio::sync::{broadcast, mpsc};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::secrets::{Secret, Secrets};
+use crate::store::Db;
+
+pub use self::inbox::{InboxEntry, InboxReader, NewDelivery, Stored, WebhookInbox};
+pub use self::payload::WebhookEvent;
+
+/// Largest body accepted (413 beyond).
+pub const MAX_BODY_BYTES: usize = 256 * 1024;
+
+/// How applying one event ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyResult {
+    /// `applied`, or `stale: …`, `ignored: …`, `failed: …` with the reason.
+    pub outcome: String,
+    /// The local order it touched.
+    pub order_id: Option<String>,
+    /// The subscription it touched.
+    pub subscription_id: Option<String>,
+}
+
+impl ApplyResult {
+    /// Nothing to do for this event.
+    pub fn ignored(reason: impl std::fmt::Display) -> Self {
+        ApplyResult { outcome: format!("ignored: {reason}"), order_id: None, subscription_id: None }
+    }
+}
+
+/// What turns an event into changes of the cached orders and subscriptions.
+#[async_trait::async_trait]
+pub trait EventApplier: Send + Sync + 'static {
+    /// Applies `event`; an error is recorded as `failed` and the event stays in the inbox.
+    async fn apply(&self, event: &WebhookEvent) -> Result<ApplyResult>;
+}
+
+/// An applier for a core without payments: every event is kept, none is applied.
+pub struct KeepOnly;
+
+#[async_trait::async_trait]
+impl EventApplier for KeepOnly {
+    async fn apply(&self, _: &WebhookEvent) -> Result<ApplyResult> {
+        Ok(ApplyResult::ignored("payments are not set up"))
+    }
+}
+
+/// One line of the live webhook feed.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedItem {
+    /// `received`, `duplicate`, `rejected` or `applied`.
+    pub kind: &'static str,
+    pub at: String,
+    pub inbox_id: Option<i64>,
+    pub event_name: Option<String>,
+    pub resource_type: Option<String>,
+    pub resource_id: Option<String>,
+    /// Whether the signature matched.
+    pub verified: bool,
+    pub outcome: Option<String>,
+    pub order_id: Option<String>,
+    pub subscription_id: Option<String>,
+}
+
+impl FeedItem {
+    fn new(kind: &'static str, verified: bool) -> Self {
+        FeedItem {
+            kind,
+            at: crate::time::now_rfc3339(),
+            inbox_id: None,
+            event_name: None,
+            resource_type: None,
+            resource_id: None,
+            verified,
+            outcome: None,
+            order_id: None,
+            subscription_id: None,
+        }
+    }
+
+    fn about(mut self, id: Option<i64>, event: &WebhookEvent) -> Self {
+        self.inbox_id = id;
+        self.event_name = Some(event.name.clone());
+        self.resource_type = Some(event.resource_type.clone());
+        self.resource_id = Some(event.resource_id.clone());
+        self
+    }
+}
+
+/// The answer to a delivery: `{"received":true,"duplicate":bool}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Received {
+    pub received: bool,
+    pub duplicate: bool,
+}
+
+/// Receives, stores and applies webhook deliveries.
+#[derive(Clone)]
+pub struct WebhookReceiver {
+    inbox: WebhookInbox,
+    reader: InboxReader,
+    secret: Arc<RwLock<Option<Secret>>>,
+    secrets: Secrets,
+    to_apply: mpsc::UnboundedSender<(i64, WebhookEvent)>,
+    feed: broadcast::Sender<FeedItem>,
+}
+
+impl WebhookReceiver {
+    /// Opens the inbox of `db`, reads the signing secret (`STAFFROOM_WEBHOOK_SECRET`, else the
+    /// keyring), starts the applying task with `applier`, and queues what a previous run stored
+    /// but did not apply. Needs a Tokio runtime.
+    pub async fn start(db: &Db, secrets: Secrets, applier: Arc<dyn EventApplier>) -> Result<Self> {
+        let inbox = WebhookInbox::open(db.path())?;
+        let reader = InboxReader::new(db.clone());
+        let (to_apply, queue) = mpsc::unbounded_channel();
+        let (feed, _) = broadcast::channel(1024);
+        let receiver = WebhookReceiver {
+            inbox,
+            reader: reader.clone(),
+            secret: Arc::new(RwLock::new(None)),
+            secrets,
+            to_apply,
+            feed: feed.clone(),
+        };
+        receiver.reload_secret().await?;
+        // Deliveries stored before a crash or stop, but not applied, go first.
+        loop {
+            let pending = reader.unapplied(1000).await?;
+            if pending.is_empty() {
+                break;
+            }
+            tracing::info!(count = pending.len(), "applying webhook deliveries stored by an earlier run");
+            for (id, body) in pending {
+                match serde_json::from_slice::<Value>(&body).ok().and_then(|v| payload::parse(&v, None).ok()) {
+                    Some(event) => apply_one(&*applier, &reader, &feed, id, &event).await,
+                    None => reader.mark_applied(id, "failed: stored body no longer parses".into(), None, None).await?,
+                }
+            }
+        }
+        tokio::spawn(apply_in_order(queue, applier, reader, feed));
+        Ok(receiver)
+    }
+
+    /// Re-reads the signing secret (after an admin changed it).
+    pub async fn reload_secret(&self) -> Result<()> {
+        let secrets = self.secrets.clone();
+        let secret = tokio::task::spawn_blocking(move || secrets.get("webhook_secret")).await?.map_err(Error::from)?;
+        if secret.is_none() {
+            tracing::warn!("no webhook signing secret: deliveries will be refused until one is set");
+        }
+        *self.secret.write().expect("secret lock poisoned") = secret;
+        Ok(())
+    }
+
+    /// Whether a signing secret is set (without one the receiver refuses everything).
+    pub fn has_secret(&self) -> bool {
+        self.secret.read().expect("secret lock poisoned").is_some()
+    }
+
+    /// The live feed: received, rejected, duplicate and applied deliveries.
+    pub fn subscribe(&self) -> broadcast::Receiver<FeedItem> {
+        self.feed.subscribe()
+    }
+
+    /// Reads of the stored deliveries.
+    pub fn reader(&self) -> &InboxReader {
+        &self.reader
+    }
+
+    /// Handles one delivery: signature (constant time, before parsing), media type, JSON,
+    /// payload, then a durable store; the 200 may be sent once this returns `Ok`.
+    pub async fn receive(
+        &self,
+        body: &[u8],
+        signature: Option<&str>,
+        content_type: Option<&str>,
+        event_header: Option<&str>,
+    ) -> Result<Received> {
+        let verified = {
+            let secret = self.secret.read().expect("secret lock poisoned");
+            match secret.as_ref() {
+                Some(secret) => signature::verify(secret, body, signature),
+                None => false,
+            }
+        };
+        if !verified {
+            let _ = self.feed.send(FeedItem::new("rejected", false));
+            tracing::warn!(bytes = body.len(), "refused a webhook delivery with a missing or wrong signature");
+            return Err(Error::unauthorized("The X-Signature header is missing or does not match the body"));
+        }
+        if !is_json(content_type) {
+            return Err(Error::new(ErrorCode::UnsupportedMediaType, "Webhook deliveries must be application/json"));
+        }
+        let value: Value = serde_json::from_slice(body)
+            .map_err(|e| Error::invalid_field("body", format!("is not valid JSON: {e}")))?;
+        let event = payload::parse(&value, event_header).map_err(Error::invalid)?;
+        let dedupe_key = match &event.webhook_id {
+            Some(id) => format!("webhook_id:{id}"),
+            None => format!("sha256:{}", hex::encode(sha2::Sha256::digest(body))),
+        };
+        let stored = self
+            .inbox
+            .store(NewDelivery {
+                dedupe_key,
+                webhook_id: event.webhook_id.clone(),
+                event_name: event.name.clone(),
+                resource_type: event.resource_type.clone(),
+                resource_id: event.resource_id.clone(),
+                body: body.to_vec(),
+                received_at: crate::time::now_rfc3339(),
+            })
+            .await?;
+        match stored {
+            Stored::New(id) => {
+                let _ = self.feed.send(FeedItem::new("received", true).about(Some(id), &event));
+                tracing::info!(id, event = %event.name, resource = %event.resource_id, "webhook stored");
+                let _ = self.to_apply.send((id, event));
+                Ok(Received { received: true, duplicate: false })
+            }
+            Stored::Duplicate(id) => {
+                let _ = self.feed.send(FeedItem::new("duplicate", true).about(Some(id), &event));
+                tracing::info!(id, event = %event.name, "duplicate webhook delivery ignored");
+                Ok(Received { received: true, duplicate: true })
+            }
+        }
+    }
+}
+
+fn is_json(content_type: Option<&str>) -> bool {
+    let Some(value) = content_type else { return false };
+    let mime = value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+}
+
+async fn apply_one(
+    applier: &dyn EventApplier,
+    reader: &InboxReader,
+    feed: &broadcast::Sender<FeedItem>,
+    id: i64,
+    event: &WebhookEvent,
+) {
+    let result = match applier.apply(event).await {
+        Ok(result) => result,
+        Err(err) => {
+            tracing::error!(id, %err, "applying a webhook delivery failed");
+            ApplyResult { outcome: format!("failed: {}", err.message), order_id: None, subscription_id: None }
+        }
+    };
+    if let Err(err) =
+        reader.mark_applied(id, result.outcome.clone(), result.order_id.clone(), result.subscription_id.clone()).await
+    {
+        tracing::error!(id, %err, "could not record how a webhook delivery was applied");
+    }
+    let mut item = FeedItem::new("applied", true).about(Some(id), event);
+    item.outcome = Some(result.outcome);
+    item.order_id = result.order_id;
+    item.subscription_id = result.subscription_id;
+    let _ = feed.send(item);
+}
+
+async fn apply_in_order(
+    mut queue: mpsc::UnboundedReceiver<(i64, WebhookEvent)>,
+    applier: Arc<dyn EventApplier>,
+    reader: InboxReader,
+    feed: broadcast::Sender<FeedItem>,
+) {
+    while let Some((id, event)) = queue.recv().await {
+        apply_one(&*applier, &reader, &feed, id, &event).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_media_types() {
+        assert!(is_json(Some("application/json")));
+        assert!(is_json(Some("application/json; charset=utf-8")));
+        assert!(is_json(Some("Application/JSON")));
+        assert!(is_json(Some("application/vnd.api+json")));
+        assert!(!is_json(Some("text/plain")));
+        assert!(!is_json(Some("application/x-www-form-urlencoded")));
+        assert!(!is_json(None));
+    }
+}
