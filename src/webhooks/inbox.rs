@@ -194,20 +194,18 @@ impl InboxReader {
             .await
     }
 
-    /// Records how applying delivery `id` ended, and what it touched.
-    pub async fn mark_applied(
-        &self,
-        id: i64,
-        outcome: String,
-        order_id: Option<String>,
-        subscription_id: Option<String>,
-    ) -> Result<()> {
+    /// Records how applying each delivery ended, and what it touched, in one transaction.
+    pub async fn mark_applied(&self, results: &[(i64, super::ApplyResult)]) -> Result<()> {
+        let results = results.to_vec();
         self.db
-            .call(move |conn| {
-                conn.execute(
+            .transaction(move |tx| {
+                let now = crate::time::now_rfc3339();
+                let mut update = tx.prepare_cached(
                     "UPDATE webhook_events SET applied_at = ?2, outcome = ?3, order_id = ?4, subscription_id = ?5 WHERE id = ?1",
-                    params![id, crate::time::now_rfc3339(), outcome, order_id, subscription_id],
                 )?;
+                for (id, r) in &results {
+                    update.execute(params![id, now, r.outcome, r.order_id, r.subscription_id])?;
+                }
                 Ok(())
             })
             .await

@@ -143,12 +143,21 @@ impl WebhookReceiver {
                 break;
             }
             tracing::info!(count = pending.len(), "applying webhook deliveries stored by an earlier run");
+            let mut group = Vec::new();
             for (id, body) in pending {
                 match serde_json::from_slice::<Value>(&body).ok().and_then(|v| payload::parse(&v, None).ok()) {
-                    Some(event) => apply_one(&*applier, &reader, &feed, id, &event).await,
-                    None => reader.mark_applied(id, "failed: stored body no longer parses".into(), None, None).await?,
+                    Some(event) => group.push((id, event)),
+                    None => {
+                        let failed = ApplyResult {
+                            outcome: "failed: the stored body no longer parses".into(),
+                            order_id: None,
+                            subscription_id: None,
+                        };
+                        reader.mark_applied(&[(id, failed)]).await?;
+                    }
                 }
             }
+            apply_group(&*applier, &reader, &feed, &group).await;
         }
         tokio::spawn(apply_in_order(queue, applier, reader, feed));
         Ok(receiver)
@@ -245,30 +254,38 @@ fn is_json(content_type: Option<&str>) -> bool {
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 
-async fn apply_one(
-    applier: &dyn EventApplier,
-    reader: &InboxReader,
-    feed: &broadcast::Sender<FeedItem>,
-    id: i64,
-    event: &WebhookEvent,
-) {
-    let result = match applier.apply(event).await {
+async fn apply_event(applier: &dyn EventApplier, id: i64, event: &WebhookEvent) -> ApplyResult {
+    match applier.apply(event).await {
         Ok(result) => result,
         Err(err) => {
             tracing::error!(id, %err, "applying a webhook delivery failed");
             ApplyResult { outcome: format!("failed: {}", err.message), order_id: None, subscription_id: None }
         }
-    };
-    if let Err(err) =
-        reader.mark_applied(id, result.outcome.clone(), result.order_id.clone(), result.subscription_id.clone()).await
-    {
-        tracing::error!(id, %err, "could not record how a webhook delivery was applied");
     }
-    let mut item = FeedItem::new("applied", true).about(Some(id), event);
-    item.outcome = Some(result.outcome);
-    item.order_id = result.order_id;
-    item.subscription_id = result.subscription_id;
-    let _ = feed.send(item);
+}
+
+/// Applies a group of deliveries in order, records the outcomes in one transaction, then
+/// announces them.
+async fn apply_group(
+    applier: &dyn EventApplier,
+    reader: &InboxReader,
+    feed: &broadcast::Sender<FeedItem>,
+    group: &[(i64, WebhookEvent)],
+) {
+    let mut results = Vec::with_capacity(group.len());
+    for (id, event) in group {
+        results.push((*id, apply_event(applier, *id, event).await));
+    }
+    if let Err(err) = reader.mark_applied(&results).await {
+        tracing::error!(%err, "could not record how webhook deliveries were applied");
+    }
+    for ((id, event), (_, result)) in group.iter().zip(results) {
+        let mut item = FeedItem::new("applied", true).about(Some(*id), event);
+        item.outcome = Some(result.outcome);
+        item.order_id = result.order_id;
+        item.subscription_id = result.subscription_id;
+        let _ = feed.send(item);
+    }
 }
 
 async fn apply_in_order(
@@ -277,8 +294,17 @@ async fn apply_in_order(
     reader: InboxReader,
     feed: broadcast::Sender<FeedItem>,
 ) {
-    while let Some((id, event)) = queue.recv().await {
-        apply_one(&*applier, &reader, &feed, id, &event).await;
+    let mut group = Vec::new();
+    while let Some(first) = queue.recv().await {
+        group.push(first);
+        while group.len() < 256 {
+            match queue.try_recv() {
+                Ok(next) => group.push(next),
+                Err(_) => break,
+            }
+        }
+        apply_group(&*applier, &reader, &feed, &group).await;
+        group.clear();
     }
 }
 

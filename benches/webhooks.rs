@@ -1,0 +1,131 @@
+//! Webhook receiver load benchmark over real HTTP on loopback (run: `cargo bench --bench webhooks`).
+//!
+//! The server and this load generator share the machine. Prints accepted deliveries/s at full
+//! speed (closed loop, 64 connections), latency p50/p99/p99.9 at a fixed 1,000 deliveries/s (open
+//! model: latency counted from each request's scheduled start, so a stall is not hidden), and
+//! checks that stored == acknowledged. Every commit is a full sync (`synchronous=FULL`).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use staffroom::config::Config;
+use staffroom::secrets::{Secret, SecretBackend};
+use staffroom::webhooks::signature::sign;
+
+const SECRET: &str = "whsec_bench";
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn delivery(n: u64) -> (Vec<u8>, String) {
+    let body = serde_json::to_vec(&json!({
+        "meta": {"event_name": "subscription_updated", "webhook_id": format!("bench-{n}"), "test_mode": true},
+        "data": {"type": "subscriptions", "id": n.to_string(), "attributes": {
+            "status": "active", "customer_id": 1000 + n % 97, "product_id": 7, "variant_id": 11,
+            "renews_at": "2026-12-22T10:00:00.000000Z", "updated_at": "2026-11-22T10:00:00.000000Z",
+            "user_email": "customer@example.com", "user_name": "A Customer", "card_brand": "visa"
+        }}
+    }))
+    .unwrap();
+    let signature = sign(&Secret::new(SECRET), &body);
+    (body, signature)
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    std::env::set_var("STAFFROOM_WEBHOOK_SECRET", SECRET);
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config::new(dir.path());
+    config.secret_backend = SecretBackend::Memory;
+    config.receive_webhooks = true;
+    let core = staffroom::Core::open(config).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/api/payments/webhooks", listener.local_addr().unwrap());
+    tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
+    let client = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
+    let next = Arc::new(AtomicU64::new(0));
+    let acknowledged = Arc::new(AtomicU64::new(0));
+    println!("machine: {} cores; server and load generator share them", std::thread::available_parallelism().unwrap());
+
+    // Full speed: 64 connections, closed loop.
+    let run_for = Duration::from_secs(5);
+    let started = Instant::now();
+    let mut workers = Vec::new();
+    for _ in 0..64 {
+        let (client, url, next, acknowledged) = (client.clone(), url.clone(), next.clone(), acknowledged.clone());
+        workers.push(tokio::spawn(async move {
+            while started.elapsed() < run_for {
+                let (body, signature) = delivery(next.fetch_add(1, Ordering::Relaxed));
+                let response = client
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .header("x-signature", signature)
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(response.status(), 200);
+                acknowledged.fetch_add(1, Ordering::Relaxed);
+            }
+        }));
+    }
+    for worker in workers {
+        worker.await.unwrap();
+    }
+    let elapsed = started.elapsed();
+    let full_speed = acknowledged.load(Ordering::Relaxed);
+    println!(
+        "full speed, 64 connections: {:.0} stored deliveries/s ({full_speed} in {:.1} s)",
+        full_speed as f64 / elapsed.as_secs_f64(),
+        elapsed.as_secs_f64()
+    );
+
+    // Fixed rate: 1,000 deliveries/s for 5 s, open model.
+    let rate = 1000u64;
+    let total = rate * 5;
+    let started = Instant::now();
+    let mut handles = Vec::with_capacity(total as usize);
+    for i in 0..total {
+        let scheduled = started + Duration::from_micros(i * 1_000_000 / rate);
+        tokio::time::sleep_until(scheduled.into()).await;
+        let (client, url, acknowledged) = (client.clone(), url.clone(), acknowledged.clone());
+        let (body, signature) = delivery(next.fetch_add(1, Ordering::Relaxed));
+        handles.push(tokio::spawn(async move {
+            let response = client
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("x-signature", signature)
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 200);
+            acknowledged.fetch_add(1, Ordering::Relaxed);
+            scheduled.elapsed()
+        }));
+    }
+    let mut latencies = Vec::with_capacity(handles.len());
+    for handle in handles {
+        latencies.push(handle.await.unwrap());
+    }
+    latencies.sort();
+    println!(
+        "fixed {rate}/s for 5 s: p50 {}  p99 {}  p99.9 {}  max {}",
+        ms(percentile(&latencies, 0.5)),
+        ms(percentile(&latencies, 0.99)),
+        ms(percentile(&latencies, 0.999)),
+        ms(*latencies.last().unwrap())
+    );
+
+    let stored = core.webhooks.as_ref().unwrap().reader().count().await.unwrap();
+    let acknowledged = acknowledged.load(Ordering::Relaxed);
+    println!("stored {stored} == acknowledged {acknowledged}: {}", stored as u64 == acknowledged);
+    assert_eq!(stored as u64, acknowledged);
+}
