@@ -256,6 +256,21 @@ async fn idle_sessions_end() {
     assert_eq!(me(&server, &token).await.0, 200);
     tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
     assert_eq!(me(&server, &token).await.0, 401);
+    assert_eq!(me(&server, &token).await.0, 401, "a dead session stays dead");
+    let response = client().post(server.url("/api/auth/refresh")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(response.status(), 401, "and cannot be refreshed");
+}
+
+#[tokio::test]
+async fn concurrent_failures_all_count() {
+    let server = Server::sandbox();
+    let body = credentials(DEMO_EMAIL, "concurrent-wrong-guess");
+    let attempts = (0..5).map(|_| post_auth(&server, &body));
+    for (status, _, _) in futures::future::join_all(attempts).await {
+        assert_eq!(status, 401);
+    }
+    let (status, _, _) = post_auth(&server, &credentials(DEMO_EMAIL, DEMO_PASSWORD)).await;
+    assert_eq!(status, 429, "five concurrent failures lock the account like five in a row");
 }
 
 #[tokio::test]

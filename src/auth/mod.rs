@@ -14,7 +14,7 @@ use crate::audit::Audit;
 use crate::config::SessionLimits;
 use crate::error::{Error, ErrorCode, FieldError, Result};
 use crate::secrets::Secret;
-use crate::store::users::{self, Role, SessionRecord, ThrottleState, UserRecord};
+use crate::store::users::{self, Role, SessionRecord, UserRecord};
 use crate::store::Db;
 use crate::time::{now_rfc3339, now_unix, unix_to_rfc3339};
 
@@ -201,10 +201,8 @@ impl AuthService {
         let user = match user {
             Some(user) if verified.matches && !user.disabled => user,
             other => {
-                let failures = throttle.failures.saturating_add(1);
-                let locked_until = lock_duration(failures).map(|d| now + d.as_secs() as i64).unwrap_or(0);
-                let state = ThrottleState { failures, locked_until };
-                self.db.call(move |conn| users::set_throttle_state(conn, &key, state, now)).await?;
+                let state = self.db.call(move |conn| users::record_failure(conn, &key, now, lock_duration)).await?;
+                tracing::debug!(failures = state.failures, "sign-in failed");
                 let reason = match other {
                     None => "unknown email",
                     Some(u) if u.disabled => "account disabled",
@@ -288,23 +286,21 @@ impl AuthService {
             .db
             .call(move |conn| {
                 let Some(session) = users::find_session(conn, &sid)? else { return Ok(None) };
-                let user = users::find_by_id(conn, &session.user_id)?;
-                if session.revoked_at.is_none() && now - session.last_seen_at >= TOUCH_EVERY_SECS {
+                let Some(user) = users::find_by_id(conn, &session.user_id)? else { return Ok(None) };
+                let live = session.revoked_at.is_none()
+                    && now < session.expires_at
+                    && now - session.last_seen_at <= idle
+                    && !user.disabled;
+                // Only a live session is marked as used: touching a dead one would revive it.
+                if live && now - session.last_seen_at >= TOUCH_EVERY_SECS {
                     users::touch_session(conn, &sid, now)?;
                 }
-                Ok(user.map(|u| (u, session)))
+                Ok(live.then_some((user, session)))
             })
             .await?;
-        let ended = || Error::unauthorized("Your session has ended; sign in again");
-        let Some((user, session)) = found else { return Err(ended()) };
-        if session.user_id != claims.sub
-            || session.revoked_at.is_some()
-            || now >= session.expires_at
-            || now - session.last_seen_at > idle
-            || user.disabled
-        {
-            return Err(ended());
-        }
+        let Some((user, session)) = found.filter(|(_, session)| session.user_id == claims.sub) else {
+            return Err(Error::unauthorized("Your session has ended; sign in again"));
+        };
         let identity = StaffIdentity {
             user_id: user.id.clone(),
             session_id: session.id.clone(),

@@ -209,19 +209,31 @@ pub fn throttle_state(conn: &Connection, email: &str) -> Result<ThrottleState> {
         .unwrap_or_default())
 }
 
-/// Records the throttling state of `email`.
-pub fn set_throttle_state(conn: &Connection, email: &str, state: ThrottleState, now: i64) -> Result<()> {
-    conn.execute(
-        "INSERT INTO login_throttle (email, failures, locked_until, updated_at) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT(email) DO UPDATE SET failures = ?2, locked_until = ?3, updated_at = ?4",
-        params![email, state.failures, state.locked_until, now],
+/// Counts one more consecutive failure for `email` (atomically, so concurrent failures all
+/// count), locks it for `lock_for(failures)` when that says so, and returns the new state.
+pub fn record_failure(
+    conn: &mut Connection,
+    email: &str,
+    now: i64,
+    lock_for: impl Fn(u32) -> Option<std::time::Duration>,
+) -> Result<ThrottleState> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let failures: u32 = tx.query_row(
+        "INSERT INTO login_throttle (email, failures, locked_until, updated_at) VALUES (?1, 1, 0, ?2)
+         ON CONFLICT(email) DO UPDATE SET failures = failures + 1, updated_at = ?2
+         RETURNING failures",
+        params![email, now],
+        |row| row.get(0),
     )?;
+    let locked_until = lock_for(failures).map(|d| now + d.as_secs() as i64).unwrap_or(0);
+    tx.execute("UPDATE login_throttle SET locked_until = ?2 WHERE email = ?1", params![email, locked_until])?;
     // Forget emails nobody has tried for a day, so guessing random emails cannot fill the disk.
-    conn.execute(
+    tx.execute(
         "DELETE FROM login_throttle WHERE updated_at < ?1 AND locked_until < ?2",
         params![now - 24 * 3600, now],
     )?;
-    Ok(())
+    tx.commit()?;
+    Ok(ThrottleState { failures, locked_until })
 }
 
 /// Clears the throttling state of `email` after a success.
