@@ -38,6 +38,20 @@ fn delivery(n: u64) -> (Vec<u8>, String) {
     (body, signature)
 }
 
+/// Sends delivery `n` and checks it was acknowledged.
+async fn send(client: &reqwest::Client, url: &str, n: u64) {
+    let (body, signature) = delivery(n);
+    let response = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("x-signature", signature)
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+}
+
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     std::env::set_var("STAFFROOM_WEBHOOK_SECRET", SECRET);
@@ -62,16 +76,7 @@ async fn main() {
         let (client, url, next, acknowledged) = (client.clone(), url.clone(), next.clone(), acknowledged.clone());
         workers.push(tokio::spawn(async move {
             while started.elapsed() < run_for {
-                let (body, signature) = delivery(next.fetch_add(1, Ordering::Relaxed));
-                let response = client
-                    .post(&url)
-                    .header("content-type", "application/json")
-                    .header("x-signature", signature)
-                    .body(body)
-                    .send()
-                    .await
-                    .unwrap();
-                assert_eq!(response.status(), 200);
+                send(&client, &url, next.fetch_add(1, Ordering::Relaxed)).await;
                 acknowledged.fetch_add(1, Ordering::Relaxed);
             }
         }));
@@ -96,17 +101,9 @@ async fn main() {
         let scheduled = started + Duration::from_micros(i * 1_000_000 / rate);
         tokio::time::sleep_until(scheduled.into()).await;
         let (client, url, acknowledged) = (client.clone(), url.clone(), acknowledged.clone());
-        let (body, signature) = delivery(next.fetch_add(1, Ordering::Relaxed));
+        let n = next.fetch_add(1, Ordering::Relaxed);
         handles.push(tokio::spawn(async move {
-            let response = client
-                .post(&url)
-                .header("content-type", "application/json")
-                .header("x-signature", signature)
-                .body(body)
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(response.status(), 200);
+            send(&client, &url, n).await;
             acknowledged.fetch_add(1, Ordering::Relaxed);
             scheduled.elapsed()
         }));

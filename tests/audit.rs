@@ -1,16 +1,16 @@
 //! Every sign-in, failure and account change leaves an audit entry.
 
 use staffroom::auth::{Actor, LoginInput, NewUser};
-use staffroom::config::Config;
-use staffroom::secrets::{Secret, SecretBackend};
+mod common;
+
+use common::memory_core;
+use staffroom::secrets::Secret;
 use staffroom::store::users::Role;
 
 #[tokio::test]
 async fn sign_ins_failures_and_account_changes_are_audited() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::new(dir.path());
-    config.secret_backend = SecretBackend::Memory;
-    let core = staffroom::Core::open(config).await.unwrap();
+    let core = memory_core(dir.path()).await;
     assert!(core.auth.needs_first_admin().await.unwrap());
     core.auth
         .create_first_admin("ada@example.com".into(), "Ada".into(), Secret::new("analytical-engine-notes-1843"))
@@ -66,9 +66,7 @@ async fn sign_ins_failures_and_account_changes_are_audited() {
 #[tokio::test]
 async fn staff_cannot_manage_users() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::new(dir.path());
-    config.secret_backend = SecretBackend::Memory;
-    let core = staffroom::Core::open(config).await.unwrap();
+    let core = memory_core(dir.path()).await;
     let staff = NewUser {
         email: "bo@example.com".into(),
         name: "Bo".into(),

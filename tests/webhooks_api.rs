@@ -30,15 +30,7 @@ async fn signed(server: &Server, body: &Value) -> (u16, Value) {
 }
 
 async fn stored(server: &Server, token: &str) -> Vec<Value> {
-    let log: Value = client()
-        .get(server.url("/api/payments/webhooks?limit=500"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let log = webhook_log(server, token, 500).await;
     assert_eq!(log["receiving"], true);
     log["events"].as_array().unwrap().clone()
 }

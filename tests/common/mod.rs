@@ -186,3 +186,23 @@ pub async fn login(server: &Server, email: &str, password: &str) -> Value {
 pub async fn demo_token(server: &Server) -> String {
     login(server, DEMO_EMAIL, DEMO_PASSWORD).await["token"].as_str().unwrap().to_string()
 }
+
+/// The webhook log (`GET /api/payments/webhooks?limit=…`) as JSON.
+pub async fn webhook_log(server: &Server, token: &str, limit: u32) -> Value {
+    client()
+        .get(server.url(&format!("/api/payments/webhooks?limit={limit}")))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// A core on a fresh data dir with secrets in memory, for in-process tests.
+pub async fn memory_core(dir: &Path) -> staffroom::Core {
+    let mut config = staffroom::config::Config::new(dir);
+    config.secret_backend = staffroom::secrets::SecretBackend::Memory;
+    staffroom::Core::open(config).await.unwrap()
+}
