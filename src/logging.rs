@@ -1,10 +1,10 @@
-//! Logs: human-readable lines on stderr, JSON lines in daily files in `<data dir>/logs`.
+//! Logs: human-readable lines on stderr, JSON lines in daily files (`<data dir>/logs` for the CLI).
 //! Filter with `STAFFROOM_LOG` (e.g. `debug`, `staffroom=trace`). Secrets never reach a log: they
 //! travel as `Secret`, which prints as `[redacted]`, and requests are logged by path only.
 
 use std::path::Path;
 
-use tracing_appender::non_blocking::WorkerGuard;
+pub use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::{fmt, EnvFilter};
@@ -18,11 +18,12 @@ fn filter() -> EnvFilter {
     EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new("info"))
 }
 
-/// Starts logging to stderr and, when `data_dir` is given, to JSON files in it. Keep the guard
-/// alive for as long as the process logs: dropping it flushes the file writer.
-pub fn init(data_dir: Option<&Path>) -> Option<WorkerGuard> {
+/// Starts logging to stderr and, when `log_dir` is given, to JSON files in it (the CLI uses
+/// `<data dir>/logs`, the desktop app its platform log dir). Keep the guard alive for as long as
+/// the process logs: dropping it flushes the file writer.
+pub fn init(log_dir: Option<&Path>) -> Option<WorkerGuard> {
     let stderr = fmt::layer().with_writer(std::io::stderr).with_target(false).compact();
-    let (files, guard) = match data_dir.and_then(file_writer) {
+    let (files, guard) = match log_dir.and_then(file_writer) {
         Some((writer, guard)) => (Some(fmt::layer().json().with_writer(writer).with_current_span(true)), Some(guard)),
         None => (None, None),
     };
@@ -31,14 +32,13 @@ pub fn init(data_dir: Option<&Path>) -> Option<WorkerGuard> {
     guard
 }
 
-fn file_writer(data_dir: &Path) -> Option<(tracing_appender::non_blocking::NonBlocking, WorkerGuard)> {
-    let dir = data_dir.join("logs");
+fn file_writer(dir: &Path) -> Option<(tracing_appender::non_blocking::NonBlocking, WorkerGuard)> {
     let appender = tracing_appender::rolling::Builder::new()
         .rotation(tracing_appender::rolling::Rotation::DAILY)
         .filename_prefix("staffroom")
         .filename_suffix("log")
         .max_log_files(KEEP_FILES)
-        .build(&dir)
+        .build(dir)
         .map_err(|e| eprintln!("warning: cannot write logs in {}: {e}", dir.display()))
         .ok()?;
     Some(tracing_appender::non_blocking(appender))

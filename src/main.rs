@@ -196,7 +196,7 @@ async fn serve(config: Config, addr: SocketAddr, tls: Option<TlsFiles>) -> Resul
     let tls = tls.as_ref().map(load_tls).transpose()?;
     let (data_dir, sandbox) = (config.data_dir.clone(), config.sandbox);
     std::fs::create_dir_all(&data_dir).ok();
-    let _log_guard = staffroom::logging::init(Some(&data_dir));
+    let _log_guard = staffroom::logging::init(Some(&data_dir.join("logs")));
     let core = Core::open(config).await?;
     if sandbox {
         staffroom::sandbox::ensure_demo_account(&core).await?;

@@ -1,6 +1,8 @@
 //! The sandbox: built-in simulators of both providers on loopback, seeded data, and the demo
 //! staff account, so the whole app runs offline with no accounts (SPEC section 6).
 
+pub mod lemonsqueezy;
+
 use crate::auth::{Actor, NewUser};
 use crate::error::Result;
 use crate::secrets::Secret;

@@ -98,6 +98,15 @@ pub enum SecretBackend {
     Memory,
 }
 
+impl std::str::FromStr for SecretBackend {
+    type Err = String;
+
+    /// Parses the names `STAFFROOM_SECRET_STORE` takes: auto, secret-service, keyutils, memory.
+    fn from_str(value: &str) -> Result<Self, String> {
+        <SecretBackend as clap::ValueEnum>::from_str(value, true)
+    }
+}
+
 impl SecretBackend {
     /// Opens the backend. `namespace` keeps one installation's secrets apart from another's.
     pub fn open(self, namespace: &str) -> Result<Arc<dyn SecretStore>, SecretError> {

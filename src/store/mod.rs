@@ -15,7 +15,11 @@ use crate::error::{Error, Result};
 
 /// The schema, one SQL file per version, in order; additive only.
 const MIGRATION_FILES: &[&str] =
-    &[include_str!("../../migrations/0001_foundation.sql"), include_str!("../../migrations/0004_webhooks.sql")];
+    &[
+        include_str!("../../migrations/0001_foundation.sql"),
+        include_str!("../../migrations/0002_payments.sql"),
+        include_str!("../../migrations/0003_webhooks.sql"),
+    ];
 
 fn migrations() -> Migrations<'static> {
     Migrations::new(MIGRATION_FILES.iter().map(|sql| M::up(sql)).collect())

@@ -1,0 +1,12 @@
+//! Declares the app's commands so they fall under Tauri's permission system: a window may call
+//! only what its capability grants (the editor window gets document commands only).
+
+/// Every command the shell registers; capabilities/*.json grant them per window.
+const COMMANDS: &[&str] = &["app_info", "login", "logout", "current_user", "refresh_session", "create_first_admin"];
+
+fn main() {
+    tauri_build::try_build(
+        tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(COMMANDS)),
+    )
+    .expect("tauri build script");
+}

@@ -1,0 +1,76 @@
+//! Staffroom's desktop shell: a thin door onto the core. Every command calls a core service and
+//! returns its DTO, or rejects with the core's error object `{code, message, details?}`.
+
+mod commands;
+mod state;
+
+use staffroom::config::{resolve_data_dir, Config};
+use tauri::Manager;
+
+pub use state::DesktopState;
+
+/// Parses the shell's own arguments: `--sandbox` and `--data-dir DIR`.
+fn parse_args() -> (bool, Option<std::path::PathBuf>) {
+    let mut sandbox = false;
+    let mut data_dir = std::env::var_os("STAFFROOM_DATA_DIR").map(Into::into);
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--sandbox" => sandbox = true,
+            "--data-dir" => data_dir = args.next().map(Into::into),
+            _ => {}
+        }
+    }
+    (sandbox, data_dir)
+}
+
+/// Builds the core for this window's session.
+async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staffroom::Result<staffroom::Core> {
+    let mut config = Config::new(resolve_data_dir(data_dir.as_deref(), sandbox));
+    config.sandbox = sandbox;
+    if let Some(backend) = std::env::var("STAFFROOM_SECRET_STORE").ok().and_then(|v| v.parse().ok()) {
+        config.secret_backend = backend;
+    }
+    let core = staffroom::Core::open(config).await?;
+    if sandbox {
+        staffroom::sandbox::ensure_demo_account(&core).await?;
+    }
+    Ok(core)
+}
+
+/// Starts the app.
+pub fn run() {
+    let (sandbox, data_dir) = parse_args();
+    tauri::Builder::default()
+        // First, so a second launch focuses the running window instead of opening another core.
+        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
+            if let Some(window) = app.get_webview_window("main") {
+                let _ = window.unminimize();
+                let _ = window.set_focus();
+            }
+        }))
+        .plugin(tauri_plugin_opener::init())
+        .setup(move |app| {
+            let log_dir = app.path().app_log_dir().ok();
+            let guard = staffroom::logging::init(log_dir.as_deref());
+            app.manage(LogGuard(guard));
+            let core = tauri::async_runtime::block_on(open_core(sandbox, data_dir.clone()))
+                .map_err(|e| format!("Staffroom could not start: {}", e.message))?;
+            tracing::info!(sandbox, data_dir = %core.config.data_dir.display(), "desktop app started");
+            app.manage(DesktopState::new(core));
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::app_info,
+            commands::login,
+            commands::logout,
+            commands::current_user,
+            commands::refresh_session,
+            commands::create_first_admin,
+        ])
+        .run(tauri::generate_context!())
+        .expect("error while running Staffroom");
+}
+
+/// Keeps the log file writer alive (dropping it flushes and stops file logging).
+struct LogGuard(#[allow(dead_code)] Option<staffroom::logging::WorkerGuard>);

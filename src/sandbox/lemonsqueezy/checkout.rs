@@ -1,0 +1,193 @@
+//! The sandbox checkout page: Pay or Decline. Pay creates the order (and, for a subscription
+//! product, the subscription) and sends signed `order_created` (and `subscription_created`)
+//! webhooks to the app's receiver, retrying like the provider does, so the whole loop works
+//! offline.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde_json::{json, Value};
+
+use super::seed::{Order, Subscription};
+use super::{now_stamp, order_json, subscription_json, Sim};
+use crate::webhooks::signature::sign;
+
+pub(super) fn routes() -> Router<Arc<Sim>> {
+    Router::new()
+        .route("/checkout/custom/{id}", get(page))
+        .route("/checkout/custom/{id}/pay", post(pay))
+        .route("/checkout/custom/{id}/decline", post(decline))
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+fn shell(title: &str, body: &str) -> Html<String> {
+    Html(format!(
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>{title}</title><style>
+body{{font-family:system-ui,sans-serif;background:#f6f7f9;color:#1c2430;display:grid;place-items:center;min-height:100vh;margin:0}}
+main{{background:#fff;border:1px solid #d9dee5;border-radius:12px;padding:28px;max-width:420px;width:100%}}
+.badge{{font-size:11px;text-transform:uppercase;background:#fff6e0;border:1px solid #f2b84b;border-radius:99px;padding:1px 8px}}
+button{{font:inherit;padding:9px 16px;border-radius:6px;border:1px solid #d9dee5;cursor:pointer;margin-right:8px}}
+#pay{{background:#2f5d8a;border-color:#2f5d8a;color:#fff;font-weight:600}} .total{{font-size:24px;font-weight:600}}
+</style></head><body><main><p><span class="badge">Sandbox checkout</span></p>{body}</main></body></html>"#
+    ))
+}
+
+async fn page(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    let Some(checkout) = data.checkouts.get(&id) else {
+        return (StatusCode::NOT_FOUND, shell("Checkout not found", "<h1>Checkout not found</h1>")).into_response();
+    };
+    let variant = data.products.iter().flat_map(|p| p.variants.iter()).find(|v| v.id == checkout.variant_id);
+    let product = variant.and_then(|v| data.products.iter().find(|p| p.id == v.product_id));
+    let (Some(variant), Some(product)) = (variant, product) else {
+        return (StatusCode::NOT_FOUND, shell("Checkout not found", "<h1>Checkout not found</h1>")).into_response();
+    };
+    let body = match checkout.status {
+        "open" => format!(
+            r#"<h1>{} — {}</h1><p class="total">{}</p><p>For {} &lt;{}&gt;</p>
+<p>This is a simulated payment: no money moves.</p>
+<form method="post" action="/checkout/custom/{id}/pay" style="display:inline"><button id="pay" type="submit">Pay</button></form>
+<form method="post" action="/checkout/custom/{id}/decline" style="display:inline"><button id="decline" type="submit">Decline</button></form>"#,
+            escape(&product.name),
+            escape(&variant.name),
+            super::format_cents(variant.price),
+            escape(&checkout.name),
+            escape(&checkout.email),
+        ),
+        status => format!("<h1 id=\"result\">This checkout is {status}</h1>"),
+    };
+    shell("Sandbox checkout", &body).into_response()
+}
+
+async fn pay(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    finish(sim, id, true).await
+}
+
+async fn decline(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    finish(sim, id, false).await
+}
+
+async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
+    let deliveries = {
+        let mut data = sim.data.lock().unwrap();
+        let Some(checkout) = data.checkouts.get(&id).cloned() else {
+            return (StatusCode::NOT_FOUND, shell("Checkout not found", "<h1>Checkout not found</h1>")).into_response();
+        };
+        if checkout.status != "open" {
+            return shell("Sandbox checkout", &format!("<h1 id=\"result\">This checkout is {}</h1>", checkout.status))
+                .into_response();
+        }
+        let variant = data.products.iter().flat_map(|p| p.variants.iter()).find(|v| v.id == checkout.variant_id).cloned();
+        let Some(variant) = variant else { return StatusCode::NOT_FOUND.into_response() };
+        let product_name = data.products.iter().find(|p| p.id == variant.product_id).map(|p| p.name.clone()).unwrap_or_default();
+        let customer_id = match data.customers.iter().find(|c| c.email == checkout.email) {
+            Some(c) => c.id,
+            None => {
+                let id = 1000 + data.customers.len() as u64 + 1;
+                data.customers.push(super::seed::Customer {
+                    id,
+                    name: checkout.name.clone(),
+                    email: checkout.email.clone(),
+                    country: checkout.country.clone().unwrap_or_else(|| "GB".into()),
+                });
+                id
+            }
+        };
+        let now = now_stamp();
+        let order_id = 9000 + data.orders.len() as u64 + 1;
+        let order = Order {
+            id: order_id,
+            identifier: uuid::Uuid::new_v4().to_string(),
+            order_number: order_id,
+            customer_id,
+            user_name: checkout.name.clone(),
+            user_email: checkout.email.clone(),
+            status: if paid { "paid" } else { "failed" },
+            total: variant.price,
+            product_id: variant.product_id,
+            variant_id: variant.id,
+            product_name: product_name.clone(),
+            variant_name: variant.name.clone(),
+            created_at: now.clone(),
+            updated_at: now.clone(),
+        };
+        let mut deliveries = vec![("order_created", order_json(&sim.base, &order))];
+        data.orders.push(order);
+        if paid && variant.is_subscription {
+            let renews = chrono::Utc::now().timestamp() + if variant.interval == Some("year") { 365 } else { 30 } * 86_400;
+            let subscription = Subscription {
+                id: data.subscriptions.iter().map(|s| s.id).max().unwrap_or(0) + 1,
+                customer_id: Some(customer_id),
+                order_id,
+                product_id: variant.product_id,
+                variant_id: variant.id,
+                product_name,
+                variant_name: variant.name.clone(),
+                user_name: checkout.name.clone(),
+                user_email: checkout.email.clone(),
+                status: "active",
+                pause: None,
+                trial_ends_at: None,
+                renews_at: super::seed::stamp(renews),
+                ends_at: None,
+                created_at: now.clone(),
+                updated_at: now,
+            };
+            deliveries.push(("subscription_created", subscription_json(&sim.base, &subscription)));
+            data.subscriptions.push(subscription);
+        }
+        data.checkouts.get_mut(&id).expect("checked above").status = if paid { "paid" } else { "declined" };
+        deliveries.into_iter().map(|(event, resource)| (event, resource, checkout.custom.clone())).collect::<Vec<_>>()
+    };
+    let target = sim.webhook.lock().unwrap().clone();
+    match target {
+        Some((url, secret)) => {
+            let http = sim.http.clone();
+            tokio::spawn(async move {
+                for (event, resource, custom) in deliveries {
+                    let body = serde_json::to_vec(&json!({
+                        "meta": {"event_name": event, "custom_data": Value::Object(custom), "test_mode": true,
+                                 "webhook_id": uuid::Uuid::new_v4().to_string()},
+                        "data": resource
+                    }))
+                    .expect("JSON always serializes");
+                    deliver(&http, &url, &secret, event, body).await;
+                }
+            });
+        }
+        None => tracing::warn!("sandbox checkout finished, but no webhook receiver is set to tell"),
+    }
+    let message = if paid { "Payment complete" } else { "Payment declined" };
+    shell(message, &format!("<h1 id=\"result\">{message}</h1><p>You can close this page and return to Staffroom.</p>"))
+        .into_response()
+}
+
+/// Sends one delivery, retrying three more times with growing waits like the provider.
+async fn deliver(http: &reqwest::Client, url: &str, secret: &crate::secrets::Secret, event: &str, body: Vec<u8>) {
+    let signature = sign(secret, &body);
+    for (attempt, wait) in [0u64, 1, 3, 9].into_iter().enumerate() {
+        tokio::time::sleep(Duration::from_secs(wait)).await;
+        let sent = http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("x-event-name", event)
+            .header("x-signature", &signature)
+            .body(body.clone())
+            .send()
+            .await;
+        match sent {
+            Ok(response) if response.status() == StatusCode::OK => return,
+            Ok(response) => tracing::warn!(attempt, status = response.status().as_u16(), event, "sandbox webhook refused"),
+            Err(err) => tracing::warn!(attempt, %err, event, "sandbox webhook not delivered"),
+        }
+    }
+}

@@ -1,0 +1,673 @@
+//! A simulator of the Lemon Squeezy API v1 on loopback: the same JSON:API shapes, pagination,
+//! filters, error bodies and 300 requests/minute limit, over seeded data; fault switches for
+//! tests; and a checkout page whose Pay button sends signed webhooks to the app's receiver.
+
+mod checkout;
+pub mod seed;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use self::seed::{Customer, Order, Product, Subscription, Variant};
+use crate::error::{Error, Result};
+use crate::secrets::Secret;
+
+/// How the simulator misbehaves, for tests of the client's resilience.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Faults {
+    /// Added to every API answer.
+    pub latency_ms: u64,
+    /// Share of API requests answered 500 (0.0 to 1.0).
+    pub error_rate: f64,
+    /// The next this-many API requests are answered 429.
+    pub burst_429: u32,
+    /// API requests hang (until the client gives up).
+    pub timeout: bool,
+    /// Every API request is answered 401, as if the key were revoked.
+    pub reject_key: bool,
+}
+
+/// Sizes and limits of a simulator.
+#[derive(Debug, Clone)]
+pub struct SimulatorOptions {
+    pub products: u64,
+    pub customers: u64,
+    pub subscriptions: u64,
+    /// The provider allows 300 requests per this window (60 s; tests may shrink it).
+    pub rate_window: Duration,
+}
+
+impl Default for SimulatorOptions {
+    fn default() -> Self {
+        SimulatorOptions { products: 30, customers: 60, subscriptions: 245, rate_window: Duration::from_secs(60) }
+    }
+}
+
+/// Requests the provider allows per window.
+pub const RATE_LIMIT: usize = 300;
+
+#[derive(Debug, Clone)]
+struct Checkout {
+    id: String,
+    variant_id: u64,
+    email: String,
+    name: String,
+    country: Option<String>,
+    custom: Map<String, Value>,
+    status: &'static str,
+    created_at: String,
+}
+
+struct Data {
+    products: Vec<Product>,
+    customers: Vec<Customer>,
+    subscriptions: Vec<Subscription>,
+    orders: Vec<Order>,
+    checkouts: HashMap<String, Checkout>,
+}
+
+struct Sim {
+    base: String,
+    api_key: String,
+    data: Mutex<Data>,
+    faults: Mutex<Faults>,
+    rng: Mutex<seed::Rng>,
+    /// When each API request arrived (kept for one window, for the limit and for tests).
+    arrivals: Mutex<Vec<Instant>>,
+    total_requests: Mutex<u64>,
+    /// The most requests seen in one window so far.
+    max_in_window: Mutex<usize>,
+    rate_window: Duration,
+    /// Where Pay sends webhooks, and the signing secret.
+    webhook: Mutex<Option<(String, Secret)>>,
+    http: reqwest::Client,
+}
+
+/// A running simulator; it stops when the last handle is dropped... or with the process.
+#[derive(Clone)]
+pub struct PaymentSimulator {
+    sim: Arc<Sim>,
+    shutdown: Arc<tokio::sync::Notify>,
+}
+
+impl PaymentSimulator {
+    /// Starts a simulator on 127.0.0.1 with a random port.
+    pub async fn start(options: SimulatorOptions) -> Result<Self> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::internal("simulator", e))?;
+        let base = format!("http://{}", listener.local_addr().map_err(|e| Error::internal("simulator", e))?);
+        let products = seed::products(options.products);
+        let customers = seed::customers(options.customers);
+        let subscriptions = seed::subscriptions(options.subscriptions, &products, &customers);
+        let sim = Arc::new(Sim {
+            base: base.clone(),
+            api_key: format!("sandbox_{}", uuid::Uuid::new_v4().simple()),
+            data: Mutex::new(Data { products, customers, subscriptions, orders: Vec::new(), checkouts: HashMap::new() }),
+            faults: Mutex::new(Faults::default()),
+            rng: Mutex::new(seed::Rng::new(99)),
+            arrivals: Mutex::new(Vec::new()),
+            total_requests: Mutex::new(0),
+            max_in_window: Mutex::new(0),
+            rate_window: options.rate_window,
+            webhook: Mutex::new(None),
+            http: reqwest::Client::builder().timeout(Duration::from_secs(10)).build().map_err(|e| Error::internal("simulator", e))?,
+        });
+        let api = Router::new()
+            .route("/v1/stores/{id}", get(store))
+            .route("/v1/products", get(list_products))
+            .route("/v1/products/{id}", get(one_product))
+            .route("/v1/variants", get(list_variants))
+            .route("/v1/variants/{id}", get(one_variant))
+            .route("/v1/customers", get(list_customers))
+            .route("/v1/customers/{id}", get(one_customer))
+            .route("/v1/subscriptions", get(list_subscriptions))
+            .route("/v1/subscriptions/{id}", get(one_subscription).patch(patch_subscription).delete(cancel_subscription))
+            .route("/v1/orders", get(list_orders))
+            .route("/v1/orders/{id}", get(one_order))
+            .route("/v1/checkouts", post(create_checkout))
+            .fallback(|| async { jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "No such endpoint") })
+            .layer(axum::middleware::from_fn_with_state(sim.clone(), gate));
+        let app = Router::new()
+            .merge(api)
+            .route("/__sandbox/faults", post(set_faults).get(get_faults))
+            .route("/__sandbox/stats", get(stats))
+            .merge(checkout::routes())
+            .with_state(sim.clone());
+        let shutdown = Arc::new(tokio::sync::Notify::new());
+        let stop = shutdown.clone();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).with_graceful_shutdown(async move { stop.notified().await }).await;
+        });
+        Ok(PaymentSimulator { sim, shutdown })
+    }
+
+    /// The API base URL (`http://127.0.0.1:PORT/v1`).
+    pub fn api_url(&self) -> String {
+        format!("{}/v1", self.sim.base)
+    }
+
+    /// The server's root URL.
+    pub fn base_url(&self) -> &str {
+        &self.sim.base
+    }
+
+    /// The API key the simulator accepts.
+    pub fn api_key(&self) -> Secret {
+        Secret::new(self.sim.api_key.clone())
+    }
+
+    /// The simulated store's id.
+    pub fn store_id(&self) -> String {
+        seed::STORE_ID.to_string()
+    }
+
+    /// Sets the fault switches.
+    pub fn set_faults(&self, faults: Faults) {
+        *self.sim.faults.lock().unwrap() = faults;
+    }
+
+    /// Where Pay sends signed webhooks (the app's receiver).
+    pub fn set_webhook_target(&self, url: String, secret: Secret) {
+        *self.sim.webhook.lock().unwrap() = Some((url, secret));
+    }
+
+    /// How many API requests arrived so far.
+    pub fn request_count(&self) -> u64 {
+        *self.sim.total_requests.lock().unwrap()
+    }
+
+    /// The most API requests seen in any one rate window so far (from the arrival log).
+    pub fn max_in_any_window(&self) -> usize {
+        *self.sim.max_in_window.lock().unwrap()
+    }
+
+    /// A subscription's provider status, for tests.
+    pub fn subscription_status(&self, id: u64) -> Option<String> {
+        let data = self.sim.data.lock().unwrap();
+        data.subscriptions.iter().find(|s| s.id == id).map(|s| s.status.to_string())
+    }
+
+    /// Stops the server.
+    pub fn stop(&self) {
+        self.shutdown.notify_one();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The gate every API request passes: faults, the rate limit, the key.
+
+fn jsonapi_error(status: StatusCode, title: &str, detail: &str) -> Response {
+    let body = json!({
+        "jsonapi": {"version": "1.0"},
+        "errors": [{"status": status.as_u16().to_string(), "title": title, "detail": detail}]
+    });
+    (status, [("content-type", "application/vnd.api+json")], Json(body)).into_response()
+}
+
+async fn gate(State(sim): State<Arc<Sim>>, headers: HeaderMap, request: Request, next: Next) -> Response {
+    let now = Instant::now();
+    let in_window = {
+        let mut arrivals = sim.arrivals.lock().unwrap();
+        arrivals.retain(|t| now.duration_since(*t) < sim.rate_window);
+        arrivals.push(now);
+        arrivals.len()
+    };
+    {
+        *sim.total_requests.lock().unwrap() += 1;
+        let mut max = sim.max_in_window.lock().unwrap();
+        *max = (*max).max(in_window);
+    }
+    let faults = sim.faults.lock().unwrap().clone();
+    if faults.timeout {
+        tokio::time::sleep(Duration::from_secs(300)).await;
+    }
+    if faults.latency_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(faults.latency_ms)).await;
+    }
+    if faults.burst_429 > 0 {
+        sim.faults.lock().unwrap().burst_429 -= 1;
+        return jsonapi_error(StatusCode::TOO_MANY_REQUESTS, "Too Many Requests", "Rate limit exceeded (burst)");
+    }
+    if in_window > RATE_LIMIT {
+        return jsonapi_error(StatusCode::TOO_MANY_REQUESTS, "Too Many Requests", "Rate limit of 300 requests per minute exceeded");
+    }
+    if faults.error_rate > 0.0 && sim.rng.lock().unwrap().unit() < faults.error_rate {
+        return jsonapi_error(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error", "Simulated failure");
+    }
+    let authorized = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|key| key == sim.api_key);
+    if faults.reject_key || !authorized {
+        return jsonapi_error(StatusCode::UNAUTHORIZED, "Unauthorized", "Unauthenticated.");
+    }
+    let mut response = next.run(request).await;
+    let remaining = RATE_LIMIT.saturating_sub(in_window);
+    response.headers_mut().insert("x-ratelimit-limit", RATE_LIMIT.into());
+    response.headers_mut().insert("x-ratelimit-remaining", remaining.into());
+    response
+}
+
+async fn set_faults(State(sim): State<Arc<Sim>>, Json(faults): Json<Faults>) -> Json<Faults> {
+    *sim.faults.lock().unwrap() = faults.clone();
+    Json(faults)
+}
+
+async fn get_faults(State(sim): State<Arc<Sim>>) -> Json<Faults> {
+    Json(sim.faults.lock().unwrap().clone())
+}
+
+async fn stats(State(sim): State<Arc<Sim>>) -> Json<Value> {
+    Json(json!({
+        "requests": *sim.total_requests.lock().unwrap(),
+        "maxInWindow": *sim.max_in_window.lock().unwrap(),
+    }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON:API documents.
+
+type Params = Query<HashMap<String, String>>;
+
+fn document(data: Value) -> Response {
+    (StatusCode::OK, [("content-type", "application/vnd.api+json")], Json(json!({"jsonapi": {"version": "1.0"}, "data": data})))
+        .into_response()
+}
+
+/// One page of `items`, with `meta.page` in camelCase and `links` like the real API.
+fn page(sim: &Sim, path: &str, params: &HashMap<String, String>, items: Vec<Value>) -> Response {
+    let number = params.get("page[number]").and_then(|v| v.parse::<usize>().ok()).filter(|n| *n >= 1).unwrap_or(1);
+    let size = params.get("page[size]").and_then(|v| v.parse::<usize>().ok()).filter(|n| *n >= 1).unwrap_or(10).min(100);
+    let total = items.len();
+    let last = total.div_ceil(size).max(1);
+    let from = (number - 1) * size;
+    let data: Vec<Value> = items.into_iter().skip(from).take(size).collect();
+    let mut filters: Vec<(String, String)> =
+        params.iter().filter(|(k, _)| k.starts_with("filter[")).map(|(k, v)| (k.clone(), v.clone())).collect();
+    filters.sort();
+    let link = |n: usize| {
+        let mut url = url::Url::parse(&format!("{}/v1/{path}", sim.base)).expect("simulator URLs are valid");
+        {
+            let mut q = url.query_pairs_mut();
+            for (k, v) in &filters {
+                q.append_pair(k, v);
+            }
+            q.append_pair("page[number]", &n.to_string());
+            q.append_pair("page[size]", &size.to_string());
+        }
+        url.to_string()
+    };
+    let mut links = json!({"first": link(1), "last": link(last)});
+    if number < last {
+        links["next"] = link(number + 1).into();
+    }
+    if number > 1 {
+        links["prev"] = link(number - 1).into();
+    }
+    let shown = data.len();
+    let body = json!({
+        "jsonapi": {"version": "1.0"},
+        "meta": {"page": {
+            "currentPage": number, "from": if shown > 0 { from + 1 } else { 0 }, "lastPage": last,
+            "perPage": size, "to": from + shown, "total": total
+        }},
+        "links": links,
+        "data": data
+    });
+    (StatusCode::OK, [("content-type", "application/vnd.api+json")], Json(body)).into_response()
+}
+
+fn not_found() -> Response {
+    jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "The requested resource does not exist.")
+}
+
+fn product_json(base: &str, p: &Product) -> Value {
+    let prices: Vec<i64> = p.variants.iter().filter(|v| v.status == "published").map(|v| v.price).collect();
+    let price = prices.first().copied().unwrap_or(0);
+    let (from, to) = if prices.len() > 1 {
+        (json!(prices.iter().min()), json!(prices.iter().max()))
+    } else {
+        (Value::Null, Value::Null)
+    };
+    json!({
+        "type": "products", "id": p.id.to_string(),
+        "attributes": {
+            "store_id": seed::STORE_ID, "name": p.name, "slug": p.name.to_lowercase().replace(' ', "-"),
+            "description": p.description, "status": p.status, "status_formatted": capitalise(p.status),
+            "thumb_url": null, "large_thumb_url": null, "price": price, "price_formatted": format_cents(price),
+            "from_price": from, "to_price": to, "pay_what_you_want": false,
+            "buy_now_url": format!("{base}/checkout/buy/{}", p.id), "created_at": p.created_at, "updated_at": p.updated_at,
+            "test_mode": true
+        },
+        "relationships": {"variants": {"links": {"related": format!("{base}/v1/products/{}/variants", p.id)}}},
+        "links": {"self": format!("{base}/v1/products/{}", p.id)}
+    })
+}
+
+fn variant_json(base: &str, v: &Variant) -> Value {
+    json!({
+        "type": "variants", "id": v.id.to_string(),
+        "attributes": {
+            "product_id": v.product_id, "name": v.name, "slug": v.name.to_lowercase().replace(' ', "-"),
+            "description": "", "price": v.price, "is_subscription": v.is_subscription, "interval": v.interval,
+            "interval_count": if v.is_subscription { json!(1) } else { Value::Null },
+            "sort": v.sort, "status": v.status, "status_formatted": capitalise(v.status), "test_mode": true,
+            "created_at": seed::stamp(1_767_225_600), "updated_at": seed::stamp(1_767_225_600)
+        },
+        "links": {"self": format!("{base}/v1/variants/{}", v.id)}
+    })
+}
+
+fn customer_json(base: &str, c: &Customer) -> Value {
+    json!({
+        "type": "customers", "id": c.id.to_string(),
+        "attributes": {"store_id": seed::STORE_ID, "name": c.name, "email": c.email, "status": "subscribed",
+                        "country": c.country, "test_mode": true},
+        "links": {"self": format!("{base}/v1/customers/{}", c.id)}
+    })
+}
+
+fn subscription_json(base: &str, s: &Subscription) -> Value {
+    let pause = s.pause.as_ref().map(|(mode, resumes)| json!({"mode": mode, "resumes_at": resumes}));
+    json!({
+        "type": "subscriptions", "id": s.id.to_string(),
+        "attributes": {
+            "store_id": seed::STORE_ID, "customer_id": s.customer_id, "order_id": s.order_id, "order_item_id": s.order_id + 100_000,
+            "product_id": s.product_id, "variant_id": s.variant_id, "product_name": s.product_name, "variant_name": s.variant_name,
+            "user_name": s.user_name, "user_email": s.user_email, "status": s.status,
+            "status_formatted": capitalise(&s.status.replace('_', " ")), "card_brand": "visa", "card_last_four": "4242",
+            "pause": pause, "cancelled": s.status == "cancelled", "trial_ends_at": s.trial_ends_at, "billing_anchor": 1,
+            "renews_at": s.renews_at, "ends_at": s.ends_at, "created_at": s.created_at, "updated_at": s.updated_at,
+            "test_mode": true
+        },
+        "links": {"self": format!("{base}/v1/subscriptions/{}", s.id)}
+    })
+}
+
+fn order_json(base: &str, o: &Order) -> Value {
+    json!({
+        "type": "orders", "id": o.id.to_string(),
+        "attributes": {
+            "store_id": seed::STORE_ID, "customer_id": o.customer_id, "identifier": o.identifier, "order_number": o.order_number,
+            "user_name": o.user_name, "user_email": o.user_email, "currency": "USD", "subtotal": o.total, "tax": 0,
+            "total": o.total, "total_formatted": format_cents(o.total), "status": o.status, "status_formatted": capitalise(o.status),
+            "refunded": false, "refunded_at": null,
+            "first_order_item": {"order_id": o.id, "product_id": o.product_id, "variant_id": o.variant_id,
+                                 "product_name": o.product_name, "variant_name": o.variant_name, "price": o.total, "quantity": 1},
+            "created_at": o.created_at, "updated_at": o.updated_at, "test_mode": true
+        },
+        "links": {"self": format!("{base}/v1/orders/{}", o.id)}
+    })
+}
+
+fn capitalise(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map(|c| c.to_uppercase().collect::<String>() + chars.as_str()).unwrap_or_default()
+}
+
+fn format_cents(cents: i64) -> String {
+    format!("${}.{:02}", cents / 100, cents % 100)
+}
+
+fn filter<'a>(params: &'a HashMap<String, String>, name: &str) -> Option<&'a str> {
+    params.get(&format!("filter[{name}]")).map(String::as_str)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handlers.
+
+async fn store(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    if id != seed::STORE_ID.to_string() {
+        return not_found();
+    }
+    document(seed::store_json(&sim.base))
+}
+
+async fn list_products(State(sim): State<Arc<Sim>>, Query(params): Params) -> Response {
+    let data = sim.data.lock().unwrap();
+    let mut products: Vec<&Product> = data.products.iter().collect();
+    if let Some(store) = filter(&params, "store_id") {
+        products.retain(|_| store == seed::STORE_ID.to_string());
+    }
+    products.sort_by(|a, b| a.name.cmp(&b.name));
+    let items = products.into_iter().map(|p| product_json(&sim.base, p)).collect();
+    page(&sim, "products", &params, items)
+}
+
+async fn one_product(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    match data.products.iter().find(|p| p.id.to_string() == id) {
+        Some(p) => document(product_json(&sim.base, p)),
+        None => not_found(),
+    }
+}
+
+async fn list_variants(State(sim): State<Arc<Sim>>, Query(params): Params) -> Response {
+    let data = sim.data.lock().unwrap();
+    let mut variants: Vec<&Variant> = data.products.iter().flat_map(|p| p.variants.iter()).collect();
+    if let Some(product) = filter(&params, "product_id") {
+        variants.retain(|v| v.product_id.to_string() == product);
+    }
+    if let Some(status) = filter(&params, "status") {
+        variants.retain(|v| v.status == status);
+    }
+    let items = variants.into_iter().map(|v| variant_json(&sim.base, v)).collect();
+    page(&sim, "variants", &params, items)
+}
+
+async fn one_variant(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    match data.products.iter().flat_map(|p| p.variants.iter()).find(|v| v.id.to_string() == id) {
+        Some(v) => document(variant_json(&sim.base, v)),
+        None => not_found(),
+    }
+}
+
+async fn list_customers(State(sim): State<Arc<Sim>>, Query(params): Params) -> Response {
+    let data = sim.data.lock().unwrap();
+    let mut customers: Vec<&Customer> = data.customers.iter().collect();
+    if let Some(email) = filter(&params, "email") {
+        customers.retain(|c| c.email == email);
+    }
+    let items = customers.into_iter().map(|c| customer_json(&sim.base, c)).collect();
+    page(&sim, "customers", &params, items)
+}
+
+async fn one_customer(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    match data.customers.iter().find(|c| c.id.to_string() == id) {
+        Some(c) => document(customer_json(&sim.base, c)),
+        None => not_found(),
+    }
+}
+
+async fn list_subscriptions(State(sim): State<Arc<Sim>>, Query(params): Params) -> Response {
+    let data = sim.data.lock().unwrap();
+    let mut subs: Vec<&Subscription> = data.subscriptions.iter().collect();
+    type Keep = fn(&Subscription, &str) -> bool;
+    let filters: [(&str, Keep); 6] = [
+        ("status", |s, v| s.status == v),
+        ("product_id", |s, v| s.product_id.to_string() == v),
+        ("variant_id", |s, v| s.variant_id.to_string() == v),
+        ("order_id", |s, v| s.order_id.to_string() == v),
+        ("user_email", |s, v| s.user_email == v),
+        ("store_id", |_, v| v == seed::STORE_ID.to_string()),
+    ];
+    for (name, keep) in filters {
+        if let Some(value) = filter(&params, name) {
+            subs.retain(|s| keep(s, value));
+        }
+    }
+    // Newest first, like the real API (`sort=-createdAt`).
+    subs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+    let items = subs.into_iter().map(|s| subscription_json(&sim.base, s)).collect();
+    page(&sim, "subscriptions", &params, items)
+}
+
+async fn one_subscription(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    match data.subscriptions.iter().find(|s| s.id.to_string() == id) {
+        Some(s) => document(subscription_json(&sim.base, s)),
+        None => not_found(),
+    }
+}
+
+fn now_stamp() -> String {
+    seed::stamp(chrono::Utc::now().timestamp())
+}
+
+fn unprocessable(detail: &str) -> Response {
+    jsonapi_error(StatusCode::UNPROCESSABLE_ENTITY, "Unprocessable Entity", detail)
+}
+
+async fn patch_subscription(State(sim): State<Arc<Sim>>, Path(id): Path<String>, body: axum::body::Bytes) -> Response {
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return jsonapi_error(StatusCode::BAD_REQUEST, "Bad Request", "The body is not JSON.");
+    };
+    let attributes = body["data"]["attributes"].as_object().cloned().unwrap_or_default();
+    if body["data"]["type"] != "subscriptions" || body["data"]["id"] != id.as_str() {
+        return unprocessable("data.type must be subscriptions and data.id must match the URL");
+    }
+    let mut data = sim.data.lock().unwrap();
+    let variant = match attributes.get("variant_id") {
+        Some(v) => match v.as_u64().and_then(|vid| data.products.iter().flat_map(|p| p.variants.iter()).find(|x| x.id == vid)) {
+            Some(variant) if variant.is_subscription => Some((variant.clone(), data.products.iter().find(|p| p.id == variant.product_id).unwrap().name.clone())),
+            _ => return unprocessable("The variant_id must be a subscription variant of this store."),
+        },
+        None => None,
+    };
+    let Some(sub) = data.subscriptions.iter_mut().find(|s| s.id.to_string() == id) else { return not_found() };
+    if let Some(cancelled) = attributes.get("cancelled").and_then(Value::as_bool) {
+        if cancelled {
+            if sub.status == "expired" {
+                return unprocessable("An expired subscription cannot be cancelled.");
+            }
+            sub.status = "cancelled";
+            sub.ends_at = Some(sub.renews_at.clone());
+        } else {
+            if sub.status != "cancelled" {
+                return unprocessable("Only a cancelled subscription can be resumed.");
+            }
+            sub.status = "active";
+            sub.ends_at = None;
+        }
+    }
+    if let Some(pause) = attributes.get("pause") {
+        match pause {
+            Value::Null => {
+                if sub.status == "paused" {
+                    sub.status = "active";
+                }
+                sub.pause = None;
+            }
+            Value::Object(p) => {
+                let mode = p.get("mode").and_then(Value::as_str).unwrap_or("");
+                if mode != "void" && mode != "free" {
+                    return unprocessable("pause.mode must be void or free.");
+                }
+                if matches!(sub.status, "cancelled" | "expired") {
+                    return unprocessable("A cancelled or expired subscription cannot be paused.");
+                }
+                sub.status = "paused";
+                sub.pause = Some((mode.to_string(), p.get("resumes_at").and_then(Value::as_str).map(str::to_string)));
+            }
+            _ => return unprocessable("pause must be an object or null."),
+        }
+    }
+    if let Some((variant, product_name)) = variant {
+        if sub.status == "expired" {
+            return unprocessable("An expired subscription cannot change plan.");
+        }
+        sub.variant_id = variant.id;
+        sub.product_id = variant.product_id;
+        sub.variant_name = variant.name;
+        sub.product_name = product_name;
+    }
+    sub.updated_at = now_stamp();
+    document(subscription_json(&sim.base, sub))
+}
+
+async fn cancel_subscription(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let mut data = sim.data.lock().unwrap();
+    let Some(sub) = data.subscriptions.iter_mut().find(|s| s.id.to_string() == id) else { return not_found() };
+    if sub.status == "expired" {
+        return unprocessable("An expired subscription cannot be cancelled.");
+    }
+    sub.status = "cancelled";
+    sub.ends_at = Some(sub.renews_at.clone());
+    sub.updated_at = now_stamp();
+    document(subscription_json(&sim.base, sub))
+}
+
+async fn list_orders(State(sim): State<Arc<Sim>>, Query(params): Params) -> Response {
+    let data = sim.data.lock().unwrap();
+    let mut orders: Vec<&Order> = data.orders.iter().collect();
+    if let Some(email) = filter(&params, "user_email") {
+        orders.retain(|o| o.user_email == email);
+    }
+    orders.sort_by(|a, b| b.id.cmp(&a.id));
+    let items = orders.into_iter().map(|o| order_json(&sim.base, o)).collect();
+    page(&sim, "orders", &params, items)
+}
+
+async fn one_order(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    match data.orders.iter().find(|o| o.id.to_string() == id) {
+        Some(o) => document(order_json(&sim.base, o)),
+        None => not_found(),
+    }
+}
+
+async fn create_checkout(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Response {
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return jsonapi_error(StatusCode::BAD_REQUEST, "Bad Request", "The body is not JSON.");
+    };
+    if body["data"]["type"] != "checkouts" {
+        return unprocessable("data.type must be checkouts");
+    }
+    let store = body["data"]["relationships"]["store"]["data"]["id"].as_str().unwrap_or("");
+    if store != seed::STORE_ID.to_string() {
+        return jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "The related resource does not exist.");
+    }
+    let variant_id = body["data"]["relationships"]["variant"]["data"]["id"].as_str().and_then(|v| v.parse::<u64>().ok());
+    let mut data = sim.data.lock().unwrap();
+    let Some(variant) = variant_id.and_then(|vid| data.products.iter().flat_map(|p| p.variants.iter()).find(|v| v.id == vid)).cloned()
+    else {
+        return jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "The related resource does not exist.");
+    };
+    let checkout_data = &body["data"]["attributes"]["checkout_data"];
+    let checkout = Checkout {
+        id: uuid::Uuid::new_v4().to_string(),
+        variant_id: variant.id,
+        email: checkout_data["email"].as_str().unwrap_or("").to_string(),
+        name: checkout_data["name"].as_str().unwrap_or("").to_string(),
+        country: checkout_data["billing_address"]["country"].as_str().map(str::to_string),
+        custom: checkout_data["custom"].as_object().cloned().unwrap_or_default(),
+        status: "open",
+        created_at: now_stamp(),
+    };
+    let json = json!({
+        "type": "checkouts", "id": checkout.id,
+        "attributes": {
+            "store_id": seed::STORE_ID, "variant_id": variant.id, "custom_price": null,
+            "checkout_data": checkout_data, "expires_at": null, "created_at": checkout.created_at,
+            "updated_at": checkout.created_at, "test_mode": true,
+            "url": format!("{}/checkout/custom/{}", sim.base, checkout.id)
+        },
+        "links": {"self": format!("{}/v1/checkouts/{}", sim.base, checkout.id)}
+    });
+    data.checkouts.insert(checkout.id.clone(), checkout);
+    (StatusCode::CREATED, [("content-type", "application/vnd.api+json")], Json(json!({"jsonapi": {"version": "1.0"}, "data": json})))
+        .into_response()
+}

@@ -1,0 +1,44 @@
+// Typed wrappers over the desktop commands. Every rejection is the core's error object.
+import { invoke } from "@tauri-apps/api/core";
+import type { ApiError, AppInfo, AuthResponse, User } from "./types";
+
+function isApiError(value: unknown): value is ApiError {
+  return typeof value === "object" && value !== null && "code" in value && "message" in value;
+}
+
+/** Calls a command; anything thrown becomes an ApiError. */
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (error) {
+    if (isApiError(error)) throw error;
+    const message = typeof error === "string" ? error : "The app did not answer; restart Staffroom";
+    throw { code: "internal", message } satisfies ApiError;
+  }
+}
+
+export const api = {
+  appInfo: () => call<AppInfo>("app_info"),
+  login: (email: string, password: string) => call<AuthResponse>("login", { email, password }),
+  logout: () => call<void>("logout"),
+  currentUser: () => call<User | null>("current_user"),
+  refreshSession: () => call<AuthResponse>("refresh_session"),
+  createFirstAdmin: (email: string, name: string, password: string) =>
+    call<User>("create_first_admin", { email, name, password }),
+};
+
+/** An error as a sentence with its code, for people. */
+export function describeError(error: unknown): string {
+  if (!isApiError(error)) return "Something went wrong.";
+  const fields = error.details?.fields;
+  if (error.code === "invalid_request" && fields && fields.length > 1) {
+    return fields.map((f) => `${f.field} ${f.message}`).join("; ") + ` (${error.code})`;
+  }
+  return `${error.message} (${error.code})`;
+}
+
+/** The message for one field of an invalid_request error, if any. */
+export function fieldError(error: unknown, field: string): string | undefined {
+  if (!isApiError(error)) return undefined;
+  return error.details?.fields?.find((f) => f.field === field)?.message;
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it, vi } from "vitest";
+import { screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { Login } from "./Login";
+import { mockCommands, realInfo, renderWithQuery, sandboxInfo } from "../test/render";
+
+const user = { id: "u1", email: "demo@staffroom.test", name: "Demo Admin", role: "admin" as const };
+
+describe("Login", () => {
+  it("shows the demo account in sandbox mode and fills it in", async () => {
+    const calls = mockCommands({ login: () => ({ token: "t", user, expiresAt: "", sessionExpiresAt: "" }) });
+    const onSignedIn = vi.fn();
+    renderWithQuery(<Login info={sandboxInfo} onSignedIn={onSignedIn} />);
+    expect(screen.getByRole("note", { name: "Sandbox demo account" })).toHaveTextContent("demo@staffroom.test");
+    await userEvent.click(screen.getByRole("button", { name: "Use demo account" }));
+    expect(screen.getByLabelText("Email")).toHaveValue("demo@staffroom.test");
+    await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    await waitFor(() => expect(onSignedIn).toHaveBeenCalledWith(user));
+    expect(calls).toEqual([{ cmd: "login", args: { email: "demo@staffroom.test", password: "sandbox-demo-passphrase" } }]);
+  });
+
+  it("never shows demo credentials outside the sandbox", () => {
+    mockCommands({});
+    renderWithQuery(<Login info={realInfo} onSignedIn={() => {}} />);
+    expect(screen.queryByRole("note")).toBeNull();
+    expect(document.body).not.toHaveTextContent("sandbox-demo-passphrase");
+  });
+
+  it("submits with Enter and shows wrong credentials as a sentence with its code", async () => {
+    mockCommands({
+      login: () => {
+        throw { code: "unauthorized", message: "The email or password is wrong" };
+      },
+    });
+    renderWithQuery(<Login info={realInfo} onSignedIn={() => {}} />);
+    await userEvent.type(screen.getByLabelText("Email"), "a@example.com");
+    await userEvent.type(screen.getByLabelText("Password"), "nope{Enter}");
+    expect(await screen.findByRole("alert")).toHaveTextContent("The email or password is wrong (unauthorized)");
+  });
+
+  it("puts validation errors next to their fields", async () => {
+    mockCommands({
+      login: () => {
+        throw {
+          code: "invalid_request",
+          message: "2 fields are invalid",
+          details: { fields: [{ field: "email", message: "is not a valid email address" }, { field: "password", message: "is required" }] },
+        };
+      },
+    });
+    renderWithQuery(<Login info={realInfo} onSignedIn={() => {}} />);
+    await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect(await screen.findByText("Email is not a valid email address")).toBeInTheDocument();
+    expect(screen.getByText("Password is required")).toBeInTheDocument();
+    expect(screen.getByLabelText("Email")).toHaveAttribute("aria-invalid", "true");
+  });
+
+  it("explains throttling", async () => {
+    mockCommands({
+      login: () => {
+        throw { code: "rate_limited", message: "Too many failed sign-ins; wait before trying again" };
+      },
+    });
+    renderWithQuery(<Login info={realInfo} onSignedIn={() => {}} />);
+    await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("Too many failed sign-ins; wait before trying again (rate_limited)");
+  });
+
+  it("shows progress while signing in", async () => {
+    let release: (value: unknown) => void = () => {};
+    mockCommands({ login: () => new Promise((resolve) => (release = resolve)) });
+    renderWithQuery(<Login info={realInfo} onSignedIn={() => {}} />);
+    await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect(await screen.findByRole("button", { name: "Signing in…" })).toBeDisabled();
+    release({ token: "t", user, expiresAt: "", sessionExpiresAt: "" });
+  });
+});

@@ -1,0 +1,50 @@
+// Shapes of the core's DTOs as the desktop commands return them (Rust: staffroom::auth,
+// staffroom::error, src-tauri/src/commands.rs).
+
+export type Role = "admin" | "staff";
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  disabled?: boolean;
+}
+
+export interface AuthResponse {
+  token: string;
+  user: User;
+  expiresAt: string;
+  sessionExpiresAt: string;
+}
+
+export interface AppInfo {
+  version: string;
+  sandbox: boolean;
+  demo: { email: string; password: string } | null;
+  needsFirstAdmin: boolean;
+}
+
+export type ErrorCode =
+  | "unauthorized"
+  | "not_found"
+  | "invalid_request"
+  | "conflict"
+  | "rate_limited"
+  | "integration_error"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "internal";
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** The error object every command rejects with. */
+export interface ApiError {
+  code: ErrorCode;
+  message: string;
+  details?: { fields?: FieldError[]; [key: string]: unknown };
+}
