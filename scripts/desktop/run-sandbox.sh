@@ -6,8 +6,8 @@ cd "$(dirname "$0")/../.."
 echo "==> Building the UI"
 (cd ui && npm run build --silent)
 echo "==> Building the desktop app (the first build takes several minutes)"
-cargo build --release -p staffroom-desktop --features custom-protocol
-bin="${CARGO_TARGET_DIR:-target}/release/staffroom-desktop"
+cargo build -p staffroom-desktop --features custom-protocol
+bin="${CARGO_TARGET_DIR:-target}/debug/staffroom-desktop"
 echo "==> Starting Staffroom in sandbox mode"
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "no display found: starting it inside a virtual X server (xvfb-run)"
