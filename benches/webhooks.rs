@@ -58,7 +58,7 @@ async fn main() {
     let dir = tempfile::tempdir().unwrap();
     let mut config = Config::new(dir.path());
     config.secret_backend = SecretBackend::Memory;
-    config.receive_webhooks = true;
+    config.long_running = true;
     let core = staffroom::Core::open(config).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/api/payments/webhooks", listener.local_addr().unwrap());

@@ -18,9 +18,33 @@ pub struct Config {
     pub session: SessionLimits,
     /// How many argon2 hashes may run at once.
     pub max_concurrent_hashes: usize,
-    /// Run the webhook receiver (store and apply deliveries). Only the long-running doors do:
-    /// two processes applying the same inbox would apply events twice.
-    pub receive_webhooks: bool,
+    /// A long-running door (`serve`, the desktop app): runs the webhook receiver and the
+    /// background sync. CLI commands do not: two processes applying the same inbox would apply
+    /// events twice.
+    pub long_running: bool,
+    /// The payment provider.
+    pub payments: PaymentsConfig,
+}
+
+/// Where the payment provider is, and how often the cache is synced.
+#[derive(Debug, Clone)]
+pub struct PaymentsConfig {
+    /// The Lemon Squeezy API base URL (HTTPS; the sandbox points it at its simulator).
+    pub base_url: String,
+    /// How often products and subscriptions are synced in the background.
+    pub sync_interval: Duration,
+    /// Time-outs, retries and the client-side rate limit.
+    pub client: crate::payments::client::ClientOptions,
+}
+
+impl Default for PaymentsConfig {
+    fn default() -> Self {
+        PaymentsConfig {
+            base_url: crate::payments::client::DEFAULT_BASE_URL.into(),
+            sync_interval: Duration::from_secs(5 * 60),
+            client: Default::default(),
+        }
+    }
 }
 
 /// Token and session lifetimes (SPEC section 3).
@@ -54,7 +78,8 @@ impl Config {
             session: SessionLimits::default(),
             // Leave at least one core for everything else: hashing must never stall the app.
             max_concurrent_hashes: std::thread::available_parallelism().map(|n| n.get() / 2).unwrap_or(1).max(1),
-            receive_webhooks: false,
+            long_running: false,
+            payments: PaymentsConfig::default(),
         }
     }
 }

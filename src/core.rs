@@ -6,9 +6,13 @@ use crate::audit::Audit;
 use crate::auth::{token, AuthService};
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::payments::apply::PaymentsApplier;
+use crate::payments::client::LemonSqueezyClient;
+use crate::payments::PaymentService;
+use crate::sandbox::lemonsqueezy::{PaymentSimulator, SimulatorOptions};
 use crate::secrets::{Secret, Secrets};
 use crate::store::Db;
-use crate::webhooks::{EventApplier, KeepOnly, WebhookReceiver};
+use crate::webhooks::{EventApplier, WebhookReceiver};
 
 /// The id of this installation, which namespaces its keyring entries.
 const INSTALL_ID_KEY: &str = "install_id";
@@ -21,24 +25,54 @@ pub struct Core {
     pub secrets: Secrets,
     pub audit: Audit,
     pub auth: AuthService,
-    /// The webhook receiver, when this core receives webhooks (`config.receive_webhooks`).
+    /// The webhook receiver, when this core receives webhooks (`config.long_running`).
     pub webhooks: Option<WebhookReceiver>,
+    pub payments: PaymentService,
+    /// The payment simulator, in sandbox mode.
+    pub payment_simulator: Option<PaymentSimulator>,
 }
 
 impl Core {
     /// Opens the data dir (creating it), the database, the secrets, and builds the services.
     /// Blocking work (migrations, keyring) runs off the async threads.
-    pub async fn open(config: Config) -> Result<Core> {
+    pub async fn open(mut config: Config) -> Result<Core> {
+        // In the sandbox, the payment provider is a simulator on loopback, signed in from the start.
+        let simulator = if config.sandbox {
+            let simulator = PaymentSimulator::start(SimulatorOptions::default()).await?;
+            config.payments.base_url = simulator.api_url();
+            Some(simulator)
+        } else {
+            None
+        };
         let mut core = tokio::task::spawn_blocking(move || Core::open_blocking(config)).await??;
-        if core.config.sandbox && core.secrets.get("webhook_secret").map_err(Error::from)?.is_none() {
-            // The sandbox signs its own deliveries with a secret made for this run.
-            core.secrets.set_override("webhook_secret", crate::auth::token::generate_key());
+        if let Some(simulator) = &simulator {
+            core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
+            core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));
+            if core.secrets.get("webhook_secret").map_err(Error::from)?.is_none() {
+                // The sandbox signs its own deliveries with a secret made for this run.
+                core.secrets.set_override("webhook_secret", crate::auth::token::generate_key());
+            }
         }
-        if core.config.receive_webhooks {
-            let applier: Arc<dyn EventApplier> = Arc::new(KeepOnly);
+        core.payment_simulator = simulator;
+        if core.config.long_running {
+            let applier: Arc<dyn EventApplier> = Arc::new(PaymentsApplier::new(core.db.clone()));
             core.webhooks = Some(WebhookReceiver::start(&core.db, core.secrets.clone(), applier).await?);
+            core.payments.spawn_background_sync();
         }
         Ok(core)
+    }
+
+    /// Points the sandbox checkout's webhooks at this core's receiver at `base_url`.
+    pub fn connect_sandbox_webhooks(&self, base_url: &str) -> Result<()> {
+        if let Some(simulator) = &self.payment_simulator {
+            let secret = self
+                .secrets
+                .get("webhook_secret")
+                .map_err(Error::from)?
+                .ok_or_else(|| Error::internal("sandbox", "no webhook secret"))?;
+            simulator.set_webhook_target(format!("{base_url}/api/payments/webhooks"), secret);
+        }
+        Ok(())
     }
 
     fn open_blocking(config: Config) -> Result<Core> {
@@ -61,7 +95,19 @@ impl Core {
         let keys = token::TokenKeys::from_secret(&key)?;
         let audit = Audit::new(db.clone());
         let auth = AuthService::new(db.clone(), keys, config.session, config.max_concurrent_hashes, audit.clone());
-        Ok(Core { config: Arc::new(config), db, secrets, audit, auth, webhooks: None })
+        let client = LemonSqueezyClient::new(&config.payments.base_url, secrets.clone(), config.payments.client)?;
+        let payments =
+            PaymentService::new(db.clone(), client, secrets.clone(), audit.clone(), config.payments.sync_interval);
+        Ok(Core {
+            config: Arc::new(config),
+            db,
+            secrets,
+            audit,
+            auth,
+            webhooks: None,
+            payments,
+            payment_simulator: None,
+        })
     }
 
     /// Stores a secret (admin action from Settings or the CLI), with an audit entry.

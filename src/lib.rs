@@ -9,6 +9,7 @@ pub mod core;
 pub mod error;
 pub mod http;
 pub mod logging;
+pub mod payments;
 pub mod sandbox;
 pub mod secrets;
 pub mod store;

@@ -174,7 +174,7 @@ async fn run(cli: Cli) -> Result<(), Error> {
     match &cli.command {
         Command::Serve { sandbox, addr, tls_cert, tls_key, token_ttl_secs, session_idle_secs, session_max_secs } => {
             let mut config = config(&cli, *sandbox);
-            config.receive_webhooks = true;
+            config.long_running = true;
             config.session = SessionLimits {
                 access_token: Duration::from_secs(*token_ttl_secs),
                 idle: Duration::from_secs(*session_idle_secs),
@@ -207,6 +207,7 @@ async fn serve(config: Config, addr: SocketAddr, tls: Option<TlsFiles>) -> Resul
     let local = listener.local_addr().map_err(|e| Error::internal("listener", e))?;
     tracing::info!(addr = %local, sandbox, data_dir = %data_dir.display(), "Staffroom service started");
     let scheme = if tls.is_some() { "https" } else { "http" };
+    core.connect_sandbox_webhooks(&format!("{scheme}://{local}"))?;
     println!("listening on {scheme}://{local}");
     if sandbox {
         println!("sandbox: sign in as {} / {}", staffroom::sandbox::DEMO_EMAIL, staffroom::sandbox::DEMO_PASSWORD);

@@ -65,7 +65,9 @@ pub async fn current_user(state: State<'_, DesktopState>) -> Result<Option<UserD
         return Ok(None);
     }
     match state.identity().await {
-        Ok(who) => Ok(Some(UserDto { id: who.user_id, email: who.email, name: who.name, role: who.role, disabled: false })),
+        Ok(who) => {
+            Ok(Some(UserDto { id: who.user_id, email: who.email, name: who.name, role: who.role, disabled: false }))
+        }
         Err(err) if err.code == ErrorCode::Unauthorized => {
             state.set_token(None).await;
             Ok(None)

@@ -4,6 +4,7 @@
 mod auth_routes;
 pub mod extract;
 pub mod openapi;
+pub mod payments_routes;
 pub mod response;
 pub mod server;
 pub mod webhook_routes;
@@ -63,6 +64,7 @@ pub fn router(core: Core) -> Router {
         .route("/api/openapi.json", get(openapi::serve_document))
         .merge(auth_routes::routes())
         .merge(webhook_routes::routes())
+        .merge(payments_routes::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

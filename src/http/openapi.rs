@@ -16,7 +16,10 @@ impl Modify for BearerScheme {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Staffroom", description = "Staff auth, payments and documents: the headless door onto the Staffroom core."),
-    paths(super::health, super::auth_routes::login, super::auth_routes::refresh, super::auth_routes::logout, super::auth_routes::me, super::webhook_routes::receive, super::webhook_routes::list),
+    paths(super::health, super::auth_routes::login, super::auth_routes::refresh, super::auth_routes::logout, super::auth_routes::me, super::webhook_routes::receive, super::webhook_routes::list,
+        super::payments_routes::list_products, super::payments_routes::get_product, super::payments_routes::create_order,
+        super::payments_routes::list_orders, super::payments_routes::get_order, super::payments_routes::list_subscriptions,
+        super::payments_routes::act_on_subscription, super::payments_routes::sync),
     components(schemas(crate::error::ErrorCode, crate::error::FieldError)),
     modifiers(&BearerScheme)
 )]

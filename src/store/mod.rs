@@ -2,6 +2,7 @@
 //! versioned SQL migrations. Every query runs on the blocking pool, never on the async threads.
 
 pub mod audit;
+pub mod payments;
 pub mod users;
 
 use std::path::{Path, PathBuf};
@@ -14,12 +15,11 @@ use rusqlite_migration::{Migrations, M};
 use crate::error::{Error, Result};
 
 /// The schema, one SQL file per version, in order; additive only.
-const MIGRATION_FILES: &[&str] =
-    &[
-        include_str!("../../migrations/0001_foundation.sql"),
-        include_str!("../../migrations/0002_payments.sql"),
-        include_str!("../../migrations/0003_webhooks.sql"),
-    ];
+const MIGRATION_FILES: &[&str] = &[
+    include_str!("../../migrations/0001_foundation.sql"),
+    include_str!("../../migrations/0002_payments.sql"),
+    include_str!("../../migrations/0003_webhooks.sql"),
+];
 
 fn migrations() -> Migrations<'static> {
     Migrations::new(MIGRATION_FILES.iter().map(|sql| M::up(sql)).collect())

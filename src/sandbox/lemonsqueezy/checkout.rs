@@ -86,9 +86,11 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
             return shell("Sandbox checkout", &format!("<h1 id=\"result\">This checkout is {}</h1>", checkout.status))
                 .into_response();
         }
-        let variant = data.products.iter().flat_map(|p| p.variants.iter()).find(|v| v.id == checkout.variant_id).cloned();
+        let variant =
+            data.products.iter().flat_map(|p| p.variants.iter()).find(|v| v.id == checkout.variant_id).cloned();
         let Some(variant) = variant else { return StatusCode::NOT_FOUND.into_response() };
-        let product_name = data.products.iter().find(|p| p.id == variant.product_id).map(|p| p.name.clone()).unwrap_or_default();
+        let product_name =
+            data.products.iter().find(|p| p.id == variant.product_id).map(|p| p.name.clone()).unwrap_or_default();
         let customer_id = match data.customers.iter().find(|c| c.email == checkout.email) {
             Some(c) => c.id,
             None => {
@@ -123,7 +125,8 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
         let mut deliveries = vec![("order_created", order_json(&sim.base, &order))];
         data.orders.push(order);
         if paid && variant.is_subscription {
-            let renews = chrono::Utc::now().timestamp() + if variant.interval == Some("year") { 365 } else { 30 } * 86_400;
+            let renews =
+                chrono::Utc::now().timestamp() + if variant.interval == Some("year") { 365 } else { 30 } * 86_400;
             let subscription = Subscription {
                 id: data.subscriptions.iter().map(|s| s.id).max().unwrap_or(0) + 1,
                 customer_id: Some(customer_id),
@@ -186,7 +189,9 @@ async fn deliver(http: &reqwest::Client, url: &str, secret: &crate::secrets::Sec
             .await;
         match sent {
             Ok(response) if response.status() == StatusCode::OK => return,
-            Ok(response) => tracing::warn!(attempt, status = response.status().as_u16(), event, "sandbox webhook refused"),
+            Ok(response) => {
+                tracing::warn!(attempt, status = response.status().as_u16(), event, "sandbox webhook refused")
+            }
             Err(err) => tracing::warn!(attempt, %err, event, "sandbox webhook not delivered"),
         }
     }

@@ -104,7 +104,8 @@ pub struct PaymentSimulator {
 impl PaymentSimulator {
     /// Starts a simulator on 127.0.0.1 with a random port.
     pub async fn start(options: SimulatorOptions) -> Result<Self> {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::internal("simulator", e))?;
+        let listener =
+            tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::internal("simulator", e))?;
         let base = format!("http://{}", listener.local_addr().map_err(|e| Error::internal("simulator", e))?);
         let products = seed::products(options.products);
         let customers = seed::customers(options.customers);
@@ -112,7 +113,13 @@ impl PaymentSimulator {
         let sim = Arc::new(Sim {
             base: base.clone(),
             api_key: format!("sandbox_{}", uuid::Uuid::new_v4().simple()),
-            data: Mutex::new(Data { products, customers, subscriptions, orders: Vec::new(), checkouts: HashMap::new() }),
+            data: Mutex::new(Data {
+                products,
+                customers,
+                subscriptions,
+                orders: Vec::new(),
+                checkouts: HashMap::new(),
+            }),
             faults: Mutex::new(Faults::default()),
             rng: Mutex::new(seed::Rng::new(99)),
             arrivals: Mutex::new(Vec::new()),
@@ -120,7 +127,10 @@ impl PaymentSimulator {
             max_in_window: Mutex::new(0),
             rate_window: options.rate_window,
             webhook: Mutex::new(None),
-            http: reqwest::Client::builder().timeout(Duration::from_secs(10)).build().map_err(|e| Error::internal("simulator", e))?,
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(10))
+                .build()
+                .map_err(|e| Error::internal("simulator", e))?,
         });
         let api = Router::new()
             .route("/v1/stores/{id}", get(store))
@@ -131,7 +141,10 @@ impl PaymentSimulator {
             .route("/v1/customers", get(list_customers))
             .route("/v1/customers/{id}", get(one_customer))
             .route("/v1/subscriptions", get(list_subscriptions))
-            .route("/v1/subscriptions/{id}", get(one_subscription).patch(patch_subscription).delete(cancel_subscription))
+            .route(
+                "/v1/subscriptions/{id}",
+                get(one_subscription).patch(patch_subscription).delete(cancel_subscription),
+            )
             .route("/v1/orders", get(list_orders))
             .route("/v1/orders/{id}", get(one_order))
             .route("/v1/checkouts", post(create_checkout))
@@ -239,7 +252,11 @@ async fn gate(State(sim): State<Arc<Sim>>, headers: HeaderMap, request: Request,
         return jsonapi_error(StatusCode::TOO_MANY_REQUESTS, "Too Many Requests", "Rate limit exceeded (burst)");
     }
     if in_window > RATE_LIMIT {
-        return jsonapi_error(StatusCode::TOO_MANY_REQUESTS, "Too Many Requests", "Rate limit of 300 requests per minute exceeded");
+        return jsonapi_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too Many Requests",
+            "Rate limit of 300 requests per minute exceeded",
+        );
     }
     if faults.error_rate > 0.0 && sim.rng.lock().unwrap().unit() < faults.error_rate {
         return jsonapi_error(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error", "Simulated failure");
@@ -281,14 +298,19 @@ async fn stats(State(sim): State<Arc<Sim>>) -> Json<Value> {
 type Params = Query<HashMap<String, String>>;
 
 fn document(data: Value) -> Response {
-    (StatusCode::OK, [("content-type", "application/vnd.api+json")], Json(json!({"jsonapi": {"version": "1.0"}, "data": data})))
+    (
+        StatusCode::OK,
+        [("content-type", "application/vnd.api+json")],
+        Json(json!({"jsonapi": {"version": "1.0"}, "data": data})),
+    )
         .into_response()
 }
 
 /// One page of `items`, with `meta.page` in camelCase and `links` like the real API.
 fn page(sim: &Sim, path: &str, params: &HashMap<String, String>, items: Vec<Value>) -> Response {
     let number = params.get("page[number]").and_then(|v| v.parse::<usize>().ok()).filter(|n| *n >= 1).unwrap_or(1);
-    let size = params.get("page[size]").and_then(|v| v.parse::<usize>().ok()).filter(|n| *n >= 1).unwrap_or(10).min(100);
+    let size =
+        params.get("page[size]").and_then(|v| v.parse::<usize>().ok()).filter(|n| *n >= 1).unwrap_or(10).min(100);
     let total = items.len();
     let last = total.div_ceil(size).max(1);
     let from = (number - 1) * size;
@@ -541,8 +563,13 @@ async fn patch_subscription(State(sim): State<Arc<Sim>>, Path(id): Path<String>,
     }
     let mut data = sim.data.lock().unwrap();
     let variant = match attributes.get("variant_id") {
-        Some(v) => match v.as_u64().and_then(|vid| data.products.iter().flat_map(|p| p.variants.iter()).find(|x| x.id == vid)) {
-            Some(variant) if variant.is_subscription => Some((variant.clone(), data.products.iter().find(|p| p.id == variant.product_id).unwrap().name.clone())),
+        Some(v) => match v
+            .as_u64()
+            .and_then(|vid| data.products.iter().flat_map(|p| p.variants.iter()).find(|x| x.id == vid))
+        {
+            Some(variant) if variant.is_subscription => {
+                Some((variant.clone(), data.products.iter().find(|p| p.id == variant.product_id).unwrap().name.clone()))
+            }
             _ => return unprocessable("The variant_id must be a subscription variant of this store."),
         },
         None => None,
@@ -640,9 +667,11 @@ async fn create_checkout(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -
     if store != seed::STORE_ID.to_string() {
         return jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "The related resource does not exist.");
     }
-    let variant_id = body["data"]["relationships"]["variant"]["data"]["id"].as_str().and_then(|v| v.parse::<u64>().ok());
+    let variant_id =
+        body["data"]["relationships"]["variant"]["data"]["id"].as_str().and_then(|v| v.parse::<u64>().ok());
     let mut data = sim.data.lock().unwrap();
-    let Some(variant) = variant_id.and_then(|vid| data.products.iter().flat_map(|p| p.variants.iter()).find(|v| v.id == vid)).cloned()
+    let Some(variant) =
+        variant_id.and_then(|vid| data.products.iter().flat_map(|p| p.variants.iter()).find(|v| v.id == vid)).cloned()
     else {
         return jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "The related resource does not exist.");
     };
@@ -668,6 +697,10 @@ async fn create_checkout(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -
         "links": {"self": format!("{}/v1/checkouts/{}", sim.base, checkout.id)}
     });
     data.checkouts.insert(checkout.id.clone(), checkout);
-    (StatusCode::CREATED, [("content-type", "application/vnd.api+json")], Json(json!({"jsonapi": {"version": "1.0"}, "data": json})))
+    (
+        StatusCode::CREATED,
+        [("content-type", "application/vnd.api+json")],
+        Json(json!({"jsonapi": {"version": "1.0"}, "data": json})),
+    )
         .into_response()
 }

@@ -107,14 +107,16 @@ pub struct Order {
 }
 
 /// Every provider subscription status.
-pub const SUBSCRIPTION_STATUSES: [&str; 7] = ["on_trial", "active", "paused", "past_due", "unpaid", "cancelled", "expired"];
+pub const SUBSCRIPTION_STATUSES: [&str; 7] =
+    ["on_trial", "active", "paused", "past_due", "unpaid", "cancelled", "expired"];
 
 const ADJECTIVES: [&str; 12] =
     ["Quiet", "Bright", "Nimble", "Golden", "Steady", "Clever", "Swift", "Bold", "Calm", "Lucky", "Crisp", "Cosy"];
 const NOUNS: [&str; 10] =
     ["Planner", "Notebook", "Toolkit", "Template", "Course", "Workshop", "Guide", "Bundle", "Journal", "Studio"];
 const FIRST: [&str; 12] = ["Ada", "Ben", "Chloé", "Dmitri", "Eve", "Farah", "Gus", "Hana", "Ivo", "Jun", "Kai", "Lena"];
-const LAST: [&str; 10] = ["Lovelace", "Okafor", "Müller", "Ivanova", "Tanaka", "Silva", "Nguyen", "Haddad", "Berg", "Costa"];
+const LAST: [&str; 10] =
+    ["Lovelace", "Okafor", "Müller", "Ivanova", "Tanaka", "Silva", "Nguyen", "Haddad", "Berg", "Costa"];
 const COUNTRIES: [&str; 6] = ["GB", "US", "DE", "FR", "JP", "BR"];
 
 /// Seconds since the epoch of 2026-01-01T00:00:00Z: all seeded dates are relative to it.
@@ -137,16 +139,61 @@ pub fn products(count: u64) -> Vec<Product> {
             let base_price = 500 + 100 * rng.below(95) as i64;
             let variants = if subscription {
                 vec![
-                    Variant { id: id * 10 + 1, product_id: id, name: "Monthly".into(), price: base_price, status: "published", is_subscription: true, interval: Some("month"), sort: 0 },
-                    Variant { id: id * 10 + 2, product_id: id, name: "Yearly".into(), price: base_price * 10, status: "published", is_subscription: true, interval: Some("year"), sort: 1 },
+                    Variant {
+                        id: id * 10 + 1,
+                        product_id: id,
+                        name: "Monthly".into(),
+                        price: base_price,
+                        status: "published",
+                        is_subscription: true,
+                        interval: Some("month"),
+                        sort: 0,
+                    },
+                    Variant {
+                        id: id * 10 + 2,
+                        product_id: id,
+                        name: "Yearly".into(),
+                        price: base_price * 10,
+                        status: "published",
+                        is_subscription: true,
+                        interval: Some("year"),
+                        sort: 1,
+                    },
                 ]
             } else {
-                let mut v = vec![Variant { id: id * 10 + 1, product_id: id, name: "Standard".into(), price: base_price, status: "published", is_subscription: false, interval: None, sort: 0 }];
+                let mut v = vec![Variant {
+                    id: id * 10 + 1,
+                    product_id: id,
+                    name: "Standard".into(),
+                    price: base_price,
+                    status: "published",
+                    is_subscription: false,
+                    interval: None,
+                    sort: 0,
+                }];
                 if id % 3 == 0 {
-                    v.push(Variant { id: id * 10 + 2, product_id: id, name: "Team".into(), price: base_price * 4, status: "published", is_subscription: false, interval: None, sort: 1 });
+                    v.push(Variant {
+                        id: id * 10 + 2,
+                        product_id: id,
+                        name: "Team".into(),
+                        price: base_price * 4,
+                        status: "published",
+                        is_subscription: false,
+                        interval: None,
+                        sort: 1,
+                    });
                 }
                 if id % 4 == 0 {
-                    v.push(Variant { id: id * 10 + 3, product_id: id, name: "Early access".into(), price: base_price / 2, status: "draft", is_subscription: false, interval: None, sort: 2 });
+                    v.push(Variant {
+                        id: id * 10 + 3,
+                        product_id: id,
+                        name: "Early access".into(),
+                        price: base_price / 2,
+                        status: "draft",
+                        is_subscription: false,
+                        interval: None,
+                        sort: 2,
+                    });
                 }
                 v
             };

@@ -1,0 +1,147 @@
+//! `/api/payments/*` (except webhooks): products, orders, subscriptions and their actions.
+//! Each handler translates; the rules live in `PaymentService`.
+
+use std::collections::HashMap;
+
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+use crate::auth::Actor;
+use crate::error::Error;
+use crate::http::extract::Staff;
+use crate::http::ApiError;
+use crate::payments::model::{OrderDto, ProductDto, SubscriptionDto};
+use crate::payments::{OrderList, ProductList, SubscriptionAction, SubscriptionList, SyncReport};
+use crate::Core;
+
+pub fn routes() -> Router<Core> {
+    Router::new()
+        .route("/api/payments/products", get(list_products))
+        .route("/api/payments/products/{id}", get(get_product))
+        .route("/api/payments/orders", post(create_order).get(list_orders))
+        .route("/api/payments/orders/{id}", get(get_order))
+        .route("/api/payments/subscriptions", get(list_subscriptions))
+        .route("/api/payments/subscriptions/{id}/{action}", post(act_on_subscription))
+        .route("/api/payments/sync", post(sync))
+}
+
+/// Query parameters as a map; a malformed query string never fails here, validation names fields.
+fn params(query: Option<String>) -> HashMap<String, String> {
+    url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()).into_owned().collect()
+}
+
+/// A JSON body, or `invalid_request` on `body`.
+fn json_body(body: &Bytes) -> Result<Value, Error> {
+    if body.is_empty() {
+        return Ok(json!({}));
+    }
+    serde_json::from_slice(body).map_err(|e| Error::invalid_field("body", format!("is not valid JSON: {e}")))
+}
+
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct ProductEnvelope {
+    product: ProductDto,
+}
+
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct OrderEnvelope {
+    order: OrderDto,
+}
+
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct SubscriptionEnvelope {
+    subscription: SubscriptionDto,
+}
+
+#[utoipa::path(get, path = "/api/payments/products", tag = "payments", security(("bearer" = [])),
+    params(("page" = Option<u32>, Query), ("limit" = Option<u32>, Query, description = "1 to 100, default 10"),
+           ("status" = Option<String>, Query, description = "draft or published")),
+    responses((status = 200, body = ProductList), (status = 400, description = "invalid_request"), (status = 401, description = "unauthorized")))]
+pub(crate) async fn list_products(
+    State(core): State<Core>,
+    _: Staff,
+    RawQuery(q): RawQuery,
+) -> Result<Json<ProductList>, ApiError> {
+    Ok(Json(core.payments.list_products(&params(q)).await?))
+}
+
+#[utoipa::path(get, path = "/api/payments/products/{id}", tag = "payments", security(("bearer" = [])),
+    responses((status = 200, body = ProductEnvelope), (status = 404, description = "not_found")))]
+pub(crate) async fn get_product(
+    State(core): State<Core>,
+    _: Staff,
+    Path(id): Path<String>,
+) -> Result<Json<ProductEnvelope>, ApiError> {
+    Ok(Json(ProductEnvelope { product: core.payments.get_product(&id).await? }))
+}
+
+#[utoipa::path(post, path = "/api/payments/orders", tag = "payments", security(("bearer" = [])),
+    request_body(content = Value, description = "productId, email required; variantId, customerId, name, billingAddress{country,…}, metadata (≤ 50 keys)"),
+    responses((status = 201, body = OrderEnvelope), (status = 400, description = "invalid_request naming every bad field")))]
+pub(crate) async fn create_order(
+    State(core): State<Core>,
+    Staff(who): Staff,
+    body: Bytes,
+) -> Result<(StatusCode, Json<OrderEnvelope>), ApiError> {
+    let body = json_body(&body)?;
+    let order = core.payments.create_order(&Actor::Staff(who), &body).await?;
+    Ok((StatusCode::CREATED, Json(OrderEnvelope { order })))
+}
+
+#[utoipa::path(get, path = "/api/payments/orders", tag = "payments", security(("bearer" = [])),
+    params(("page" = Option<u32>, Query), ("limit" = Option<u32>, Query)),
+    responses((status = 200, body = OrderList)))]
+pub(crate) async fn list_orders(
+    State(core): State<Core>,
+    _: Staff,
+    RawQuery(q): RawQuery,
+) -> Result<Json<OrderList>, ApiError> {
+    Ok(Json(core.payments.list_orders(&params(q)).await?))
+}
+
+#[utoipa::path(get, path = "/api/payments/orders/{id}", tag = "payments", security(("bearer" = [])),
+    responses((status = 200, body = OrderEnvelope), (status = 404, description = "not_found")))]
+pub(crate) async fn get_order(
+    State(core): State<Core>,
+    _: Staff,
+    Path(id): Path<String>,
+) -> Result<Json<OrderEnvelope>, ApiError> {
+    Ok(Json(OrderEnvelope { order: core.payments.get_order(&id).await? }))
+}
+
+#[utoipa::path(get, path = "/api/payments/subscriptions", tag = "payments", security(("bearer" = [])),
+    params(("customerId" = Option<String>, Query), ("status" = Option<String>, Query, description = "active, cancelled or expired"),
+           ("page" = Option<u32>, Query), ("limit" = Option<u32>, Query)),
+    responses((status = 200, body = SubscriptionList), (status = 400, description = "invalid_request")))]
+pub(crate) async fn list_subscriptions(
+    State(core): State<Core>,
+    _: Staff,
+    RawQuery(q): RawQuery,
+) -> Result<Json<SubscriptionList>, ApiError> {
+    Ok(Json(core.payments.list_subscriptions(&params(q)).await?))
+}
+
+#[utoipa::path(post, path = "/api/payments/subscriptions/{id}/{action}", tag = "payments", security(("bearer" = [])),
+    params(("action" = String, Path, description = "cancel, resume, pause, unpause or change-plan")),
+    request_body(content = Value, description = "pause: {mode: void|free, resumesAt?}; change-plan: {variantId}; others: none"),
+    responses((status = 200, body = SubscriptionEnvelope), (status = 400, description = "invalid_request"), (status = 404, description = "not_found")))]
+pub(crate) async fn act_on_subscription(
+    State(core): State<Core>,
+    Staff(who): Staff,
+    Path((id, action)): Path<(String, String)>,
+    body: Bytes,
+) -> Result<Json<SubscriptionEnvelope>, ApiError> {
+    let action = SubscriptionAction::parse(&action, &json_body(&body)?)?;
+    let subscription = core.payments.act_on_subscription(&Actor::Staff(who), &id, action).await?;
+    Ok(Json(SubscriptionEnvelope { subscription }))
+}
+
+#[utoipa::path(post, path = "/api/payments/sync", tag = "payments", security(("bearer" = [])),
+    responses((status = 200, body = SyncReport)))]
+pub(crate) async fn sync(State(core): State<Core>, _: Staff) -> Result<Json<SyncReport>, ApiError> {
+    Ok(Json(core.payments.sync_all().await?))
+}

@@ -1,0 +1,198 @@
+//! Applying webhook events to the cached orders and subscriptions (SPEC section 4, Applying):
+//! orders link by `meta.custom_data.order_id`, else by the provider's order id; an event older
+//! than the cached state is recorded but not applied; statuses never move backwards.
+
+use serde_json::Value;
+
+use super::jsonapi::Resource;
+use super::model::{self, OrderDto, SubscriptionDto};
+use crate::error::Result;
+use crate::store::payments::{self as store, OrderRecord};
+use crate::store::Db;
+use crate::time::now_rfc3339;
+use crate::webhooks::{ApplyResult, EventApplier, WebhookEvent};
+
+/// Applies payment events to the cache in `db`.
+pub struct PaymentsApplier {
+    db: Db,
+}
+
+impl PaymentsApplier {
+    /// The applier for `db`.
+    pub fn new(db: Db) -> Self {
+        PaymentsApplier { db }
+    }
+}
+
+/// Our order status from the provider's: refunds keep `paid` (with `refundedAt`).
+fn order_status(provider: &str) -> &'static str {
+    match provider {
+        "paid" | "refunded" | "partial_refund" => "paid",
+        "failed" | "fraudulent" => "failed",
+        _ => "pending",
+    }
+}
+
+/// Whether an order may move from `from` to `to`: only out of `pending`.
+fn order_may_move(from: &str, to: &str) -> bool {
+    from == to || from == "pending"
+}
+
+/// Whether a subscription may move from the provider status `from` to `to`: nothing leaves
+/// `expired`; everything else is the provider's word.
+fn subscription_may_move(from: &str, to: &str) -> bool {
+    from != "expired" || to == "expired"
+}
+
+fn older(event: Option<&str>, cached: Option<&str>) -> bool {
+    let parse = |s: &str| chrono::DateTime::parse_from_rfc3339(s).ok();
+    match (event.and_then(parse), cached.and_then(parse)) {
+        (Some(event), Some(cached)) => event < cached,
+        _ => false,
+    }
+}
+
+fn resource(event: &WebhookEvent) -> Resource {
+    Resource { id: event.resource_id.clone(), kind: event.resource_type.clone(), attributes: event.attributes.clone() }
+}
+
+fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
+    let r = resource(event);
+    let provider_status =
+        r.str("status").unwrap_or_else(|| if event.name == "order_paid" { "paid".into() } else { "pending".into() });
+    let updated_at = model::normalise_time(r.str("updated_at")).or_else(|| event.timestamp.clone());
+    let existing = match event.local_order_id() {
+        Some(id) => store::get_order(conn, &id)?,
+        None => None,
+    };
+    let existing = match existing {
+        Some(order) => Some(order),
+        None => store::find_order_by_provider_id(conn, &r.id)?,
+    };
+    let now = now_rfc3339();
+    let Some(mut order) = existing else {
+        // An order made elsewhere (the provider's own checkout links): it becomes a local order.
+        let item = r.attributes.get("first_order_item").cloned().unwrap_or(Value::Null);
+        let status = order_status(&provider_status);
+        let record = OrderRecord {
+            dto: OrderDto {
+                id: event.local_order_id().unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+                order_id: String::new(),
+                status: status.into(),
+                total: r.int("total").unwrap_or(0),
+                currency: r.str("currency").unwrap_or_else(|| "USD".into()),
+                checkout_url: String::new(),
+                created_at: model::normalise_time(r.str("created_at")).unwrap_or_else(|| now.clone()),
+                email: r.str("user_email").unwrap_or_default(),
+                name: r.str("user_name"),
+                product_id: item.get("product_id").and_then(super::jsonapi::id_of).unwrap_or_default(),
+                variant_id: item.get("variant_id").and_then(super::jsonapi::id_of).unwrap_or_default(),
+                customer_id: r.str("customer_id"),
+                provider_order_id: Some(r.id.clone()),
+                paid_at: (status == "paid").then(|| updated_at.clone().unwrap_or_else(|| now.clone())),
+                refunded_at: None,
+                updated_at: now,
+                events: None,
+            },
+            provider_status: Some(provider_status),
+            provider_updated_at: updated_at,
+            checkout_id: None,
+            billing_address: None,
+            metadata: None,
+            created_by: Some("provider".into()),
+        };
+        let id = record.dto.id.clone();
+        store::insert_order(conn, &record)?;
+        return Ok(ApplyResult {
+            outcome: "applied: new order from the provider".into(),
+            order_id: Some(id),
+            subscription_id: None,
+        });
+    };
+    let id = order.dto.id.clone();
+    let linked = |outcome: String| ApplyResult { outcome, order_id: Some(id.clone()), subscription_id: None };
+    if older(updated_at.as_deref(), order.provider_updated_at.as_deref()) {
+        return Ok(linked("stale: older than the cached order".into()));
+    }
+    if event.name == "order_refunded" || matches!(provider_status.as_str(), "refunded" | "partial_refund") {
+        order.dto.refunded_at = Some(model::normalise_time(r.str("refunded_at")).unwrap_or_else(|| now.clone()));
+    }
+    let target = order_status(&provider_status);
+    let mut outcome = "applied".to_string();
+    if order_may_move(&order.dto.status, target) {
+        if target == "paid" && order.dto.paid_at.is_none() {
+            order.dto.paid_at = Some(updated_at.clone().unwrap_or_else(|| now.clone()));
+        }
+        order.dto.status = target.into();
+    } else {
+        outcome = format!("applied: status kept at {} (never backwards)", order.dto.status);
+    }
+    order.dto.provider_order_id = Some(r.id.clone());
+    order.dto.customer_id = r.str("customer_id").or(order.dto.customer_id);
+    order.dto.updated_at = now;
+    order.provider_status = Some(provider_status);
+    order.provider_updated_at = updated_at.or(order.provider_updated_at);
+    store::update_order_from_provider(conn, &order)?;
+    Ok(linked(outcome))
+}
+
+fn apply_subscription(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
+    let incoming: SubscriptionDto = model::subscription_from(&resource(event));
+    let id = incoming.id.clone();
+    let linked =
+        |outcome: &str| ApplyResult { outcome: outcome.into(), order_id: None, subscription_id: Some(id.clone()) };
+    if let Some(cached) = store::get_subscription(conn, &incoming.id)? {
+        if older(Some(&incoming.updated_at), Some(&cached.updated_at)) {
+            return Ok(linked("stale: older than the cached subscription"));
+        }
+        if !subscription_may_move(&cached.provider_status, &incoming.provider_status) {
+            return Ok(linked("stale: an expired subscription does not come back"));
+        }
+    }
+    store::upsert_subscription(conn, &incoming, &now_rfc3339())?;
+    Ok(linked("applied"))
+}
+
+fn apply_invoice(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
+    let r = resource(event);
+    let Some(subscription_id) = r.str("subscription_id") else {
+        return Ok(ApplyResult::ignored("the invoice names no subscription"));
+    };
+    let status = r.str("status").unwrap_or_else(|| event.name.trim_start_matches("subscription_payment_").to_string());
+    let at = model::normalise_time(r.str("updated_at")).unwrap_or_else(now_rfc3339);
+    let noted = store::note_payment(conn, &subscription_id, &status, &at)?;
+    let outcome = if noted { "applied" } else { "stale: not the latest payment, or unknown subscription" };
+    Ok(ApplyResult { outcome: outcome.into(), order_id: None, subscription_id: Some(subscription_id) })
+}
+
+#[async_trait::async_trait]
+impl EventApplier for PaymentsApplier {
+    async fn apply(&self, event: &WebhookEvent) -> Result<ApplyResult> {
+        let event = event.clone();
+        self.db
+            .call(move |conn| match event.resource_type.as_str() {
+                "orders" => apply_order(conn, &event),
+                "subscriptions" => apply_subscription(conn, &event),
+                "subscription-invoices" => apply_invoice(conn, &event),
+                other => Ok(ApplyResult::ignored(format!("no cached {other}"))),
+            })
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_never_move_backwards() {
+        assert!(order_may_move("pending", "paid"));
+        assert!(order_may_move("pending", "failed"));
+        assert!(!order_may_move("paid", "pending"));
+        assert!(!order_may_move("paid", "failed"));
+        assert!(!order_may_move("failed", "pending"));
+        assert!(subscription_may_move("cancelled", "active"));
+        assert!(!subscription_may_move("expired", "active"));
+        assert!(subscription_may_move("active", "expired"));
+    }
+}

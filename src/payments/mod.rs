@@ -1,0 +1,517 @@
+//! The payment area (SPEC section 4): products, orders through checkouts, subscriptions and
+//! their management, over Lemon Squeezy, with every read going through the SQLite cache.
+
+pub mod apply;
+pub mod client;
+pub mod jsonapi;
+pub mod model;
+pub mod validate;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use self::client::LemonSqueezyClient;
+use self::model::{OrderDto, OrderEvent, PageMeta, ProductDto, SubscriptionDto};
+use crate::audit::Audit;
+use crate::auth::Actor;
+use crate::error::{Error, ErrorCode, Result};
+use crate::secrets::Secrets;
+use crate::store::payments::{self as store, OrderRecord};
+use crate::store::Db;
+use crate::time::now_rfc3339;
+use crate::webhooks::InboxReader;
+
+/// Product statuses of the seed.
+pub const PRODUCT_STATUSES: &[&str] = &["draft", "published"];
+/// Subscription statuses of the seed.
+pub const SUBSCRIPTION_STATUSES: &[&str] = &["active", "cancelled", "expired"];
+/// A products list re-reads the catalogue from the provider when it is older than this.
+const PRODUCTS_FRESH_FOR: Duration = Duration::from_secs(60);
+
+/// `GET /products`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct ProductList {
+    pub products: Vec<ProductDto>,
+    pub meta: PageMeta,
+}
+
+/// `GET /subscriptions`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct SubscriptionList {
+    pub subscriptions: Vec<SubscriptionDto>,
+    pub meta: PageMeta,
+}
+
+/// `GET /orders`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct OrderList {
+    pub orders: Vec<OrderDto>,
+    pub meta: PageMeta,
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncReport {
+    pub products: usize,
+    pub subscriptions: usize,
+    /// Provider requests made.
+    pub requests: u32,
+}
+
+/// A management action on a subscription.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SubscriptionAction {
+    Cancel,
+    Resume,
+    Pause { mode: String, resumes_at: Option<String> },
+    Unpause,
+    ChangePlan { variant_id: String },
+}
+
+impl SubscriptionAction {
+    /// The action named in the route, with its body (validated).
+    pub fn parse(name: &str, body: &Value) -> Result<Self> {
+        let field = |key: &str| body.get(key).filter(|v| !v.is_null());
+        match name {
+            "cancel" => Ok(SubscriptionAction::Cancel),
+            "resume" => Ok(SubscriptionAction::Resume),
+            "unpause" => Ok(SubscriptionAction::Unpause),
+            "pause" => {
+                let mut errors = Vec::new();
+                let mode = match field("mode").and_then(Value::as_str) {
+                    Some(m @ ("void" | "free")) => m.to_string(),
+                    None if field("mode").is_none() => "void".to_string(),
+                    _ => {
+                        errors.push(crate::error::FieldError::new("mode", "must be void or free"));
+                        String::new()
+                    }
+                };
+                let resumes_at = match field("resumesAt") {
+                    None => None,
+                    Some(Value::String(s)) => match chrono::DateTime::parse_from_rfc3339(s) {
+                        Ok(t) if t > chrono::Utc::now() => {
+                            Some(t.with_timezone(&chrono::Utc).to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                        }
+                        Ok(_) => {
+                            errors.push(crate::error::FieldError::new("resumesAt", "must be in the future"));
+                            None
+                        }
+                        Err(_) => {
+                            errors.push(crate::error::FieldError::new("resumesAt", "must be an RFC 3339 time"));
+                            None
+                        }
+                    },
+                    Some(_) => {
+                        errors.push(crate::error::FieldError::new("resumesAt", "must be an RFC 3339 time"));
+                        None
+                    }
+                };
+                if errors.is_empty() {
+                    Ok(SubscriptionAction::Pause { mode, resumes_at })
+                } else {
+                    Err(Error::invalid(errors))
+                }
+            }
+            "change-plan" => match field("variantId") {
+                Some(Value::String(v)) if !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()) => {
+                    Ok(SubscriptionAction::ChangePlan { variant_id: v.clone() })
+                }
+                None => Err(Error::invalid_field("variantId", "is required")),
+                _ => Err(Error::invalid_field("variantId", "must be a variant id (digits)")),
+            },
+            other => Err(Error::not_found(format!("No subscription action called {other}"))),
+        }
+    }
+
+    fn audit_name(&self) -> &'static str {
+        match self {
+            SubscriptionAction::Cancel => "payments.subscription_cancel",
+            SubscriptionAction::Resume => "payments.subscription_resume",
+            SubscriptionAction::Pause { .. } => "payments.subscription_pause",
+            SubscriptionAction::Unpause => "payments.subscription_unpause",
+            SubscriptionAction::ChangePlan { .. } => "payments.subscription_change_plan",
+        }
+    }
+}
+
+/// Errors that mean "the provider cannot be reached now": reads fall back to the cache.
+fn unreachable(err: &Error) -> bool {
+    matches!(err.code, ErrorCode::IntegrationError | ErrorCode::RateLimited)
+}
+
+fn older_than(stamp: Option<&str>, age: Duration) -> bool {
+    match stamp.and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok()) {
+        Some(t) => chrono::Utc::now().signed_duration_since(t).to_std().map(|d| d > age).unwrap_or(false),
+        None => true,
+    }
+}
+
+/// Products, orders and subscriptions.
+#[derive(Clone)]
+pub struct PaymentService {
+    db: Db,
+    client: LemonSqueezyClient,
+    secrets: Secrets,
+    audit: Audit,
+    inbox: InboxReader,
+    sync_interval: Duration,
+}
+
+impl PaymentService {
+    /// The service over `db`, talking to the provider through `client`.
+    pub fn new(db: Db, client: LemonSqueezyClient, secrets: Secrets, audit: Audit, sync_interval: Duration) -> Self {
+        PaymentService { inbox: InboxReader::new(db.clone()), db, client, secrets, audit, sync_interval }
+    }
+
+    /// The client (for tests and the benchmark).
+    pub fn client(&self) -> &LemonSqueezyClient {
+        &self.client
+    }
+
+    async fn store_id(&self) -> Result<String> {
+        let secrets = self.secrets.clone();
+        let id =
+            tokio::task::spawn_blocking(move || secrets.get("lemonsqueezy_store_id")).await?.map_err(Error::from)?;
+        id.map(|s| s.expose().trim().to_string()).filter(|s| !s.is_empty()).ok_or_else(|| {
+            Error::new(ErrorCode::Unauthorized, "No Lemon Squeezy store id is set; an admin must add it in Settings")
+                .with_details(json!({ "provider": client::PROVIDER }))
+        })
+    }
+
+    async fn currency(&self) -> Result<String> {
+        if let Some(currency) = self.db.meta("lemonsqueezy_currency").await? {
+            return Ok(currency);
+        }
+        let store = self.client.get_one(&format!("stores/{}", self.store_id().await?)).await?;
+        let currency = store.str("currency").unwrap_or_else(|| "USD".into());
+        let value = currency.clone();
+        self.db
+            .call(move |conn| {
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES ('lemonsqueezy_currency', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1",
+                    [value],
+                )?;
+                Ok(())
+            })
+            .await?;
+        Ok(currency)
+    }
+
+    async fn record_sync(&self, resource: &'static str, error: Option<String>) -> Result<()> {
+        self.db.call(move |conn| store::record_sync(conn, resource, &now_rfc3339(), error.as_deref())).await
+    }
+
+    /// Re-reads the whole catalogue (products and variants).
+    pub async fn sync_products(&self) -> Result<(usize, u32)> {
+        let outcome = async {
+            let store_id = self.store_id().await?;
+            let currency = self.currency().await?;
+            let (products, p_pages) = self.client.get_all("products", &[("filter[store_id]", store_id)]).await?;
+            let (variants, v_pages) = self.client.get_all("variants", &[]).await?;
+            let products: Vec<ProductDto> = products.iter().map(|p| model::product_from(p, &currency)).collect();
+            let variants: Vec<_> = variants.iter().map(model::variant_from).collect();
+            let count = products.len();
+            self.db.call(move |conn| store::replace_products(conn, &products, &variants, &now_rfc3339())).await?;
+            Ok::<_, Error>((count, p_pages + v_pages + 1))
+        }
+        .await;
+        self.record_sync("products", outcome.as_ref().err().map(|e: &Error| e.message.clone())).await?;
+        outcome
+    }
+
+    /// Re-reads every subscription of the store.
+    pub async fn sync_subscriptions(&self) -> Result<(usize, u32)> {
+        let outcome = async {
+            let store_id = self.store_id().await?;
+            let (resources, pages) = self.client.get_all("subscriptions", &[("filter[store_id]", store_id)]).await?;
+            let subs: Vec<SubscriptionDto> = resources.iter().map(model::subscription_from).collect();
+            let count = subs.len();
+            self.db.call(move |conn| store::replace_subscriptions(conn, &subs, &now_rfc3339())).await?;
+            Ok::<_, Error>((count, pages))
+        }
+        .await;
+        self.record_sync("subscriptions", outcome.as_ref().err().map(|e: &Error| e.message.clone())).await?;
+        outcome
+    }
+
+    /// Syncs products and subscriptions now (also what catches up missed webhooks).
+    pub async fn sync_all(&self) -> Result<SyncReport> {
+        let (products, a) = self.sync_products().await?;
+        let (subscriptions, b) = self.sync_subscriptions().await?;
+        Ok(SyncReport { products, subscriptions, requests: a + b })
+    }
+
+    /// Starts the background sync: once now (catching up what happened while Staffroom was not
+    /// running), then every `sync_interval`.
+    pub fn spawn_background_sync(&self) -> tokio::task::JoinHandle<()> {
+        let service = self.clone();
+        tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(service.sync_interval);
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticker.tick().await;
+                match service.sync_all().await {
+                    Ok(report) => tracing::info!(?report, "payments synced"),
+                    Err(err) => {
+                        tracing::warn!(code = err.code.as_str(), message = %err.message, "payments sync failed; serving the cache")
+                    }
+                }
+            }
+        })
+    }
+
+    async fn meta_for(&self, resource: &'static str, mut meta: PageMeta, stale: bool) -> Result<PageMeta> {
+        let state = self.db.call(move |conn| store::sync_state(conn, resource)).await?;
+        meta.synced_at = state.synced_at;
+        meta.stale = Some(stale || state.error.is_some());
+        Ok(meta)
+    }
+
+    /// `GET /products`: fresh from the provider when it answers, else the cache marked stale.
+    pub async fn list_products(&self, params: &HashMap<String, String>) -> Result<ProductList> {
+        let query = validate::list_query(params, PRODUCT_STATUSES, false)?;
+        let state = self.db.call(|conn| store::sync_state(conn, "products")).await?;
+        let mut stale = false;
+        if older_than(state.synced_at.as_deref(), PRODUCTS_FRESH_FOR) {
+            match self.sync_products().await {
+                Ok(_) => {}
+                Err(err) if unreachable(&err) && state.synced_at.is_some() => stale = true,
+                Err(err) => return Err(err),
+            }
+        }
+        let (page, limit, status) = (query.page, query.limit, query.status.clone());
+        let (products, total) =
+            self.db.call(move |conn| store::list_products(conn, status.as_deref(), page, limit)).await?;
+        let meta = self.meta_for("products", PageMeta::new(page, limit, total), stale).await?;
+        Ok(ProductList { products, meta })
+    }
+
+    /// `GET /products/:id` with its variants.
+    pub async fn get_product(&self, id: &str) -> Result<ProductDto> {
+        validate_id("id", id)?;
+        let fresh = async {
+            let currency = self.currency().await?;
+            let resource = self.client.get_one(&format!("products/{id}")).await?;
+            let (variants, _) = self.client.get_all("variants", &[("filter[product_id]", id.to_string())]).await?;
+            let mut product = model::product_from(&resource, &currency);
+            let mut variants: Vec<_> = variants.iter().map(model::variant_from).collect();
+            variants.sort_by_key(|(_, _, sort)| *sort);
+            product.variants = Some(variants.into_iter().map(|(_, v, _)| v).collect());
+            Ok::<_, Error>(product)
+        }
+        .await;
+        match fresh {
+            Ok(product) => {
+                let stored = product.clone();
+                self.db.call(move |conn| store::upsert_product(conn, &stored, &now_rfc3339())).await?;
+                Ok(product)
+            }
+            Err(err) if unreachable(&err) => {
+                let id = id.to_string();
+                self.db.call(move |conn| store::get_product(conn, &id)).await?.ok_or(err)
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// `POST /orders`: a provider checkout for the variant, and our local order record.
+    pub async fn create_order(&self, actor: &Actor, body: &Value) -> Result<OrderDto> {
+        let new = validate::new_order(body)?;
+        let product = self.get_product(&new.product_id).await?;
+        if product.status != "published" {
+            return Err(Error::invalid_field("productId", "is a draft product; only published products can be sold"));
+        }
+        let variants = product.variants.clone().unwrap_or_default();
+        let variant = match &new.variant_id {
+            Some(id) => variants
+                .iter()
+                .find(|v| &v.id == id)
+                .ok_or_else(|| Error::invalid_field("variantId", "is not a variant of this product"))?,
+            None => variants
+                .iter()
+                .find(|v| v.status == "published")
+                .ok_or_else(|| Error::invalid_field("productId", "has no published variant to sell"))?,
+        };
+        if variant.status != "published" {
+            return Err(Error::invalid_field("variantId", "is not published"));
+        }
+        let order_id = uuid::Uuid::new_v4().to_string();
+        let mut custom = new.metadata.clone();
+        custom.insert("order_id".into(), Value::String(order_id.clone()));
+        let mut checkout_data = json!({ "email": new.email, "custom": custom });
+        if let Some(name) = &new.name {
+            checkout_data["name"] = name.clone().into();
+        }
+        if let Some(address) = &new.billing_address {
+            checkout_data["billing_address"] = Value::Object(address.clone());
+        }
+        let request = json!({"data": {
+            "type": "checkouts",
+            "attributes": {"checkout_data": checkout_data},
+            "relationships": {
+                "store": {"data": {"type": "stores", "id": self.store_id().await?}},
+                "variant": {"data": {"type": "variants", "id": variant.id}}
+            }
+        }});
+        let checkout = match self.client.post("checkouts", &request).await {
+            Ok(checkout) => checkout,
+            Err(err) => {
+                self.audit
+                    .record(
+                        actor.audit_name(),
+                        "payments.order_create",
+                        Some(&order_id),
+                        "failure",
+                        Some(json!({ "code": err.code })),
+                    )
+                    .await;
+                return Err(err);
+            }
+        };
+        let checkout_url =
+            checkout.str("url").ok_or_else(|| Error::integration(client::PROVIDER, None, "The checkout has no URL"))?;
+        let now = now_rfc3339();
+        let mut record = OrderRecord {
+            dto: OrderDto {
+                id: order_id.clone(),
+                order_id: String::new(),
+                status: "pending".into(),
+                total: variant.price,
+                currency: product.currency.clone(),
+                checkout_url,
+                created_at: now.clone(),
+                email: new.email.clone(),
+                name: new.name.clone(),
+                product_id: product.id.clone(),
+                variant_id: variant.id.clone(),
+                customer_id: new.customer_id.clone(),
+                provider_order_id: None,
+                paid_at: None,
+                refunded_at: None,
+                updated_at: now,
+                events: None,
+            },
+            provider_status: None,
+            provider_updated_at: None,
+            checkout_id: Some(checkout.id.clone()),
+            billing_address: new.billing_address.as_ref().map(|a| Value::Object(a.clone()).to_string()),
+            metadata: Some(Value::Object(new.metadata.clone()).to_string()),
+            created_by: Some(actor.audit_name().to_string()),
+        };
+        let stored = record.clone();
+        let number = self.db.call(move |conn| store::insert_order(conn, &stored)).await?;
+        record.dto.order_id = store::order_reference(number);
+        self.audit
+            .record(
+                actor.audit_name(),
+                "payments.order_create",
+                Some(&record.dto.order_id),
+                "success",
+                Some(json!({ "orderId": order_id, "variantId": variant.id })),
+            )
+            .await;
+        Ok(record.dto)
+    }
+
+    /// `GET /orders/:id` with the webhook events applied to it.
+    pub async fn get_order(&self, id: &str) -> Result<OrderDto> {
+        validate_id("id", id)?;
+        let key = id.to_string();
+        let record = self.db.call(move |conn| store::get_order(conn, &key)).await?;
+        let mut order = record.ok_or_else(|| Error::not_found(format!("No order {id}")))?.dto;
+        let events = self.inbox.for_order(&order.id).await?;
+        order.events = Some(
+            events
+                .into_iter()
+                .map(|e| OrderEvent { event_name: e.event_name, received_at: e.received_at, outcome: e.outcome })
+                .collect(),
+        );
+        Ok(order)
+    }
+
+    /// `GET /orders`: local orders, newest first.
+    pub async fn list_orders(&self, params: &HashMap<String, String>) -> Result<OrderList> {
+        let query = validate::list_query(params, &[], false)?;
+        let (page, limit) = (query.page, query.limit);
+        let (orders, total) = self.db.call(move |conn| store::list_orders(conn, page, limit)).await?;
+        Ok(OrderList { orders, meta: PageMeta::new(page, limit, total) })
+    }
+
+    /// `GET /subscriptions`: from the cache, with exact filters; synced first when never synced.
+    pub async fn list_subscriptions(&self, params: &HashMap<String, String>) -> Result<SubscriptionList> {
+        let query = validate::list_query(params, SUBSCRIPTION_STATUSES, true)?;
+        let state = self.db.call(|conn| store::sync_state(conn, "subscriptions")).await?;
+        let mut stale = false;
+        if state.synced_at.is_none() {
+            self.sync_subscriptions().await?;
+        } else if older_than(state.synced_at.as_deref(), self.sync_interval * 2) {
+            stale = true;
+        }
+        let ListQuery { page, limit, status, customer_id } = query;
+        let (subscriptions, total) = self
+            .db
+            .call(move |conn| store::list_subscriptions(conn, customer_id.as_deref(), status.as_deref(), page, limit))
+            .await?;
+        let meta = self.meta_for("subscriptions", PageMeta::new(page, limit, total), stale).await?;
+        Ok(SubscriptionList { subscriptions, meta })
+    }
+
+    /// Cancel, resume, pause, unpause or change plan; the answer is the provider's new state.
+    pub async fn act_on_subscription(
+        &self,
+        actor: &Actor,
+        id: &str,
+        action: SubscriptionAction,
+    ) -> Result<SubscriptionDto> {
+        validate_id("id", id)?;
+        let path = format!("subscriptions/{id}");
+        let patch = |attributes: Value| json!({"data": {"type": "subscriptions", "id": id, "attributes": attributes}});
+        let result = match &action {
+            SubscriptionAction::Cancel => self.client.delete(&path).await,
+            SubscriptionAction::Resume => {
+                let current = model::subscription_from(&self.client.get_one(&path).await?);
+                if current.provider_status != "cancelled" {
+                    return Err(Error::invalid_field("id", "only a cancelled subscription can be resumed"));
+                }
+                if current.ends_at.as_deref().is_some_and(|end| older_than(Some(end), Duration::ZERO)) {
+                    return Err(Error::invalid_field("id", "the subscription has ended and can no longer be resumed"));
+                }
+                self.client.patch(&path, &patch(json!({"cancelled": false}))).await
+            }
+            SubscriptionAction::Pause { mode, resumes_at } => {
+                self.client.patch(&path, &patch(json!({"pause": {"mode": mode, "resumes_at": resumes_at}}))).await
+            }
+            SubscriptionAction::Unpause => self.client.patch(&path, &patch(json!({"pause": null}))).await,
+            SubscriptionAction::ChangePlan { variant_id } => {
+                let variant: u64 =
+                    variant_id.parse().map_err(|_| Error::invalid_field("variantId", "must be a variant id"))?;
+                self.client.patch(&path, &patch(json!({"variant_id": variant}))).await
+            }
+        };
+        let outcome = match &result {
+            Ok(_) => "success".to_string(),
+            Err(err) => format!("failure: {}", err.code.as_str()),
+        };
+        self.audit.record(actor.audit_name(), action.audit_name(), Some(id), &outcome, None).await;
+        let subscription = model::subscription_from(&result?);
+        let stored = subscription.clone();
+        self.db.call(move |conn| store::upsert_subscription(conn, &stored, &now_rfc3339())).await?;
+        let id = subscription.id.clone();
+        Ok(self.db.call(move |conn| store::get_subscription(conn, &id)).await?.unwrap_or(subscription))
+    }
+}
+
+use self::validate::ListQuery;
+
+/// Path ids: provider ids are digits, ours are UUIDs; anything else is refused before any I/O.
+fn validate_id(field: &str, id: &str) -> Result<()> {
+    if !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+        Ok(())
+    } else {
+        Err(Error::invalid_field(field, "is not a valid id"))
+    }
+}

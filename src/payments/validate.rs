@@ -1,0 +1,281 @@
+//! Validation of the payment area's queries and bodies: every bad field is named at once.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::auth::validate::email_problem;
+use crate::error::{Error, FieldError, Result};
+
+/// Officially assigned ISO 3166-1 alpha-2 codes.
+const COUNTRIES: &str = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ \
+CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG \
+GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ \
+LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR \
+NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ \
+TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW";
+
+/// Whether `code` is an assigned ISO 3166-1 alpha-2 country code (upper case).
+pub fn is_country(code: &str) -> bool {
+    code.len() == 2 && COUNTRIES.split_whitespace().any(|c| c == code)
+}
+
+/// Most metadata keys an order may carry.
+pub const MAX_METADATA_KEYS: usize = 50;
+
+/// A validated list query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListQuery {
+    pub page: u32,
+    pub limit: u32,
+    pub status: Option<String>,
+    pub customer_id: Option<String>,
+}
+
+fn whole_number(
+    params: &HashMap<String, String>,
+    name: &str,
+    default: u32,
+    range: (u32, u32),
+    errors: &mut Vec<FieldError>,
+) -> u32 {
+    match params.get(name) {
+        None => default,
+        Some(raw) => match raw.trim().parse::<u32>() {
+            Ok(n) if n >= range.0 && n <= range.1 => n,
+            _ if range.1 == u32::MAX => {
+                errors.push(FieldError::new(name, format!("must be a whole number of at least {}", range.0)));
+                default
+            }
+            _ => {
+                errors.push(FieldError::new(name, format!("must be a whole number from {} to {}", range.0, range.1)));
+                default
+            }
+        },
+    }
+}
+
+/// `page` (default 1), `limit` (default 10, 1 to 100), `status` from `statuses`, and `customerId`
+/// when `with_customer`.
+pub fn list_query(params: &HashMap<String, String>, statuses: &[&str], with_customer: bool) -> Result<ListQuery> {
+    let mut errors = Vec::new();
+    let page = whole_number(params, "page", 1, (1, u32::MAX), &mut errors);
+    let limit = whole_number(params, "limit", 10, (1, 100), &mut errors);
+    let status = match params.get("status") {
+        None => None,
+        Some(s) if statuses.contains(&s.as_str()) => Some(s.clone()),
+        Some(_) => {
+            errors.push(FieldError::new("status", format!("must be one of {}", statuses.join(", "))));
+            None
+        }
+    };
+    let customer_id = match params.get("customerId") {
+        Some(id) if with_customer => {
+            if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                errors.push(FieldError::new("customerId", "must be a provider customer id (letters, digits, - or _)"));
+                None
+            } else {
+                Some(id.clone())
+            }
+        }
+        _ => None,
+    };
+    if errors.is_empty() {
+        Ok(ListQuery { page, limit, status, customer_id })
+    } else {
+        Err(Error::invalid(errors))
+    }
+}
+
+/// A validated order request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewOrder {
+    pub product_id: String,
+    pub variant_id: Option<String>,
+    pub customer_id: Option<String>,
+    pub email: String,
+    pub name: Option<String>,
+    /// `country` first, then the other keys.
+    pub billing_address: Option<Map<String, Value>>,
+    pub metadata: Map<String, Value>,
+}
+
+fn id_field(object: &Map<String, Value>, name: &str, required: bool, errors: &mut Vec<FieldError>) -> Option<String> {
+    match object.get(name) {
+        None | Some(Value::Null) => {
+            if required {
+                errors.push(FieldError::new(name, "is required"));
+            }
+            None
+        }
+        Some(Value::String(s)) if !s.trim().is_empty() && s.len() <= 64 => Some(s.trim().to_string()),
+        Some(_) => {
+            errors.push(FieldError::new(name, "must be a non-empty string id"));
+            None
+        }
+    }
+}
+
+/// Validates `POST /orders`.
+pub fn new_order(body: &Value) -> Result<NewOrder> {
+    let Some(object) = body.as_object() else {
+        return Err(Error::invalid_field("body", "must be a JSON object"));
+    };
+    let mut errors = Vec::new();
+    let product_id = id_field(object, "productId", true, &mut errors);
+    let variant_id = id_field(object, "variantId", false, &mut errors);
+    let customer_id = id_field(object, "customerId", false, &mut errors);
+    let email = match object.get("email") {
+        Some(Value::String(e)) => match email_problem(e) {
+            Some(problem) => {
+                errors.push(FieldError::new("email", problem));
+                None
+            }
+            None => Some(e.trim().to_string()),
+        },
+        None | Some(Value::Null) => {
+            errors.push(FieldError::new("email", "is required"));
+            None
+        }
+        Some(_) => {
+            errors.push(FieldError::new("email", "must be a string"));
+            None
+        }
+    };
+    let name = match object.get("name") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(n)) if n.chars().count() <= 255 => Some(n.trim().to_string()).filter(|n| !n.is_empty()),
+        Some(Value::String(_)) => {
+            errors.push(FieldError::new("name", "must be at most 255 characters"));
+            None
+        }
+        Some(_) => {
+            errors.push(FieldError::new("name", "must be a string"));
+            None
+        }
+    };
+    let billing_address = match object.get("billingAddress") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(address)) => {
+            match address.get("country") {
+                Some(Value::String(c)) if is_country(c) => {}
+                None | Some(Value::Null) => errors.push(FieldError::new("billingAddress.country", "is required")),
+                Some(_) => errors
+                    .push(FieldError::new("billingAddress.country", "must be an ISO 3166-1 alpha-2 code, e.g. GB")),
+            }
+            for (key, value) in address {
+                match value {
+                    Value::String(v) if v.chars().count() <= 200 => {}
+                    _ if key == "country" => {}
+                    _ => errors.push(FieldError::new(
+                        format!("billingAddress.{key}"),
+                        "must be a string of at most 200 characters",
+                    )),
+                }
+            }
+            Some(address.clone())
+        }
+        Some(_) => {
+            errors.push(FieldError::new("billingAddress", "must be an object with a country"));
+            None
+        }
+    };
+    let metadata = match object.get("metadata") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => {
+            if m.len() > MAX_METADATA_KEYS {
+                errors.push(FieldError::new("metadata", format!("may have at most {MAX_METADATA_KEYS} keys")));
+            }
+            if m.keys().any(|k| k.is_empty() || k.len() > 40) {
+                errors.push(FieldError::new("metadata", "keys must be 1 to 40 characters"));
+            }
+            if m.contains_key("order_id") {
+                errors.push(FieldError::new("metadata.order_id", "is reserved for Staffroom's own order id"));
+            }
+            if serde_json::to_vec(m).map(|b| b.len()).unwrap_or(0) > 16 * 1024 {
+                errors.push(FieldError::new("metadata", "must be at most 16 KiB as JSON"));
+            }
+            m.clone()
+        }
+        Some(_) => {
+            errors.push(FieldError::new("metadata", "must be an object"));
+            Map::new()
+        }
+    };
+    match (product_id, email) {
+        (Some(product_id), Some(email)) if errors.is_empty() => {
+            Ok(NewOrder { product_id, variant_id, customer_id, email, name, billing_address, metadata })
+        }
+        _ => Err(Error::invalid(errors)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn fields(err: Error) -> Vec<String> {
+        err.details.unwrap()["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["field"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    fn query(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn list_queries() {
+        let ok = list_query(&query(&[]), &["active"], true).unwrap();
+        assert_eq!((ok.page, ok.limit), (1, 10));
+        for bad in ["0", "101", "abc", "-1", "1.5", ""] {
+            assert_eq!(fields(list_query(&query(&[("limit", bad)]), &[], false).unwrap_err()), ["limit"], "{bad}");
+        }
+        assert_eq!(fields(list_query(&query(&[("page", "0")]), &[], false).unwrap_err()), ["page"]);
+        let err = list_query(
+            &query(&[("page", "x"), ("limit", "0"), ("status", "paused"), ("customerId", "a b")]),
+            &["active"],
+            true,
+        );
+        assert_eq!(fields(err.unwrap_err()), ["page", "limit", "status", "customerId"]);
+    }
+
+    #[test]
+    fn order_bodies() {
+        let ok = new_order(
+            &json!({"productId": "1", "email": "a@example.com", "billingAddress": {"country": "GB", "zip": "NW1"}}),
+        )
+        .unwrap();
+        assert_eq!(ok.product_id, "1");
+        let many: Map<String, Value> = (0..51).map(|i| (format!("k{i}"), json!(i))).collect();
+        let err = new_order(&json!({"email": "nope", "billingAddress": {"country": "XX"}, "metadata": many}));
+        assert_eq!(fields(err.unwrap_err()), ["productId", "email", "billingAddress.country", "metadata"]);
+        assert_eq!(fields(new_order(&json!({"productId": "1"})).unwrap_err()), ["email"]);
+        assert_eq!(fields(new_order(&json!({"productId": 1, "email": "a@example.com"})).unwrap_err()), ["productId"]);
+        assert_eq!(
+            fields(
+                new_order(&json!({"productId": "1", "email": "a@example.com", "billingAddress": {"zip": "1"}}))
+                    .unwrap_err()
+            ),
+            ["billingAddress.country"]
+        );
+        assert_eq!(fields(new_order(&json!([1])).unwrap_err()), ["body"]);
+        assert!(is_country("DE") && !is_country("de") && !is_country("UK"));
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bodies_and_queries_never_panic(s in "\\PC{0,300}", k in "\\PC{0,12}", v in "\\PC{0,12}") {
+            if let Ok(value) = serde_json::from_str::<Value>(&s) {
+                let _ = new_order(&value);
+            }
+            let _ = list_query(&query(&[(k.as_str(), v.as_str())]), &["active"], true);
+        }
+    }
+}
