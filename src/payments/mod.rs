@@ -239,9 +239,11 @@ impl PaymentService {
     }
 
     /// Syncs products and subscriptions now (also what catches up missed webhooks).
+    /// Both are attempted even when the first fails, so each records its own state.
     pub async fn sync_all(&self) -> Result<SyncReport> {
-        let (products, a) = self.sync_products().await?;
-        let (subscriptions, b) = self.sync_subscriptions().await?;
+        let products = self.sync_products().await;
+        let subscriptions = self.sync_subscriptions().await;
+        let ((products, a), (subscriptions, b)) = (products?, subscriptions?);
         Ok(SyncReport { products, subscriptions, requests: a + b })
     }
 

@@ -206,3 +206,67 @@ pub async fn memory_core(dir: &Path) -> staffroom::Core {
     config.secret_backend = staffroom::secrets::SecretBackend::Memory;
     staffroom::Core::open(config).await.unwrap()
 }
+
+/// A sandbox core served on loopback in this process, so tests can flip the simulator's faults.
+pub struct SandboxApp {
+    pub core: staffroom::Core,
+    pub base: String,
+    pub token: String,
+    _dir: tempfile::TempDir,
+}
+
+impl SandboxApp {
+    /// Starts a sandbox core with short provider time-outs, serves it, signs in as the demo admin.
+    pub async fn start() -> SandboxApp {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = staffroom::config::Config::new(dir.path());
+        config.sandbox = true;
+        config.long_running = true;
+        config.secret_backend = staffroom::secrets::SecretBackend::Memory;
+        config.payments.client.request_timeout = std::time::Duration::from_millis(700);
+        config.payments.client.max_total = std::time::Duration::from_secs(3);
+        let core = staffroom::Core::open(config).await.unwrap();
+        staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        core.connect_sandbox_webhooks(&base).unwrap();
+        tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
+        let response: Value = client()
+            .post(format!("{base}/api/auth"))
+            .json(&json!({"email": DEMO_EMAIL, "password": DEMO_PASSWORD}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let token = response["token"].as_str().unwrap().to_string();
+        SandboxApp { core, base, token, _dir: dir }
+    }
+
+    /// The payment simulator.
+    pub fn simulator(&self) -> &staffroom::sandbox::lemonsqueezy::PaymentSimulator {
+        self.core.payment_simulator.as_ref().unwrap()
+    }
+
+    /// GET `path` as the demo admin: (status, body).
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let response = client().get(format!("{}{path}", self.base)).bearer_auth(&self.token).send().await.unwrap();
+        (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// POST `body` to `path` as the demo admin: (status, body).
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let response =
+            client().post(format!("{}{path}", self.base)).bearer_auth(&self.token).json(&body).send().await.unwrap();
+        (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
+    }
+}
+
+/// The field names of an `invalid_request` answer.
+pub fn bad_fields(body: &Value) -> Vec<String> {
+    body["error"]["details"]["fields"]
+        .as_array()
+        .map(|f| f.iter().map(|e| e["field"].as_str().unwrap_or("").to_string()).collect())
+        .unwrap_or_default()
+}

@@ -243,7 +243,8 @@ pub fn subscriptions(count: u64, products: &[Product], customers: &[Customer]) -
             let plan = plans[(rng.below(plans.len() as u64)) as usize];
             let variant = &plan.variants[(id % 2) as usize];
             let created = BASE + (id as i64 * 3_607) % (300 * 86_400);
-            let renews = created + 30 * 86_400;
+            // Renewal dates lie ahead (into 2027), so cancelled ones can still be resumed.
+            let renews = created + 400 * 86_400;
             let ends_at = match status {
                 "cancelled" => Some(stamp(renews)),
                 "expired" => Some(stamp(created + 20 * 86_400)),

@@ -1,0 +1,381 @@
+//! The payment area over real HTTP: our router on loopback, our client talking HTTP to the
+//! payment simulator on loopback, with the simulator's fault switches.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+use staffroom::sandbox::lemonsqueezy::Faults;
+
+#[tokio::test]
+async fn products_page_limit_and_status_arithmetic() {
+    let app = SandboxApp::start().await;
+    let (status, body) = app.get("/api/payments/products?limit=7").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["meta"]["totalItems"], 30);
+    assert_eq!(body["meta"]["totalPages"], 5);
+    assert_eq!(body["meta"]["currentPage"], 1);
+    assert_eq!(body["meta"]["stale"], false);
+    assert!(body["meta"]["syncedAt"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(body["products"].as_array().unwrap().len(), 7);
+    let (_, last) = app.get("/api/payments/products?limit=7&page=5").await;
+    assert_eq!(last["products"].as_array().unwrap().len(), 2);
+    let (_, beyond) = app.get("/api/payments/products?limit=7&page=9").await;
+    assert_eq!(beyond["products"].as_array().unwrap().len(), 0);
+    let (_, drafts) = app.get("/api/payments/products?status=draft&limit=100").await;
+    assert_eq!(drafts["meta"]["totalItems"], 5);
+    assert!(drafts["products"].as_array().unwrap().iter().all(|p| p["status"] == "draft"));
+    let (_, published) = app.get("/api/payments/products?status=published").await;
+    assert_eq!(published["meta"]["totalItems"], 25);
+    assert_eq!(published["meta"]["totalPages"], 3, "default limit 10");
+    let product = &published["products"][0];
+    for field in ["id", "name", "slug", "currency", "status", "createdAt", "updatedAt"] {
+        assert!(product[field].is_string(), "{field}");
+    }
+    assert!(product["price"].is_i64());
+    assert_eq!(product["currency"], "USD");
+}
+
+#[tokio::test]
+async fn product_detail_has_variants_and_unknown_ids_are_404() {
+    let app = SandboxApp::start().await;
+    let (status, body) = app.get("/api/payments/products/12").await;
+    assert_eq!(status, 200, "{body}");
+    let product = &body["product"];
+    assert_eq!(product["id"], "12");
+    let variants = product["variants"].as_array().unwrap();
+    assert!(variants.len() >= 2);
+    assert_eq!(variants[0]["status"], "published");
+    assert!(variants.iter().all(|v| v["id"].is_string() && v["price"].is_i64()));
+    let (status, body) = app.get("/api/payments/products/999").await;
+    assert_eq!(status, 404);
+    assert_eq!(body["error"]["code"], "not_found");
+    let (status, body) = app.get("/api/payments/products/not%20an%20id").await;
+    assert_eq!(status, 400);
+    assert_eq!(bad_fields(&body), ["id"]);
+}
+
+#[tokio::test]
+async fn list_validation_names_every_bad_field() {
+    let app = SandboxApp::start().await;
+    for (query, fields) in [
+        ("limit=0", vec!["limit"]),
+        ("limit=101", vec!["limit"]),
+        ("limit=abc", vec!["limit"]),
+        ("page=0", vec!["page"]),
+        ("page=-3&limit=1.5", vec!["page", "limit"]),
+        ("status=paused", vec!["status"]),
+    ] {
+        for path in ["products", "subscriptions"] {
+            let (status, body) = app.get(&format!("/api/payments/{path}?{query}")).await;
+            let expected: Vec<&str> =
+                if path == "products" && query == "status=paused" { vec!["status"] } else { fields.clone() };
+            assert_eq!(status, 400, "{path}?{query}: {body}");
+            assert_eq!(body["error"]["code"], "invalid_request");
+            assert_eq!(bad_fields(&body), expected, "{path}?{query}");
+        }
+    }
+    let (status, body) = app.get("/api/payments/subscriptions?customerId=a%20b").await;
+    assert_eq!((status, bad_fields(&body)), (400, vec!["customerId".to_string()]));
+    let response = client().get(format!("{}/api/payments/products", app.base)).send().await.unwrap();
+    assert_eq!(response.status(), 401, "every route needs a staff token");
+}
+
+#[tokio::test]
+async fn subscriptions_filters_and_status_mapping() {
+    let app = SandboxApp::start().await;
+    let (status, all) = app.get("/api/payments/subscriptions?limit=100").await;
+    assert_eq!(status, 200, "{all}");
+    assert_eq!(all["meta"]["totalItems"], 245);
+    assert_eq!(all["meta"]["totalPages"], 3);
+    let mut seen = std::collections::BTreeMap::new();
+    for page in 1..=3 {
+        let (_, body) = app.get(&format!("/api/payments/subscriptions?limit=100&page={page}")).await;
+        for s in body["subscriptions"].as_array().unwrap() {
+            let provider = s["providerStatus"].as_str().unwrap().to_string();
+            let expected = match provider.as_str() {
+                "cancelled" => "cancelled",
+                "expired" => "expired",
+                _ => "active",
+            };
+            assert_eq!(s["status"], expected, "{provider}");
+            *seen.entry(provider).or_insert(0) += 1;
+        }
+    }
+    assert_eq!(seen.len(), 7, "every provider status is present: {seen:?}");
+    for (status, count) in [("active", 175), ("cancelled", 35), ("expired", 35)] {
+        let (_, body) = app.get(&format!("/api/payments/subscriptions?status={status}")).await;
+        assert_eq!(body["meta"]["totalItems"], count, "{status}");
+    }
+    let customer = all["subscriptions"][0]["customerId"].as_str().unwrap().to_string();
+    let (_, mine) = app.get(&format!("/api/payments/subscriptions?customerId={customer}&limit=100")).await;
+    let mine = mine["subscriptions"].as_array().unwrap();
+    assert!(!mine.is_empty());
+    assert!(mine.iter().all(|s| s["customerId"] == customer.as_str()), "the customer filter is exact");
+    let prefix = &customer[..customer.len() - 1];
+    let (_, none) = app.get(&format!("/api/payments/subscriptions?customerId={prefix}")).await;
+    assert!(none["subscriptions"].as_array().unwrap().iter().all(|s| s["customerId"] == prefix));
+    let (_, both) =
+        app.get(&format!("/api/payments/subscriptions?customerId={customer}&status=cancelled&limit=100")).await;
+    assert!(both["subscriptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["customerId"] == customer.as_str() && s["status"] == "cancelled"));
+}
+
+#[tokio::test]
+async fn orders_are_created_through_checkouts_and_validated() {
+    let app = SandboxApp::start().await;
+    let (status, body) = app
+        .post(
+            "/api/payments/orders",
+            json!({"productId": "15", "email": "ada@example.com", "name": "Ada", "billingAddress": {"country": "GB", "zip": "NW1"},
+                   "metadata": {"ticket": "T-9"}}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let order = &body["order"];
+    assert_eq!(order["status"], "pending");
+    assert_eq!(order["orderId"], "SR-000001");
+    assert_eq!(order["variantId"], "151", "the first published variant by default");
+    assert!(order["total"].is_i64() && order["currency"] == "USD");
+    assert!(order["checkoutUrl"].as_str().unwrap().contains("/checkout/custom/"));
+    let id = order["id"].as_str().unwrap();
+    let (status, detail) = app.get(&format!("/api/payments/orders/{id}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(detail["order"]["email"], "ada@example.com");
+    assert_eq!(detail["order"]["events"], json!([]));
+    let (_, second) = app
+        .post("/api/payments/orders", json!({"productId": "15", "variantId": "152", "email": "bo@example.com"}))
+        .await;
+    assert_eq!(second["order"]["orderId"], "SR-000002");
+    let (_, list) = app.get("/api/payments/orders").await;
+    assert_eq!(list["meta"]["totalItems"], 2);
+    assert_eq!(list["orders"][0]["orderId"], "SR-000002", "newest first");
+
+    let too_much: serde_json::Map<String, Value> = (0..51).map(|i| (format!("k{i}"), json!(i))).collect();
+    for (body, fields) in [
+        (json!({}), vec!["productId", "email"]),
+        (json!({"productId": "15"}), vec!["email"]),
+        (json!({"productId": "15", "email": "not-an-email"}), vec!["email"]),
+        (
+            json!({"productId": "15", "email": "a@example.com", "billingAddress": {"country": "UK"}}),
+            vec!["billingAddress.country"],
+        ),
+        (json!({"productId": "15", "email": "a@example.com", "metadata": too_much}), vec!["metadata"]),
+        (json!({"productId": "6", "email": "a@example.com"}), vec!["productId"]),
+        (json!({"productId": "15", "variantId": "11", "email": "a@example.com"}), vec!["variantId"]),
+        (json!({"productId": "16", "variantId": "163", "email": "a@example.com"}), vec!["variantId"]),
+    ] {
+        let (status, answer) = app.post("/api/payments/orders", body.clone()).await;
+        assert_eq!(status, 400, "{body}: {answer}");
+        assert_eq!(bad_fields(&answer), fields, "{body}");
+    }
+    let (status, answer) =
+        app.post("/api/payments/orders", json!({"productId": "999", "email": "a@example.com"})).await;
+    assert_eq!((status, answer["error"]["code"].as_str()), (404, Some("not_found")));
+    let (status, _) = app.get("/api/payments/orders/00000000-0000-0000-0000-000000000000").await;
+    assert_eq!(status, 404);
+    let (_, list) = app.get("/api/payments/orders").await;
+    assert_eq!(list["meta"]["totalItems"], 2, "refused orders leave nothing behind");
+}
+
+#[tokio::test]
+async fn provider_failures_map_to_our_codes() {
+    let app = SandboxApp::start().await;
+    app.simulator().set_faults(Faults { reject_key: true, ..Default::default() });
+    let (status, body) = app.get("/api/payments/products/12").await;
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(body["error"]["details"]["provider"], "lemonsqueezy");
+
+    // Reads would fall back to the cache; creating an order needs the provider itself.
+    let order = json!({"productId": "15", "email": "a@example.com"});
+    app.simulator().set_faults(Faults { error_rate: 1.0, ..Default::default() });
+    let (status, body) = app.post("/api/payments/orders", order.clone()).await;
+    assert_eq!(status, 502, "{body}");
+    assert_eq!(body["error"]["code"], "integration_error");
+    assert_eq!(body["error"]["details"]["status"], 500);
+
+    app.simulator().set_faults(Faults { timeout: true, ..Default::default() });
+    let (status, body) = app.post("/api/payments/orders", order).await;
+    assert_eq!(status, 504, "{body}");
+    assert_eq!(body["error"]["code"], "integration_error");
+
+    app.simulator().set_faults(Faults { burst_429: 3, ..Default::default() });
+    let before = app.simulator().request_count();
+    let (status, body) = app.get("/api/payments/products/14").await;
+    assert_eq!(status, 200, "a burst of 429s is absorbed by retries: {body}");
+    assert!(app.simulator().request_count() - before >= 4);
+}
+
+#[tokio::test]
+async fn with_the_provider_down_reads_come_from_the_cache_marked_stale() {
+    let app = SandboxApp::start().await;
+    let (_, fresh) = app.get("/api/payments/subscriptions?limit=5").await;
+    assert_eq!(fresh["meta"]["stale"], false);
+    let (_, product) = app.get("/api/payments/products/12").await;
+    app.simulator().set_faults(Faults { error_rate: 1.0, ..Default::default() });
+    let (status, _) = app.post("/api/payments/sync", json!({})).await;
+    assert_eq!(status, 502, "the on-demand sync reports the failure");
+    let (status, stale) = app.get("/api/payments/subscriptions?limit=5").await;
+    assert_eq!(status, 200);
+    assert_eq!(stale["meta"]["stale"], true);
+    assert_eq!(stale["subscriptions"], fresh["subscriptions"], "the last cached answer");
+    let (status, cached) = app.get("/api/payments/products/12").await;
+    assert_eq!(status, 200, "product detail falls back to the cache");
+    assert_eq!(cached["product"]["name"], product["product"]["name"]);
+    let (_, products) = app.get("/api/payments/products").await;
+    assert_eq!(products["meta"]["stale"], true);
+    app.simulator().set_faults(Faults::default());
+    let (status, report) = app.post("/api/payments/sync", json!({})).await;
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["subscriptions"], 245);
+    let (_, again) = app.get("/api/payments/subscriptions?limit=5").await;
+    assert_eq!(again["meta"]["stale"], false);
+}
+
+async fn first_with(app: &SandboxApp, provider_status: &str) -> String {
+    for page in 1..=3 {
+        let (_, body) = app.get(&format!("/api/payments/subscriptions?limit=100&page={page}")).await;
+        if let Some(s) =
+            body["subscriptions"].as_array().unwrap().iter().find(|s| s["providerStatus"] == provider_status)
+        {
+            return s["id"].as_str().unwrap().to_string();
+        }
+    }
+    panic!("no {provider_status} subscription");
+}
+
+#[tokio::test]
+async fn subscription_actions_change_the_providers_state() {
+    let app = SandboxApp::start().await;
+    let id = first_with(&app, "active").await;
+    let numeric: u64 = id.parse().unwrap();
+    let action = |name: &str, body: Value| {
+        let path = format!("/api/payments/subscriptions/{id}/{name}");
+        let app = &app;
+        async move { app.post(&path, body).await }
+    };
+
+    let (status, body) = action("cancel", json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (body["subscription"]["status"].as_str(), body["subscription"]["providerStatus"].as_str()),
+        (Some("cancelled"), Some("cancelled"))
+    );
+    assert!(body["subscription"]["endsAt"].is_string());
+    assert_eq!(app.simulator().subscription_status(numeric).as_deref(), Some("cancelled"));
+
+    let (status, body) = action("resume", json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["subscription"]["status"], "active");
+    assert_eq!(app.simulator().subscription_status(numeric).as_deref(), Some("active"));
+
+    let (status, body) = action("pause", json!({"mode": "free", "resumesAt": "2099-01-01T00:00:00Z"})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["subscription"]["providerStatus"], "paused");
+    assert_eq!(body["subscription"]["status"], "active", "paused maps to active");
+    assert_eq!(body["subscription"]["pauseMode"], "free");
+    assert_eq!(app.simulator().subscription_status(numeric).as_deref(), Some("paused"));
+
+    let (status, body) = action("unpause", json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["subscription"]["providerStatus"], "active");
+
+    let current = body["subscription"]["variantId"].as_str().unwrap().to_string();
+    let other = if current.ends_with('1') {
+        format!("{}2", &current[..current.len() - 1])
+    } else {
+        format!("{}1", &current[..current.len() - 1])
+    };
+    let (status, body) = action("change-plan", json!({"variantId": other})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["subscription"]["variantId"], other.as_str());
+
+    for (name, body, field) in [
+        ("pause", json!({"mode": "later"}), "mode"),
+        ("pause", json!({"resumesAt": "2001-01-01T00:00:00Z"}), "resumesAt"),
+        ("change-plan", json!({}), "variantId"),
+        ("change-plan", json!({"variantId": "x1"}), "variantId"),
+    ] {
+        let (status, answer) = action(name, body).await;
+        assert_eq!((status, bad_fields(&answer)), (400, vec![field.to_string()]), "{name}");
+    }
+    let (status, _) = action("explode", json!({})).await;
+    assert_eq!(status, 404);
+    let expired = first_with(&app, "expired").await;
+    let (status, answer) = app.post(&format!("/api/payments/subscriptions/{expired}/resume"), json!({})).await;
+    assert_eq!(status, 400, "an expired subscription cannot be resumed: {answer}");
+    let (status, _) = app.post("/api/payments/subscriptions/999999/cancel", json!({})).await;
+    assert_eq!(status, 404);
+
+    let audit = app.core.audit.list(50, None).await.unwrap();
+    for action in [
+        "payments.subscription_cancel",
+        "payments.subscription_resume",
+        "payments.subscription_pause",
+        "payments.subscription_unpause",
+        "payments.subscription_change_plan",
+    ] {
+        assert!(audit.iter().any(|e| e.action == action && e.outcome == "success"), "{action} audited");
+    }
+}
+
+#[tokio::test]
+async fn the_sandbox_checkout_loop_turns_an_order_paid() {
+    let app = SandboxApp::start().await;
+    let (_, created) =
+        app.post("/api/payments/orders", json!({"productId": "3", "email": "kim@example.com", "name": "Kim"})).await;
+    let order = &created["order"];
+    let id = order["id"].as_str().unwrap();
+    let checkout = order["checkoutUrl"].as_str().unwrap();
+    let page = client().get(checkout).send().await.unwrap().text().await.unwrap();
+    assert!(page.contains("id=\"pay\"") && page.contains("id=\"decline\""));
+    let paid = client().post(format!("{checkout}/pay")).send().await.unwrap().text().await.unwrap();
+    assert!(paid.contains("Payment complete"));
+    let mut detail = Value::Null;
+    for _ in 0..100 {
+        detail = app.get(&format!("/api/payments/orders/{id}")).await.1;
+        if detail["order"]["status"] == "paid" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(detail["order"]["status"], "paid", "{detail}");
+    assert!(detail["order"]["paidAt"].is_string());
+    assert_eq!(detail["order"]["events"][0]["eventName"], "order_created");
+    assert_eq!(detail["order"]["events"][0]["outcome"], "applied");
+
+    // A subscription product also sends subscription_created, which lands in the cache.
+    let (_, created) = app.post("/api/payments/orders", json!({"productId": "2", "email": "lee@example.com"})).await;
+    let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
+    client().post(format!("{checkout}/pay")).send().await.unwrap();
+    let mut found = false;
+    for _ in 0..100 {
+        let (_, subs) = app.get("/api/payments/subscriptions?limit=100").await;
+        if subs["subscriptions"].as_array().unwrap().iter().any(|s| s["customerEmail"] == "lee@example.com") {
+            found = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(found, "subscription_created was applied");
+
+    // Decline turns a pending order failed.
+    let (_, created) = app.post("/api/payments/orders", json!({"productId": "3", "email": "no@example.com"})).await;
+    let id = created["order"]["id"].as_str().unwrap().to_string();
+    let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
+    client().post(format!("{checkout}/decline")).send().await.unwrap();
+    let mut status = Value::Null;
+    for _ in 0..100 {
+        status = app.get(&format!("/api/payments/orders/{id}")).await.1["order"]["status"].clone();
+        if status == "failed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(status, "failed");
+}
