@@ -44,12 +44,18 @@ CREATE TABLE subscriptions (
     ends_at         TEXT,
     created_at      TEXT NOT NULL,
     updated_at      TEXT NOT NULL,   -- the provider's updated_at: orders webhook events
-    last_payment_status TEXT,
-    last_payment_at TEXT,
     synced_at       TEXT NOT NULL
 ) STRICT;
 CREATE INDEX subscriptions_by_status ON subscriptions(status, created_at);
 CREATE INDEX subscriptions_by_customer ON subscriptions(customer_id, created_at);
+
+-- The latest payment of each subscription (from subscription_payment_* events). Kept apart so a
+-- payment that arrives before its subscription is not lost.
+CREATE TABLE subscription_payments (
+    subscription_id TEXT PRIMARY KEY,
+    status          TEXT NOT NULL,
+    at              TEXT NOT NULL
+) STRICT;
 
 CREATE TABLE orders (
     id                TEXT PRIMARY KEY,        -- our id (custom data order_id)

@@ -12,7 +12,8 @@ use staffroom::secrets::{MemoryStore, SecretStore, Secrets};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_burst_of_1000_reads_stays_under_300_per_window() {
     let window = Duration::from_millis(600);
-    let simulator = PaymentSimulator::start(SimulatorOptions { rate_window: window, ..Default::default() }).await.unwrap();
+    let simulator =
+        PaymentSimulator::start(SimulatorOptions { rate_window: window, ..Default::default() }).await.unwrap();
     let store = Arc::new(MemoryStore::default());
     store.set("lemonsqueezy_api_key", &simulator.api_key()).unwrap();
     // The production limit (240 per 60 s, bursts of 50), on the scaled window.

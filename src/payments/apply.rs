@@ -70,6 +70,14 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
         None => store::find_order_by_provider_id(conn, &r.id)?,
     };
     let now = now_rfc3339();
+    // Lemon Squeezy creates an order when it is paid: its created_at is the moment of payment,
+    // the same whichever event tells us first.
+    let paid_moment =
+        model::normalise_time(r.str("created_at")).or_else(|| updated_at.clone()).unwrap_or_else(|| now.clone());
+    let refunded = event.name == "order_refunded" || matches!(provider_status.as_str(), "refunded" | "partial_refund");
+    let refunded_at = refunded.then(|| {
+        model::normalise_time(r.str("refunded_at")).or_else(|| updated_at.clone()).unwrap_or_else(|| now.clone())
+    });
     let Some(mut order) = existing else {
         // An order made elsewhere (the provider's own checkout links): it becomes a local order.
         let item = r.attributes.get("first_order_item").cloned().unwrap_or(Value::Null);
@@ -89,8 +97,8 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
                 variant_id: item.get("variant_id").and_then(super::jsonapi::id_of).unwrap_or_default(),
                 customer_id: r.str("customer_id"),
                 provider_order_id: Some(r.id.clone()),
-                paid_at: (status == "paid").then(|| updated_at.clone().unwrap_or_else(|| now.clone())),
-                refunded_at: None,
+                paid_at: (status == "paid").then(|| paid_moment.clone()),
+                refunded_at,
                 updated_at: now,
                 events: None,
             },
@@ -114,14 +122,14 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
     if older(updated_at.as_deref(), order.provider_updated_at.as_deref()) {
         return Ok(linked("stale: older than the cached order".into()));
     }
-    if event.name == "order_refunded" || matches!(provider_status.as_str(), "refunded" | "partial_refund") {
-        order.dto.refunded_at = Some(model::normalise_time(r.str("refunded_at")).unwrap_or_else(|| now.clone()));
+    if refunded_at.is_some() {
+        order.dto.refunded_at = refunded_at;
     }
     let target = order_status(&provider_status);
     let mut outcome = "applied".to_string();
     if order_may_move(&order.dto.status, target) {
         if target == "paid" && order.dto.paid_at.is_none() {
-            order.dto.paid_at = Some(updated_at.clone().unwrap_or_else(|| now.clone()));
+            order.dto.paid_at = Some(paid_moment);
         }
         order.dto.status = target.into();
     } else {
@@ -161,7 +169,7 @@ fn apply_invoice(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Resul
     let status = r.str("status").unwrap_or_else(|| event.name.trim_start_matches("subscription_payment_").to_string());
     let at = model::normalise_time(r.str("updated_at")).unwrap_or_else(now_rfc3339);
     let noted = store::note_payment(conn, &subscription_id, &status, &at)?;
-    let outcome = if noted { "applied" } else { "stale: not the latest payment, or unknown subscription" };
+    let outcome = if noted { "applied" } else { "stale: older than the latest payment" };
     Ok(ApplyResult { outcome: outcome.into(), order_id: None, subscription_id: Some(subscription_id) })
 }
 

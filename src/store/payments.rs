@@ -127,7 +127,8 @@ pub fn get_product(conn: &Connection, id: &str) -> Result<Option<ProductDto>> {
 
 // ---- subscriptions --------------------------------------------------------------------------
 
-const SUBSCRIPTION_COLUMNS: &str = "id, customer_id, status, provider_status, product_id, variant_id, renews_at, ends_at, created_at, updated_at, product_name, variant_name, user_name, user_email, pause_mode, pause_resumes_at, last_payment_status, last_payment_at";
+const SUBSCRIPTION_COLUMNS: &str = "s.id, s.customer_id, s.status, s.provider_status, s.product_id, s.variant_id, s.renews_at, s.ends_at, s.created_at, s.updated_at, s.product_name, s.variant_name, s.user_name, s.user_email, s.pause_mode, s.pause_resumes_at, p.status, p.at";
+const SUBSCRIPTION_FROM: &str = "subscriptions s LEFT JOIN subscription_payments p ON p.subscription_id = s.id";
 
 fn subscription_from_row(row: &Row<'_>) -> rusqlite::Result<SubscriptionDto> {
     Ok(SubscriptionDto {
@@ -188,14 +189,15 @@ pub fn list_subscriptions(
     page: u32,
     limit: u32,
 ) -> Result<(Vec<SubscriptionDto>, u64)> {
-    let filter = "(?1 IS NULL OR customer_id = ?1) AND (?2 IS NULL OR status = ?2)";
+    let filter = "(?1 IS NULL OR s.customer_id = ?1) AND (?2 IS NULL OR s.status = ?2)";
     let total: i64 = conn.query_row(
-        &format!("SELECT COUNT(*) FROM subscriptions WHERE {filter}"),
+        &format!("SELECT COUNT(*) FROM subscriptions s WHERE {filter}"),
         params![customer_id, status],
         |r| r.get(0),
     )?;
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE {filter} ORDER BY created_at DESC, CAST(id AS INTEGER) DESC LIMIT ?3 OFFSET ?4"
+        "SELECT {SUBSCRIPTION_COLUMNS} FROM {SUBSCRIPTION_FROM} WHERE {filter}
+         ORDER BY s.created_at DESC, CAST(s.id AS INTEGER) DESC LIMIT ?3 OFFSET ?4"
     ))?;
     let offset = (page as i64 - 1) * limit as i64;
     let rows = stmt
@@ -208,18 +210,19 @@ pub fn list_subscriptions(
 pub fn get_subscription(conn: &Connection, id: &str) -> Result<Option<SubscriptionDto>> {
     Ok(conn
         .query_row(
-            &format!("SELECT {SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE id = ?1"),
+            &format!("SELECT {SUBSCRIPTION_COLUMNS} FROM {SUBSCRIPTION_FROM} WHERE s.id = ?1"),
             [id],
             subscription_from_row,
         )
         .optional()?)
 }
 
-/// Notes a subscription's latest payment (from `subscription_payment_*` events).
+/// Notes a subscription's latest payment (from `subscription_payment_*` events); an older one
+/// than already noted changes nothing. Returns whether it was the latest.
 pub fn note_payment(conn: &Connection, subscription_id: &str, status: &str, at: &str) -> Result<bool> {
     Ok(conn.execute(
-        "UPDATE subscriptions SET last_payment_status = ?2, last_payment_at = ?3
-         WHERE id = ?1 AND (last_payment_at IS NULL OR last_payment_at <= ?3)",
+        "INSERT INTO subscription_payments (subscription_id, status, at) VALUES (?1, ?2, ?3)
+         ON CONFLICT(subscription_id) DO UPDATE SET status = ?2, at = ?3 WHERE at <= ?3",
         params![subscription_id, status, at],
     )? > 0)
 }

@@ -1,0 +1,82 @@
+//! Payment cache benchmark (run: `cargo bench --bench payments`).
+//!
+//! Prints a full sync of 10,000 subscriptions from the simulator over loopback HTTP through the
+//! real client and its production rate limiter (requests made, wall time, rows/s), then the
+//! latency of `GET /api/payments/subscriptions?limit=100` pages served from the cache (real HTTP,
+//! staff token checked on each request).
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use staffroom::config::Config;
+use staffroom::sandbox::lemonsqueezy::{PaymentSimulator, SimulatorOptions};
+use staffroom::secrets::{Secret, SecretBackend};
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let simulator =
+        PaymentSimulator::start(SimulatorOptions { subscriptions: 10_000, customers: 2_000, ..Default::default() })
+            .await
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config::new(dir.path());
+    config.secret_backend = SecretBackend::Memory;
+    config.payments.base_url = simulator.api_url();
+    let core = staffroom::Core::open(config).await.unwrap();
+    core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
+    core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));
+
+    let started = Instant::now();
+    let (rows, pages) = core.payments.sync_subscriptions().await.unwrap();
+    let elapsed = started.elapsed();
+    println!(
+        "full sync: {rows} subscriptions, {pages} requests, {:.1} s wall, {:.0} rows/s (limiter: 240/min, bursts of 50)",
+        elapsed.as_secs_f64(),
+        rows as f64 / elapsed.as_secs_f64()
+    );
+    println!(
+        "simulator saw {} requests, at most {} in one minute",
+        simulator.request_count(),
+        simulator.max_in_any_window()
+    );
+
+    staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
+    let http = reqwest::Client::new();
+    let login: serde_json::Value = http
+        .post(format!("{base}/api/auth"))
+        .json(&json!({"email": staffroom::sandbox::DEMO_EMAIL, "password": staffroom::sandbox::DEMO_PASSWORD}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = login["token"].as_str().unwrap().to_string();
+    for (label, filter) in
+        [("no filter", ""), ("status=cancelled", "&status=cancelled"), ("customerId", "&customerId=1007")]
+    {
+        let mut latencies = Vec::new();
+        for n in 0..500u32 {
+            let page = n % 100 + 1;
+            let url = format!("{base}/api/payments/subscriptions?limit=100&page={page}{filter}");
+            let start = Instant::now();
+            let response = http.get(&url).bearer_auth(&token).send().await.unwrap();
+            assert_eq!(response.status(), 200);
+            let _ = response.bytes().await.unwrap();
+            latencies.push(start.elapsed());
+        }
+        latencies.sort();
+        println!(
+            "cached page of 100 out of 10,000 ({label}): p50 {:.2} ms, p99 {:.2} ms",
+            percentile(&latencies, 0.5).as_secs_f64() * 1000.0,
+            percentile(&latencies, 0.99).as_secs_f64() * 1000.0
+        );
+    }
+}

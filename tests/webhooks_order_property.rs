@@ -1,0 +1,103 @@
+//! Property: any permutation of a realistic event sequence for one order and one subscription
+//! ends in the same state as the sequence in order (older events are recorded, not applied;
+//! statuses never move backwards).
+
+mod common;
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use staffroom::payments::apply::PaymentsApplier;
+use staffroom::webhooks::{payload, EventApplier, WebhookEvent};
+
+fn t(minute: u32) -> String {
+    format!("2026-11-22T10:{minute:02}:00.000000Z")
+}
+
+fn order_event(name: &str, status: &str, minute: u32, refunded_at: Option<u32>) -> Value {
+    json!({
+        "meta": {"event_name": name, "custom_data": {"order_id": "ord-1"}},
+        "data": {"type": "orders", "id": "9001", "attributes": {
+            "status": status, "total": 4200, "currency": "USD", "user_email": "kim@example.com", "customer_id": 77,
+            "first_order_item": {"product_id": 3, "variant_id": 31}, "created_at": t(1), "updated_at": t(minute),
+            "refunded_at": refunded_at.map(t)
+        }}
+    })
+}
+
+fn subscription_event(name: &str, status: &str, minute: u32, pause: Value) -> Value {
+    json!({
+        "meta": {"event_name": name},
+        "data": {"type": "subscriptions", "id": "501", "attributes": {
+            "status": status, "customer_id": 77, "product_id": 3, "variant_id": 31, "user_email": "kim@example.com",
+            "renews_at": "2027-01-01T00:00:00.000000Z", "ends_at": if status == "cancelled" || status == "expired" { json!(t(minute)) } else { Value::Null },
+            "pause": pause, "created_at": t(2), "updated_at": t(minute)
+        }}
+    })
+}
+
+fn sequence() -> Vec<WebhookEvent> {
+    let raw = vec![
+        order_event("order_created", "pending", 1, None),
+        order_event("order_paid", "paid", 2, None),
+        subscription_event("subscription_created", "active", 3, Value::Null),
+        json!({"meta": {"event_name": "subscription_payment_success"}, "data": {"type": "subscription-invoices", "id": "70",
+               "attributes": {"subscription_id": 501, "status": "paid", "updated_at": t(4)}}}),
+        subscription_event("subscription_paused", "paused", 5, json!({"mode": "void", "resumes_at": null})),
+        subscription_event("subscription_unpaused", "active", 6, Value::Null),
+        order_event("order_refunded", "refunded", 7, Some(7)),
+        subscription_event("subscription_cancelled", "cancelled", 8, Value::Null),
+        subscription_event("subscription_expired", "expired", 9, Value::Null),
+    ];
+    raw.iter().map(|v| payload::parse(v, None).unwrap()).collect()
+}
+
+/// Applies `events` to a fresh database and returns the order and subscription rows.
+fn final_state(events: &[WebhookEvent]) -> (Value, Value) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let core = common::memory_core(dir.path()).await;
+        let applier = PaymentsApplier::new(core.db.clone());
+        for event in events {
+            applier.apply(event).await.unwrap();
+        }
+        core.db
+            .call(|conn| {
+                let order = conn.query_row(
+                    "SELECT json_object('status', status, 'paidAt', paid_at, 'refundedAt', refunded_at, 'providerOrderId',
+                            provider_order_id, 'providerUpdatedAt', provider_updated_at, 'total', total) FROM orders WHERE id = 'ord-1'",
+                    [],
+                    |r| r.get::<_, String>(0),
+                )?;
+                let sub = conn.query_row(
+                    "SELECT json_object('status', status, 'provider', provider_status, 'endsAt', ends_at, 'pause', pause_mode,
+                            'updatedAt', updated_at, 'lastPayment', (SELECT status FROM subscription_payments WHERE subscription_id = '501'))
+                     FROM subscriptions WHERE id = '501'",
+                    [],
+                    |r| r.get::<_, String>(0),
+                )?;
+                Ok((serde_json::from_str(&order).unwrap(), serde_json::from_str(&sub).unwrap()))
+            })
+            .await
+            .unwrap()
+    })
+}
+
+#[test]
+fn the_in_order_sequence_ends_as_expected() {
+    let (order, subscription) = final_state(&sequence());
+    assert_eq!(order["status"], "paid");
+    assert_eq!(order["refundedAt"], "2026-11-22T10:07:00Z");
+    assert_eq!(order["paidAt"], "2026-11-22T10:01:00Z");
+    assert_eq!(subscription["status"], "expired");
+    assert_eq!(subscription["lastPayment"], "paid");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_permutation_ends_in_the_same_state(shuffled in Just(sequence()).prop_shuffle()) {
+        prop_assert_eq!(final_state(&shuffled), final_state(&sequence()));
+    }
+}
