@@ -155,3 +155,24 @@ async fn the_webhook_log_needs_a_staff_token_and_a_valid_limit() {
         assert_eq!(body["error"]["details"]["fields"][0]["field"], "limit");
     }
 }
+
+#[tokio::test]
+async fn the_desktop_receiver_serves_only_webhooks_and_only_on_loopback() {
+    let app = SandboxApp::start().await;
+    let refused = staffroom::http::start_webhook_receiver(app.core.clone(), "0.0.0.0:0".parse().unwrap()).await;
+    assert!(refused.unwrap_err().message.contains("without TLS"));
+    let addr = staffroom::http::start_webhook_receiver(app.core.clone(), "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let secret = app.core.secrets.get("webhook_secret").unwrap().unwrap();
+    let body = serde_json::to_vec(&native("order_created", "77", "w-desktop")).unwrap();
+    let response = client()
+        .post(format!("http://{addr}/api/payments/webhooks"))
+        .header("content-type", "application/json")
+        .header("x-signature", sign(&secret, &body))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let other = client().post(format!("http://{addr}/api/auth")).body("{}").send().await.unwrap();
+    assert_eq!(other.status(), 404, "the receiver exposes nothing else");
+}

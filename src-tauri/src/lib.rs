@@ -28,12 +28,19 @@ fn parse_args() -> (bool, Option<std::path::PathBuf>) {
 async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staffroom::Result<staffroom::Core> {
     let mut config = Config::new(resolve_data_dir(data_dir.as_deref(), sandbox));
     config.sandbox = sandbox;
+    // The desktop app runs for hours: it receives webhooks and keeps the cache synced.
+    config.long_running = true;
     if let Some(backend) = std::env::var("STAFFROOM_SECRET_STORE").ok().and_then(|v| v.parse().ok()) {
         config.secret_backend = backend;
     }
     let core = staffroom::Core::open(config).await?;
     if sandbox {
         staffroom::sandbox::ensure_demo_account(&core).await?;
+        // The sandbox checkout's Pay button needs somewhere to send its webhooks.
+        let addr = staffroom::http::start_webhook_receiver(core.clone(), "127.0.0.1:0".parse().expect("valid address"))
+            .await?;
+        core.connect_sandbox_webhooks(&format!("http://{addr}"))?;
+        tracing::info!(%addr, "sandbox webhook receiver listening");
     }
     Ok(core)
 }

@@ -87,6 +87,24 @@ pub fn router(core: Core) -> Router {
         .with_state(core)
 }
 
+/// Only the webhook receiver: what the desktop app serves when its receiver is on.
+pub fn webhook_router(core: Core) -> Router {
+    webhook_routes::routes().fallback(not_found).method_not_allowed_fallback(method_not_allowed).with_state(core)
+}
+
+/// Starts the webhook receiver alone on `addr` (loopback unless TLS is given); returns the
+/// address it listens on. Used by the desktop app.
+pub async fn start_webhook_receiver(core: Core, addr: std::net::SocketAddr) -> crate::Result<std::net::SocketAddr> {
+    server::check_bind(addr, false)?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Error::new(ErrorCode::Internal, format!("cannot listen on {addr}: {e}")))?;
+    let local = listener.local_addr().map_err(|e| Error::internal("listener", e))?;
+    let router = webhook_router(core);
+    tokio::spawn(server::serve_router(listener, router, None, std::future::pending()));
+    Ok(local)
+}
+
 /// Serves `core` over plain HTTP on `listener` until `shutdown` resolves, then finishes requests
 /// in flight. See [`server::serve_router`] for TLS.
 pub async fn serve(
