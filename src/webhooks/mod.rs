@@ -47,16 +47,6 @@ pub trait EventApplier: Send + Sync + 'static {
     async fn apply(&self, event: &WebhookEvent) -> Result<ApplyResult>;
 }
 
-/// An applier for a core without payments: every event is kept, none is applied.
-pub struct KeepOnly;
-
-#[async_trait::async_trait]
-impl EventApplier for KeepOnly {
-    async fn apply(&self, _: &WebhookEvent) -> Result<ApplyResult> {
-        Ok(ApplyResult::ignored("payments are not set up"))
-    }
-}
-
 /// One line of the live webhook feed.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
