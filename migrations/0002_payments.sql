@@ -46,8 +46,9 @@ CREATE TABLE subscriptions (
     updated_at      TEXT NOT NULL,   -- the provider's updated_at: orders webhook events
     synced_at       TEXT NOT NULL
 ) STRICT;
-CREATE INDEX subscriptions_by_status ON subscriptions(status, created_at);
-CREATE INDEX subscriptions_by_customer ON subscriptions(customer_id, created_at);
+CREATE INDEX subscriptions_by_time ON subscriptions(created_at, id);
+CREATE INDEX subscriptions_by_status ON subscriptions(status, created_at, id);
+CREATE INDEX subscriptions_by_customer ON subscriptions(customer_id, created_at, id);
 
 -- The latest payment of each subscription (from subscription_payment_* events). Kept apart so a
 -- payment that arrives before its subscription is not lost.

@@ -197,7 +197,7 @@ pub fn list_subscriptions(
     )?;
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {SUBSCRIPTION_COLUMNS} FROM {SUBSCRIPTION_FROM} WHERE {filter}
-         ORDER BY s.created_at DESC, CAST(s.id AS INTEGER) DESC LIMIT ?3 OFFSET ?4"
+         ORDER BY s.created_at DESC, s.id DESC LIMIT ?3 OFFSET ?4"
     ))?;
     let offset = (page as i64 - 1) * limit as i64;
     let rows = stmt
