@@ -44,6 +44,9 @@ enum Command {
         /// TLS private key (PEM).
         #[arg(long, requires = "tls_cert")]
         tls_key: Option<PathBuf>,
+        /// How often products and subscriptions are synced from the provider, in seconds.
+        #[arg(long, env = "STAFFROOM_SYNC_INTERVAL_SECS", default_value_t = 300)]
+        sync_interval_secs: u64,
         /// Life of one access token, in seconds.
         #[arg(long, env = "STAFFROOM_TOKEN_TTL_SECS", default_value_t = 15 * 60)]
         token_ttl_secs: u64,
@@ -172,9 +175,19 @@ async fn open(cli: &Cli, sandbox: bool) -> Result<Core, Error> {
 
 async fn run(cli: Cli) -> Result<(), Error> {
     match &cli.command {
-        Command::Serve { sandbox, addr, tls_cert, tls_key, token_ttl_secs, session_idle_secs, session_max_secs } => {
+        Command::Serve {
+            sandbox,
+            addr,
+            tls_cert,
+            tls_key,
+            sync_interval_secs,
+            token_ttl_secs,
+            session_idle_secs,
+            session_max_secs,
+        } => {
             let mut config = config(&cli, *sandbox);
             config.long_running = true;
+            config.payments.sync_interval = Duration::from_secs((*sync_interval_secs).max(10));
             config.session = SessionLimits {
                 access_token: Duration::from_secs(*token_ttl_secs),
                 idle: Duration::from_secs(*session_idle_secs),

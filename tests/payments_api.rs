@@ -379,3 +379,25 @@ async fn the_sandbox_checkout_loop_turns_an_order_paid() {
     }
     assert_eq!(status, "failed");
 }
+
+#[tokio::test]
+async fn a_sync_catches_up_an_order_whose_webhook_was_missed() {
+    let app = SandboxApp::start().await;
+    // The receiver is "down": the provider's deliveries go nowhere.
+    let secret = app.core.secrets.get("webhook_secret").unwrap().unwrap();
+    app.simulator().set_webhook_target("http://127.0.0.1:9/api/payments/webhooks".into(), secret);
+    let (_, created) = app.post("/api/payments/orders", json!({"productId": "3", "email": "missed@example.com"})).await;
+    let id = created["order"]["id"].as_str().unwrap().to_string();
+    let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
+    client().post(format!("{checkout}/pay")).send().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(app.get(&format!("/api/payments/orders/{id}")).await.1["order"]["status"], "pending");
+    let (status, report) = app.post("/api/payments/sync", json!({})).await;
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["ordersReconciled"], 1);
+    let (_, detail) = app.get(&format!("/api/payments/orders/{id}")).await;
+    assert_eq!(detail["order"]["status"], "paid");
+    assert!(detail["order"]["providerOrderId"].is_string());
+    let (_, again) = app.post("/api/payments/sync", json!({})).await;
+    assert_eq!(again["ordersReconciled"], 0, "nothing left to catch up");
+}

@@ -58,6 +58,8 @@ pub struct OrderList {
 pub struct SyncReport {
     pub products: usize,
     pub subscriptions: usize,
+    /// Pending orders whose missed webhook was caught up from the provider's order list.
+    pub orders_reconciled: usize,
     /// Provider requests made.
     pub requests: u32,
 }
@@ -243,8 +245,69 @@ impl PaymentService {
     pub async fn sync_all(&self) -> Result<SyncReport> {
         let products = self.sync_products().await;
         let subscriptions = self.sync_subscriptions().await;
-        let ((products, a), (subscriptions, b)) = (products?, subscriptions?);
-        Ok(SyncReport { products, subscriptions, requests: a + b })
+        let orders = self.reconcile_orders().await;
+        let ((products, a), (subscriptions, b), (orders_reconciled, c)) = (products?, subscriptions?, orders?);
+        Ok(SyncReport { products, subscriptions, orders_reconciled, requests: a + b + c })
+    }
+
+    /// Catches up pending orders whose `order_created` webhook never arrived (the receiver was
+    /// down longer than the provider retries). The API does not return checkout custom data, so
+    /// a provider order is matched by buyer email and variant, made after our order, and not
+    /// linked to another local order yet.
+    pub async fn reconcile_orders(&self) -> Result<(usize, u32)> {
+        let since =
+            (chrono::Utc::now() - chrono::Duration::days(30)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let pending = self.db.call(move |conn| store::pending_orders(conn, &since)).await?;
+        if pending.is_empty() {
+            return Ok((0, 0));
+        }
+        let store_id = self.store_id().await?;
+        let applier = apply::PaymentsApplier::new(self.db.clone());
+        let mut by_email: std::collections::BTreeMap<String, Vec<OrderRecord>> = Default::default();
+        for order in pending {
+            by_email.entry(order.dto.email.to_lowercase()).or_default().push(order);
+        }
+        let (mut reconciled, mut requests) = (0, 0);
+        for (email, orders) in by_email {
+            let query = [("filter[store_id]", store_id.clone()), ("filter[user_email]", email)];
+            let (mut candidates, pages) = self.client.get_all("orders", &query).await?;
+            requests += pages;
+            candidates.sort_by_key(|c| c.str("created_at").unwrap_or_default());
+            for order in orders {
+                let ours = chrono::DateTime::parse_from_rfc3339(&order.dto.created_at).ok();
+                let position = candidates.iter().position(|c| {
+                    let variant =
+                        c.attributes.get("first_order_item").and_then(|i| i.get("variant_id")).and_then(jsonapi::id_of);
+                    let made = c.str("created_at").and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok());
+                    // A minute of slack: the provider's clock and second-resolution stamps differ from ours.
+                    variant.as_deref() == Some(order.dto.variant_id.as_str())
+                        && made.zip(ours).is_some_and(|(m, o)| m >= o - chrono::Duration::minutes(1))
+                });
+                let Some(position) = position else { continue };
+                let candidate = candidates.remove(position);
+                let provider_id = candidate.id.clone();
+                let linked = self.db.call(move |conn| store::find_order_by_provider_id(conn, &provider_id)).await?;
+                if linked.is_some() {
+                    continue;
+                }
+                let mut custom = serde_json::Map::new();
+                custom.insert("order_id".into(), Value::String(order.dto.id.clone()));
+                let event = crate::webhooks::WebhookEvent {
+                    name: "order_created".into(),
+                    webhook_id: None,
+                    resource_type: "orders".into(),
+                    resource_id: candidate.id.clone(),
+                    attributes: candidate.attributes.clone(),
+                    custom_data: Some(custom),
+                    test_mode: None,
+                    timestamp: None,
+                };
+                crate::webhooks::EventApplier::apply(&applier, &event).await?;
+                tracing::info!(order = %order.dto.order_id, provider_order = %candidate.id, "reconciled an order whose webhook was missed");
+                reconciled += 1;
+            }
+        }
+        Ok((reconciled, requests))
     }
 
     /// Starts the background sync: once now (catching up what happened while Staffroom was not

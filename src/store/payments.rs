@@ -324,6 +324,15 @@ pub fn list_orders(conn: &Connection, page: u32, limit: u32) -> Result<(Vec<Orde
     Ok((rows, total as u64))
 }
 
+/// Local orders still pending that were created after `since`, oldest first.
+pub fn pending_orders(conn: &Connection, since: &str) -> Result<Vec<OrderRecord>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE status = 'pending' AND created_at >= ?1 ORDER BY number"
+    ))?;
+    let rows = stmt.query_map([since], order_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
 /// Applies the provider's view of an order to the local record.
 pub fn update_order_from_provider(conn: &Connection, order: &OrderRecord) -> Result<()> {
     let o = &order.dto;
