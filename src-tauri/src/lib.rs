@@ -64,6 +64,7 @@ pub fn run() {
             let core = tauri::async_runtime::block_on(open_core(sandbox, data_dir.clone()))
                 .map_err(|e| format!("Staffroom could not start: {}", e.message))?;
             tracing::info!(sandbox, data_dir = %core.config.data_dir.display(), "desktop app started");
+            forward_webhook_feed(app.handle().clone(), &core);
             app.manage(DesktopState::new(core));
             Ok(())
         })
@@ -77,6 +78,28 @@ pub fn run() {
         ])
         .run(tauri::generate_context!())
         .expect("error while running Staffroom");
+}
+
+/// Sends every webhook feed item (received, rejected, applied) to every window at once, so
+/// orders and subscriptions update without a reload.
+fn forward_webhook_feed(app: tauri::AppHandle, core: &staffroom::Core) {
+    use tauri::Emitter;
+    let Some(webhooks) = &core.webhooks else { return };
+    let mut feed = webhooks.subscribe();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match feed.recv().await {
+                Ok(item) => {
+                    let _ = app.emit("webhook", item);
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "the window feed fell behind; windows will refetch");
+                    let _ = app.emit("webhook-feed-lagged", missed);
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    });
 }
 
 /// Keeps the log file writer alive (dropping it flushes and stops file logging).
