@@ -2,7 +2,17 @@
 //! only what its capability grants (the editor window gets document commands only).
 
 /// Every command the shell registers; capabilities/*.json grant them per window.
-const COMMANDS: &[&str] = &["app_info", "login", "logout", "current_user", "refresh_session", "create_first_admin"];
+const COMMANDS: &[&str] = &[
+    "app_info",
+    "login",
+    "logout",
+    "current_user",
+    "refresh_session",
+    "create_first_admin",
+    "webhook_receiver",
+    "set_webhook_receiver",
+    "webhook_events",
+];
 
 fn main() {
     tauri_build::try_build(

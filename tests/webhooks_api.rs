@@ -161,7 +161,8 @@ async fn the_desktop_receiver_serves_only_webhooks_and_only_on_loopback() {
     let app = SandboxApp::start().await;
     let refused = staffroom::http::start_webhook_receiver(app.core.clone(), "0.0.0.0:0".parse().unwrap()).await;
     assert!(refused.unwrap_err().message.contains("without TLS"));
-    let addr = staffroom::http::start_webhook_receiver(app.core.clone(), "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let receiver = staffroom::http::start_webhook_receiver(app.core.clone(), "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let addr = receiver.addr;
     let secret = app.core.secrets.get("webhook_secret").unwrap().unwrap();
     let body = serde_json::to_vec(&native("order_created", "77", "w-desktop")).unwrap();
     let response = client()
@@ -175,4 +176,8 @@ async fn the_desktop_receiver_serves_only_webhooks_and_only_on_loopback() {
     assert_eq!(response.status(), 200);
     let other = client().post(format!("http://{addr}/api/auth")).body("{}").send().await.unwrap();
     assert_eq!(other.status(), 404, "the receiver exposes nothing else");
+    receiver.stop();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let after = client().post(format!("http://{addr}/api/payments/webhooks")).body("{}").send().await;
+    assert!(after.is_err(), "a stopped receiver no longer listens");
 }

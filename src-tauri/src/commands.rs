@@ -100,3 +100,100 @@ pub async fn create_first_admin(
 ) -> Result<UserDto, Error> {
     state.core.auth.create_first_admin(email, name, Secret::new(password)).await
 }
+
+/// The setting that remembers the receiver between runs ("" when off).
+const RECEIVER_SETTING: &str = "desktop_webhook_port";
+
+/// The receiver as Settings shows it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReceiverStatus {
+    pub running: bool,
+    /// Where Lemon Squeezy (through a tunnel) or the sandbox checkout delivers.
+    pub url: Option<String>,
+    /// Without a signing secret every delivery is refused.
+    pub has_secret: bool,
+}
+
+async fn receiver_status(state: &DesktopState) -> ReceiverStatus {
+    let running = state.receiver.lock().await.as_ref().map(|r| r.addr);
+    let has_secret = state.core.webhooks.as_ref().is_some_and(|w| w.has_secret());
+    ReceiverStatus { running: running.is_some(), url: running.map(|a| format!("http://{a}/api/payments/webhooks")), has_secret }
+}
+
+async fn start_receiver(state: &DesktopState, port: u16) -> Result<(), Error> {
+    let mut slot = state.receiver.lock().await;
+    if let Some(old) = slot.take() {
+        old.stop();
+    }
+    let handle = staffroom::http::start_webhook_receiver(state.core.clone(), ([127, 0, 0, 1], port).into()).await?;
+    state.core.connect_sandbox_webhooks(&format!("http://{}", handle.addr))?;
+    tracing::info!(addr = %handle.addr, "webhook receiver listening");
+    *slot = Some(handle);
+    Ok(())
+}
+
+/// Starts the receiver if it was on when the app last ran; in the sandbox it is always on, so
+/// the checkout's Pay button reaches the app.
+pub async fn restore_receiver(state: &DesktopState) -> Result<(), Error> {
+    let saved = state.core.db.meta(RECEIVER_SETTING).await?;
+    match saved.as_deref().map(str::parse::<u16>) {
+        Some(Ok(port)) => start_receiver(state, port).await,
+        _ if state.core.config.sandbox => start_receiver(state, 0).await,
+        _ => Ok(()),
+    }
+}
+
+async fn save_receiver_setting(state: &DesktopState, value: String) -> Result<(), Error> {
+    state
+        .core
+        .db
+        .call(move |conn| {
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
+                [RECEIVER_SETTING, value.as_str()],
+            )?;
+            Ok(())
+        })
+        .await
+}
+
+#[tauri::command]
+pub async fn webhook_receiver(state: State<'_, DesktopState>) -> Result<ReceiverStatus, Error> {
+    state.identity().await?;
+    Ok(receiver_status(&state).await)
+}
+
+/// Switches the receiver on (on 127.0.0.1 at `port`, 0 for any free port) or off. Admins only.
+#[tauri::command]
+pub async fn set_webhook_receiver(
+    state: State<'_, DesktopState>,
+    enabled: bool,
+    port: Option<u16>,
+) -> Result<ReceiverStatus, Error> {
+    let actor = state.actor().await?;
+    actor.require_admin()?;
+    if enabled {
+        let port = port.unwrap_or(8787);
+        start_receiver(&state, port).await?;
+        save_receiver_setting(&state, port.to_string()).await?;
+    } else {
+        if let Some(handle) = state.receiver.lock().await.take() {
+            handle.stop();
+        }
+        save_receiver_setting(&state, String::new()).await?;
+    }
+    let outcome = if enabled { "on" } else { "off" };
+    state.core.audit.record(actor.audit_name(), "settings.webhook_receiver", None, outcome, Some(json!({ "port": port }))).await;
+    Ok(receiver_status(&state).await)
+}
+
+/// The newest stored deliveries, for the webhooks panel (live items arrive as `webhook` events).
+#[tauri::command]
+pub async fn webhook_events(state: State<'_, DesktopState>, limit: Option<u32>) -> Result<Vec<staffroom::webhooks::InboxEntry>, Error> {
+    state.identity().await?;
+    match &state.core.webhooks {
+        Some(webhooks) => webhooks.reader().recent(limit.unwrap_or(100)).await,
+        None => Ok(Vec::new()),
+    }
+}

@@ -36,11 +36,6 @@ async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staff
     let core = staffroom::Core::open(config).await?;
     if sandbox {
         staffroom::sandbox::ensure_demo_account(&core).await?;
-        // The sandbox checkout's Pay button needs somewhere to send its webhooks.
-        let addr = staffroom::http::start_webhook_receiver(core.clone(), "127.0.0.1:0".parse().expect("valid address"))
-            .await?;
-        core.connect_sandbox_webhooks(&format!("http://{addr}"))?;
-        tracing::info!(%addr, "sandbox webhook receiver listening");
     }
     Ok(core)
 }
@@ -65,7 +60,10 @@ pub fn run() {
                 .map_err(|e| format!("Staffroom could not start: {}", e.message))?;
             tracing::info!(sandbox, data_dir = %core.config.data_dir.display(), "desktop app started");
             forward_webhook_feed(app.handle().clone(), &core);
-            app.manage(DesktopState::new(core));
+            let state = DesktopState::new(core);
+            tauri::async_runtime::block_on(commands::restore_receiver(&state))
+                .map_err(|e| format!("the webhook receiver could not start: {}", e.message))?;
+            app.manage(state);
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -75,6 +73,9 @@ pub fn run() {
             commands::current_user,
             commands::refresh_session,
             commands::create_first_admin,
+            commands::webhook_receiver,
+            commands::set_webhook_receiver,
+            commands::webhook_events,
         ])
         .run(tauri::generate_context!())
         .expect("error while running Staffroom");

@@ -9,12 +9,14 @@ pub struct DesktopState {
     pub core: Core,
     /// The current access token (never leaves Rust: the web view only sees the user record).
     token: RwLock<Option<String>>,
+    /// The webhook receiver, while it is switched on.
+    pub receiver: tokio::sync::Mutex<Option<staffroom::http::ReceiverHandle>>,
 }
 
 impl DesktopState {
     /// State over an opened core, signed out.
     pub fn new(core: Core) -> Self {
-        DesktopState { core, token: RwLock::new(None) }
+        DesktopState { core, token: RwLock::new(None), receiver: Default::default() }
     }
 
     /// Remembers the token of a fresh sign-in or refresh.

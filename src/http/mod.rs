@@ -92,17 +92,34 @@ pub fn webhook_router(core: Core) -> Router {
     webhook_routes::routes().fallback(not_found).method_not_allowed_fallback(method_not_allowed).with_state(core)
 }
 
-/// Starts the webhook receiver alone on `addr` (loopback unless TLS is given); returns the
-/// address it listens on. Used by the desktop app.
-pub async fn start_webhook_receiver(core: Core, addr: std::net::SocketAddr) -> crate::Result<std::net::SocketAddr> {
+/// A webhook receiver started on its own (the desktop app's); dropping it does not stop it.
+#[derive(Debug, Clone)]
+pub struct ReceiverHandle {
+    /// Where it listens.
+    pub addr: std::net::SocketAddr,
+    stop: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl ReceiverHandle {
+    /// Stops accepting deliveries; those in flight finish.
+    pub fn stop(&self) {
+        self.stop.notify_one();
+    }
+}
+
+/// Starts the webhook receiver alone on `addr` (loopback only: beyond it, use `staffroom serve`
+/// with TLS). Used by the desktop app.
+pub async fn start_webhook_receiver(core: Core, addr: std::net::SocketAddr) -> crate::Result<ReceiverHandle> {
     server::check_bind(addr, false)?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|e| Error::new(ErrorCode::Internal, format!("cannot listen on {addr}: {e}")))?;
+        .map_err(|e| Error::invalid_field("port", format!("cannot listen on {addr}: {e}")))?;
     let local = listener.local_addr().map_err(|e| Error::internal("listener", e))?;
+    let stop = std::sync::Arc::new(tokio::sync::Notify::new());
+    let stopped = stop.clone();
     let router = webhook_router(core);
-    tokio::spawn(server::serve_router(listener, router, None, std::future::pending()));
-    Ok(local)
+    tokio::spawn(server::serve_router(listener, router, None, async move { stopped.notified().await }));
+    Ok(ReceiverHandle { addr: local, stop })
 }
 
 /// Serves `core` over plain HTTP on `listener` until `shutdown` resolves, then finishes requests

@@ -1,6 +1,6 @@
 // Typed wrappers over the desktop commands. Every rejection is the core's error object.
 import { invoke } from "@tauri-apps/api/core";
-import type { ApiError, AppInfo, AuthResponse, User } from "./types";
+import type { ApiError, AppInfo, AuthResponse, InboxEntry, ReceiverStatus, User } from "./types";
 
 function isApiError(value: unknown): value is ApiError {
   return typeof value === "object" && value !== null && "code" in value && "message" in value;
@@ -25,6 +25,10 @@ export const api = {
   refreshSession: () => call<AuthResponse>("refresh_session"),
   createFirstAdmin: (email: string, name: string, password: string) =>
     call<User>("create_first_admin", { email, name, password }),
+  webhookReceiver: () => call<ReceiverStatus>("webhook_receiver"),
+  setWebhookReceiver: (enabled: boolean, port: number | null) =>
+    call<ReceiverStatus>("set_webhook_receiver", { enabled, port }),
+  webhookEvents: (limit = 100) => call<InboxEntry[]>("webhook_events", { limit }),
 };
 
 /** An error as a sentence with its code, for people. */

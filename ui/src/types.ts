@@ -48,3 +48,23 @@ export interface ApiError {
   message: string;
   details?: { fields?: FieldError[]; [key: string]: unknown };
 }
+
+export interface ReceiverStatus {
+  running: boolean;
+  url: string | null;
+  hasSecret: boolean;
+}
+
+/** A stored webhook delivery. */
+export interface InboxEntry {
+  id: number;
+  eventName: string;
+  resourceType: string;
+  resourceId: string;
+  verified: boolean;
+  receivedAt: string;
+  appliedAt: string | null;
+  outcome: string | null;
+  orderId: string | null;
+  subscriptionId: string | null;
+}

@@ -1,7 +1,15 @@
+import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { api } from "../api";
 import type { AppInfo, User } from "../types";
 import { ThemeSwitch } from "../theme";
+import { Webhooks } from "./Webhooks";
+
+type Area = "overview" | "webhooks";
+const AREAS: { id: Area; label: string }[] = [
+  { id: "overview", label: "Overview" },
+  { id: "webhooks", label: "Webhooks" },
+];
 
 interface Props {
   info: AppInfo;
@@ -12,6 +20,8 @@ interface Props {
 /** The signed-in app: navigation on the left, the current area on the right. */
 export function Shell({ info, user, onSignedOut }: Props) {
   const signOut = useMutation({ mutationFn: api.logout, onSettled: onSignedOut });
+  const [area, setArea] = useState<Area>("overview");
+  const title = AREAS.find((a) => a.id === area)!.label;
   return (
     <div className="shell">
       <nav className="sidebar" aria-label="Main">
@@ -19,13 +29,21 @@ export function Shell({ info, user, onSignedOut }: Props) {
           <img src="/icon.svg" alt="" width={24} height={24} />
           <span>Staffroom</span>
         </div>
-        <a className="nav-item active" href="#overview" aria-current="page">
-          Overview
-        </a>
+        {AREAS.map((a) => (
+          <button
+            key={a.id}
+            type="button"
+            className={a.id === area ? "nav-item active" : "nav-item"}
+            aria-current={a.id === area ? "page" : undefined}
+            onClick={() => setArea(a.id)}
+          >
+            {a.label}
+          </button>
+        ))}
       </nav>
       <div className="main">
         <header className="topbar">
-          <div className="topbar-title">Overview</div>
+          <div className="topbar-title">{title}</div>
           {info.sandbox && <span className="badge" title="Simulated providers; nothing leaves this computer">Sandbox</span>}
           <div className="spacer" />
           <ThemeSwitch />
@@ -36,13 +54,14 @@ export function Shell({ info, user, onSignedOut }: Props) {
             Sign out
           </button>
         </header>
-        <section className="content" aria-labelledby="welcome">
+        {area === "webhooks" && <Webhooks user={user} />}
+        {area === "overview" && <section className="content" aria-labelledby="welcome">
           <h2 id="welcome">Welcome, {user.name}</h2>
           <p className="muted">
             You are signed in as <strong>{user.email}</strong>
             {info.sandbox ? " in the sandbox: payments and documents are simulated on this computer." : "."}
           </p>
-        </section>
+        </section>}
       </div>
     </div>
   );

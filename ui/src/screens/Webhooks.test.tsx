@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { emit } from "@tauri-apps/api/event";
+import { Webhooks } from "./Webhooks";
+import { mockCommands, renderWithQuery } from "../test/render";
+import type { InboxEntry } from "../types";
+
+const admin = { id: "u1", email: "ada@example.com", name: "Ada", role: "admin" as const };
+const staff = { ...admin, role: "staff" as const };
+const entry = (id: number, eventName: string): InboxEntry => ({
+  id,
+  eventName,
+  resourceType: "orders",
+  resourceId: "9001",
+  verified: true,
+  receivedAt: "2026-11-22T10:00:00Z",
+  appliedAt: "2026-11-22T10:00:00Z",
+  outcome: "applied",
+  orderId: "o1",
+  subscriptionId: null,
+});
+
+describe("Webhooks", () => {
+  it("shows loading, then an empty feed with the receiver's address", async () => {
+    mockCommands({
+      webhook_receiver: () => ({ running: true, url: "http://127.0.0.1:8787/api/payments/webhooks", hasSecret: true }),
+      webhook_events: () => [],
+    });
+    renderWithQuery(<Webhooks user={admin} />);
+    expect(screen.getByText("Checking the receiver…")).toBeInTheDocument();
+    expect(await screen.findByText("http://127.0.0.1:8787/api/payments/webhooks")).toBeInTheDocument();
+    expect(await screen.findByText(/No deliveries yet/)).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Switch off" })).toBeInTheDocument();
+  });
+
+  it("refreshes the feed the moment a delivery arrives", async () => {
+    let stored: InboxEntry[] = [entry(1, "order_created")];
+    mockCommands({
+      webhook_receiver: () => ({ running: true, url: "http://127.0.0.1:1/api/payments/webhooks", hasSecret: true }),
+      webhook_events: () => stored,
+    });
+    renderWithQuery(<Webhooks user={admin} />);
+    expect(await screen.findByText("order_created")).toBeInTheDocument();
+    stored = [entry(2, "subscription_created"), ...stored];
+    await emit("webhook", { kind: "applied" });
+    expect(await screen.findByText("subscription_created")).toBeInTheDocument();
+  });
+
+  it("lets an admin switch the receiver on at a port, and explains a failure", async () => {
+    const calls = mockCommands({
+      webhook_receiver: () => ({ running: false, url: null, hasSecret: false }),
+      webhook_events: () => [],
+      set_webhook_receiver: (args) => {
+        if (args.port === 1) throw { code: "invalid_request", message: "port: cannot listen on 127.0.0.1:1: permission denied" };
+        return { running: true, url: `http://127.0.0.1:${args.port}/api/payments/webhooks`, hasSecret: false };
+      },
+    });
+    renderWithQuery(<Webhooks user={admin} />);
+    expect(await screen.findByText(/No signing secret is set/)).toBeInTheDocument();
+    const port = screen.getByLabelText("Port on 127.0.0.1");
+    await userEvent.clear(port);
+    await userEvent.type(port, "1{Enter}");
+    expect(await screen.findByText(/cannot listen on 127.0.0.1:1/)).toBeInTheDocument();
+    await userEvent.clear(port);
+    await userEvent.type(port, "9000{Enter}");
+    expect(await screen.findByText("http://127.0.0.1:9000/api/payments/webhooks")).toBeInTheDocument();
+    expect(calls.filter((c) => c.cmd === "set_webhook_receiver").map((c) => c.args)).toEqual([
+      { enabled: true, port: 1 },
+      { enabled: true, port: 9000 },
+    ]);
+  });
+
+  it("does not offer the switch to staff, and shows errors as sentences", async () => {
+    mockCommands({
+      webhook_receiver: () => ({ running: false, url: null, hasSecret: true }),
+      webhook_events: () => {
+        throw { code: "unauthorized", message: "Your session has ended; sign in again" };
+      },
+    });
+    renderWithQuery(<Webhooks user={staff} />);
+    expect(await screen.findByText("Only an admin can switch the receiver.")).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByRole("alert")).toHaveTextContent("Your session has ended; sign in again (unauthorized)"));
+  });
+});

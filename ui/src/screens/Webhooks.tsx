@@ -1,0 +1,111 @@
+import { useEffect, useState, type FormEvent } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { listen } from "@tauri-apps/api/event";
+import { api, describeError } from "../api";
+import type { User } from "../types";
+
+/** Webhooks: the receiver's switch and address, and a live feed of deliveries. */
+export function Webhooks({ user }: { user: User }) {
+  const queryClient = useQueryClient();
+  const status = useQuery({ queryKey: ["webhook-receiver"], queryFn: api.webhookReceiver });
+  const events = useQuery({ queryKey: ["webhook-events"], queryFn: () => api.webhookEvents(100) });
+  const [port, setPort] = useState("8787");
+  const toggle = useMutation({
+    mutationFn: (enabled: boolean) => api.setWebhookReceiver(enabled, enabled ? Number(port) : null),
+    onSuccess: (next) => queryClient.setQueryData(["webhook-receiver"], next),
+  });
+
+  // Every delivery, rejection and application arrives as a `webhook` event from the core.
+  useEffect(() => {
+    const stop = listen("webhook", () => {
+      void queryClient.invalidateQueries({ queryKey: ["webhook-events"] });
+    });
+    return () => {
+      void stop.then((unlisten) => unlisten());
+    };
+  }, [queryClient]);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    toggle.mutate(true);
+  };
+  const portValid = /^\d{1,5}$/.test(port) && Number(port) <= 65535;
+
+  return (
+    <section className="content stack" aria-labelledby="webhooks-title">
+      <h2 id="webhooks-title">Webhooks</h2>
+      <div className="card" aria-label="Receiver">
+        {status.isPending && <p className="muted">Checking the receiver…</p>}
+        {status.isError && <p className="error" role="alert">{describeError(status.error)}</p>}
+        {status.data && (
+          <>
+            <p>
+              <strong>Receiver: {status.data.running ? "on" : "off"}</strong>
+              {status.data.url && (
+                <>
+                  {" "}at <code>{status.data.url}</code>
+                </>
+              )}
+            </p>
+            {!status.data.hasSecret && (
+              <p className="error" role="alert">
+                No signing secret is set: every delivery is refused. An admin sets it under Settings.
+              </p>
+            )}
+            {user.role === "admin" ? (
+              status.data.running ? (
+                <button type="button" onClick={() => toggle.mutate(false)} disabled={toggle.isPending}>
+                  Switch off
+                </button>
+              ) : (
+                <form className="inline" onSubmit={submit}>
+                  <label htmlFor="port">Port on 127.0.0.1</label>
+                  <input id="port" inputMode="numeric" value={port} onChange={(e) => setPort(e.target.value)} aria-invalid={!portValid} />
+                  <button type="submit" className="primary" disabled={!portValid || toggle.isPending}>
+                    Switch on
+                  </button>
+                </form>
+              )
+            ) : (
+              <p className="muted small">Only an admin can switch the receiver.</p>
+            )}
+            {toggle.isError && <p className="error" role="alert">{describeError(toggle.error)}</p>}
+            <p className="muted small">
+              Lemon Squeezy cannot reach this computer directly: put a tunnel in front of this address
+              (see the webhook guide in the docs).
+            </p>
+          </>
+        )}
+      </div>
+
+      <h3>Deliveries</h3>
+      {events.isPending && <p className="muted">Loading deliveries…</p>}
+      {events.isError && <p className="error" role="alert">{describeError(events.error)}</p>}
+      {events.data && events.data.length === 0 && <p className="muted">No deliveries yet. They appear here the moment they arrive.</p>}
+      {events.data && events.data.length > 0 && (
+        <table className="table" aria-label="Deliveries">
+          <thead>
+            <tr>
+              <th>Received</th>
+              <th>Event</th>
+              <th>Resource</th>
+              <th>Signature</th>
+              <th>Outcome</th>
+            </tr>
+          </thead>
+          <tbody>
+            {events.data.map((e) => (
+              <tr key={e.id}>
+                <td>{new Date(e.receivedAt).toLocaleString()}</td>
+                <td><code>{e.eventName}</code></td>
+                <td>{e.resourceType} {e.resourceId}</td>
+                <td>{e.verified ? "verified" : "refused"}</td>
+                <td>{e.outcome ?? "waiting"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
