@@ -161,7 +161,8 @@ async fn the_desktop_receiver_serves_only_webhooks_and_only_on_loopback() {
     let app = SandboxApp::start().await;
     let refused = staffroom::http::start_webhook_receiver(app.core.clone(), "0.0.0.0:0".parse().unwrap()).await;
     assert!(refused.unwrap_err().message.contains("without TLS"));
-    let receiver = staffroom::http::start_webhook_receiver(app.core.clone(), "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let receiver =
+        staffroom::http::start_webhook_receiver(app.core.clone(), "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let addr = receiver.addr;
     let secret = app.core.secrets.get("webhook_secret").unwrap().unwrap();
     let body = serde_json::to_vec(&native("order_created", "77", "w-desktop")).unwrap();

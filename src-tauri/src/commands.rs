@@ -118,7 +118,11 @@ pub struct ReceiverStatus {
 async fn receiver_status(state: &DesktopState) -> ReceiverStatus {
     let running = state.receiver.lock().await.as_ref().map(|r| r.addr);
     let has_secret = state.core.webhooks.as_ref().is_some_and(|w| w.has_secret());
-    ReceiverStatus { running: running.is_some(), url: running.map(|a| format!("http://{a}/api/payments/webhooks")), has_secret }
+    ReceiverStatus {
+        running: running.is_some(),
+        url: running.map(|a| format!("http://{a}/api/payments/webhooks")),
+        has_secret,
+    }
 }
 
 async fn start_receiver(state: &DesktopState, port: u16) -> Result<(), Error> {
@@ -184,13 +188,20 @@ pub async fn set_webhook_receiver(
         save_receiver_setting(&state, String::new()).await?;
     }
     let outcome = if enabled { "on" } else { "off" };
-    state.core.audit.record(actor.audit_name(), "settings.webhook_receiver", None, outcome, Some(json!({ "port": port }))).await;
+    state
+        .core
+        .audit
+        .record(actor.audit_name(), "settings.webhook_receiver", None, outcome, Some(json!({ "port": port })))
+        .await;
     Ok(receiver_status(&state).await)
 }
 
 /// The newest stored deliveries, for the webhooks panel (live items arrive as `webhook` events).
 #[tauri::command]
-pub async fn webhook_events(state: State<'_, DesktopState>, limit: Option<u32>) -> Result<Vec<staffroom::webhooks::InboxEntry>, Error> {
+pub async fn webhook_events(
+    state: State<'_, DesktopState>,
+    limit: Option<u32>,
+) -> Result<Vec<staffroom::webhooks::InboxEntry>, Error> {
     state.identity().await?;
     match &state.core.webhooks {
         Some(webhooks) => webhooks.reader().recent(limit.unwrap_or(100)).await,

@@ -3,10 +3,15 @@ import { useEffect, useState } from "react";
 export type Theme = "system" | "light" | "dark";
 const KEY = "staffroom.theme";
 
-/** Applies a theme to the document: "system" follows the OS setting. */
+const darkQuery = () => (typeof window.matchMedia === "function" ? window.matchMedia("(prefers-color-scheme: dark)") : null);
+
+/** Applies a theme to the document: "system" follows the OS setting, live. */
 export function applyTheme(theme: Theme) {
-  if (theme === "system") delete document.documentElement.dataset.theme;
-  else document.documentElement.dataset.theme = theme;
+  const resolve = () => (theme === "system" ? (darkQuery()?.matches ? "dark" : "light") : theme);
+  document.documentElement.dataset.theme = resolve();
+  darkQuery()?.addEventListener?.("change", () => {
+    if (storedTheme() === "system") document.documentElement.dataset.theme = resolve();
+  });
 }
 
 export function storedTheme(): Theme {
