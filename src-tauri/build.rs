@@ -12,6 +12,9 @@ const COMMANDS: &[&str] = &[
     "webhook_receiver",
     "set_webhook_receiver",
     "webhook_events",
+    "list_products",
+    "get_product",
+    "create_order",
 ];
 
 fn main() {

@@ -208,3 +208,51 @@ pub async fn webhook_events(
         None => Ok(Vec::new()),
     }
 }
+
+/// Query parameters as the HTTP door takes them, so both doors validate alike.
+fn query(page: Option<u32>, limit: Option<u32>, status: Option<String>) -> std::collections::HashMap<String, String> {
+    let mut params = std::collections::HashMap::new();
+    if let Some(page) = page {
+        params.insert("page".into(), page.to_string());
+    }
+    if let Some(limit) = limit {
+        params.insert("limit".into(), limit.to_string());
+    }
+    if let Some(status) = status.filter(|s| !s.is_empty()) {
+        params.insert("status".into(), status);
+    }
+    params
+}
+
+#[tauri::command]
+pub async fn list_products(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    page: Option<u32>,
+    limit: Option<u32>,
+    status: Option<String>,
+) -> Result<staffroom::payments::ProductList, Error> {
+    state.identity().await.map_err(|e| expired(&app, e))?;
+    state.core.payments.list_products(&query(page, limit, status)).await
+}
+
+#[tauri::command]
+pub async fn get_product(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    id: String,
+) -> Result<staffroom::payments::model::ProductDto, Error> {
+    state.identity().await.map_err(|e| expired(&app, e))?;
+    state.core.payments.get_product(&id).await
+}
+
+/// Creates an order (a checkout); `order` is the same body as `POST /api/payments/orders`.
+#[tauri::command]
+pub async fn create_order(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    order: serde_json::Value,
+) -> Result<staffroom::payments::model::OrderDto, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    state.core.payments.create_order(&actor, &order).await
+}

@@ -76,6 +76,9 @@ pub fn run() {
             commands::webhook_receiver,
             commands::set_webhook_receiver,
             commands::webhook_events,
+            commands::list_products,
+            commands::get_product,
+            commands::create_order,
         ])
         .run(tauri::generate_context!())
         .expect("error while running Staffroom");

@@ -1,6 +1,6 @@
 // Typed wrappers over the desktop commands. Every rejection is the core's error object.
 import { invoke } from "@tauri-apps/api/core";
-import type { ApiError, AppInfo, AuthResponse, InboxEntry, ReceiverStatus, User } from "./types";
+import type { ApiError, AppInfo, AuthResponse, InboxEntry, Order, PageMeta, Product, ReceiverStatus, User } from "./types";
 
 function isApiError(value: unknown): value is ApiError {
   return typeof value === "object" && value !== null && "code" in value && "message" in value;
@@ -29,7 +29,16 @@ export const api = {
   setWebhookReceiver: (enabled: boolean, port: number | null) =>
     call<ReceiverStatus>("set_webhook_receiver", { enabled, port }),
   webhookEvents: (limit = 100) => call<InboxEntry[]>("webhook_events", { limit }),
+  listProducts: (page: number, limit: number, status: string) =>
+    call<{ products: Product[]; meta: PageMeta }>("list_products", { page, limit, status: status || null }),
+  getProduct: (id: string) => call<Product>("get_product", { id }),
+  createOrder: (order: Record<string, unknown>) => call<Order>("create_order", { order }),
 };
+
+/** Money in minor units as people read it. */
+export function formatMoney(cents: number, currency: string): string {
+  return new Intl.NumberFormat(undefined, { style: "currency", currency }).format(cents / 100);
+}
 
 /** An error as a sentence with its code, for people. */
 export function describeError(error: unknown): string {

@@ -68,3 +68,44 @@ export interface InboxEntry {
   orderId: string | null;
   subscriptionId: string | null;
 }
+
+export interface PageMeta {
+  currentPage: number;
+  totalPages: number;
+  totalItems: number;
+  stale?: boolean;
+  syncedAt?: string;
+}
+
+export interface Variant {
+  id: string;
+  name: string;
+  price: number;
+  status: string;
+  isSubscription: boolean;
+}
+
+export interface Product {
+  id: string;
+  name: string;
+  slug: string;
+  price: number;
+  currency: string;
+  priceFormatted: string;
+  status: "draft" | "published";
+  createdAt: string;
+  updatedAt: string;
+  variants?: Variant[];
+}
+
+export interface Order {
+  id: string;
+  orderId: string;
+  status: "pending" | "paid" | "failed";
+  total: number;
+  currency: string;
+  checkoutUrl: string;
+  createdAt: string;
+  email: string;
+  name: string | null;
+}

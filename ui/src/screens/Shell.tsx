@@ -3,11 +3,13 @@ import { useMutation } from "@tanstack/react-query";
 import { api } from "../api";
 import type { AppInfo, User } from "../types";
 import { ThemeSwitch } from "../theme";
+import { Products } from "./Products";
 import { Webhooks } from "./Webhooks";
 
-type Area = "overview" | "webhooks";
+type Area = "overview" | "products" | "webhooks";
 const AREAS: { id: Area; label: string }[] = [
   { id: "overview", label: "Overview" },
+  { id: "products", label: "Products" },
   { id: "webhooks", label: "Webhooks" },
 ];
 
@@ -54,6 +56,7 @@ export function Shell({ info, user, onSignedOut }: Props) {
             Sign out
           </button>
         </header>
+        {area === "products" && <Products />}
         {area === "webhooks" && <Webhooks user={user} />}
         {area === "overview" && <section className="content" aria-labelledby="welcome">
           <h2 id="welcome">Welcome, {user.name}</h2>

@@ -1,0 +1,177 @@
+import { useState, type FormEvent } from "react";
+import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
+import { openUrl } from "@tauri-apps/plugin-opener";
+import { api, describeError, fieldError, formatMoney } from "../api";
+import type { Order, Product } from "../types";
+
+const PAGE_SIZE = 20;
+
+/** Products: a filtered, paged list; the chosen product's variants; "Create order". */
+export function Products() {
+  const [status, setStatus] = useState("");
+  const [page, setPage] = useState(1);
+  const [selected, setSelected] = useState<string | null>(null);
+  const list = useQuery({
+    queryKey: ["products", status, page],
+    queryFn: () => api.listProducts(page, PAGE_SIZE, status),
+    placeholderData: keepPreviousData,
+  });
+  const meta = list.data?.meta;
+
+  return (
+    <section className="content split" aria-labelledby="products-title">
+      <div className="stack">
+        <div className="toolbar">
+          <h2 id="products-title">Products</h2>
+          <div className="spacer" />
+          <label htmlFor="status-filter" className="muted">Status</label>
+          <select
+            id="status-filter"
+            value={status}
+            onChange={(e) => {
+              setStatus(e.target.value);
+              setPage(1);
+            }}
+          >
+            <option value="">All</option>
+            <option value="published">Published</option>
+            <option value="draft">Draft</option>
+          </select>
+        </div>
+        {meta?.stale && (
+          <div className="banner" role="status">
+            Lemon Squeezy cannot be reached: showing the products as last synced
+            {meta.syncedAt ? ` (${new Date(meta.syncedAt).toLocaleString()})` : ""}.
+          </div>
+        )}
+        {list.isPending && <p className="muted">Loading products…</p>}
+        {list.isError && <p className="error" role="alert">{describeError(list.error)}</p>}
+        {list.data && list.data.products.length === 0 && <p className="muted">No products match.</p>}
+        {list.data && list.data.products.length > 0 && (
+          <table className="table" aria-label="Products">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Price</th>
+                <th>Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.products.map((p) => (
+                <tr key={p.id} className={p.id === selected ? "selected" : undefined}>
+                  <td>
+                    <button type="button" className="row-link" onClick={() => setSelected(p.id)}>
+                      {p.name}
+                    </button>
+                  </td>
+                  <td>{formatMoney(p.price, p.currency)}</td>
+                  <td><span className={`status status-${p.status}`}>{p.status}</span></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {meta && meta.totalPages > 1 && (
+          <nav className="pager" aria-label="Pages">
+            <button type="button" onClick={() => setPage(page - 1)} disabled={page <= 1}>Previous</button>
+            <span>Page {meta.currentPage} of {meta.totalPages} · {meta.totalItems} products</span>
+            <button type="button" onClick={() => setPage(page + 1)} disabled={page >= meta.totalPages}>Next</button>
+          </nav>
+        )}
+      </div>
+      {selected && <ProductDetail key={selected} id={selected} />}
+    </section>
+  );
+}
+
+function ProductDetail({ id }: { id: string }) {
+  const product = useQuery({ queryKey: ["product", id], queryFn: () => api.getProduct(id) });
+  if (product.isPending) return <aside className="card detail"><p className="muted">Loading…</p></aside>;
+  if (product.isError) return <aside className="card detail"><p className="error" role="alert">{describeError(product.error)}</p></aside>;
+  const p = product.data;
+  return (
+    <aside className="card detail" aria-label={`Product ${p.name}`}>
+      <h3>{p.name}</h3>
+      <p className="muted small">{p.slug} · {p.status}</p>
+      <h4>Variants</h4>
+      <ul className="plain">
+        {(p.variants ?? []).map((v) => (
+          <li key={v.id}>
+            {v.name} — {formatMoney(v.price, p.currency)} <span className="muted small">{v.status}{v.isSubscription ? " · subscription" : ""}</span>
+          </li>
+        ))}
+      </ul>
+      {p.status === "published" ? <CreateOrder product={p} /> : <p className="muted">Drafts cannot be sold.</p>}
+    </aside>
+  );
+}
+
+function CreateOrder({ product }: { product: Product }) {
+  const sellable = (product.variants ?? []).filter((v) => v.status === "published");
+  const [variantId, setVariantId] = useState(sellable[0]?.id ?? "");
+  const [email, setEmail] = useState("");
+  const [name, setName] = useState("");
+  const [country, setCountry] = useState("");
+  const [copied, setCopied] = useState(false);
+  const create = useMutation({
+    mutationFn: () =>
+      api.createOrder({
+        productId: product.id,
+        variantId: variantId || undefined,
+        email,
+        name: name || undefined,
+        billingAddress: country ? { country: country.toUpperCase() } : undefined,
+      }),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const problem = (field: string) => fieldError(create.error, field);
+
+  if (create.data) return <OrderCreated order={create.data} copied={copied} onCopied={() => setCopied(true)} />;
+  return (
+    <form className="stack" onSubmit={submit} aria-label="Create order" noValidate>
+      <h4>Create order</h4>
+      <label htmlFor="variant">Variant</label>
+      <select id="variant" value={variantId} onChange={(e) => setVariantId(e.target.value)}>
+        {sellable.map((v) => (
+          <option key={v.id} value={v.id}>{v.name} — {formatMoney(v.price, product.currency)}</option>
+        ))}
+      </select>
+      <label htmlFor="order-email">Customer email</label>
+      <input id="order-email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} aria-invalid={Boolean(problem("email"))} />
+      {problem("email") && <p className="field-error">Email {problem("email")}</p>}
+      <label htmlFor="order-name">Customer name (optional)</label>
+      <input id="order-name" value={name} onChange={(e) => setName(e.target.value)} />
+      <label htmlFor="order-country">Country code (optional, e.g. GB)</label>
+      <input id="order-country" value={country} maxLength={2} onChange={(e) => setCountry(e.target.value)} aria-invalid={Boolean(problem("billingAddress.country"))} />
+      {problem("billingAddress.country") && <p className="field-error">Country {problem("billingAddress.country")}</p>}
+      {create.isError && !problem("email") && !problem("billingAddress.country") && (
+        <p className="error" role="alert">{describeError(create.error)}</p>
+      )}
+      <button type="submit" className="primary" disabled={create.isPending}>
+        {create.isPending ? "Creating checkout…" : "Create order"}
+      </button>
+    </form>
+  );
+}
+
+function OrderCreated({ order, copied, onCopied }: { order: Order; copied: boolean; onCopied: () => void }) {
+  return (
+    <div className="callout" role="status" aria-label="Order created">
+      <p>
+        <strong>Order {order.orderId}</strong> for {order.email}: {formatMoney(order.total, order.currency)}, {order.status}.
+      </p>
+      <p className="small"><code>{order.checkoutUrl}</code></p>
+      <div className="row">
+        <button type="button" onClick={() => void navigator.clipboard?.writeText(order.checkoutUrl).then(onCopied)}>
+          {copied ? "Copied" : "Copy checkout link"}
+        </button>
+        <button type="button" className="primary" onClick={() => void openUrl(order.checkoutUrl)}>
+          Open checkout
+        </button>
+      </div>
+    </div>
+  );
+}
