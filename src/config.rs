@@ -24,6 +24,38 @@ pub struct Config {
     pub long_running: bool,
     /// The payment provider.
     pub payments: PaymentsConfig,
+    /// Google Drive and Docs.
+    pub docs: DocsConfig,
+}
+
+/// Where Google's endpoints are (the sandbox points them at its simulator).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoogleEndpoints {
+    pub drive_url: String,
+    pub docs_url: String,
+    pub auth_url: String,
+    pub token_url: String,
+    pub revoke_url: String,
+}
+
+impl Default for GoogleEndpoints {
+    fn default() -> Self {
+        GoogleEndpoints {
+            drive_url: "https://www.googleapis.com/drive/v3".into(),
+            docs_url: "https://docs.googleapis.com/v1".into(),
+            auth_url: "https://accounts.google.com/o/oauth2/v2/auth".into(),
+            token_url: "https://oauth2.googleapis.com/token".into(),
+            revoke_url: "https://oauth2.googleapis.com/revoke".into(),
+        }
+    }
+}
+
+/// The document provider.
+#[derive(Debug, Clone, Default)]
+pub struct DocsConfig {
+    pub endpoints: GoogleEndpoints,
+    /// Time-outs, retries and the client-side write limit.
+    pub client: crate::docs::client::GoogleClientOptions,
 }
 
 /// Where the payment provider is, and how often the cache is synced.
@@ -80,6 +112,7 @@ impl Config {
             max_concurrent_hashes: std::thread::available_parallelism().map(|n| n.get() / 2).unwrap_or(1).max(1),
             long_running: false,
             payments: PaymentsConfig::default(),
+            docs: DocsConfig::default(),
         }
     }
 }

@@ -6,9 +6,13 @@ use crate::audit::Audit;
 use crate::auth::{token, AuthService};
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::docs::client::GoogleClient;
+use crate::docs::oauth::{GoogleAuth, StoredToken};
+use crate::docs::DocService;
 use crate::payments::apply::PaymentsApplier;
 use crate::payments::client::LemonSqueezyClient;
 use crate::payments::PaymentService;
+use crate::sandbox::google::{GoogleSimOptions, GoogleSimulator};
 use crate::sandbox::lemonsqueezy::{PaymentSimulator, SimulatorOptions};
 use crate::secrets::{Secret, Secrets};
 use crate::store::Db;
@@ -30,6 +34,9 @@ pub struct Core {
     pub payments: PaymentService,
     /// The payment simulator, in sandbox mode.
     pub payment_simulator: Option<PaymentSimulator>,
+    pub docs: DocService,
+    /// The Google simulator, in sandbox mode.
+    pub google_simulator: Option<GoogleSimulator>,
 }
 
 impl Core {
@@ -37,12 +44,14 @@ impl Core {
     /// Blocking work (migrations, keyring) runs off the async threads.
     pub async fn open(mut config: Config) -> Result<Core> {
         // In the sandbox, the payment provider is a simulator on loopback, signed in from the start.
-        let simulator = if config.sandbox {
+        let (simulator, google) = if config.sandbox {
             let simulator = PaymentSimulator::start(SimulatorOptions::default()).await?;
             config.payments.base_url = simulator.api_url();
-            Some(simulator)
+            let google = GoogleSimulator::start(GoogleSimOptions::default()).await?;
+            config.docs.endpoints = google.endpoints();
+            (Some(simulator), Some(google))
         } else {
-            None
+            (None, None)
         };
         let mut core = tokio::task::spawn_blocking(move || Core::open_blocking(config)).await??;
         if let Some(simulator) = &simulator {
@@ -54,6 +63,20 @@ impl Core {
             }
         }
         core.payment_simulator = simulator;
+        if let Some(google) = &google {
+            // Signed in to the simulated Google from the start, as if the browser step had run.
+            let (client_id, client_secret) = google.client();
+            core.secrets.set_override("google_client_id", Secret::new(client_id));
+            core.secrets.set_override("google_client_secret", Secret::new(client_secret));
+            let answer = google.issue_token();
+            let token = StoredToken {
+                access_token: answer["access_token"].as_str().unwrap_or_default().to_string(),
+                refresh_token: answer["refresh_token"].as_str().map(str::to_string),
+                expires_at: answer["expires_in"].as_i64().map(|s| crate::time::now_unix() + s),
+            };
+            core.docs.auth().use_token(token).await;
+        }
+        core.google_simulator = google;
         if core.config.long_running {
             let applier: Arc<dyn EventApplier> = Arc::new(PaymentsApplier::new(core.db.clone()));
             core.webhooks = Some(WebhookReceiver::start(&core.db, core.secrets.clone(), applier).await?);
@@ -98,6 +121,10 @@ impl Core {
         let client = LemonSqueezyClient::new(&config.payments.base_url, secrets.clone(), config.payments.client)?;
         let payments =
             PaymentService::new(db.clone(), client, secrets.clone(), audit.clone(), config.payments.sync_interval);
+        // The sandbox's Google tokens die with its simulator: they never go to the keyring.
+        let google_auth = GoogleAuth::new(secrets.clone(), config.docs.endpoints.clone(), !config.sandbox)?;
+        let google = GoogleClient::new(&config.docs.endpoints, google_auth, config.docs.client)?;
+        let docs = DocService::new(db.clone(), google, audit.clone());
         Ok(Core {
             config: Arc::new(config),
             db,
@@ -107,6 +134,8 @@ impl Core {
             webhooks: None,
             payments,
             payment_simulator: None,
+            docs,
+            google_simulator: None,
         })
     }
 

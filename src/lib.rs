@@ -6,6 +6,7 @@ pub mod audit;
 pub mod auth;
 pub mod config;
 pub mod core;
+pub mod docs;
 pub mod error;
 pub mod http;
 pub mod logging;

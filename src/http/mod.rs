@@ -2,6 +2,7 @@
 //! and documents as their areas land), health and the generated OpenAPI document.
 
 mod auth_routes;
+pub mod docs_routes;
 pub mod extract;
 pub mod openapi;
 pub mod payments_routes;
@@ -65,6 +66,7 @@ pub fn router(core: Core) -> Router {
         .merge(auth_routes::routes())
         .merge(webhook_routes::routes())
         .merge(payments_routes::routes())
+        .merge(docs_routes::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

@@ -1,6 +1,7 @@
 //! The sandbox: built-in simulators of both providers on loopback, seeded data, and the demo
 //! staff account, so the whole app runs offline with no accounts (SPEC section 6).
 
+pub mod google;
 pub mod lemonsqueezy;
 
 use crate::auth::{Actor, NewUser};

@@ -2,6 +2,7 @@
 //! versioned SQL migrations. Every query runs on the blocking pool, never on the async threads.
 
 pub mod audit;
+pub mod docs;
 pub mod payments;
 pub mod users;
 
@@ -19,6 +20,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../../migrations/0001_foundation.sql"),
     include_str!("../../migrations/0002_payments.sql"),
     include_str!("../../migrations/0003_webhooks.sql"),
+    include_str!("../../migrations/0004_docs.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

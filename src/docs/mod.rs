@@ -1,0 +1,333 @@
+//! The document service (SPEC section 5): list, read, create, edit and share Google Docs, the
+//! editor's save through the planner with conflict rebase, drafts of unsaved edits, and the last
+//! read revision of each document kept for offline reading. Both doors call these functions.
+
+pub mod client;
+pub mod model;
+pub mod oauth;
+pub mod planner;
+pub mod validate;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use self::client::GoogleClient;
+use self::model::{Document, DocumentList, DocumentSummary, PatchResult, PermissionList};
+use self::oauth::GoogleAuth;
+use self::planner::{EditBlock, Rebased};
+use crate::audit::Audit;
+use crate::auth::Actor;
+use crate::error::{Error, ErrorCode, Result};
+use crate::store::docs::{self as sql, Draft};
+use crate::store::Db;
+
+/// `GET /documents/:id`: the document, and whether it came from the offline copy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentEnvelope {
+    pub document: Document,
+    /// Google could not be reached: this is the copy read at `fetchedAt`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fetched_at: Option<String>,
+}
+
+/// The editor's save: edited blocks against the revision they were made on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveEdits {
+    pub base_revision_id: String,
+    pub blocks: Vec<EditBlock>,
+}
+
+/// What a save did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "camelCase")]
+pub enum SaveOutcome {
+    /// Written (or nothing to write): the document as it is now.
+    #[serde(rename_all = "camelCase")]
+    Saved { document: Document, requests: usize },
+    /// Someone changed the document first: the newer revision, and the edits carried onto it
+    /// (with the stretches that could not merge). Nothing was written.
+    #[serde(rename_all = "camelCase")]
+    Conflict { document: Document, rebased: Rebased },
+}
+
+/// The document service; clones share the client and the per-file permission locks.
+#[derive(Clone)]
+pub struct DocService {
+    db: Db,
+    client: GoogleClient,
+    audit: Audit,
+    permission_locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+}
+
+const VIEW_MODES: &[&str] =
+    &["DEFAULT_FOR_CURRENT_ACCESS", "SUGGESTIONS_INLINE", "PREVIEW_SUGGESTIONS_ACCEPTED", "PREVIEW_WITHOUT_SUGGESTIONS"];
+
+fn user_id(actor: &Actor) -> String {
+    match actor {
+        Actor::Staff(who) => who.user_id.clone(),
+        other => other.audit_name().to_string(),
+    }
+}
+
+/// Whether a failure means Google is out of reach (so the offline copy may serve).
+fn is_unreachable(error: &Error) -> bool {
+    matches!(error.code, ErrorCode::IntegrationError | ErrorCode::RateLimited)
+}
+
+impl DocService {
+    pub fn new(db: Db, client: GoogleClient, audit: Audit) -> Self {
+        DocService { db, client, audit, permission_locks: Default::default() }
+    }
+
+    /// Google sign-in.
+    pub fn auth(&self) -> &GoogleAuth {
+        self.client.auth()
+    }
+
+    /// `GET /documents`.
+    pub async fn list(&self, params: &HashMap<String, String>) -> Result<DocumentList> {
+        let query = validate::list_query(params)?;
+        let q = validate::drive_query(&query);
+        let order_by = format!("{} desc", query.order_by);
+        let files = self.client.list_files(&q, &order_by, query.page_size, query.page_token.as_deref()).await?;
+        Ok(DocumentList { documents: files.files, next_page_token: files.next_page_token.filter(|t| !t.is_empty()) })
+    }
+
+    /// `GET /documents/:id`, read with `SUGGESTIONS_INLINE` unless asked otherwise. Inline reads
+    /// are kept for offline reading; when Google is out of reach, the kept copy is served.
+    pub async fn get(&self, id: &str, params: &HashMap<String, String>) -> Result<DocumentEnvelope> {
+        let id = validate::document_id(id)?;
+        let mut errors = Vec::new();
+        for name in params.keys().filter(|k| *k != "suggestionsViewMode") {
+            errors.push(crate::error::FieldError::new(name.clone(), "is not a parameter; use suggestionsViewMode"));
+        }
+        let mode = match params.get("suggestionsViewMode") {
+            None => "SUGGESTIONS_INLINE",
+            Some(m) if VIEW_MODES.contains(&m.as_str()) => m.as_str(),
+            Some(_) => {
+                errors.push(crate::error::FieldError::new("suggestionsViewMode", format!("must be one of {}", VIEW_MODES.join(", "))));
+                ""
+            }
+        };
+        if !errors.is_empty() {
+            return Err(Error::invalid(errors));
+        }
+        match self.client.get_document(&id, mode).await {
+            Ok(document) => {
+                if mode == "SUGGESTIONS_INLINE" {
+                    let copy = document.clone();
+                    let now = crate::time::now_rfc3339();
+                    self.db.call(move |conn| sql::put_cached(conn, &copy, &now)).await?;
+                }
+                Ok(DocumentEnvelope { document, stale: None, fetched_at: None })
+            }
+            Err(error) if is_unreachable(&error) => {
+                let cached = self.db.call(move |conn| sql::get_cached(conn, &id)).await?;
+                match cached {
+                    Some(cached) => {
+                        tracing::info!(document = %cached.document.id, "serving the offline copy of a document");
+                        Ok(DocumentEnvelope { document: cached.document, stale: Some(true), fetched_at: Some(cached.fetched_at) })
+                    }
+                    None => Err(error),
+                }
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    /// `POST /documents`: create in the folder, insert the content, add each permission. A
+    /// failure after the create names the created document.
+    pub async fn create(&self, actor: &Actor, body: &Value) -> Result<DocumentSummary> {
+        let input = validate::create_document(body)?;
+        let created = self.client.create_document(&input.name, input.folder_id.as_deref()).await?;
+        let id = created.id.clone();
+        let finish = async {
+            if let Some(content) = &input.content {
+                let text = content.replace("\r\n", "\n");
+                let insert = json!({"insertText": {"location": {"index": 1}, "text": text}});
+                self.client.batch_update(&id, &[insert], None).await.map_err(|e| after_create(e, &id, "adding its content"))?;
+            }
+            if !input.permissions.is_empty() {
+                self.add_permissions(&id, &input.permissions, input.send_notification_email)
+                    .await
+                    .map_err(|e| after_create(e, &id, "sharing it"))?;
+            }
+            Ok::<_, Error>(())
+        };
+        let outcome = finish.await;
+        let detail = json!({"name": input.name, "folderId": input.folder_id, "permissions": input.permissions.len()});
+        self.audit
+            .record(actor.audit_name(), "docs.create", Some(&id), if outcome.is_ok() { "success" } else { "partial" }, Some(detail))
+            .await;
+        outcome.map(|_| created)
+    }
+
+    /// `PATCH /documents/:id`: every request checked, then one batchUpdate.
+    pub async fn patch(&self, actor: &Actor, id: &str, body: &Value) -> Result<PatchResult> {
+        let id = validate::document_id(id)?;
+        let patch = validate::patch(body)?;
+        let answer = self.client.batch_update(&id, &patch.requests, patch.required_revision_id.as_deref()).await;
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(error) if error.code == ErrorCode::Conflict => return Err(self.conflict(&id).await),
+            Err(error) => return Err(error),
+        };
+        let revision_id = answer.write_control.and_then(|w| w.required_revision_id).unwrap_or_default();
+        self.audit
+            .record(actor.audit_name(), "docs.edit", Some(&id), "success", Some(json!({"requests": patch.requests.len()})))
+            .await;
+        Ok(PatchResult { document_id: id, revision_id, replies: answer.replies })
+    }
+
+    /// A 409 naming the document's current revision.
+    async fn conflict(&self, id: &str) -> Error {
+        let current = self.client.get_document(id, "SUGGESTIONS_INLINE").await.ok().map(|d| d.revision_id);
+        Error::conflict("The document changed since it was read; reload it and apply the edits again", current)
+    }
+
+    /// `POST /documents/:id/permissions`.
+    pub async fn share(&self, actor: &Actor, id: &str, body: &Value) -> Result<PermissionList> {
+        let id = validate::document_id(id)?;
+        let share = validate::share(body)?;
+        let outcome = self.add_permissions(&id, &share.permissions, share.send_notification_email).await;
+        let detail = json!({
+            "permissions": share.permissions.iter().map(|p| json!({"role": p.role, "type": p.kind, "emailAddress": p.email_address, "domain": p.domain})).collect::<Vec<_>>()
+        });
+        self.audit
+            .record(actor.audit_name(), "docs.share", Some(&id), if outcome.is_ok() { "success" } else { "failure" }, Some(detail))
+            .await;
+        outcome.map(|permissions| PermissionList { permissions })
+    }
+
+    /// Adds permissions one at a time, holding the file's lock: Google keeps only the last of
+    /// concurrent changes to one file.
+    async fn add_permissions(
+        &self,
+        id: &str,
+        permissions: &[model::Permission],
+        notify: Option<bool>,
+    ) -> Result<Vec<model::Permission>> {
+        let lock = self.permission_locks.lock().unwrap().entry(id.to_string()).or_default().clone();
+        let _held = lock.lock().await;
+        let mut added = Vec::with_capacity(permissions.len());
+        for permission in permissions {
+            match self.client.create_permission(id, permission, notify).await {
+                Ok(p) => added.push(p),
+                Err(mut error) => {
+                    let mut details = error.details.take().unwrap_or_else(|| json!({}));
+                    details["added"] = json!(added);
+                    error.details = Some(details);
+                    return Err(error);
+                }
+            }
+        }
+        Ok(added)
+    }
+
+    /// The editor's save: plans the minimal batchUpdate against the base revision and sends it
+    /// with `requiredRevisionId`. If the document moved on, nothing is written: the edits are
+    /// rebased onto the newer revision and returned (and kept as the draft) for the user to
+    /// review.
+    pub async fn save(&self, actor: &Actor, id: &str, edits: SaveEdits) -> Result<SaveOutcome> {
+        let id = validate::document_id(id)?;
+        let base = self.base_document(actor, &id, &edits.base_revision_id).await?;
+        let requests = planner::plan(&base, &edits.blocks)?;
+        if !requests.is_empty() {
+            match self.client.batch_update(&id, &requests, Some(&edits.base_revision_id)).await {
+                Ok(_) => {}
+                Err(error) if error.code == ErrorCode::Conflict => {
+                    let newer = self.client.get_document(&id, "SUGGESTIONS_INLINE").await?;
+                    let rebased = planner::rebase(&base, &edits.blocks, &newer)?;
+                    self.cache(&newer).await?;
+                    self.put_draft(actor, &newer, &rebased.blocks).await?;
+                    self.audit
+                        .record(actor.audit_name(), "docs.edit", Some(&id), "conflict", Some(json!({"conflicts": rebased.conflicts.len()})))
+                        .await;
+                    return Ok(SaveOutcome::Conflict { document: newer, rebased });
+                }
+                Err(error) => return Err(error),
+            }
+            self.audit
+                .record(actor.audit_name(), "docs.edit", Some(&id), "success", Some(json!({"requests": requests.len()})))
+                .await;
+        }
+        let document = self.client.get_document(&id, "SUGGESTIONS_INLINE").await?;
+        self.cache(&document).await?;
+        let (user, doc_id) = (user_id(actor), id.clone());
+        self.db.call(move |conn| sql::delete_draft(conn, &user, &doc_id)).await?;
+        Ok(SaveOutcome::Saved { document, requests: requests.len() })
+    }
+
+    /// The document at `revision`: from the draft, the offline copy, or Google if still current.
+    async fn base_document(&self, actor: &Actor, id: &str, revision: &str) -> Result<Document> {
+        let (user, doc_id) = (user_id(actor), id.to_string());
+        let draft = self.db.call(move |conn| sql::get_draft(conn, &user, &doc_id)).await?;
+        if let Some((_, base)) = draft.filter(|(d, _)| d.base_revision_id == revision) {
+            return Ok(base);
+        }
+        let doc_id = id.to_string();
+        if let Some(cached) = self.db.call(move |conn| sql::get_cached(conn, &doc_id)).await? {
+            if cached.document.revision_id == revision {
+                return Ok(cached.document);
+            }
+        }
+        let current = self.client.get_document(id, "SUGGESTIONS_INLINE").await?;
+        if current.revision_id == revision {
+            return Ok(current);
+        }
+        Err(Error::conflict(
+            "The edits were made on a revision this app no longer has; reload the document",
+            Some(current.revision_id),
+        ))
+    }
+
+    async fn cache(&self, document: &Document) -> Result<()> {
+        let copy = document.clone();
+        let now = crate::time::now_rfc3339();
+        self.db.call(move |conn| sql::put_cached(conn, &copy, &now)).await
+    }
+
+    async fn put_draft(&self, actor: &Actor, base: &Document, blocks: &[EditBlock]) -> Result<()> {
+        let (user, base, blocks) = (user_id(actor), base.clone(), blocks.to_vec());
+        let now = crate::time::now_rfc3339();
+        self.db.call(move |conn| sql::put_draft(conn, &user, &base, &blocks, &now)).await
+    }
+
+    /// Keeps unsaved edits (the editor calls this every few seconds). The base revision must be
+    /// one this app has read.
+    pub async fn save_draft(&self, actor: &Actor, id: &str, edits: SaveEdits) -> Result<Draft> {
+        let id = validate::document_id(id)?;
+        let base = self.base_document(actor, &id, &edits.base_revision_id).await?;
+        planner::plan(&base, &edits.blocks)?;
+        self.put_draft(actor, &base, &edits.blocks).await?;
+        Ok(self.draft(actor, &id).await?.expect("just written"))
+    }
+
+    /// The unsaved edits of a document, if any.
+    pub async fn draft(&self, actor: &Actor, id: &str) -> Result<Option<Draft>> {
+        let (user, doc_id) = (user_id(actor), validate::document_id(id)?);
+        Ok(self.db.call(move |conn| sql::get_draft(conn, &user, &doc_id)).await?.map(|(d, _)| d))
+    }
+
+    /// Drops the unsaved edits of a document.
+    pub async fn discard_draft(&self, actor: &Actor, id: &str) -> Result<()> {
+        let (user, doc_id) = (user_id(actor), validate::document_id(id)?);
+        self.db.call(move |conn| sql::delete_draft(conn, &user, &doc_id)).await.map(|_| ())
+    }
+}
+
+/// An error after the document was created: it keeps its code and names the document.
+fn after_create(mut error: Error, id: &str, step: &str) -> Error {
+    error.message = format!("The document was created (id {id}) but {step} failed: {}", error.message);
+    let mut details = error.details.take().unwrap_or_else(|| json!({}));
+    details["documentId"] = json!(id);
+    error.details = Some(details);
+    error
+}

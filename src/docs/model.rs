@@ -1,0 +1,261 @@
+//! The document area's shapes. One model reads Google's JSON (lenient: unknown fields ignored,
+//! missing zero values defaulted as proto3 JSON omits them) and writes the seed's shapes
+//! (`id`, `name`, `textRun.style`): Google's names are accepted as aliases on the way in.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The Google Docs MIME type.
+pub const DOC_MIME: &str = "application/vnd.google-apps.document";
+
+/// The named paragraph styles an editor may set.
+pub const NAMED_STYLES: &[&str] = &[
+    "NORMAL_TEXT",
+    "TITLE",
+    "SUBTITLE",
+    "HEADING_1",
+    "HEADING_2",
+    "HEADING_3",
+    "HEADING_4",
+    "HEADING_5",
+    "HEADING_6",
+];
+
+/// The seed's Document summary (Drive's File, with the fields we ask for).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DocumentSummary {
+    pub id: String,
+    pub name: String,
+    pub mime_type: String,
+    pub created_time: String,
+    pub modified_time: String,
+    pub web_view_link: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thumbnail_link: Option<String>,
+}
+
+/// `GET /documents`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentList {
+    pub documents: Vec<DocumentSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page_token: Option<String>,
+}
+
+/// Drive's FileList, as read.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FileList {
+    pub files: Vec<DocumentSummary>,
+    pub next_page_token: Option<String>,
+}
+
+/// The seed's Document (Docs' Document, read with `SUGGESTIONS_INLINE`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Document {
+    #[serde(alias = "documentId", default)]
+    pub id: String,
+    #[serde(alias = "title", default)]
+    pub name: String,
+    #[serde(default)]
+    pub body: Body,
+    #[serde(default)]
+    pub revision_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestions_view_mode: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Body {
+    pub content: Vec<StructuralElement>,
+}
+
+/// A block of the body: a paragraph, a section break, a table, or a table of contents.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StructuralElement {
+    pub start_index: u32,
+    pub end_index: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paragraph: Option<Paragraph>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section_break: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<Table>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_of_contents: Option<Value>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Paragraph {
+    pub elements: Vec<ParagraphElement>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paragraph_style: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bullet: Option<Value>,
+}
+
+/// A piece of a paragraph: a text run, or something else (kept as Google sent it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParagraphElement {
+    #[serde(default)]
+    pub start_index: u32,
+    #[serde(default)]
+    pub end_index: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_run: Option<TextRun>,
+    /// Any other kind (inline object, page break, person, …): shown read-only.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TextRun {
+    pub content: String,
+    /// Character style (bold, italic, link, …): Google's `textStyle`.
+    #[serde(alias = "textStyle", skip_serializing_if = "Option::is_none")]
+    pub style: Option<Map<String, Value>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Table {
+    pub rows: u32,
+    pub columns: u32,
+    pub table_rows: Vec<TableRow>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TableRow {
+    pub start_index: u32,
+    pub end_index: u32,
+    pub table_cells: Vec<TableCell>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TableCell {
+    pub start_index: u32,
+    pub end_index: u32,
+    pub content: Vec<StructuralElement>,
+}
+
+impl Paragraph {
+    /// The paragraph's named style (NORMAL_TEXT when unset).
+    pub fn named_style(&self) -> &str {
+        self.paragraph_style
+            .as_ref()
+            .and_then(|s| s.get("namedStyleType"))
+            .and_then(Value::as_str)
+            .unwrap_or("NORMAL_TEXT")
+    }
+
+    /// Whether every element is a text run: only such paragraphs can be rewritten as text.
+    pub fn is_plain_text(&self) -> bool {
+        self.bullet.is_none() && self.elements.iter().all(|e| e.text_run.is_some() && e.other.is_empty())
+    }
+
+    /// The text without the final newline.
+    pub fn text(&self) -> String {
+        let mut text: String =
+            self.elements.iter().filter_map(|e| e.text_run.as_ref()).map(|r| r.content.as_str()).collect();
+        if text.ends_with('\n') {
+            text.pop();
+        }
+        text
+    }
+}
+
+/// Drive's Permission, and the seed's Permission entry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Permission {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub role: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email_address: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+}
+
+/// `POST /documents/:id/permissions`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PermissionList {
+    pub permissions: Vec<Permission>,
+}
+
+/// `PATCH /documents/:id`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PatchResult {
+    pub document_id: String,
+    /// The revision after the edit.
+    pub revision_id: String,
+    /// One reply per request (Google's, `{}` for these kinds).
+    pub replies: Vec<Value>,
+}
+
+/// Docs' BatchUpdateDocumentResponse, as read.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BatchUpdateResponse {
+    pub document_id: String,
+    pub replies: Vec<Value>,
+    pub write_control: Option<WriteControl>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WriteControl {
+    pub required_revision_id: Option<String>,
+}
+
+/// Length of `s` in UTF-16 code units: the unit of every Docs index.
+pub fn utf16_len(s: &str) -> u32 {
+    s.chars().map(|c| c.len_utf16() as u32).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_google_names_and_writes_the_seeds() {
+        let google = serde_json::json!({
+            "documentId": "d1", "title": "T", "revisionId": "r", "suggestionsViewMode": "SUGGESTIONS_INLINE",
+            "body": {"content": [
+                {"endIndex": 1, "sectionBreak": {}},
+                {"startIndex": 1, "endIndex": 4, "paragraph": {"elements": [
+                    {"startIndex": 1, "endIndex": 4, "textRun": {"content": "hi\n", "textStyle": {"bold": true}}}
+                ], "paragraphStyle": {"namedStyleType": "HEADING_1"}}}
+            ]},
+            "documentStyle": {}, "namedStyles": {}
+        });
+        let doc: Document = serde_json::from_value(google).unwrap();
+        assert_eq!(doc.body.content[0].start_index, 0);
+        let p = doc.body.content[1].paragraph.as_ref().unwrap();
+        assert_eq!((p.text().as_str(), p.named_style(), p.is_plain_text()), ("hi", "HEADING_1", true));
+        let out = serde_json::to_value(&doc).unwrap();
+        assert_eq!(out["id"], "d1");
+        assert_eq!(out["name"], "T");
+        assert_eq!(out["body"]["content"][1]["paragraph"]["elements"][0]["textRun"]["style"]["bold"], true);
+        // Our own output reads back the same.
+        assert_eq!(serde_json::from_value::<Document>(out).unwrap(), doc);
+    }
+
+    #[test]
+    fn counts_utf16() {
+        assert_eq!(utf16_len("a😀é"), 4);
+    }
+}

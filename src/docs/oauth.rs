@@ -1,0 +1,392 @@
+//! Google sign-in for an installed app (SPEC section 5): the system browser, a loopback redirect
+//! on 127.0.0.1 with a random port, PKCE S256, `state` checked, tokens in the keyring, refresh on
+//! expiry or on a 401, revocation on sign-out. A pasted access token (no refresh) works too.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use oauth2::basic::BasicClient;
+use oauth2::{
+    AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointNotSet, EndpointSet,
+    PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, RefreshToken, RevocationUrl, Scope, StandardRevocableToken,
+    TokenResponse, TokenUrl,
+};
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::config::GoogleEndpoints;
+use crate::error::{Error, ErrorCode, Result};
+use crate::secrets::{Secret, Secrets};
+
+/// The provider's name in error details.
+pub const PROVIDER: &str = "google";
+/// The keyring entry holding the token set (JSON) or a pasted access token.
+pub const TOKEN_SECRET: &str = "google_token";
+/// The scopes Staffroom asks for (listing needs `drive`; editing `documents`).
+pub const SCOPES: &[&str] = &["https://www.googleapis.com/auth/documents", "https://www.googleapis.com/auth/drive"];
+/// Refresh this long before the access token expires.
+const EARLY_REFRESH_SECS: i64 = 60;
+
+/// The token set kept in the keyring.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredToken {
+    pub access_token: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// Unix seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<i64>,
+}
+
+impl StoredToken {
+    /// Reads the keyring value: the JSON token set, or a bare pasted access token.
+    pub fn parse(raw: &str) -> StoredToken {
+        serde_json::from_str(raw).unwrap_or_else(|_| StoredToken {
+            access_token: raw.trim().to_string(),
+            refresh_token: None,
+            expires_at: None,
+        })
+    }
+
+    fn from_response(answer: &impl TokenResponse, previous_refresh: Option<String>) -> StoredToken {
+        StoredToken {
+            access_token: answer.access_token().secret().clone(),
+            refresh_token: answer.refresh_token().map(|r| r.secret().clone()).or(previous_refresh),
+            expires_at: answer.expires_in().map(|d| crate::time::now_unix() + d.as_secs() as i64),
+        }
+    }
+}
+
+/// Whether Staffroom is signed in to Google, for Settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GoogleStatus {
+    pub signed_in: bool,
+    /// `oauth` (a token set that refreshes itself) or `pasted` (an access token alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// Whether a client id is configured, so that sign-in can start.
+    pub can_sign_in: bool,
+}
+
+enum TokenState {
+    /// Not read from the keyring yet.
+    Unloaded,
+    Loaded(StoredToken),
+    /// Signed out in this run: an override (the sandbox's) must not sign us back in.
+    SignedOut,
+}
+
+type Client = BasicClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointSet, EndpointSet>;
+
+/// Google credentials: clones share the token and its lock, so one refresh serves every caller.
+#[derive(Clone)]
+pub struct GoogleAuth {
+    secrets: Secrets,
+    endpoints: GoogleEndpoints,
+    http: reqwest::Client,
+    state: Arc<tokio::sync::Mutex<TokenState>>,
+    /// Whether new tokens are written to the keyring (not in the sandbox, whose simulator
+    /// forgets them when the app stops).
+    persist: bool,
+}
+
+fn unauthorized(message: &str) -> Error {
+    Error::new(ErrorCode::Unauthorized, message).with_details(serde_json::json!({ "provider": PROVIDER }))
+}
+
+impl GoogleAuth {
+    pub fn new(secrets: Secrets, endpoints: GoogleEndpoints, persist: bool) -> Result<Self> {
+        let http = reqwest::Client::builder()
+            // The token endpoint must never redirect us (the oauth2 crate's advice).
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(Duration::from_secs(20))
+            .build()
+            .map_err(|e| Error::internal("http client", e))?;
+        Ok(GoogleAuth { secrets, endpoints, http, state: Arc::new(tokio::sync::Mutex::new(TokenState::Unloaded)), persist })
+    }
+
+    async fn secret(&self, name: &'static str) -> Result<Option<Secret>> {
+        let secrets = self.secrets.clone();
+        tokio::task::spawn_blocking(move || secrets.get(name)).await?.map_err(Error::from)
+    }
+
+    async fn oauth_client(&self) -> Result<Client> {
+        let id = self.secret("google_client_id").await?.ok_or_else(|| {
+            Error::invalid_field("google_client_id", "No Google OAuth client id is set; an admin must add it in Settings")
+        })?;
+        let secret = self.secret("google_client_secret").await?;
+        let bad = |e: url::ParseError| Error::internal("google endpoints", e);
+        let mut client = BasicClient::new(ClientId::new(id.expose().to_string()))
+            .set_auth_type(AuthType::RequestBody)
+            .set_auth_uri(AuthUrl::new(self.endpoints.auth_url.clone()).map_err(bad)?)
+            .set_token_uri(TokenUrl::new(self.endpoints.token_url.clone()).map_err(bad)?)
+            .set_revocation_url(RevocationUrl::new(self.endpoints.revoke_url.clone()).map_err(bad)?);
+        if let Some(secret) = secret {
+            // A desktop client's secret is not secret (Google's words), but the endpoint wants it.
+            client = client.set_client_secret(ClientSecret::new(secret.expose().to_string()));
+        }
+        Ok(client)
+    }
+
+    async fn load(&self, state: &mut TokenState) -> Result<()> {
+        if let TokenState::Unloaded = state {
+            *state = match self.secret(TOKEN_SECRET).await? {
+                Some(raw) => TokenState::Loaded(StoredToken::parse(raw.expose())),
+                None => TokenState::SignedOut,
+            };
+        }
+        Ok(())
+    }
+
+    async fn store(&self, token: &StoredToken) -> Result<()> {
+        if !self.persist {
+            return Ok(());
+        }
+        let secrets = self.secrets.clone();
+        let value = Secret::new(serde_json::to_string(token).expect("serializes"));
+        tokio::task::spawn_blocking(move || secrets.set(TOKEN_SECRET, &value)).await?.map_err(Error::from)
+    }
+
+    /// A live access token, refreshed first if it is about to expire.
+    pub async fn access_token(&self) -> Result<String> {
+        let mut state = self.state.lock().await;
+        self.load(&mut state).await?;
+        let TokenState::Loaded(token) = &*state else {
+            return Err(unauthorized("Staffroom is not signed in to Google; sign in from Settings"));
+        };
+        let expiring = token.expires_at.is_some_and(|at| at - EARLY_REFRESH_SECS <= crate::time::now_unix());
+        if expiring && token.refresh_token.is_some() {
+            let fresh = self.refresh_locked(token).await?;
+            let access = fresh.access_token.clone();
+            *state = TokenState::Loaded(fresh);
+            return Ok(access);
+        }
+        Ok(token.access_token.clone())
+    }
+
+    /// After Google refused `stale` with a 401: refresh once (unless another caller already did).
+    pub async fn refresh_after_rejection(&self, stale: &str) -> Result<String> {
+        let mut state = self.state.lock().await;
+        self.load(&mut state).await?;
+        let TokenState::Loaded(token) = &*state else {
+            return Err(unauthorized("Staffroom is not signed in to Google; sign in from Settings"));
+        };
+        if token.access_token != stale {
+            return Ok(token.access_token.clone());
+        }
+        if token.refresh_token.is_none() {
+            return Err(unauthorized("Google refused the access token, which cannot be refreshed; sign in again"));
+        }
+        let fresh = self.refresh_locked(token).await?;
+        let access = fresh.access_token.clone();
+        *state = TokenState::Loaded(fresh);
+        Ok(access)
+    }
+
+    async fn refresh_locked(&self, token: &StoredToken) -> Result<StoredToken> {
+        let refresh = token.refresh_token.clone().expect("checked by callers");
+        let client = self.oauth_client().await?;
+        let answer = client
+            .exchange_refresh_token(&RefreshToken::new(refresh.clone()))
+            .request_async(&self.http)
+            .await
+            .map_err(|e| {
+                tracing::warn!(error = %e, "Google token refresh failed");
+                unauthorized("Google refused to refresh the sign-in; sign in again from Settings")
+            })?;
+        let fresh = StoredToken::from_response(&answer, Some(refresh));
+        self.store(&fresh).await?;
+        tracing::info!("Google access token refreshed");
+        Ok(fresh)
+    }
+
+    /// Uses a pasted access token (the seed's SESSION_TOKEN); it is not refreshed.
+    pub async fn use_pasted_token(&self, token: Secret) -> Result<()> {
+        if token.expose().trim().is_empty() {
+            return Err(Error::invalid_field("token", "must not be empty"));
+        }
+        let stored = StoredToken::parse(token.expose());
+        let secrets = self.secrets.clone();
+        tokio::task::spawn_blocking(move || secrets.set(TOKEN_SECRET, &token)).await?.map_err(Error::from)?;
+        *self.state.lock().await = TokenState::Loaded(stored);
+        Ok(())
+    }
+
+    /// Uses a token set obtained elsewhere (the sandbox's, issued at start).
+    pub async fn use_token(&self, token: StoredToken) {
+        *self.state.lock().await = TokenState::Loaded(token);
+    }
+
+    pub async fn status(&self) -> Result<GoogleStatus> {
+        let mut state = self.state.lock().await;
+        self.load(&mut state).await?;
+        let can_sign_in = self.secret("google_client_id").await?.is_some();
+        Ok(match &*state {
+            TokenState::Loaded(token) => GoogleStatus {
+                signed_in: true,
+                kind: Some(if token.refresh_token.is_some() { "oauth" } else { "pasted" }.into()),
+                expires_at: token.expires_at.map(crate::time::unix_to_rfc3339),
+                can_sign_in,
+            },
+            _ => GoogleStatus { signed_in: false, kind: None, expires_at: None, can_sign_in },
+        })
+    }
+
+    /// Signs out: revokes the token at Google (best effort: a network failure still signs out
+    /// here) and forgets it.
+    pub async fn sign_out(&self) -> Result<()> {
+        let mut state = self.state.lock().await;
+        self.load(&mut state).await?;
+        if let TokenState::Loaded(token) = &*state {
+            let revocable = match &token.refresh_token {
+                // Revoking the refresh token revokes its access tokens too.
+                Some(refresh) => StandardRevocableToken::RefreshToken(RefreshToken::new(refresh.clone())),
+                None => StandardRevocableToken::AccessToken(oauth2::AccessToken::new(token.access_token.clone())),
+            };
+            match self.oauth_client().await {
+                Ok(client) => match client.revoke_token(revocable) {
+                    Ok(request) => {
+                        if let Err(e) = request.request_async(&self.http).await {
+                            tracing::warn!(error = %e, "Google did not confirm the revocation");
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "cannot revoke the Google token"),
+                },
+                Err(e) => tracing::warn!(error = %e, "cannot revoke the Google token"),
+            }
+        }
+        let secrets = self.secrets.clone();
+        tokio::task::spawn_blocking(move || secrets.delete(TOKEN_SECRET)).await?.map_err(Error::from)?;
+        *state = TokenState::SignedOut;
+        Ok(())
+    }
+
+    /// Starts the browser sign-in: listens on 127.0.0.1 with a random port and returns the URL
+    /// to open in the system browser. [`PendingSignIn::finish`] waits for the redirect.
+    pub async fn begin_sign_in(&self) -> Result<PendingSignIn> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| Error::internal("sign-in listener", e))?;
+        let port = listener.local_addr().map_err(|e| Error::internal("sign-in listener", e))?.port();
+        let redirect = format!("http://127.0.0.1:{port}/");
+        let client = self
+            .oauth_client()
+            .await?
+            .set_redirect_uri(RedirectUrl::new(redirect).map_err(|e| Error::internal("redirect", e))?);
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let (url, state) = client
+            .authorize_url(CsrfToken::new_random)
+            .add_scopes(SCOPES.iter().map(|s| Scope::new(s.to_string())))
+            .set_pkce_challenge(challenge)
+            // A refresh token, and the consent screen again so that Google issues one.
+            .add_extra_param("access_type", "offline")
+            .add_extra_param("prompt", "consent")
+            .url();
+        Ok(PendingSignIn { auth: self.clone(), client, listener, verifier, state, url: url.to_string() })
+    }
+}
+
+/// A sign-in waiting for the browser to come back.
+pub struct PendingSignIn {
+    auth: GoogleAuth,
+    client: BasicClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointSet, EndpointSet>,
+    listener: tokio::net::TcpListener,
+    verifier: PkceCodeVerifier,
+    state: CsrfToken,
+    /// The consent page to open in the system browser.
+    pub url: String,
+}
+
+const DONE_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Staffroom</title><body style=\"font-family:sans-serif;margin:3em\"><h1>Signed in to Google</h1><p>You can close this tab and return to Staffroom.</p>";
+
+impl PendingSignIn {
+    /// Waits (up to `timeout`) for the redirect, checks `state`, exchanges the code with the
+    /// PKCE verifier and stores the tokens.
+    pub async fn finish(self, timeout: Duration) -> Result<()> {
+        let PendingSignIn { auth, client, listener, verifier, state, .. } = self;
+        let query = tokio::time::timeout(timeout, wait_for_redirect(&listener))
+            .await
+            .map_err(|_| Error::invalid_field("google", "The Google sign-in was not completed in time; try again"))??;
+        let params: std::collections::HashMap<String, String> =
+            url::form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+        let returned_state = params.get("state").map(String::as_str).unwrap_or_default();
+        if !bool::from(subtle::ConstantTimeEq::ct_eq(returned_state.as_bytes(), state.secret().as_bytes())) {
+            return Err(Error::invalid_field("state", "The sign-in answer did not match this sign-in; try again"));
+        }
+        if let Some(error) = params.get("error") {
+            return Err(Error::invalid_field("google", format!("Google sign-in was refused ({error})")));
+        }
+        let code = params.get("code").ok_or_else(|| Error::invalid_field("code", "Google sent no code"))?;
+        let answer = client
+            .exchange_code(AuthorizationCode::new(code.clone()))
+            .set_pkce_verifier(verifier)
+            .request_async(&auth.http)
+            .await
+            .map_err(|e| {
+                tracing::warn!(error = %e, "Google code exchange failed");
+                unauthorized("Google refused the sign-in code; try again")
+            })?;
+        let token = StoredToken::from_response(&answer, None);
+        auth.store(&token).await?;
+        *auth.state.lock().await = TokenState::Loaded(token);
+        tracing::info!("signed in to Google");
+        Ok(())
+    }
+}
+
+/// Accepts connections until one is a `GET` of the redirect path with a query; answers it with
+/// a page the user can close. Returns the query string.
+async fn wait_for_redirect(listener: &tokio::net::TcpListener) -> Result<String> {
+    loop {
+        let (mut stream, _) = listener.accept().await.map_err(|e| Error::internal("sign-in listener", e))?;
+        let mut buffer = vec![0u8; 8192];
+        let mut read = 0;
+        // Read the request head (bounded; the browser sends a small GET).
+        while read < buffer.len() {
+            match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer[read..])).await {
+                Ok(Ok(0)) | Err(_) | Ok(Err(_)) => break,
+                Ok(Ok(n)) => {
+                    read += n;
+                    if buffer[..read].windows(4).any(|w| w == b"\r\n\r\n") {
+                        break;
+                    }
+                }
+            }
+        }
+        let head = String::from_utf8_lossy(&buffer[..read]);
+        let target = head.lines().next().and_then(|line| {
+            let mut parts = line.split_whitespace();
+            (parts.next() == Some("GET")).then(|| parts.next()).flatten()
+        });
+        let query = target.and_then(|t| t.split_once('?')).map(|(_, q)| q.to_string());
+        let (status, body) = match &query {
+            Some(_) => ("200 OK", DONE_PAGE),
+            None => ("404 Not Found", "Not found"),
+        };
+        let response = format!(
+            "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = stream.write_all(response.as_bytes()).await;
+        let _ = stream.shutdown().await;
+        if let Some(query) = query {
+            return Ok(query);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pasted_token_is_a_bare_access_token() {
+        assert_eq!(StoredToken::parse(" ya29.abc \n").access_token, "ya29.abc");
+        let set = StoredToken { access_token: "a".into(), refresh_token: Some("r".into()), expires_at: Some(5) };
+        assert_eq!(StoredToken::parse(&serde_json::to_string(&set).unwrap()), set);
+    }
+}

@@ -1,0 +1,728 @@
+//! A Google Doc as the simulator keeps it: the body as a flat sequence of UTF-16 code units, so
+//! that an index in a request *is* a position in the sequence. Paragraph styles live on each
+//! paragraph's newline, text styles on each code unit; tables are marker units (start, row,
+//! cell, end), each one index wide, as in Google's own index layout.
+//!
+//! `batch_update` applies requests in order on a copy and keeps the copy only if every request
+//! succeeded, with the checks and messages of the real API.
+
+use serde_json::{json, Map, Value};
+
+/// One UTF-16 code unit of the body (or a one-wide structural marker).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    SectionBreak,
+    /// A character; astral characters are followed by a `Low` unit (their second code unit).
+    Text { ch: char, style: u32 },
+    Low { style: u32 },
+    /// The newline ending a paragraph, which carries the paragraph's style.
+    Newline { para: u32, style: u32 },
+    TableStart,
+    RowStart,
+    CellStart,
+    TableEnd,
+}
+
+impl Unit {
+    fn is_structural(self) -> bool {
+        matches!(self, Unit::TableStart | Unit::RowStart | Unit::CellStart | Unit::TableEnd | Unit::SectionBreak)
+    }
+
+    fn text_style(self) -> Option<u32> {
+        match self {
+            Unit::Text { style, .. } | Unit::Low { style } | Unit::Newline { style, .. } => Some(style),
+            _ => None,
+        }
+    }
+}
+
+/// The named paragraph styles the API knows.
+pub const NAMED_STYLES: &[&str] = &[
+    "NORMAL_TEXT",
+    "TITLE",
+    "SUBTITLE",
+    "HEADING_1",
+    "HEADING_2",
+    "HEADING_3",
+    "HEADING_4",
+    "HEADING_5",
+    "HEADING_6",
+];
+
+/// The writable fields of a ParagraphStyle (discovery document, `ParagraphStyle`).
+const PARAGRAPH_STYLE_FIELDS: &[&str] = &[
+    "namedStyleType",
+    "alignment",
+    "lineSpacing",
+    "direction",
+    "spacingMode",
+    "spaceAbove",
+    "spaceBelow",
+    "borderBetween",
+    "borderTop",
+    "borderBottom",
+    "borderLeft",
+    "borderRight",
+    "indentFirstLine",
+    "indentStart",
+    "indentEnd",
+    "keepLinesTogether",
+    "keepWithNext",
+    "avoidWidowAndOrphan",
+    "shading",
+    "pageBreakBefore",
+];
+
+/// A simulated document.
+#[derive(Debug, Clone)]
+pub struct SimDoc {
+    pub id: String,
+    pub title: String,
+    pub units: Vec<Unit>,
+    /// Interned text styles (index 0 is the empty style).
+    pub text_styles: Vec<Value>,
+    /// Interned paragraph styles (index 0 is NORMAL_TEXT).
+    pub para_styles: Vec<Value>,
+    pub revision_id: String,
+}
+
+/// A refused request: the message of the API's 400.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invalid(pub String);
+
+fn intern(styles: &mut Vec<Value>, style: Value) -> u32 {
+    match styles.iter().position(|s| *s == style) {
+        Some(i) => i as u32,
+        None => {
+            styles.push(style);
+            (styles.len() - 1) as u32
+        }
+    }
+}
+
+/// Characters the API strips from inserted text: controls other than tab and newline, and the
+/// Private Use Area.
+fn is_stripped(c: char) -> bool {
+    (c.is_control() && c != '\t' && c != '\n') || ('\u{E000}'..='\u{F8FF}').contains(&c)
+}
+
+impl SimDoc {
+    /// A blank document: the section break and one empty paragraph.
+    pub fn new(id: impl Into<String>, title: impl Into<String>, revision_id: String) -> Self {
+        SimDoc {
+            id: id.into(),
+            title: title.into(),
+            units: vec![Unit::SectionBreak, Unit::Newline { para: 0, style: 0 }],
+            text_styles: vec![json!({})],
+            para_styles: vec![json!({"namedStyleType": "NORMAL_TEXT"})],
+            revision_id,
+        }
+    }
+
+    /// The body's length in UTF-16 code units (its last element's end index).
+    pub fn len(&self) -> usize {
+        self.units.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.units.len() <= 2
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Building (the seed)
+
+    /// Appends a paragraph of styled runs before the final empty paragraph is dropped by
+    /// [`SimDoc::finish_seed`]. Runs must not contain newlines.
+    pub fn push_paragraph(&mut self, named_style: &str, runs: &[(&str, Value)]) {
+        let para = intern(&mut self.para_styles, json!({ "namedStyleType": named_style }));
+        let mut last_style = 0;
+        for (text, style) in runs {
+            let style = intern(&mut self.text_styles, style.clone());
+            last_style = style;
+            for ch in text.chars() {
+                self.push_char(ch, style);
+            }
+        }
+        self.units.push(Unit::Newline { para, style: last_style });
+    }
+
+    fn push_char(&mut self, ch: char, style: u32) {
+        self.units.push(Unit::Text { ch, style });
+        if ch.len_utf16() == 2 {
+            self.units.push(Unit::Low { style });
+        }
+    }
+
+    /// Appends a table of plain cells (each one paragraph).
+    pub fn push_table(&mut self, rows: &[Vec<&str>]) {
+        self.units.push(Unit::TableStart);
+        for row in rows {
+            self.units.push(Unit::RowStart);
+            for cell in row {
+                self.units.push(Unit::CellStart);
+                for ch in cell.chars() {
+                    self.push_char(ch, 0);
+                }
+                self.units.push(Unit::Newline { para: 0, style: 0 });
+            }
+        }
+        self.units.push(Unit::TableEnd);
+    }
+
+    /// A seeded body is built after the blank one's empty paragraph: drop that paragraph, and
+    /// end with a paragraph (a body never ends in a table).
+    pub fn finish_seed(&mut self) {
+        if self.units.len() > 2 && self.units[1] == (Unit::Newline { para: 0, style: 0 }) {
+            self.units.remove(1);
+        }
+        if self.units.last() == Some(&Unit::TableEnd) {
+            self.units.push(Unit::Newline { para: 0, style: 0 });
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Reading
+
+    /// The document as `documents.get` returns it.
+    pub fn to_json(&self, view_mode: &str) -> Value {
+        json!({
+            "documentId": self.id,
+            "title": self.title,
+            "body": { "content": self.render_content(1, self.units.len(), true) },
+            "documentStyle": {
+                "pageSize": {"width": {"magnitude": 612, "unit": "PT"}, "height": {"magnitude": 792, "unit": "PT"}},
+                "marginTop": {"magnitude": 72, "unit": "PT"},
+                "marginBottom": {"magnitude": 72, "unit": "PT"}
+            },
+            "revisionId": self.revision_id,
+            "suggestionsViewMode": view_mode,
+        })
+    }
+
+    /// Structural elements between `from` and `to`; `body` adds the leading section break.
+    fn render_content(&self, from: usize, to: usize, body: bool) -> Vec<Value> {
+        let mut content = Vec::new();
+        if body {
+            // proto3 JSON omits the zero start index.
+            content.push(json!({
+                "endIndex": 1,
+                "sectionBreak": {"sectionStyle": {"columnSeparatorStyle": "NONE", "contentDirection": "LEFT_TO_RIGHT", "sectionType": "CONTINUOUS"}}
+            }));
+        }
+        let mut i = from;
+        while i < to {
+            if self.units[i] == Unit::TableStart {
+                let (table, next) = self.render_table(i);
+                content.push(table);
+                i = next;
+            } else {
+                let (paragraph, next) = self.render_paragraph(i);
+                content.push(paragraph);
+                i = next;
+            }
+        }
+        content
+    }
+
+    fn render_paragraph(&self, start: usize) -> (Value, usize) {
+        let mut elements = Vec::new();
+        let mut run_start = start;
+        let mut run_text = String::new();
+        let mut run_style = self.units[start].text_style().unwrap_or(0);
+        let mut i = start;
+        let para = loop {
+            let unit = self.units[i];
+            let style = unit.text_style().unwrap_or(0);
+            if style != run_style && !run_text.is_empty() && !matches!(unit, Unit::Low { .. }) {
+                elements.push(self.text_run(run_start, i, &run_text, run_style));
+                run_start = i;
+                run_text.clear();
+            }
+            run_style = style;
+            match unit {
+                Unit::Text { ch, .. } => run_text.push(ch),
+                Unit::Low { .. } => {}
+                Unit::Newline { para, .. } => {
+                    run_text.push('\n');
+                    break para;
+                }
+                other => unreachable!("a paragraph holds text only, found {other:?} at {i}"),
+            }
+            i += 1;
+        };
+        elements.push(self.text_run(run_start, i + 1, &run_text, run_style));
+        let mut paragraph_style = self.para_styles[para as usize].clone();
+        paragraph_style["direction"] = json!("LEFT_TO_RIGHT");
+        (
+            json!({
+                "startIndex": start,
+                "endIndex": i + 1,
+                "paragraph": {"elements": elements, "paragraphStyle": paragraph_style}
+            }),
+            i + 1,
+        )
+    }
+
+    fn text_run(&self, start: usize, end: usize, content: &str, style: u32) -> Value {
+        json!({
+            "startIndex": start,
+            "endIndex": end,
+            "textRun": {"content": content, "textStyle": self.text_styles[style as usize]}
+        })
+    }
+
+    fn render_table(&self, start: usize) -> (Value, usize) {
+        let end = self.table_end(start);
+        let mut rows = Vec::new();
+        let mut i = start + 1;
+        let mut columns = 0;
+        while self.units[i] == Unit::RowStart {
+            let row_start = i;
+            let next_row = (i + 1..=end).find(|&j| matches!(self.units[j], Unit::RowStart | Unit::TableEnd)).unwrap();
+            let mut cells = Vec::new();
+            let mut c = i + 1;
+            while c < next_row {
+                let next_cell =
+                    (c + 1..=next_row).find(|&j| j == next_row || self.units[j] == Unit::CellStart).unwrap();
+                cells.push(json!({
+                    "startIndex": c,
+                    "endIndex": next_cell,
+                    "content": self.render_content(c + 1, next_cell, false),
+                    "tableCellStyle": {"rowSpan": 1, "columnSpan": 1}
+                }));
+                c = next_cell;
+            }
+            columns = columns.max(cells.len());
+            rows.push(json!({
+                "startIndex": row_start,
+                "endIndex": next_row,
+                "tableCells": cells,
+                "tableRowStyle": {"minRowHeight": {"unit": "PT"}}
+            }));
+            i = next_row;
+        }
+        (
+            json!({
+                "startIndex": start,
+                "endIndex": end + 1,
+                "table": {"rows": rows.len(), "columns": columns, "tableRows": rows}
+            }),
+            end + 1,
+        )
+    }
+
+    fn table_end(&self, start: usize) -> usize {
+        (start..self.units.len()).find(|&j| self.units[j] == Unit::TableEnd).expect("a table has an end")
+    }
+
+    /// The TableStart of the table holding `index`, if any.
+    fn enclosing_table(&self, index: usize) -> Option<(usize, usize)> {
+        let start = (0..=index).rev().find(|&j| matches!(self.units[j], Unit::TableStart | Unit::TableEnd))?;
+        if self.units[start] == Unit::TableEnd && start != index {
+            return None;
+        }
+        let start = if self.units[start] == Unit::TableEnd {
+            (0..start).rev().find(|&j| self.units[j] == Unit::TableStart)?
+        } else {
+            start
+        };
+        Some((start, self.table_end(start)))
+    }
+
+    /// The plain text of the body (tables included), for `fullText contains`.
+    pub fn plain_text(&self) -> String {
+        self.units.iter().filter_map(|u| match u {
+            Unit::Text { ch, .. } => Some(*ch),
+            Unit::Newline { .. } => Some('\n'),
+            _ => None,
+        })
+        .collect()
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Writing
+
+    /// Applies `requests` in order, all or nothing; the replies on success.
+    pub fn batch_update(&mut self, requests: &[Value]) -> Result<Vec<Value>, Invalid> {
+        let mut draft = self.clone();
+        let mut replies = Vec::with_capacity(requests.len());
+        for (i, request) in requests.iter().enumerate() {
+            let object = request.as_object().ok_or_else(|| Invalid(format!("Invalid requests[{i}]: No request set.")))?;
+            if object.is_empty() {
+                return Err(Invalid(format!("Invalid requests[{i}]: No request set.")));
+            }
+            if object.len() > 1 {
+                return Err(Invalid(format!(
+                    "Invalid requests[{i}]: Exactly one request kind must be set, found {}.",
+                    object.keys().cloned().collect::<Vec<_>>().join(", ")
+                )));
+            }
+            let (kind, body) = object.iter().next().unwrap();
+            let prefix = format!("Invalid requests[{i}].{kind}: ");
+            let outcome = match kind.as_str() {
+                "insertText" => draft.insert_text(body),
+                "deleteContentRange" => draft.delete_content_range(body),
+                "updateParagraphStyle" => draft.update_paragraph_style(body),
+                "updateTextStyle" => draft.update_text_style(body),
+                _ => {
+                    return Err(Invalid(format!(
+                        "Invalid JSON payload received. Unknown name \"{kind}\" at 'requests[{i}]': Cannot find field."
+                    )))
+                }
+            };
+            outcome.map_err(|Invalid(message)| Invalid(format!("{prefix}{message}")))?;
+            replies.push(json!({}));
+        }
+        *self = draft;
+        Ok(replies)
+    }
+
+    fn range(&self, body: &Value) -> Result<(usize, usize), Invalid> {
+        let range = body.get("range").ok_or_else(|| Invalid("The range must be set.".into()))?;
+        if range.get("segmentId").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
+            return Err(Invalid("The sandbox has no headers, footers or footnotes.".into()));
+        }
+        let start = index_field(range, "startIndex")?;
+        let end = index_field(range, "endIndex")?;
+        if start >= end {
+            return Err(Invalid(if start == end {
+                "The range should not be empty.".into()
+            } else {
+                format!("The start index {start} must be less than the end index {end}.")
+            }));
+        }
+        if end > self.len() {
+            return Err(Invalid(format!(
+                "Index {} must be less than the end index of the referenced segment, {}.",
+                end - 1,
+                self.len()
+            )));
+        }
+        if start == 0 {
+            return Err(Invalid("Cannot operate on the first section break in the document.".into()));
+        }
+        Ok((start, end))
+    }
+
+    fn insert_text(&mut self, body: &Value) -> Result<(), Invalid> {
+        let text = body.get("text").and_then(Value::as_str).unwrap_or_default();
+        let text: String = text.chars().filter(|c| !is_stripped(*c)).collect();
+        if text.is_empty() {
+            return Err(Invalid("The text to insert must not be empty.".into()));
+        }
+        let mut index = if let Some(location) = body.get("location") {
+            if location.get("segmentId").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
+                return Err(Invalid("The sandbox has no headers, footers or footnotes.".into()));
+            }
+            index_field(location, "index")?
+        } else if body.get("endOfSegmentLocation").is_some() {
+            self.len() - 1
+        } else {
+            return Err(Invalid("Either location or endOfSegmentLocation must be set.".into()));
+        };
+        if index >= self.len() {
+            return Err(Invalid(format!(
+                "Index {index} must be less than the end index of the referenced segment, {}.",
+                self.len()
+            )));
+        }
+        if matches!(self.units[index], Unit::Low { .. }) {
+            // Never split a surrogate pair: the text goes right after the character.
+            index += 1;
+        }
+        if !matches!(self.units[index], Unit::Text { .. } | Unit::Newline { .. }) {
+            return Err(Invalid("The insertion index must be inside the bounds of an existing paragraph.".into()));
+        }
+        // Text takes the style of the text just before it, within the paragraph.
+        let style = match self.units[index - 1] {
+            Unit::Text { style, .. } | Unit::Low { style } => style,
+            _ => self.units[index].text_style().unwrap_or(0),
+        };
+        let para = self.paragraph_style_at(index);
+        let mut inserted = Vec::with_capacity(text.len());
+        for ch in text.chars() {
+            if ch == '\n' {
+                inserted.push(Unit::Newline { para, style });
+            } else {
+                inserted.push(Unit::Text { ch, style });
+                if ch.len_utf16() == 2 {
+                    inserted.push(Unit::Low { style });
+                }
+            }
+        }
+        self.units.splice(index..index, inserted);
+        Ok(())
+    }
+
+    /// The paragraph style of the paragraph holding `index` (the style on its newline).
+    fn paragraph_style_at(&self, index: usize) -> u32 {
+        self.units[index..]
+            .iter()
+            .find_map(|u| match u {
+                Unit::Newline { para, .. } => Some(*para),
+                _ => None,
+            })
+            .unwrap_or(0)
+    }
+
+    fn delete_content_range(&mut self, body: &Value) -> Result<(), Invalid> {
+        let (start, end) = self.range(body)?;
+        if end == self.len() {
+            return Err(Invalid("The range cannot include the newline character at the end of the segment.".into()));
+        }
+        if matches!(self.units[start], Unit::Low { .. }) || matches!(self.units[end], Unit::Low { .. }) {
+            return Err(Invalid(
+                "Invalid deletion range. Cannot delete one code unit of a surrogate pair.".into(),
+            ));
+        }
+        // Table structure goes only with its whole table.
+        for k in start..end {
+            if self.units[k].is_structural() {
+                let (table_start, table_end) = self.enclosing_table(k).expect("markers belong to a table");
+                if table_start < start || table_end >= end {
+                    return Err(Invalid(
+                        "Invalid deletion range. Cannot delete the start or end of a table without deleting the whole table; delete rows with deleteTableRow."
+                            .into(),
+                    ));
+                }
+            }
+            if let Unit::Newline { .. } = self.units[k] {
+                match self.units[k + 1] {
+                    Unit::CellStart | Unit::RowStart | Unit::TableEnd
+                        if self.enclosing_table(k + 1).is_some_and(|(s, _)| s >= start) => {}
+                    Unit::CellStart | Unit::RowStart | Unit::TableEnd => {
+                        return Err(Invalid(
+                            "The range cannot include the newline character at the end of a table cell.".into(),
+                        ))
+                    }
+                    Unit::TableStart if self.table_end(k + 1) >= end => {
+                        return Err(Invalid(
+                            "Invalid deletion range. Cannot delete the newline before a table without deleting the table."
+                                .into(),
+                        ))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // Merging paragraphs keeps the style of the first one, as the editor does.
+        // (A range that starts at a paragraph's start removes whole paragraphs: no merge.)
+        let at_paragraph_start = matches!(
+            self.units[start - 1],
+            Unit::Newline { .. } | Unit::SectionBreak | Unit::CellStart | Unit::TableEnd
+        );
+        let merges = self.units[start..end].iter().any(|u| matches!(u, Unit::Newline { .. }))
+            && matches!(self.units[start], Unit::Text { .. } | Unit::Newline { .. })
+            && !at_paragraph_start;
+        let kept_style = self.paragraph_style_at(start);
+        self.units.drain(start..end);
+        if merges {
+            if let Some(Unit::Newline { para, .. }) =
+                self.units[start..].iter_mut().find(|u| matches!(u, Unit::Newline { .. }))
+            {
+                *para = kept_style;
+            }
+        }
+        Ok(())
+    }
+
+    fn fields_mask(body: &Value, known: &[&str]) -> Result<Vec<String>, Invalid> {
+        let fields = body.get("fields").and_then(Value::as_str).unwrap_or_default().trim();
+        if fields.is_empty() {
+            return Err(Invalid("At least one field must be specified.".into()));
+        }
+        if fields == "*" {
+            return Ok(known.iter().map(|s| s.to_string()).collect());
+        }
+        fields
+            .split(',')
+            .map(|f| {
+                let top = f.trim().split('.').next().unwrap_or_default();
+                if known.contains(&top) {
+                    Ok(top.to_string())
+                } else {
+                    Err(Invalid(format!("Invalid field mask: \"{}\" is not a field of the style.", f.trim())))
+                }
+            })
+            .collect()
+    }
+
+    fn update_paragraph_style(&mut self, body: &Value) -> Result<(), Invalid> {
+        let (start, end) = self.range(body)?;
+        let style = body.get("paragraphStyle").cloned().unwrap_or_else(|| json!({}));
+        let fields = Self::fields_mask(body, PARAGRAPH_STYLE_FIELDS)?;
+        if let Some(named) = style.get("namedStyleType") {
+            if !named.as_str().is_some_and(|n| NAMED_STYLES.contains(&n)) {
+                return Err(Invalid(format!("Invalid value at 'paragraph_style.named_style_type': {named}.")));
+            }
+        }
+        let mut i = start;
+        while i < self.len() && i < end.max(start + 1) {
+            let Some(k) = (i..self.len()).find(|&k| matches!(self.units[k], Unit::Newline { .. })) else { break };
+            if let Unit::Newline { para, style: text } = self.units[k] {
+                let mut current = self.para_styles[para as usize].as_object().cloned().unwrap_or_default();
+                for field in &fields {
+                    match style.get(field) {
+                        Some(value) => current.insert(field.clone(), value.clone()),
+                        None => current.remove(field),
+                    };
+                }
+                current.entry("namedStyleType").or_insert_with(|| json!("NORMAL_TEXT"));
+                let para = intern(&mut self.para_styles, Value::Object(current));
+                self.units[k] = Unit::Newline { para, style: text };
+            }
+            i = k + 1;
+        }
+        Ok(())
+    }
+
+    fn update_text_style(&mut self, body: &Value) -> Result<(), Invalid> {
+        const TEXT_STYLE_FIELDS: &[&str] = &[
+            "bold",
+            "italic",
+            "underline",
+            "strikethrough",
+            "smallCaps",
+            "backgroundColor",
+            "foregroundColor",
+            "fontSize",
+            "weightedFontFamily",
+            "baselineOffset",
+            "link",
+        ];
+        let (start, end) = self.range(body)?;
+        let style = body.get("textStyle").cloned().unwrap_or_else(|| json!({}));
+        let fields = Self::fields_mask(body, TEXT_STYLE_FIELDS)?;
+        for k in start..end {
+            let Some(old) = self.units[k].text_style() else { continue };
+            let mut current: Map<String, Value> =
+                self.text_styles[old as usize].as_object().cloned().unwrap_or_default();
+            for field in &fields {
+                match style.get(field) {
+                    Some(value) => current.insert(field.clone(), value.clone()),
+                    None => current.remove(field),
+                };
+            }
+            let new = intern(&mut self.text_styles, Value::Object(current));
+            self.units[k] = match self.units[k] {
+                Unit::Text { ch, .. } => Unit::Text { ch, style: new },
+                Unit::Low { .. } => Unit::Low { style: new },
+                Unit::Newline { para, .. } => Unit::Newline { para, style: new },
+                other => other,
+            };
+        }
+        Ok(())
+    }
+}
+
+fn index_field(object: &Value, name: &str) -> Result<usize, Invalid> {
+    match object.get(name) {
+        // proto3 JSON omits zero.
+        None => Ok(0),
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+            .map(|n| n as usize)
+            .ok_or_else(|| Invalid(format!("Invalid value for {name}: {v}."))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(paragraphs: &[&str]) -> SimDoc {
+        let mut d = SimDoc::new("d", "t", "r0".into());
+        for p in paragraphs {
+            d.push_paragraph("NORMAL_TEXT", &[(p, json!({}))]);
+        }
+        d.finish_seed();
+        d
+    }
+
+    fn texts(d: &SimDoc) -> Vec<String> {
+        d.to_json("SUGGESTIONS_INLINE")["body"]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e.get("paragraph"))
+            .map(|p| p["elements"].as_array().unwrap().iter().map(|e| e["textRun"]["content"].as_str().unwrap()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_blank_document_is_a_section_break_and_one_newline() {
+        let d = SimDoc::new("d", "t", "r".into());
+        let content = &d.to_json("SUGGESTIONS_INLINE")["body"]["content"];
+        assert_eq!(content[0]["endIndex"], 1);
+        assert!(content[0].get("startIndex").is_none());
+        assert_eq!((content[1]["startIndex"].as_u64(), content[1]["endIndex"].as_u64()), (Some(1), Some(2)));
+    }
+
+    #[test]
+    fn indexes_count_utf16_code_units() {
+        let mut d = doc(&["a😀b"]);
+        assert_eq!(d.len(), 1 + 4 + 1);
+        assert!(d.batch_update(&[json!({"deleteContentRange": {"range": {"startIndex": 2, "endIndex": 3}}})]).is_err());
+        d.batch_update(&[json!({"deleteContentRange": {"range": {"startIndex": 2, "endIndex": 4}}})]).unwrap();
+        assert_eq!(texts(&d), vec!["ab\n"]);
+    }
+
+    #[test]
+    fn the_last_newline_cannot_be_deleted_and_batches_are_atomic() {
+        let mut d = doc(&["ab"]);
+        let before = d.units.clone();
+        let err = d
+            .batch_update(&[
+                json!({"insertText": {"location": {"index": 1}, "text": "x"}}),
+                json!({"deleteContentRange": {"range": {"startIndex": 1, "endIndex": 5}}}),
+            ])
+            .unwrap_err();
+        assert!(err.0.starts_with("Invalid requests[1].deleteContentRange"), "{}", err.0);
+        assert_eq!(d.units, before);
+    }
+
+    #[test]
+    fn requests_apply_in_order_with_shifts() {
+        let mut d = doc(&["hello", "world"]);
+        d.batch_update(&[
+            json!({"insertText": {"location": {"index": 1}, "text": "😀 "}}),
+            json!({"insertText": {"location": {"index": 9}, "text": "!"}}),
+        ])
+        .unwrap();
+        assert_eq!(texts(&d), vec!["😀 hello!\n", "world\n"]);
+    }
+
+    #[test]
+    fn tables_are_kept_whole() {
+        let mut d = SimDoc::new("d", "t", "r".into());
+        d.push_paragraph("NORMAL_TEXT", &[("before", json!({}))]);
+        d.push_table(&[vec!["a", "b"], vec!["c", "d"]]);
+        d.push_paragraph("NORMAL_TEXT", &[("after", json!({}))]);
+        d.finish_seed();
+        let table = &d.to_json("SUGGESTIONS_INLINE")["body"]["content"][2];
+        assert_eq!(table["startIndex"], 8);
+        assert_eq!(table["table"]["tableRows"][0]["startIndex"], 9);
+        assert_eq!(table["table"]["tableRows"][0]["tableCells"][0]["startIndex"], 10);
+        assert_eq!(table["table"]["tableRows"][0]["tableCells"][0]["content"][0]["startIndex"], 11);
+        // The newline before the table, and a cell's last newline, stay.
+        assert!(d.batch_update(&[json!({"deleteContentRange": {"range": {"startIndex": 7, "endIndex": 8}}})]).is_err());
+        assert!(d.batch_update(&[json!({"deleteContentRange": {"range": {"startIndex": 11, "endIndex": 13}}})]).is_err());
+        assert!(d.batch_update(&[json!({"insertText": {"location": {"index": 8}, "text": "x"}})]).is_err());
+        // Inside a cell is fine; so is the whole table.
+        d.batch_update(&[json!({"insertText": {"location": {"index": 11}, "text": "x"}})]).unwrap();
+        let end = d.to_json("SUGGESTIONS_INLINE")["body"]["content"][2]["endIndex"].as_u64().unwrap() as usize;
+        d.batch_update(&[json!({"deleteContentRange": {"range": {"startIndex": 8, "endIndex": end}}})]).unwrap();
+        assert_eq!(texts(&d), vec!["before\n", "after\n"]);
+    }
+
+    #[test]
+    fn paragraph_styles_follow_the_mask() {
+        let mut d = doc(&["one", "two"]);
+        d.batch_update(&[json!({"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 2}, "paragraphStyle": {"namedStyleType": "HEADING_1"}, "fields": "namedStyleType"}})]).unwrap();
+        let content = d.to_json("SUGGESTIONS_INLINE")["body"]["content"].clone();
+        assert_eq!(content[1]["paragraph"]["paragraphStyle"]["namedStyleType"], "HEADING_1");
+        assert_eq!(content[2]["paragraph"]["paragraphStyle"]["namedStyleType"], "NORMAL_TEXT");
+        assert!(d.batch_update(&[json!({"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 2}, "paragraphStyle": {}, "fields": ""}})]).is_err());
+    }
+}

@@ -1,0 +1,919 @@
+//! A simulator of Google Drive v3, Docs v1 and Google's OAuth endpoints on loopback: Drive list
+//! (real `q` parsing, `orderBy`, page tokens, partial responses), create and permissions; Docs
+//! get and batchUpdate with true index semantics (see [`doc`]); authorize, token (PKCE checked)
+//! and revoke. Error bodies are Google's. Fault switches for tests.
+
+pub mod doc;
+mod oauth;
+pub mod query;
+pub mod seed;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Path, Query as QueryParams, Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::Next;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use chrono::{Duration as ChronoDuration, SecondsFormat, TimeZone, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use self::doc::SimDoc;
+use crate::error::{Error, Result};
+
+/// Google Docs' MIME type.
+pub const DOC_MIME: &str = "application/vnd.google-apps.document";
+/// Drive folders' MIME type.
+pub const FOLDER_MIME: &str = "application/vnd.google-apps.folder";
+
+/// How the simulator misbehaves, for tests of the client's resilience.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct GoogleFaults {
+    /// Added to every API answer.
+    pub latency_ms: u64,
+    /// Added to each permission change (to show they run one at a time per file).
+    pub permission_latency_ms: u64,
+    /// Share of API requests answered 500 backendError (0.0 to 1.0).
+    pub error_rate: f64,
+    /// The next this-many API requests are refused as over the rate limit (403
+    /// userRateLimitExceeded and 429 rateLimitExceeded, alternating).
+    pub rate_limit_burst: u32,
+    /// API requests hang (until the client gives up).
+    pub timeout: bool,
+    /// The next this-many API requests are answered 401, as if the access token had expired.
+    pub reject_token: u32,
+    /// Permission changes fail with 403 (a Workspace sharing policy).
+    pub sharing_blocked: bool,
+}
+
+/// Sizes and limits of a simulator.
+#[derive(Debug, Clone)]
+pub struct GoogleSimOptions {
+    pub documents: usize,
+    /// Life of the access tokens the token endpoint issues.
+    pub access_token_lifetime: Duration,
+    /// Docs allows 60 writes per user per this window.
+    pub write_window: Duration,
+}
+
+impl Default for GoogleSimOptions {
+    fn default() -> Self {
+        GoogleSimOptions {
+            documents: 30,
+            access_token_lifetime: Duration::from_secs(3599),
+            write_window: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Docs writes allowed per user per window.
+pub const WRITES_PER_WINDOW: usize = 60;
+
+#[derive(Debug, Clone)]
+struct SimFile {
+    id: String,
+    name: String,
+    mime_type: String,
+    parents: Vec<String>,
+    created: String,
+    modified: String,
+    trashed: bool,
+    owner: String,
+    permissions: Vec<Value>,
+    version: u64,
+}
+
+struct Data {
+    files: Vec<SimFile>,
+    docs: HashMap<String, SimDoc>,
+    next_id: u64,
+}
+
+struct Sim {
+    base: String,
+    data: Mutex<Data>,
+    oauth: Mutex<oauth::OAuthState>,
+    faults: Mutex<GoogleFaults>,
+    writes: Mutex<Vec<Instant>>,
+    write_window: Duration,
+    requests: Mutex<u64>,
+    /// Permission changes in flight per file, and the most ever seen at once on one file.
+    permission_inflight: Mutex<(HashMap<String, usize>, usize)>,
+}
+
+/// A running Google simulator.
+#[derive(Clone)]
+pub struct GoogleSimulator {
+    sim: Arc<Sim>,
+    shutdown: Arc<tokio::sync::Notify>,
+}
+
+fn rfc3339(t: chrono::DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+fn new_revision_id() -> String {
+    format!("ALm37B{}", hex::encode(rand::random::<[u8; 12]>()))
+}
+
+impl GoogleSimulator {
+    /// Starts a simulator on 127.0.0.1 with a random port.
+    pub async fn start(options: GoogleSimOptions) -> Result<Self> {
+        let listener =
+            tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::internal("simulator", e))?;
+        let base = format!("http://{}", listener.local_addr().map_err(|e| Error::internal("simulator", e))?);
+        let epoch = Utc.with_ymd_and_hms(2026, 1, 5, 9, 0, 0).unwrap();
+        let mut files = Vec::new();
+        for (n, (id, name)) in seed::FOLDERS.iter().enumerate() {
+            let t = rfc3339(epoch + ChronoDuration::minutes(n as i64));
+            files.push(SimFile {
+                id: id.to_string(),
+                name: name.to_string(),
+                mime_type: FOLDER_MIME.into(),
+                parents: vec!["root".into()],
+                created: t.clone(),
+                modified: t,
+                trashed: false,
+                owner: seed::OWNER_EMAIL.into(),
+                permissions: vec![owner_permission(seed::OWNER_EMAIL)],
+                version: 1,
+            });
+        }
+        let mut docs = HashMap::new();
+        for (n, seeded) in seed::documents(options.documents).into_iter().enumerate() {
+            let created = epoch + ChronoDuration::hours(6 * n as i64 + 1);
+            let modified = created + ChronoDuration::hours(((n * 37) % 500) as i64);
+            let mut doc = seeded.doc;
+            doc.revision_id = new_revision_id();
+            files.push(SimFile {
+                id: doc.id.clone(),
+                name: seeded.title,
+                mime_type: DOC_MIME.into(),
+                parents: vec![seeded.folder.to_string()],
+                created: rfc3339(created),
+                modified: rfc3339(modified),
+                // Two trashed documents, which lists must not show.
+                trashed: n >= options.documents.saturating_sub(2) && options.documents > 10,
+                owner: seed::OWNER_EMAIL.into(),
+                permissions: vec![owner_permission(seed::OWNER_EMAIL)],
+                version: 1,
+            });
+            docs.insert(doc.id.clone(), doc);
+        }
+        let sim = Arc::new(Sim {
+            base: base.clone(),
+            data: Mutex::new(Data { files, docs, next_id: 1 }),
+            oauth: Mutex::new(oauth::OAuthState::new(options.access_token_lifetime)),
+            faults: Mutex::new(GoogleFaults::default()),
+            writes: Mutex::new(Vec::new()),
+            write_window: options.write_window,
+            requests: Mutex::new(0),
+            permission_inflight: Mutex::new((HashMap::new(), 0)),
+        });
+        let api = Router::new()
+            .route("/drive/v3/files", get(list_files).post(create_file))
+            .route("/drive/v3/files/{id}", get(get_file))
+            .route("/drive/v3/files/{id}/permissions", post(create_permission).get(list_permissions))
+            .route("/v1/documents/{id}", get(get_document).post(batch_update))
+            .fallback(|| async {
+                google_error(StatusCode::NOT_FOUND, "notFound", "Method not found.", Some("NOT_FOUND"), None)
+            })
+            .layer(axum::middleware::from_fn_with_state(sim.clone(), gate));
+        let app = Router::new()
+            .merge(api)
+            .merge(oauth::routes())
+            .route("/document/d/{id}/edit", get(view_page))
+            .route("/__sandbox/faults", post(set_faults).get(get_faults))
+            .route("/__sandbox/stats", get(stats))
+            .with_state(sim.clone());
+        let shutdown = Arc::new(tokio::sync::Notify::new());
+        let stop = shutdown.clone();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).with_graceful_shutdown(async move { stop.notified().await }).await;
+        });
+        Ok(GoogleSimulator { sim, shutdown })
+    }
+
+    /// The server's root URL.
+    pub fn base_url(&self) -> &str {
+        &self.sim.base
+    }
+
+    /// Where each Google endpoint of the simulator is.
+    pub fn endpoints(&self) -> crate::config::GoogleEndpoints {
+        let base = &self.sim.base;
+        crate::config::GoogleEndpoints {
+            drive_url: format!("{base}/drive/v3"),
+            docs_url: format!("{base}/v1"),
+            auth_url: format!("{base}/o/oauth2/v2/auth"),
+            token_url: format!("{base}/token"),
+            revoke_url: format!("{base}/revoke"),
+        }
+    }
+
+    /// The OAuth client the simulator knows: (client id, client secret).
+    pub fn client(&self) -> (String, String) {
+        let oauth = self.sim.oauth.lock().unwrap();
+        (oauth.client_id.clone(), oauth.client_secret.clone())
+    }
+
+    /// Issues a token set as the token endpoint would, without the browser step: the sandbox is
+    /// signed in to Google from the start. Returns the token endpoint's JSON answer.
+    pub fn issue_token(&self) -> Value {
+        self.sim.oauth.lock().unwrap().issue(true)
+    }
+
+    /// Sets the fault switches.
+    pub fn set_faults(&self, faults: GoogleFaults) {
+        *self.sim.faults.lock().unwrap() = faults;
+    }
+
+    /// How many API requests arrived so far.
+    pub fn request_count(&self) -> u64 {
+        *self.sim.requests.lock().unwrap()
+    }
+
+    /// The most permission changes ever in flight at once on one file.
+    pub fn max_concurrent_permission_changes(&self) -> usize {
+        self.sim.permission_inflight.lock().unwrap().1
+    }
+
+    /// A document as `documents.get` would return it, for tests.
+    pub fn document_json(&self, id: &str) -> Option<Value> {
+        self.sim.data.lock().unwrap().docs.get(id).map(|d| d.to_json("SUGGESTIONS_INLINE"))
+    }
+
+    /// Applies requests as a collaborator would (a concurrent edit), for tests.
+    pub fn edit_as_collaborator(&self, id: &str, requests: &[Value]) -> std::result::Result<String, String> {
+        let mut data = self.sim.data.lock().unwrap();
+        let doc = data.docs.get_mut(id).ok_or("no such document")?;
+        doc.batch_update(requests).map_err(|e| e.0)?;
+        doc.revision_id = new_revision_id();
+        Ok(doc.revision_id.clone())
+    }
+
+    /// The file ids of a folder's live documents, for tests.
+    pub fn documents_in(&self, folder: &str) -> Vec<String> {
+        let data = self.sim.data.lock().unwrap();
+        data.files.iter().filter(|f| f.parents.iter().any(|p| p == folder) && !f.trashed).map(|f| f.id.clone()).collect()
+    }
+
+    /// A file's permissions, for tests.
+    pub fn permissions(&self, id: &str) -> Vec<Value> {
+        let data = self.sim.data.lock().unwrap();
+        data.files.iter().find(|f| f.id == id).map(|f| f.permissions.clone()).unwrap_or_default()
+    }
+
+    /// Stops the server.
+    pub fn stop(&self) {
+        self.shutdown.notify_one();
+    }
+}
+
+fn owner_permission(email: &str) -> Value {
+    json!({"kind": "drive#permission", "id": permission_id("user", email), "type": "user", "role": "owner",
+           "emailAddress": email, "displayName": email.split('@').next().unwrap_or(email)})
+}
+
+/// A permission id names the grantee, the same on every file.
+fn permission_id(kind: &str, who: &str) -> String {
+    if kind == "anyone" {
+        return "anyoneWithLink".into();
+    }
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("{kind}:{}", who.to_lowercase()));
+    let n = u64::from_be_bytes(digest[..8].try_into().unwrap());
+    format!("{:020}", n)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors in Google's shape.
+
+/// Google's error envelope: `{"error":{code,message,errors[{domain,reason,message,…}],status}}`.
+pub fn google_error(
+    status: StatusCode,
+    reason: &str,
+    message: &str,
+    grpc_status: Option<&str>,
+    location: Option<(&str, &str)>,
+) -> Response {
+    let mut item = json!({"domain": "global", "reason": reason, "message": message});
+    if let Some((location_type, location)) = location {
+        item["locationType"] = json!(location_type);
+        item["location"] = json!(location);
+    }
+    let mut error = json!({"code": status.as_u16(), "message": message, "errors": [item]});
+    if let Some(grpc) = grpc_status {
+        error["status"] = json!(grpc);
+    }
+    (status, Json(json!({ "error": error }))).into_response()
+}
+
+fn invalid_param(param: &str, message: &str) -> Response {
+    google_error(StatusCode::BAD_REQUEST, "invalid", message, None, Some(("parameter", param)))
+}
+
+fn file_not_found(id: &str) -> Response {
+    google_error(
+        StatusCode::NOT_FOUND,
+        "notFound",
+        &format!("File not found: {id}."),
+        None,
+        Some(("parameter", "fileId")),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// The gate every API request passes: faults, the access token.
+
+async fn gate(State(sim): State<Arc<Sim>>, headers: HeaderMap, request: Request, next: Next) -> Response {
+    *sim.requests.lock().unwrap() += 1;
+    let faults = sim.faults.lock().unwrap().clone();
+    if faults.timeout {
+        tokio::time::sleep(Duration::from_secs(300)).await;
+    }
+    if faults.latency_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(faults.latency_ms)).await;
+    }
+    let token = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or_default()
+        .to_string();
+    let rejected = {
+        let mut f = sim.faults.lock().unwrap();
+        let reject = f.reject_token > 0;
+        f.reject_token = f.reject_token.saturating_sub(1);
+        reject
+    };
+    if rejected || !sim.oauth.lock().unwrap().access_is_live(&token) {
+        return google_error(
+            StatusCode::UNAUTHORIZED,
+            "authError",
+            "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
+            Some("UNAUTHENTICATED"),
+            Some(("header", "Authorization")),
+        );
+    }
+    let burst = {
+        let mut f = sim.faults.lock().unwrap();
+        let burst = f.rate_limit_burst;
+        f.rate_limit_burst = burst.saturating_sub(1);
+        burst
+    };
+    if burst > 0 {
+        return if burst % 2 == 0 {
+            google_error(
+                StatusCode::FORBIDDEN,
+                "userRateLimitExceeded",
+                "User rate limit exceeded.",
+                Some("PERMISSION_DENIED"),
+                None,
+            )
+        } else {
+            google_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rateLimitExceeded",
+                "Rate limit exceeded.",
+                Some("RESOURCE_EXHAUSTED"),
+                None,
+            )
+        };
+    }
+    if faults.error_rate > 0.0 && rand::random::<f64>() < faults.error_rate {
+        return google_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "backendError",
+            "Internal error encountered.",
+            Some("INTERNAL"),
+            None,
+        );
+    }
+    next.run(request).await
+}
+
+async fn set_faults(State(sim): State<Arc<Sim>>, Json(faults): Json<GoogleFaults>) -> Json<GoogleFaults> {
+    *sim.faults.lock().unwrap() = faults.clone();
+    Json(faults)
+}
+
+async fn get_faults(State(sim): State<Arc<Sim>>) -> Json<GoogleFaults> {
+    Json(sim.faults.lock().unwrap().clone())
+}
+
+async fn stats(State(sim): State<Arc<Sim>>) -> Json<Value> {
+    Json(json!({
+        "requests": *sim.requests.lock().unwrap(),
+        "maxConcurrentPermissionChanges": sim.permission_inflight.lock().unwrap().1,
+    }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drive.
+
+type Params = QueryParams<HashMap<String, String>>;
+
+impl SimFile {
+    fn to_json(&self, base: &str) -> Value {
+        let mut v = json!({
+            "kind": "drive#file",
+            "id": self.id,
+            "name": self.name,
+            "mimeType": self.mime_type,
+            "parents": self.parents,
+            "createdTime": self.created,
+            "modifiedTime": self.modified,
+            "trashed": self.trashed,
+            "version": self.version.to_string(),
+            "owners": [{"kind": "drive#user", "displayName": self.owner.split('@').next().unwrap_or_default(), "emailAddress": self.owner}],
+        });
+        if self.mime_type == DOC_MIME {
+            v["webViewLink"] = json!(format!("{base}/document/d/{}/edit?usp=drivesdk", self.id));
+        } else {
+            v["webViewLink"] = json!(format!("{base}/drive/folders/{}", self.id));
+        }
+        v
+    }
+}
+
+/// Fields a File resource has (the subset the simulator serves, from the discovery document).
+fn known_file_field(path: &[&str]) -> bool {
+    const FILE: &[&str] = &[
+        "kind",
+        "id",
+        "name",
+        "mimeType",
+        "parents",
+        "createdTime",
+        "modifiedTime",
+        "trashed",
+        "version",
+        "owners",
+        "webViewLink",
+        "thumbnailLink",
+        "description",
+        "starred",
+        "size",
+    ];
+    const USER: &[&str] = &["kind", "displayName", "emailAddress", "permissionId", "photoLink", "me"];
+    match path {
+        [f] => FILE.contains(f),
+        ["owners", u] => USER.contains(u),
+        _ => false,
+    }
+}
+
+fn select_fields(value: Value, fields: Option<&String>, default: &[&str], known: &dyn Fn(&[&str]) -> bool) -> std::result::Result<Value, Response> {
+    match fields {
+        Some(raw) if raw.trim() == "*" => Ok(value),
+        Some(raw) => {
+            let selector = query::parse_fields(raw).map_err(|e| invalid_param("fields", &e))?;
+            selector.select(&value, known, &mut Vec::new()).map_err(|e| invalid_param("fields", &e))
+        }
+        None => {
+            let mut out = serde_json::Map::new();
+            for key in default {
+                if let Some(v) = value.get(*key) {
+                    out.insert(key.to_string(), v.clone());
+                }
+            }
+            Ok(Value::Object(out))
+        }
+    }
+}
+
+fn order_key(file: &SimFile, key: &str) -> (bool, String) {
+    match key {
+        "folder" => (file.mime_type != FOLDER_MIME, String::new()),
+        "modifiedTime" => (false, file.modified.clone()),
+        "createdTime" => (false, file.created.clone()),
+        _ => (false, file.name.to_lowercase()),
+    }
+}
+
+async fn list_files(State(sim): State<Arc<Sim>>, QueryParams(params): Params) -> Response {
+    let query = match params.get("q").map(|q| query::parse(q)) {
+        Some(Ok(q)) => Some(q),
+        Some(Err(_)) => return invalid_param("q", "Invalid Value"),
+        None => None,
+    };
+    let page_size = match params.get("pageSize").map(|s| s.parse::<usize>()) {
+        None => 100,
+        Some(Ok(n)) if n >= 1 => n.min(1000),
+        Some(_) => return invalid_param("pageSize", "Invalid Value"),
+    };
+    let mut order: Vec<(String, bool)> = Vec::new();
+    for part in params.get("orderBy").map(String::as_str).unwrap_or("name").split(',') {
+        let mut words = part.split_whitespace();
+        let key = words.next().unwrap_or_default();
+        let desc = match words.next() {
+            None => false,
+            Some("desc") => true,
+            Some(_) => return invalid_param("orderBy", "Invalid Value"),
+        };
+        if !["folder", "modifiedTime", "createdTime", "name", "name_natural"].contains(&key) || words.next().is_some() {
+            return invalid_param("orderBy", &format!("Invalid sort key: {key}"));
+        }
+        order.push((key.to_string(), desc));
+    }
+    // A page token is bound to its query and order: it encodes the offset and a fingerprint.
+    let fingerprint = {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(format!("{:?}|{:?}", params.get("q"), params.get("orderBy")));
+        hex::encode(&digest[..6])
+    };
+    let offset = match params.get("pageToken") {
+        None => 0,
+        Some(token) => match token.split_once('~').and_then(|(o, f)| Some((o.parse::<usize>().ok()?, f))) {
+            Some((offset, f)) if f == fingerprint => offset,
+            _ => return invalid_param("pageToken", "Invalid Value"),
+        },
+    };
+    let data = sim.data.lock().unwrap();
+    let mut files: Vec<&SimFile> = data
+        .files
+        .iter()
+        .filter(|f| {
+            let text = data.docs.get(&f.id).map(SimDoc::plain_text).unwrap_or_default();
+            query.as_ref().is_none_or(|q| {
+                q.matches(&query::FileView {
+                    name: &f.name,
+                    mime_type: &f.mime_type,
+                    parents: &f.parents,
+                    trashed: f.trashed,
+                    created_time: &f.created,
+                    modified_time: &f.modified,
+                    full_text: &text,
+                })
+            })
+        })
+        .collect();
+    files.sort_by(|a, b| {
+        for (key, desc) in &order {
+            let ordering = order_key(a, key).cmp(&order_key(b, key));
+            let ordering = if *desc { ordering.reverse() } else { ordering };
+            if ordering.is_ne() {
+                return ordering;
+            }
+        }
+        a.id.cmp(&b.id)
+    });
+    let total = files.len();
+    let items: Vec<Value> = files.iter().skip(offset).take(page_size).map(|f| f.to_json(&sim.base)).collect();
+    let mut body = json!({"kind": "drive#fileList", "incompleteSearch": false, "files": items});
+    if offset + page_size < total {
+        body["nextPageToken"] = json!(format!("{}~{fingerprint}", offset + page_size));
+    }
+    drop(data);
+    let known = |path: &[&str]| match path {
+        ["kind" | "nextPageToken" | "incompleteSearch" | "files"] => true,
+        ["files", rest @ ..] => known_file_field(rest),
+        _ => false,
+    };
+    let fields = params.get("fields");
+    let selected = match fields {
+        None => {
+            let files: Vec<Value> = body["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| json!({"kind": f["kind"], "id": f["id"], "name": f["name"], "mimeType": f["mimeType"]}))
+                .collect();
+            body["files"] = json!(files);
+            Ok(body)
+        }
+        Some(_) => select_fields(body, fields, &[], &known),
+    };
+    match selected {
+        Ok(v) => Json(v).into_response(),
+        Err(r) => r,
+    }
+}
+
+async fn get_file(State(sim): State<Arc<Sim>>, Path(id): Path<String>, QueryParams(params): Params) -> Response {
+    let data = sim.data.lock().unwrap();
+    let Some(file) = data.files.iter().find(|f| f.id == id) else { return file_not_found(&id) };
+    match select_fields(file.to_json(&sim.base), params.get("fields"), &["kind", "id", "name", "mimeType"], &known_file_field) {
+        Ok(v) => Json(v).into_response(),
+        Err(r) => r,
+    }
+}
+
+async fn create_file(State(sim): State<Arc<Sim>>, QueryParams(params): Params, body: axum::body::Bytes) -> Response {
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return google_error(StatusCode::BAD_REQUEST, "parseError", "Parse Error", None, None);
+    };
+    let mime = body.get("mimeType").and_then(Value::as_str).unwrap_or("application/octet-stream");
+    if mime != DOC_MIME && mime != FOLDER_MIME {
+        return google_error(
+            StatusCode::BAD_REQUEST,
+            "badRequest",
+            "The sandbox creates Google Docs and folders only.",
+            None,
+            Some(("other", "mimeType")),
+        );
+    }
+    let parents: Vec<String> = match body.get("parents") {
+        None => vec!["root".into()],
+        Some(Value::Array(items)) if items.len() <= 1 => {
+            items.iter().filter_map(Value::as_str).map(str::to_string).collect()
+        }
+        Some(_) => {
+            return google_error(
+                StatusCode::FORBIDDEN,
+                "cannotAddParent",
+                "Increasing the number of parents is not allowed.",
+                None,
+                None,
+            )
+        }
+    };
+    let mut data = sim.data.lock().unwrap();
+    for parent in &parents {
+        if parent != "root" && !data.files.iter().any(|f| f.id == *parent && f.mime_type == FOLDER_MIME && !f.trashed) {
+            return file_not_found(parent);
+        }
+    }
+    let name = body
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(if mime == DOC_MIME { "Untitled document" } else { "Untitled folder" })
+        .to_string();
+    data.next_id += 1;
+    let id = format!("new{:04}{}", data.next_id, hex::encode(rand::random::<[u8; 8]>()));
+    let now = rfc3339(Utc::now());
+    let file = SimFile {
+        id: id.clone(),
+        name: name.clone(),
+        mime_type: mime.into(),
+        parents,
+        created: now.clone(),
+        modified: now,
+        trashed: false,
+        owner: seed::OWNER_EMAIL.into(),
+        permissions: vec![owner_permission(seed::OWNER_EMAIL)],
+        version: 1,
+    };
+    let json = file.to_json(&sim.base);
+    data.files.push(file);
+    if mime == DOC_MIME {
+        data.docs.insert(id.clone(), SimDoc::new(id, name, new_revision_id()));
+    }
+    match select_fields(json, params.get("fields"), &["kind", "id", "name", "mimeType"], &known_file_field) {
+        Ok(v) => Json(v).into_response(),
+        Err(r) => r,
+    }
+}
+
+fn known_permission_field(path: &[&str]) -> bool {
+    matches!(
+        path,
+        ["kind" | "id" | "type" | "role" | "emailAddress" | "domain" | "displayName" | "allowFileDiscovery"
+            | "expirationTime" | "deleted" | "pendingOwner"]
+    )
+}
+
+async fn list_permissions(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    let Some(file) = data.files.iter().find(|f| f.id == id) else { return file_not_found(&id) };
+    Json(json!({"kind": "drive#permissionList", "permissions": file.permissions})).into_response()
+}
+
+async fn create_permission(
+    State(sim): State<Arc<Sim>>,
+    Path(id): Path<String>,
+    QueryParams(params): Params,
+    body: axum::body::Bytes,
+) -> Response {
+    // Track overlap: Google applies only the last of concurrent changes to one file.
+    {
+        let mut inflight = sim.permission_inflight.lock().unwrap();
+        let count = inflight.0.entry(id.clone()).or_insert(0);
+        *count += 1;
+        let now = *count;
+        inflight.1 = inflight.1.max(now);
+    }
+    let delay = sim.faults.lock().unwrap().permission_latency_ms;
+    if delay > 0 {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
+    let response = create_permission_now(&sim, &id, &params, &body);
+    *sim.permission_inflight.lock().unwrap().0.entry(id).or_insert(1) -= 1;
+    response
+}
+
+fn create_permission_now(sim: &Sim, id: &str, params: &HashMap<String, String>, body: &[u8]) -> Response {
+    let Ok(body) = serde_json::from_slice::<Value>(body) else {
+        return google_error(StatusCode::BAD_REQUEST, "parseError", "Parse Error", None, None);
+    };
+    let kind = body.get("type").and_then(Value::as_str).unwrap_or_default();
+    let role = body.get("role").and_then(Value::as_str).unwrap_or_default();
+    let email = body.get("emailAddress").and_then(Value::as_str);
+    let domain = body.get("domain").and_then(Value::as_str);
+    let bad = |reason: &str, message: &str, field: &str| {
+        google_error(StatusCode::BAD_REQUEST, reason, message, None, Some(("other", field)))
+    };
+    if !["user", "group", "domain", "anyone"].contains(&kind) {
+        return bad("invalid", "Invalid permission type specified", "permission.type");
+    }
+    if !["owner", "organizer", "fileOrganizer", "writer", "commenter", "reader"].contains(&role) {
+        return bad("invalid", "Invalid permission role specified", "permission.role");
+    }
+    let send_email = params.get("sendNotificationEmail").map(|v| v == "true");
+    let transfer = params.get("transferOwnership").is_some_and(|v| v == "true");
+    match kind {
+        "user" | "group" => match email {
+            Some(e) if e.contains('@') && !e.starts_with('@') && !e.ends_with('@') => {}
+            Some(_) => return bad("invalid", "Invalid email address.", "permission.emailAddress"),
+            None => return bad("required", "The permission emailAddress field is required.", "permission.emailAddress"),
+        },
+        "domain" => {
+            if domain.is_none_or(|d| !d.contains('.')) {
+                return bad("required", "The permission domain field is required.", "permission.domain");
+            }
+        }
+        _ => {}
+    }
+    if send_email.is_some() && !matches!(kind, "user" | "group") || (role == "owner" && send_email == Some(false)) {
+        return google_error(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "The sendNotificationEmail parameter is only applicable for permissions of type 'user' or 'group', and must not be disabled for ownership transfers.",
+            None,
+            Some(("parameter", "sendNotificationEmail")),
+        );
+    }
+    if role == "owner" && kind != "user" {
+        return bad("invalid", "Only a user can own a file.", "permission.role");
+    }
+    if role == "owner" && !transfer {
+        return google_error(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "The transferOwnership parameter must be enabled when the permission role is 'owner'.",
+            None,
+            Some(("parameter", "transferOwnership")),
+        );
+    }
+    if sim.faults.lock().unwrap().sharing_blocked {
+        return google_error(
+            StatusCode::FORBIDDEN,
+            "shareOutNotPermitted",
+            "Bad Request. User message: \"Sharing outside the organization is not allowed.\"",
+            None,
+            None,
+        );
+    }
+    let mut data = sim.data.lock().unwrap();
+    let Some(file) = data.files.iter_mut().find(|f| f.id == id) else { return file_not_found(id) };
+    let who = email.or(domain).unwrap_or("anyone");
+    let pid = permission_id(kind, who);
+    if role == "owner" {
+        for p in file.permissions.iter_mut() {
+            if p["role"] == "owner" {
+                p["role"] = json!("writer");
+            }
+        }
+        file.owner = who.to_string();
+    }
+    let mut permission = json!({"kind": "drive#permission", "id": pid, "type": kind, "role": role});
+    if let Some(e) = email {
+        permission["emailAddress"] = json!(e);
+        permission["displayName"] = json!(e.split('@').next().unwrap_or(e));
+    }
+    if let Some(d) = domain {
+        permission["domain"] = json!(d);
+    }
+    if let Some(allow) = body.get("allowFileDiscovery") {
+        permission["allowFileDiscovery"] = allow.clone();
+    }
+    file.permissions.retain(|p| p["id"] != json!(pid));
+    file.permissions.push(permission.clone());
+    file.version += 1;
+    match select_fields(permission, params.get("fields"), &["kind", "id", "type", "role"], &known_permission_field) {
+        Ok(v) => Json(v).into_response(),
+        Err(r) => r,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Docs.
+
+async fn get_document(State(sim): State<Arc<Sim>>, Path(id): Path<String>, QueryParams(params): Params) -> Response {
+    let mode = match params.get("suggestionsViewMode").map(String::as_str) {
+        None | Some("DEFAULT_FOR_CURRENT_ACCESS") => "SUGGESTIONS_INLINE",
+        Some(m @ ("SUGGESTIONS_INLINE" | "PREVIEW_SUGGESTIONS_ACCEPTED" | "PREVIEW_WITHOUT_SUGGESTIONS")) => m,
+        Some(other) => {
+            return google_error(
+                StatusCode::BAD_REQUEST,
+                "badRequest",
+                &format!("Invalid value at 'suggestions_view_mode' (type.googleapis.com/google.apps.docs.v1.SuggestionsViewMode), \"{other}\""),
+                Some("INVALID_ARGUMENT"),
+                None,
+            )
+        }
+    };
+    let data = sim.data.lock().unwrap();
+    let live = data.files.iter().any(|f| f.id == id && !f.trashed);
+    match data.docs.get(&id) {
+        Some(doc) if live => Json(doc.to_json(mode)).into_response(),
+        _ => docs_not_found(),
+    }
+}
+
+fn docs_not_found() -> Response {
+    google_error(StatusCode::NOT_FOUND, "notFound", "Requested entity was not found.", Some("NOT_FOUND"), None)
+}
+
+fn docs_invalid(message: &str) -> Response {
+    google_error(StatusCode::BAD_REQUEST, "badRequest", message, Some("INVALID_ARGUMENT"), None)
+}
+
+async fn batch_update(State(sim): State<Arc<Sim>>, Path(path): Path<String>, body: axum::body::Bytes) -> Response {
+    let Some(id) = path.strip_suffix(":batchUpdate") else { return docs_not_found() };
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return docs_invalid("Invalid JSON payload received.");
+    };
+    {
+        // Docs allows 60 writes per minute per user.
+        let now = Instant::now();
+        let mut writes = sim.writes.lock().unwrap();
+        writes.retain(|t| now.duration_since(*t) < sim.write_window);
+        if writes.len() >= WRITES_PER_WINDOW {
+            return google_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rateLimitExceeded",
+                "Quota exceeded for quota metric 'Write requests' and limit 'Write requests per minute per user'.",
+                Some("RESOURCE_EXHAUSTED"),
+                None,
+            );
+        }
+        writes.push(now);
+    }
+    let Some(requests) = body.get("requests").and_then(Value::as_array) else {
+        return docs_invalid("Must specify at least one request.");
+    };
+    if requests.is_empty() {
+        return docs_invalid("Must specify at least one request.");
+    }
+    let control = body.get("writeControl");
+    let required = control.and_then(|c| c.get("requiredRevisionId")).and_then(Value::as_str);
+    let target = control.and_then(|c| c.get("targetRevisionId")).and_then(Value::as_str);
+    if required.is_some() && target.is_some() {
+        return docs_invalid("Only one of requiredRevisionId and targetRevisionId may be set.");
+    }
+    let mut data = sim.data.lock().unwrap();
+    if !data.files.iter().any(|f| f.id == id && !f.trashed) {
+        return docs_not_found();
+    }
+    let Some(doc) = data.docs.get_mut(id) else { return docs_not_found() };
+    if let Some(required) = required {
+        if required != doc.revision_id {
+            return google_error(
+                StatusCode::BAD_REQUEST,
+                "failedPrecondition",
+                &format!("The required revision ID '{required}' does not match the latest revision."),
+                Some("FAILED_PRECONDITION"),
+                None,
+            );
+        }
+    }
+    match doc.batch_update(requests) {
+        Ok(replies) => {
+            doc.revision_id = new_revision_id();
+            let revision = doc.revision_id.clone();
+            let now = rfc3339(Utc::now());
+            if let Some(file) = data.files.iter_mut().find(|f| f.id == id) {
+                file.modified = now;
+                file.version += 1;
+            }
+            Json(json!({"documentId": id, "replies": replies, "writeControl": {"requiredRevisionId": revision}}))
+                .into_response()
+        }
+        Err(doc::Invalid(message)) => docs_invalid(&message),
+    }
+}
+
+/// A read-only page for the document's `webViewLink`.
+async fn view_page(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    let Some(doc) = data.docs.get(&id) else {
+        return (StatusCode::NOT_FOUND, Html("<h1>Not found</h1>".to_string())).into_response();
+    };
+    let escape = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let paragraphs: String =
+        doc.plain_text().lines().map(|l| format!("<p>{}</p>", escape(l))).collect::<Vec<_>>().join("\n");
+    Html(format!(
+        "<!doctype html><meta charset=utf-8><title>{0}</title><body style=\"font-family:sans-serif;max-width:40em;margin:2em auto\"><p><small>Staffroom sandbox · Google Docs simulator</small></p><h1>{0}</h1>{1}</body>",
+        escape(&doc.title),
+        paragraphs
+    ))
+    .into_response()
+}

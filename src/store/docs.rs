@@ -1,0 +1,86 @@
+//! SQL of the document cache (the last revision read of each document) and of the drafts of
+//! unsaved edits. Services see only the document types.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::docs::model::Document;
+use crate::docs::planner::EditBlock;
+use crate::error::{Error, Result};
+
+/// A cached document and when it was read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CachedDocument {
+    pub document: Document,
+    pub fetched_at: String,
+}
+
+/// A draft of unsaved edits.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Draft {
+    pub document_id: String,
+    pub base_revision_id: String,
+    pub blocks: Vec<EditBlock>,
+    pub updated_at: String,
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| Error::internal("serialize", e))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(raw: &str) -> Result<T> {
+    serde_json::from_str(raw).map_err(|e| Error::internal("stored document", e))
+}
+
+pub fn put_cached(conn: &Connection, document: &Document, now: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO doc_cache (document_id, name, revision_id, document_json, fetched_at) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (document_id) DO UPDATE SET name = excluded.name, revision_id = excluded.revision_id,
+             document_json = excluded.document_json, fetched_at = excluded.fetched_at",
+        params![document.id, document.name, document.revision_id, to_json(document)?, now],
+    )?;
+    Ok(())
+}
+
+pub fn get_cached(conn: &Connection, id: &str) -> Result<Option<CachedDocument>> {
+    let row: Option<(String, String)> = conn
+        .query_row("SELECT document_json, fetched_at FROM doc_cache WHERE document_id = ?1", [id], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .optional()?;
+    row.map(|(json, fetched_at)| Ok(CachedDocument { document: from_json(&json)?, fetched_at })).transpose()
+}
+
+pub fn put_draft(conn: &Connection, user_id: &str, base: &Document, blocks: &[EditBlock], now: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO doc_drafts (user_id, document_id, base_revision_id, base_json, blocks_json, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (user_id, document_id) DO UPDATE SET base_revision_id = excluded.base_revision_id,
+             base_json = excluded.base_json, blocks_json = excluded.blocks_json, updated_at = excluded.updated_at",
+        params![user_id, base.id, base.revision_id, to_json(base)?, to_json(&blocks)?, now],
+    )?;
+    Ok(())
+}
+
+/// A draft and the document it was made against.
+pub fn get_draft(conn: &Connection, user_id: &str, document_id: &str) -> Result<Option<(Draft, Document)>> {
+    let row: Option<(String, String, String, String)> = conn
+        .query_row(
+            "SELECT base_revision_id, base_json, blocks_json, updated_at FROM doc_drafts
+             WHERE user_id = ?1 AND document_id = ?2",
+            params![user_id, document_id],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+        )
+        .optional()?;
+    row.map(|(base_revision_id, base, blocks, updated_at)| {
+        Ok((
+            Draft { document_id: document_id.to_string(), base_revision_id, blocks: from_json(&blocks)?, updated_at },
+            from_json(&base)?,
+        ))
+    })
+    .transpose()
+}
+
+pub fn delete_draft(conn: &Connection, user_id: &str, document_id: &str) -> Result<bool> {
+    Ok(conn.execute("DELETE FROM doc_drafts WHERE user_id = ?1 AND document_id = ?2", params![user_id, document_id])? > 0)
+}
