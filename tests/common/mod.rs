@@ -225,6 +225,9 @@ impl SandboxApp {
         config.secret_backend = staffroom::secrets::SecretBackend::Memory;
         config.payments.client.request_timeout = std::time::Duration::from_millis(700);
         config.payments.client.max_total = std::time::Duration::from_secs(3);
+        config.docs.client.request_timeout = std::time::Duration::from_millis(700);
+        config.docs.client.max_total = std::time::Duration::from_secs(3);
+        config.docs.client.backoff_base = std::time::Duration::from_millis(50);
         let core = staffroom::Core::open(config).await.unwrap();
         staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -247,6 +250,21 @@ impl SandboxApp {
     /// The payment simulator.
     pub fn simulator(&self) -> &staffroom::sandbox::lemonsqueezy::PaymentSimulator {
         self.core.payment_simulator.as_ref().unwrap()
+    }
+
+    /// The Google simulator.
+    pub fn google(&self) -> &staffroom::sandbox::google::GoogleSimulator {
+        self.core.google_simulator.as_ref().unwrap()
+    }
+
+    /// Any request with a JSON body as the demo admin: (status, body).
+    pub async fn send(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
+        let mut request = client().request(method, format!("{}{path}", self.base)).bearer_auth(&self.token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
     }
 
     /// GET `path` as the demo admin: (status, body).

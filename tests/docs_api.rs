@@ -1,0 +1,416 @@
+//! `/api/docs` over real HTTP against the Google simulator: every endpoint, every error of SPEC
+//! section 5, `folderId` injection, astral characters, stale revisions, retries and the token
+//! refresh, offline reading, the editor's save with conflicts, and drafts.
+
+mod common;
+
+use common::{bad_fields, SandboxApp};
+use reqwest::Method;
+use serde_json::{json, Value};
+use staffroom::sandbox::google::GoogleFaults;
+
+const DOC: &str = "doc001sbxA1b2C3d4E5f6G7h8";
+
+fn paragraphs(document: &Value) -> Vec<String> {
+    document["body"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.get("paragraph"))
+        .map(|p| p["elements"].as_array().unwrap().iter().map(|e| e["textRun"]["content"].as_str().unwrap_or("")).collect())
+        .collect()
+}
+
+#[tokio::test]
+async fn lists_documents_in_pages_folders_and_orders() {
+    let app = SandboxApp::start().await;
+    let (status, first) = app.get("/api/docs/documents").await;
+    assert_eq!(status, 200, "{first}");
+    let docs = first["documents"].as_array().unwrap();
+    assert_eq!(docs.len(), 20);
+    for d in docs {
+        assert_eq!(d["mimeType"], "application/vnd.google-apps.document");
+        for field in ["id", "name", "createdTime", "modifiedTime", "webViewLink"] {
+            assert!(d[field].is_string(), "{field} in {d}");
+        }
+    }
+    let modified: Vec<&str> = docs.iter().map(|d| d["modifiedTime"].as_str().unwrap()).collect();
+    assert!(modified.windows(2).all(|w| w[0] >= w[1]), "newest first: {modified:?}");
+    let token = first["nextPageToken"].as_str().expect("a second page");
+    let (_, second) = app.get(&format!("/api/docs/documents?pageToken={}", urlencode(token))).await;
+    let rest = second["documents"].as_array().unwrap();
+    // 30 seeded, two of them trashed.
+    assert_eq!(rest.len(), 8);
+    assert!(second.get("nextPageToken").is_none());
+
+    let (_, in_folder) = app.get("/api/docs/documents?folderId=fld_marketing&pageSize=100&orderBy=createdTime").await;
+    let ids: Vec<&str> = in_folder["documents"].as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap()).collect();
+    let mut expected = app.google().documents_in("fld_marketing");
+    let mut got: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+    expected.sort();
+    got.sort();
+    assert_eq!(got, expected);
+    let created: Vec<&str> =
+        in_folder["documents"].as_array().unwrap().iter().map(|d| d["createdTime"].as_str().unwrap()).collect();
+    assert!(created.windows(2).all(|w| w[0] >= w[1]));
+}
+
+fn urlencode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+#[tokio::test]
+async fn list_parameters_are_checked_and_folder_ids_cannot_inject() {
+    let app = SandboxApp::start().await;
+    let requests_before = app.google().request_count();
+    for (query, field) in [
+        ("folderId=x'%20or%20trashed%20%3D%20true%20or%20'y", "folderId"),
+        ("folderId=fld_marketing'%20in%20parents%20or%20'a", "folderId"),
+        ("pageSize=0", "pageSize"),
+        ("pageSize=101", "pageSize"),
+        ("orderBy=name", "orderBy"),
+        ("limit=5", "limit"),
+    ] {
+        let (status, body) = app.get(&format!("/api/docs/documents?{query}")).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert_eq!(body["error"]["code"], "invalid_request");
+        assert_eq!(bad_fields(&body), vec![field], "{query}");
+    }
+    assert_eq!(app.google().request_count(), requests_before, "nothing reached Google");
+    // A page token Google does not know is named as the bad field.
+    let (status, body) = app.get("/api/docs/documents?pageToken=999~nope").await;
+    assert_eq!((status, bad_fields(&body)), (400, vec!["pageToken".to_string()]), "{body}");
+    // An unknown folder lists nothing.
+    let (status, body) = app.get("/api/docs/documents?folderId=fld_nowhere").await;
+    assert_eq!((status, body["documents"].as_array().unwrap().len()), (200, 0));
+    // No staff token, no documents.
+    let response = common::client().get(format!("{}/api/docs/documents", app.base)).send().await.unwrap();
+    assert_eq!(response.status(), 401);
+}
+
+#[tokio::test]
+async fn reads_a_document_with_inline_suggestions_and_utf16_indexes() {
+    let app = SandboxApp::start().await;
+    let (status, body) = app.get(&format!("/api/docs/documents/{DOC}")).await;
+    assert_eq!(status, 200, "{body}");
+    let document = &body["document"];
+    assert_eq!(document["id"], DOC);
+    assert_eq!(document["suggestionsViewMode"], "SUGGESTIONS_INLINE");
+    assert!(document["revisionId"].as_str().is_some_and(|r| !r.is_empty()));
+    let content = document["body"]["content"].as_array().unwrap();
+    assert!(content[0].get("sectionBreak").is_some());
+    assert_eq!(content[1]["startIndex"], 1);
+    assert!(content.iter().any(|e| e.get("table").is_some()), "the seeded table");
+    // Styled runs arrive as textRun.style.
+    assert!(content.iter().flat_map(|e| e["paragraph"]["elements"].as_array().into_iter().flatten()).any(|el| el["textRun"]["style"]["bold"] == true));
+    // The subtitle's sparkle is one char but two indexes.
+    let subtitle = &content[2]["paragraph"]["elements"];
+    let whole: String = subtitle.as_array().unwrap().iter().map(|e| e["textRun"]["content"].as_str().unwrap()).collect();
+    assert!(whole.contains('✨'));
+    let span = content[2]["endIndex"].as_u64().unwrap() - content[2]["startIndex"].as_u64().unwrap();
+    assert_eq!(span as usize, whole.encode_utf16().count());
+
+    for (path, status, code) in [
+        ("/api/docs/documents/doc_missing", 404, "not_found"),
+        ("/api/docs/documents/bad%20id", 400, "invalid_request"),
+        (&format!("/api/docs/documents/{DOC}?suggestionsViewMode=SOMETIMES") as &str, 400, "invalid_request"),
+    ] {
+        let (got, body) = app.get(path).await;
+        assert_eq!((got, body["error"]["code"].as_str().unwrap()), (status, code), "{path}: {body}");
+    }
+    let (status, body) = app.get(&format!("/api/docs/documents/{DOC}?suggestionsViewMode=PREVIEW_WITHOUT_SUGGESTIONS")).await;
+    assert_eq!((status, body["document"]["suggestionsViewMode"].as_str()), (200, Some("PREVIEW_WITHOUT_SUGGESTIONS")));
+}
+
+#[tokio::test]
+async fn creates_in_a_folder_with_content_and_permissions() {
+    let app = SandboxApp::start().await;
+    let (status, body) = app
+        .post(
+            "/api/docs/documents",
+            json!({
+                "name": "Launch 🚀 notes",
+                "content": "First line 😀\nSecond line",
+                "folderId": "fld_support",
+                "permissions": [
+                    {"role": "writer", "type": "user", "emailAddress": "sam@example.com"},
+                    {"role": "reader", "type": "anyone"}
+                ],
+                "sendNotificationEmail": false
+            }),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let id = body["document"]["id"].as_str().unwrap().to_string();
+    assert_eq!(body["document"]["name"], "Launch 🚀 notes");
+    assert!(app.google().documents_in("fld_support").contains(&id));
+    let (_, read) = app.get(&format!("/api/docs/documents/{id}")).await;
+    assert_eq!(paragraphs(&read["document"]), vec!["First line 😀\n", "Second line\n"]);
+    let permissions = app.google().permissions(&id);
+    assert!(permissions.iter().any(|p| p["emailAddress"] == "sam@example.com" && p["role"] == "writer"));
+    assert!(permissions.iter().any(|p| p["type"] == "anyone" && p["role"] == "reader"));
+
+    // Bad input names every field and creates nothing.
+    let before = app.google().request_count();
+    let (status, body) = app
+        .post("/api/docs/documents", json!({"name": "x".repeat(256), "folderId": "a/b", "permissions": [{"role": "boss", "type": "user"}]}))
+        .await;
+    assert_eq!(status, 400);
+    assert_eq!(bad_fields(&body), vec!["name", "folderId", "permissions[0].role", "permissions[0].emailAddress"]);
+    assert_eq!(app.google().request_count(), before);
+    // A folder Drive does not have.
+    let (status, body) = app.post("/api/docs/documents", json!({"name": "n", "folderId": "fld_gone"})).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("not_found")), "{body}");
+
+    // Sharing blocked after the create: the error names the created document.
+    app.google().set_faults(GoogleFaults { sharing_blocked: true, ..Default::default() });
+    let (status, body) = app
+        .post("/api/docs/documents", json!({"name": "Blocked", "permissions": [{"role": "reader", "type": "domain", "domain": "example.com"}]}))
+        .await;
+    assert_eq!(status, 502, "{body}");
+    let created = body["error"]["details"]["documentId"].as_str().expect("the created id is named");
+    assert!(body["error"]["message"].as_str().unwrap().contains(created));
+    app.google().set_faults(GoogleFaults::default());
+    assert_eq!(app.get(&format!("/api/docs/documents/{created}")).await.0, 200);
+}
+
+#[tokio::test]
+async fn patches_in_utf16_and_refuses_stale_revisions() {
+    let app = SandboxApp::start().await;
+    let (_, created) = app.post("/api/docs/documents", json!({"name": "Patch me", "content": "ab"})).await;
+    let id = created["document"]["id"].as_str().unwrap().to_string();
+    let (_, read) = app.get(&format!("/api/docs/documents/{id}")).await;
+    let revision = read["document"]["revisionId"].as_str().unwrap().to_string();
+    // Insert an emoji between a and b, then delete the emoji (two code units) again and add one.
+    let (status, body) = app
+        .send(
+            Method::PATCH,
+            &format!("/api/docs/documents/{id}"),
+            Some(json!({"requiredRevisionId": revision, "requests": [
+                {"insertText": {"text": "🐙x", "location": {"index": 2}}},
+                {"deleteContentRange": {"range": {"startIndex": 2, "endIndex": 4}}},
+                {"insertText": {"text": "😀", "location": {"index": 1}}},
+                {"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 2}, "paragraphStyle": {"namedStyleType": "HEADING_2"}}}
+            ]})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["documentId"], id.as_str());
+    assert_eq!(body["replies"].as_array().unwrap().len(), 4);
+    let new_revision = body["revisionId"].as_str().unwrap().to_string();
+    assert_ne!(new_revision, revision);
+    let (_, read) = app.get(&format!("/api/docs/documents/{id}")).await;
+    assert_eq!(paragraphs(&read["document"]), vec!["😀axb\n"]);
+    assert_eq!(read["document"]["body"]["content"][1]["paragraph"]["paragraphStyle"]["namedStyleType"], "HEADING_2");
+
+    // The old revision is stale now: 409 naming the current one, nothing applied.
+    let (status, body) = app
+        .send(
+            Method::PATCH,
+            &format!("/api/docs/documents/{id}"),
+            Some(json!({"requiredRevisionId": revision, "requests": [{"insertText": {"text": "z", "location": {"index": 1}}}]})),
+        )
+        .await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["error"]["code"], "conflict");
+    assert_eq!(body["error"]["details"]["currentRevisionId"], new_revision.as_str());
+
+    // Checked before sending: nothing reaches Google.
+    let before = app.google().request_count();
+    let (status, body) = app
+        .send(
+            Method::PATCH,
+            &format!("/api/docs/documents/{id}"),
+            Some(json!({"requests": [
+                {"insertText": {"text": "", "location": {"index": 0}}},
+                {"deleteContentRange": {"range": {"startIndex": 3, "endIndex": 2}}},
+                {}
+            ]})),
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        bad_fields(&body),
+        vec![
+            "requests[0].insertText.text",
+            "requests[0].insertText.location.index",
+            "requests[1].deleteContentRange.range.endIndex",
+            "requests[2]"
+        ]
+    );
+    assert_eq!(app.google().request_count(), before);
+    let (status, body) = app.send(Method::PATCH, &format!("/api/docs/documents/{id}"), Some(json!({"requests": []}))).await;
+    assert_eq!((status, bad_fields(&body)), (400, vec!["requests".to_string()]));
+
+    // What only Google can know (the last newline) comes back as invalid_request on requests.
+    let (status, body) = app
+        .send(
+            Method::PATCH,
+            &format!("/api/docs/documents/{id}"),
+            Some(json!({"requests": [{"deleteContentRange": {"range": {"startIndex": 1, "endIndex": 7}}}]})),
+        )
+        .await;
+    assert_eq!((status, bad_fields(&body)), (400, vec!["requests".to_string()]), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("newline"));
+    // Splitting a surrogate pair likewise.
+    let (status, _) = app
+        .send(
+            Method::PATCH,
+            &format!("/api/docs/documents/{id}"),
+            Some(json!({"requests": [{"deleteContentRange": {"range": {"startIndex": 1, "endIndex": 2}}}]})),
+        )
+        .await;
+    assert_eq!(status, 400);
+    let (status, _) = app.send(Method::PATCH, "/api/docs/documents/doc_missing", Some(json!({"requests": [{"insertText": {"text": "z", "location": {"index": 1}}}]}))).await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn shares_with_every_type_one_change_at_a_time() {
+    let app = SandboxApp::start().await;
+    let path = format!("/api/docs/documents/{DOC}/permissions");
+    let (status, body) = app
+        .post(
+            &path,
+            json!({"permissions": [
+                {"role": "writer", "type": "user", "emailAddress": "ana@example.com"},
+                {"role": "reader", "type": "group", "emailAddress": "team@example.com"},
+                {"role": "reader", "type": "domain", "domain": "example.com"},
+                {"role": "reader", "type": "anyone"}
+            ], "sendNotificationEmail": true}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let permissions = body["permissions"].as_array().unwrap();
+    assert_eq!(permissions.len(), 4);
+    assert!(permissions.iter().all(|p| p["id"].is_string()));
+    assert_eq!(permissions[0]["emailAddress"], "ana@example.com");
+    // Ownership transfer: the old owner becomes a writer.
+    let (status, body) =
+        app.post(&path, json!({"permissions": [{"role": "owner", "type": "user", "emailAddress": "ana@example.com"}]})).await;
+    assert_eq!(status, 200, "{body}");
+    let now = app.google().permissions(DOC);
+    assert!(now.iter().any(|p| p["emailAddress"] == "ana@example.com" && p["role"] == "owner"));
+    assert!(now.iter().any(|p| p["emailAddress"] == "owner@staffroom.test" && p["role"] == "writer"));
+
+    for (body, fields) in [
+        (json!({"permissions": [{"role": "reader", "type": "anyone", "emailAddress": "a@example.com"}]}), vec!["permissions[0].emailAddress"]),
+        (json!({"permissions": [{"role": "owner", "type": "domain", "domain": "example.com"}]}), vec!["permissions[0].role"]),
+        (json!({"permissions": [{"role": "reader", "type": "domain"}]}), vec!["permissions[0].domain"]),
+        (json!({"permissions": "all"}), vec!["permissions"]),
+        (json!({"sendNotificationEmail": "yes"}), vec!["sendNotificationEmail", "permissions"]),
+    ] {
+        let (status, answer) = app.post(&path, body.clone()).await;
+        assert_eq!((status, bad_fields(&answer)), (400, fields.iter().map(|s| s.to_string()).collect()), "{body}");
+    }
+
+    // Concurrent shares of one file never overlap at Google.
+    app.google().set_faults(GoogleFaults { permission_latency_ms: 150, ..Default::default() });
+    let shares = (0..3).map(|n| {
+        let path = path.clone();
+        let app = &app;
+        async move {
+            app.post(&path, json!({"permissions": [{"role": "reader", "type": "user", "emailAddress": format!("p{n}@example.com")}]})).await.0
+        }
+    });
+    let statuses = futures::future::join_all(shares).await;
+    assert_eq!(statuses, vec![200, 200, 200]);
+    assert_eq!(app.google().max_concurrent_permission_changes(), 1);
+}
+
+#[tokio::test]
+async fn google_failures_map_to_our_codes() {
+    let app = SandboxApp::start().await;
+    let list = "/api/docs/documents?pageSize=5";
+    // Rate limits (403 userRateLimitExceeded and 429) are retried with backoff.
+    app.google().set_faults(GoogleFaults { rate_limit_burst: 2, ..Default::default() });
+    assert_eq!(app.get(list).await.0, 200);
+    // Past the retries: rate_limited with Retry-After.
+    app.google().set_faults(GoogleFaults { rate_limit_burst: 1000, ..Default::default() });
+    let response = common::client().get(format!("{}{list}", app.base)).bearer_auth(&app.token).send().await.unwrap();
+    assert_eq!(response.status(), 429);
+    assert!(response.headers().get("retry-after").is_some());
+    // An expired access token is refreshed once, transparently.
+    app.google().set_faults(GoogleFaults { reject_token: 1, ..Default::default() });
+    assert_eq!(app.get(list).await.0, 200);
+    // Refused again after the refresh: unauthorized, naming the provider.
+    app.google().set_faults(GoogleFaults { reject_token: 5, ..Default::default() });
+    let (status, body) = app.get(list).await;
+    assert_eq!((status, body["error"]["details"]["provider"].as_str()), (401, Some("google")), "{body}");
+    // Server errors and time-outs.
+    app.google().set_faults(GoogleFaults { error_rate: 1.0, ..Default::default() });
+    let (status, body) = app.get(list).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (502, Some("integration_error")));
+    app.google().set_faults(GoogleFaults { timeout: true, ..Default::default() });
+    let (status, body) = app.get(list).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (504, Some("integration_error")));
+}
+
+#[tokio::test]
+async fn a_document_read_once_stays_readable_offline() {
+    let app = SandboxApp::start().await;
+    let (status, online) = app.get(&format!("/api/docs/documents/{DOC}")).await;
+    assert_eq!(status, 200);
+    assert!(online.get("stale").is_none());
+    app.google().set_faults(GoogleFaults { timeout: true, ..Default::default() });
+    let (status, offline) = app.get(&format!("/api/docs/documents/{DOC}")).await;
+    assert_eq!(status, 200, "{offline}");
+    assert_eq!(offline["stale"], true);
+    assert!(offline["fetchedAt"].is_string());
+    assert_eq!(offline["document"], online["document"]);
+    // A document never read is not invented.
+    let (status, _) = app.get("/api/docs/documents/doc002sbxA1b2C3d4E5f6G7h8").await;
+    assert_eq!(status, 504);
+}
+
+#[tokio::test]
+async fn the_editor_saves_through_the_planner_and_never_overwrites_silently() {
+    let app = SandboxApp::start().await;
+    let (_, read) = app.get(&format!("/api/docs/documents/{DOC}")).await;
+    let base = serde_json::from_value::<staffroom::docs::model::Document>(read["document"].clone()).unwrap();
+    let mut blocks = staffroom::docs::planner::editable_blocks(&base);
+    assert!(blocks.iter().any(|b| matches!(b, staffroom::docs::planner::EditBlock::Fixed { .. })), "the table is fixed");
+    blocks.insert(3, staffroom::docs::planner::EditBlock::Paragraph { text: "Added 🎉 by the editor".into(), style: "HEADING_3".into() });
+    let edits = json!({"baseRevisionId": base.revision_id, "blocks": blocks});
+
+    // A draft survives until saved.
+    let (status, _) = app.send(Method::PUT, &format!("/api/docs/documents/{DOC}/draft"), Some(edits.clone())).await;
+    assert_eq!(status, 200);
+    let (status, draft) = app.get(&format!("/api/docs/documents/{DOC}/draft")).await;
+    assert_eq!((status, draft["baseRevisionId"].as_str()), (200, Some(base.revision_id.as_str())));
+
+    let (status, saved) = app.post(&format!("/api/docs/documents/{DOC}/save"), edits.clone()).await;
+    assert_eq!(status, 200, "{saved}");
+    assert_eq!(saved["outcome"], "saved");
+    let after = serde_json::from_value::<staffroom::docs::model::Document>(saved["document"].clone()).unwrap();
+    assert_eq!(staffroom::docs::planner::editable_blocks(&after).len(), blocks.len());
+    assert!(paragraphs(&saved["document"]).contains(&"Added 🎉 by the editor\n".to_string()));
+    assert_eq!(app.get(&format!("/api/docs/documents/{DOC}/draft")).await.0, 404, "the draft is gone once saved");
+
+    // A collaborator edits the same first paragraph; saving the old edits is a conflict.
+    app.google()
+        .edit_as_collaborator(DOC, &[json!({"insertText": {"location": {"index": 1}, "text": "Theirs: "}})])
+        .unwrap();
+    let mut mine = staffroom::docs::planner::editable_blocks(&after);
+    mine[0] = staffroom::docs::planner::EditBlock::Paragraph { text: "Mine".into(), style: "TITLE".into() };
+    let (status, outcome) =
+        app.post(&format!("/api/docs/documents/{DOC}/save"), json!({"baseRevisionId": after.revision_id, "blocks": mine})).await;
+    assert_eq!(status, 200, "{outcome}");
+    assert_eq!(outcome["outcome"], "conflict");
+    let conflicts = outcome["rebased"]["conflicts"].as_array().unwrap();
+    assert_eq!(conflicts.len(), 1);
+    assert_eq!(conflicts[0]["mine"][0]["text"], "Mine");
+    assert!(conflicts[0]["theirs"][0]["text"].as_str().unwrap().starts_with("Theirs: "));
+    let (_, now) = app.get(&format!("/api/docs/documents/{DOC}")).await;
+    assert!(paragraphs(&now["document"])[0].starts_with("Theirs: "), "nothing was overwritten");
+    // The rebased edits are kept as the draft against the newer revision.
+    let (status, draft) = app.get(&format!("/api/docs/documents/{DOC}/draft")).await;
+    assert_eq!((status, &draft["baseRevisionId"]), (200, &now["document"]["revisionId"]));
+
+    // Bad blocks are named.
+    let (status, body) = app
+        .post(&format!("/api/docs/documents/{DOC}/save"), json!({"baseRevisionId": now["document"]["revisionId"], "blocks": [{"kind": "paragraph", "text": "a\nb", "style": "LOUD"}]}))
+        .await;
+    assert_eq!(status, 400);
+    assert!(bad_fields(&body).contains(&"blocks[0].style".to_string()), "{body}");
+}
