@@ -12,8 +12,8 @@
 //! - Text requests run from the highest index down, so each uses the base revision's indexes.
 //!   Style requests follow, also from the highest down, with the final indexes (as in Google's
 //!   own example). A paragraph gets one only if its style may differ from the wanted one:
-//!   its style changed, or its newline was merged away. Inserted paragraphs copy the style of
-//!   the paragraph they are inserted into, as Google does.
+//!   its style changed, it is new, or newlines around it were deleted (Google does not say
+//!   which style a merged paragraph keeps).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -247,7 +247,7 @@ fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mu
             marks.push(j);
         }
     };
-    for op in similar::capture_diff_slices(Algorithm::Myers, &old_texts, &new_texts) {
+    for op in walk(similar::capture_diff_slices(Algorithm::Myers, &old_texts, &new_texts)) {
         match op {
             DiffOp::Equal { old_index, new_index, len } => {
                 for k in 0..len {
@@ -271,15 +271,13 @@ fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mu
                 if old_index < n {
                     let insert: String = texts.iter().map(|t| format!("{t}\n")).collect();
                     ops.push(TextOp { pos: offsets[old_index], delete: 0, insert });
-                    for j in new_index..new_index + new_len {
-                        mark_if_differs(&mut marks, j, old[old_index].1);
-                    }
+                    // Inserted paragraphs copy the style of the paragraph they land in, which
+                    // another request may have merged: set theirs explicitly.
+                    marks.extend(new_index..new_index + new_len);
                 } else {
                     let insert: String = texts.iter().map(|t| format!("\n{t}")).collect();
                     ops.push(TextOp { pos: offsets[n] - 1, delete: 0, insert });
-                    for j in new_index..new_index + new_len {
-                        mark_if_differs(&mut marks, j, old[n - 1].1);
-                    }
+                    marks.extend(new_index..new_index + new_len);
                 }
             }
             DiffOp::Replace { old_index, old_len, new_index, new_len } => {
@@ -297,12 +295,39 @@ fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mu
                         new_block.pop();
                     }
                     diff_text(&old_block, &new_block, offsets[old_index], ops);
-                    marks.extend(new_index..new_index + new_len);
+                    // Newlines moved inside the block: restyle it, and the paragraph after it
+                    // (a merge into it would give it a style from the block).
+                    marks.extend(new_index..(new_index + new_len + 1).min(new.len()));
                 }
             }
         }
     }
     marks
+}
+
+/// Diff ops with their old and new positions recomputed by walking them in order: similar's
+/// `old_index` on an insertion can point before the preceding equal run.
+fn walk(ops: Vec<DiffOp>) -> Vec<DiffOp> {
+    let (mut old, mut new) = (0, 0);
+    ops.into_iter()
+        .map(|op| {
+            let walked = match op {
+                DiffOp::Equal { len, .. } => DiffOp::Equal { old_index: old, new_index: new, len },
+                DiffOp::Delete { old_len, .. } => DiffOp::Delete { old_index: old, old_len, new_index: new },
+                DiffOp::Insert { new_len, .. } => DiffOp::Insert { old_index: old, new_index: new, new_len },
+                DiffOp::Replace { old_len, new_len, .. } => DiffOp::Replace { old_index: old, old_len, new_index: new, new_len },
+            };
+            let (o, n) = match walked {
+                DiffOp::Equal { len, .. } => (len, len),
+                DiffOp::Delete { old_len, .. } => (old_len, 0),
+                DiffOp::Insert { new_len, .. } => (0, new_len),
+                DiffOp::Replace { old_len, new_len, .. } => (old_len, new_len),
+            };
+            old += o;
+            new += n;
+            walked
+        })
+        .collect()
 }
 
 /// Appends the grapheme-level edits turning `old` into `new`, `old` starting at index `base`.
@@ -323,8 +348,8 @@ fn diff_text(old: &str, new: &str, base: u32, ops: &mut Vec<TextOp>) {
         at += utf16_len(g);
     }
     prefix.push(at);
-    for op in diff.ops() {
-        match *op {
+    for op in walk(diff.ops().to_vec()) {
+        match op {
             DiffOp::Equal { .. } => {}
             DiffOp::Delete { old_index, old_len, .. } => ops.push(TextOp {
                 pos: prefix[old_index],
@@ -419,7 +444,7 @@ struct Hunk {
 }
 
 fn hunks(base: &[Key], side: &[Key]) -> Vec<Hunk> {
-    similar::capture_diff_slices(Algorithm::Myers, base, side)
+    walk(similar::capture_diff_slices(Algorithm::Myers, base, side))
         .into_iter()
         .filter_map(|op| match op {
             DiffOp::Equal { .. } => None,
