@@ -104,7 +104,23 @@ struct Sim {
     requests: Mutex<u64>,
     /// Permission changes in flight per file, and the most ever seen at once on one file.
     permission_inflight: Mutex<(HashMap<String, usize>, usize)>,
+    /// The latest API exchanges, for tests that check shapes against the discovery documents.
+    exchanges: Mutex<std::collections::VecDeque<Exchange>>,
 }
+
+/// One API request and its answer, as the simulator saw them.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    pub method: String,
+    pub path: String,
+    pub query: HashMap<String, String>,
+    pub request: Option<Value>,
+    pub status: u16,
+    pub response: Option<Value>,
+}
+
+/// How many exchanges are kept.
+const EXCHANGES_KEPT: usize = 1000;
 
 /// A running Google simulator.
 #[derive(Clone)]
@@ -174,6 +190,7 @@ impl GoogleSimulator {
             write_window: options.write_window,
             requests: Mutex::new(0),
             permission_inflight: Mutex::new((HashMap::new(), 0)),
+            exchanges: Mutex::new(std::collections::VecDeque::new()),
         });
         let api = Router::new()
             .route("/drive/v3/files", get(list_files).post(create_file))
@@ -236,6 +253,11 @@ impl GoogleSimulator {
     /// How many API requests arrived so far.
     pub fn request_count(&self) -> u64 {
         *self.sim.requests.lock().unwrap()
+    }
+
+    /// The latest API exchanges (oldest first).
+    pub fn exchanges(&self) -> Vec<Exchange> {
+        self.sim.exchanges.lock().unwrap().iter().cloned().collect()
     }
 
     /// The most permission changes ever in flight at once on one file.
@@ -395,7 +417,36 @@ async fn gate(State(sim): State<Arc<Sim>>, headers: HeaderMap, request: Request,
             None,
         );
     }
-    next.run(request).await
+    record(&sim, request, next).await
+}
+
+/// Runs the request and keeps a copy of both bodies.
+async fn record(sim: &Sim, request: Request, next: Next) -> Response {
+    let method = request.method().to_string();
+    let path = request.uri().path().to_string();
+    let query = url::form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes()).into_owned().collect();
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, 64 << 20).await.unwrap_or_default();
+    let request_json = serde_json::from_slice(&bytes).ok();
+    let response = next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await;
+    let (parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, 64 << 20).await.unwrap_or_default();
+    let exchange = Exchange {
+        method,
+        path,
+        query,
+        request: request_json,
+        status: parts.status.as_u16(),
+        response: serde_json::from_slice(&bytes).ok(),
+    };
+    {
+        let mut exchanges = sim.exchanges.lock().unwrap();
+        if exchanges.len() == EXCHANGES_KEPT {
+            exchanges.pop_front();
+        }
+        exchanges.push_back(exchange);
+    }
+    Response::from_parts(parts, axum::body::Body::from(bytes))
 }
 
 async fn set_faults(State(sim): State<Arc<Sim>>, Json(faults): Json<GoogleFaults>) -> Json<GoogleFaults> {

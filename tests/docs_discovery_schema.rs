@@ -1,0 +1,257 @@
+//! Every JSON body our Google client sends, every query parameter it uses, every field it reads,
+//! and every body the simulator returns, checked against Google's discovery documents
+//! (`../shared/reference/discovery/*.json`): field names and types.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::SandboxApp;
+use reqwest::Method;
+use serde_json::{json, Map, Value};
+
+fn discovery(name: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/discovery").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Checks `value` against `schema`; appends "path: problem" for each mismatch.
+fn check(value: &Value, schema: &Value, schemas: &Map<String, Value>, path: &str, errors: &mut Vec<String>) {
+    if let Some(name) = schema.get("$ref").and_then(Value::as_str) {
+        let target = schemas.get(name).unwrap_or_else(|| panic!("no schema {name}"));
+        return check(value, target, schemas, path, errors);
+    }
+    let kind = schema.get("type").and_then(Value::as_str).unwrap_or("any");
+    let ok = match kind {
+        // int64 values are JSON strings in Google's APIs.
+        "string" => value.is_string(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        _ => true,
+    };
+    if !ok {
+        errors.push(format!("{path}: expected {kind}, found {value}"));
+        return;
+    }
+    if let (Some(allowed), Some(s)) = (schema.get("enum").and_then(Value::as_array), value.as_str()) {
+        if !allowed.iter().any(|a| a == s) {
+            errors.push(format!("{path}: {s} is not one of the enum values"));
+        }
+    }
+    match value {
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for (i, item) in items.iter().enumerate() {
+                    check(item, item_schema, schemas, &format!("{path}[{i}]"), errors);
+                }
+            }
+        }
+        Value::Object(object) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let additional = schema.get("additionalProperties");
+            for (key, v) in object {
+                match (properties.and_then(|p| p.get(key)), additional) {
+                    (Some(s), _) => check(v, s, schemas, &format!("{path}.{key}"), errors),
+                    (None, Some(s)) => check(v, s, schemas, &format!("{path}.{key}"), errors),
+                    (None, None) if properties.is_some() => errors.push(format!("{path}.{key}: not in the schema")),
+                    (None, None) => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+struct Api {
+    docs: Value,
+    drive: Value,
+}
+
+impl Api {
+    fn root(&self, api: &str) -> &Value {
+        if api == "docs" {
+            &self.docs
+        } else {
+            &self.drive
+        }
+    }
+
+    fn schemas(&self, api: &str) -> &Map<String, Value> {
+        self.root(api)["schemas"].as_object().unwrap()
+    }
+
+    fn method(&self, api: &str, resource: &str, method: &str) -> &Value {
+        &self.root(api)["resources"][resource]["methods"][method]
+    }
+
+    fn params(&self, api: &str, resource: &str, method: &str) -> Vec<String> {
+        let root = self.root(api);
+        let mut names: Vec<String> = root["parameters"].as_object().unwrap().keys().cloned().collect();
+        names.extend(self.method(api, resource, method)["parameters"].as_object().unwrap().keys().cloned());
+        names
+    }
+}
+
+/// Which discovery method an exchange is: (api, resource, method).
+fn identify(method: &str, path: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    match (method, segments.as_slice()) {
+        ("GET", ["drive", "v3", "files"]) => Some(("drive", "files", "list")),
+        ("POST", ["drive", "v3", "files"]) => Some(("drive", "files", "create")),
+        ("POST", ["drive", "v3", "files", _, "permissions"]) => Some(("drive", "permissions", "create")),
+        ("GET", ["v1", "documents", _]) => Some(("docs", "documents", "get")),
+        ("POST", ["v1", "documents", id]) if id.ends_with(":batchUpdate") => Some(("docs", "documents", "batchUpdate")),
+        _ => None,
+    }
+}
+
+fn urlencode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+fn schema_ref(name: Option<&Value>) -> Option<Value> {
+    name.and_then(|r| r.get("$ref")).map(|r| json!({ "$ref": r }))
+}
+
+#[tokio::test]
+async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documents() {
+    let api = Api { docs: discovery("docs.v1.json"), drive: discovery("drive.v3.json") };
+    let app = SandboxApp::start().await;
+
+    // Every kind of call the client makes.
+    let (_, list) = app.get("/api/docs/documents?pageSize=5&orderBy=createdTime").await;
+    let token = list["nextPageToken"].as_str().unwrap();
+    app.get(&format!("/api/docs/documents?pageSize=5&orderBy=createdTime&pageToken={}", urlencode(token))).await;
+    app.get("/api/docs/documents?folderId=fld_support").await;
+    let (status, created) = app
+        .post(
+            "/api/docs/documents",
+            json!({"name": "Schema check 😀", "content": "Hello\nWorld 🐙", "folderId": "fld_operations",
+                   "permissions": [{"role": "writer", "type": "user", "emailAddress": "w@example.com"},
+                                   {"role": "reader", "type": "domain", "domain": "example.com"},
+                                   {"role": "reader", "type": "anyone"}],
+                   "sendNotificationEmail": false}),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["document"]["id"].as_str().unwrap().to_string();
+    let (_, read) = app.get(&format!("/api/docs/documents/{id}")).await;
+    let revision = read["document"]["revisionId"].as_str().unwrap().to_string();
+    let (status, patched) = app
+        .send(
+            Method::PATCH,
+            &format!("/api/docs/documents/{id}"),
+            Some(json!({"requiredRevisionId": revision, "requests": [
+                {"insertText": {"text": "!", "location": {"index": 6}}},
+                {"deleteContentRange": {"range": {"startIndex": 1, "endIndex": 2}}},
+                {"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 3}, "paragraphStyle": {"namedStyleType": "HEADING_1", "alignment": "CENTER"}}}
+            ]})),
+        )
+        .await;
+    assert_eq!(status, 200, "{patched}");
+    app.post(
+        &format!("/api/docs/documents/{id}/permissions"),
+        json!({"permissions": [{"role": "owner", "type": "user", "emailAddress": "w@example.com"}]}),
+    )
+    .await;
+    app.get("/api/docs/documents/doc001sbxA1b2C3d4E5f6G7h8?suggestionsViewMode=PREVIEW_WITHOUT_SUGGESTIONS").await;
+
+    let mut errors = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for exchange in app.google().exchanges() {
+        let Some((name, resource, method)) = identify(&exchange.method, &exchange.path) else {
+            panic!("an unknown call: {} {}", exchange.method, exchange.path);
+        };
+        seen.insert(format!("{resource}.{method}"));
+        let schemas = api.schemas(name);
+        let spec = api.method(name, resource, method);
+        let at = format!("{} {}", exchange.method, exchange.path);
+        let params = api.params(name, resource, method);
+        for key in exchange.query.keys() {
+            if !params.contains(key) {
+                errors.push(format!("{at}: query parameter {key} is not in the discovery document"));
+            }
+        }
+        match (schema_ref(spec.get("request")), &exchange.request) {
+            (Some(schema), Some(body)) => check(body, &schema, schemas, &format!("{at} request"), &mut errors),
+            (None, Some(body)) => errors.push(format!("{at}: sent a body the method does not take: {body}")),
+            _ => {}
+        }
+        assert!((200..300).contains(&exchange.status), "{at} failed: {:?}", exchange.response);
+        let response = schema_ref(spec.get("response")).expect("every method here answers a body");
+        let body = exchange.response.as_ref().expect("a JSON answer");
+        check(body, &response, schemas, &format!("{at} response"), &mut errors);
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    assert_eq!(
+        seen.into_iter().collect::<Vec<_>>(),
+        vec!["documents.batchUpdate", "documents.get", "files.create", "files.list", "permissions.create"]
+    );
+}
+
+/// The fields `staffroom::docs::model` reads from Google (its serde names, Google side), each of
+/// which must exist in the discovery document with the type the model expects.
+#[test]
+fn every_field_the_client_reads_exists_with_its_type() {
+    let api = Api { docs: discovery("docs.v1.json"), drive: discovery("drive.v3.json") };
+    let reads: &[(&str, &str, &[(&str, &str)])] = &[
+        ("docs", "Document", &[("documentId", "string"), ("title", "string"), ("body", "object"), ("revisionId", "string"), ("suggestionsViewMode", "string")]),
+        ("docs", "Body", &[("content", "array")]),
+        ("docs", "StructuralElement", &[("startIndex", "integer"), ("endIndex", "integer"), ("paragraph", "object"), ("sectionBreak", "object"), ("table", "object"), ("tableOfContents", "object")]),
+        ("docs", "Paragraph", &[("elements", "array"), ("paragraphStyle", "object"), ("bullet", "object")]),
+        ("docs", "ParagraphElement", &[("startIndex", "integer"), ("endIndex", "integer"), ("textRun", "object")]),
+        ("docs", "TextRun", &[("content", "string"), ("textStyle", "object")]),
+        ("docs", "ParagraphStyle", &[("namedStyleType", "string")]),
+        ("docs", "Table", &[("rows", "integer"), ("columns", "integer"), ("tableRows", "array")]),
+        ("docs", "TableRow", &[("startIndex", "integer"), ("endIndex", "integer"), ("tableCells", "array")]),
+        ("docs", "TableCell", &[("startIndex", "integer"), ("endIndex", "integer"), ("content", "array")]),
+        ("docs", "BatchUpdateDocumentResponse", &[("documentId", "string"), ("replies", "array"), ("writeControl", "object")]),
+        ("docs", "WriteControl", &[("requiredRevisionId", "string")]),
+        ("drive", "FileList", &[("files", "array"), ("nextPageToken", "string")]),
+        ("drive", "File", &[("id", "string"), ("name", "string"), ("mimeType", "string"), ("createdTime", "string"), ("modifiedTime", "string"), ("webViewLink", "string"), ("thumbnailLink", "string")]),
+        ("drive", "Permission", &[("id", "string"), ("role", "string"), ("type", "string"), ("emailAddress", "string"), ("domain", "string")]),
+    ];
+    let mut errors = Vec::new();
+    for (name, schema, fields) in reads {
+        let schemas = api.schemas(name);
+        let properties = schemas[*schema]["properties"].as_object().unwrap_or_else(|| panic!("{schema}"));
+        for (field, kind) in *fields {
+            match properties.get(*field) {
+                None => errors.push(format!("{schema}.{field} does not exist")),
+                Some(p) => {
+                    let actual = p.get("type").and_then(Value::as_str).unwrap_or(if p.get("$ref").is_some() { "object" } else { "any" });
+                    if actual != *kind {
+                        errors.push(format!("{schema}.{field} is {actual}, the model reads {kind}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    // The values we write into requests: named styles are the enum's.
+    let named = &api.schemas("docs")["ParagraphStyle"]["properties"]["namedStyleType"]["enum"];
+    for style in staffroom::docs::model::NAMED_STYLES {
+        assert!(named.as_array().unwrap().iter().any(|v| v == style), "{style}");
+    }
+    // Paragraph style fields our validator accepts are the schema's writable ones.
+    let paragraph = api.schemas("docs")["ParagraphStyle"]["properties"].as_object().unwrap();
+    for field in staffroom::docs::validate::PARAGRAPH_STYLE_FIELDS {
+        assert!(paragraph.contains_key(*field), "{field}");
+    }
+}
+
+#[test]
+fn the_checker_catches_wrong_names_and_types() {
+    let drive = discovery("drive.v3.json");
+    let schemas = drive["schemas"].as_object().unwrap();
+    let mut errors = Vec::new();
+    check(&json!({"name": "n", "mimeTyp": "x", "parents": "root"}), &json!({"$ref": "File"}), schemas, "File", &mut errors);
+    assert_eq!(errors, vec!["File.mimeTyp: not in the schema", "File.parents: expected array, found \"root\""]);
+    let mut errors = Vec::new();
+    check(&json!({"version": 3}), &json!({"$ref": "File"}), schemas, "File", &mut errors);
+    assert_eq!(errors.len(), 1, "int64 fields are strings");
+}
