@@ -27,7 +27,11 @@ impl KeyringStore {
     pub fn keyutils(namespace: &str) -> Result<Self, SecretError> {
         let store = linux_keyutils_keyring_store::Store::new()
             .map_err(|e| SecretError::Unavailable(format!("kernel keyring: {e}")))?;
-        Ok(KeyringStore { store, backend: "kernel keyring", namespace: namespace.to_string() })
+        let store = KeyringStore { store, backend: "kernel keyring", namespace: namespace.to_string() };
+        // In a process without a session keyring, adding a key is refused (EACCES) until a
+        // search has made the kernel set one up: search once, so that a first `set` works.
+        let _ = store.entry("probe").and_then(|e| e.get_password().map_err(map_error));
+        Ok(store)
     }
 
     fn entry(&self, name: &str) -> Result<keyring_core::Entry, SecretError> {
