@@ -28,7 +28,8 @@ impl Rng {
 }
 
 fn sentence(rng: &mut Rng, words: usize) -> String {
-    const WORDS: &[&str] = &["staff", "order", "paid", "😀", "invoice", "café", "日本", "refund", "🐙", "plan", "notes"];
+    const WORDS: &[&str] =
+        &["staff", "order", "paid", "😀", "invoice", "café", "日本", "refund", "🐙", "plan", "notes"];
     (0..words).map(|_| WORDS[(rng.next() % WORDS.len() as u64) as usize]).collect::<Vec<_>>().join(" ")
 }
 

@@ -63,6 +63,23 @@ enum Command {
     /// Manage secrets in the OS keyring.
     #[command(subcommand)]
     Secrets(SecretsCommand),
+    /// Sign in to Google (for documents), sign out, or show the sign-in.
+    #[command(subcommand)]
+    Google(GoogleCommand),
+}
+
+#[derive(Subcommand)]
+enum GoogleCommand {
+    /// Open Google's consent page (printed, for a browser on this machine) and wait for it.
+    SignIn {
+        /// Give up after this many seconds.
+        #[arg(long, default_value_t = 300)]
+        timeout_secs: u64,
+    },
+    /// Revoke the Google tokens and forget them.
+    SignOut,
+    /// Whether Staffroom is signed in to Google.
+    Status,
 }
 
 #[derive(Subcommand)]
@@ -201,6 +218,7 @@ async fn run(cli: Cli) -> Result<(), Error> {
         }
         Command::Users(command) => users(&cli, command).await,
         Command::Secrets(command) => secrets(&cli, command).await,
+        Command::Google(command) => google(&cli, command).await,
     }
 }
 
@@ -276,6 +294,37 @@ async fn users(cli: &Cli, command: &UsersCommand) -> Result<(), Error> {
             let password = read_stdin_secret("password")?;
             let user = core.auth.set_password(&actor, email, password).await?;
             println!("password of {} changed; their sessions have ended", user.email);
+        }
+    }
+    Ok(())
+}
+
+async fn google(cli: &Cli, command: &GoogleCommand) -> Result<(), Error> {
+    let core = open(cli, false).await?;
+    let auth = core.docs.auth();
+    match command {
+        GoogleCommand::SignIn { timeout_secs } => {
+            let pending = auth.begin_sign_in().await?;
+            println!("Open this page in a browser on this machine to sign in to Google:\n\n  {}\n", pending.url);
+            pending.finish(std::time::Duration::from_secs(*timeout_secs)).await?;
+            core.audit.record("cli", "settings.google_sign_in", None, "success", None).await;
+            println!("signed in to Google; the tokens are in the {}", core.secrets.describe());
+        }
+        GoogleCommand::SignOut => {
+            auth.sign_out().await?;
+            core.audit.record("cli", "settings.google_sign_out", None, "success", None).await;
+            println!("signed out of Google");
+        }
+        GoogleCommand::Status => {
+            let status = auth.status().await?;
+            match (status.signed_in, status.kind.as_deref()) {
+                (true, Some(kind)) => println!(
+                    "signed in ({kind}){}",
+                    status.expires_at.map(|at| format!(", access token expires {at}")).unwrap_or_default()
+                ),
+                _ if status.can_sign_in => println!("not signed in; run `staffroom google sign-in`"),
+                _ => println!("not signed in; set google_client_id (and google_client_secret) first"),
+            }
         }
     }
     Ok(())

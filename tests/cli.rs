@@ -123,3 +123,22 @@ fn sandbox_accounts_added_with_the_cli_can_sign_in_to_the_sandbox() {
         login(&server, DEMO_EMAIL, DEMO_PASSWORD).await;
     });
 }
+
+#[test]
+fn google_status_tells_whether_documents_can_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let (status, out, _) = common::run_cli(dir.path(), &["google", "status"], "");
+    assert!(status.success());
+    assert!(out.contains("not signed in; set google_client_id"), "{out}");
+    // A pasted access token (the seed's SESSION_TOKEN) counts as signed in, without refresh.
+    let out = common::command(dir.path())
+        .args(["google", "status"])
+        .env("STAFFROOM_GOOGLE_TOKEN", "ya29.pasted-token")
+        .env("STAFFROOM_GOOGLE_CLIENT_ID", "client.apps.googleusercontent.com")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("signed in (pasted)"), "{text}");
+    assert!(!text.contains("ya29"), "the token is never printed");
+}

@@ -17,7 +17,9 @@ fn paragraphs(document: &Value) -> Vec<String> {
         .unwrap()
         .iter()
         .filter_map(|e| e.get("paragraph"))
-        .map(|p| p["elements"].as_array().unwrap().iter().map(|e| e["textRun"]["content"].as_str().unwrap_or("")).collect())
+        .map(|p| {
+            p["elements"].as_array().unwrap().iter().map(|e| e["textRun"]["content"].as_str().unwrap_or("")).collect()
+        })
         .collect()
 }
 
@@ -102,10 +104,14 @@ async fn reads_a_document_with_inline_suggestions_and_utf16_indexes() {
     assert_eq!(content[1]["startIndex"], 1);
     assert!(content.iter().any(|e| e.get("table").is_some()), "the seeded table");
     // Styled runs arrive as textRun.style.
-    assert!(content.iter().flat_map(|e| e["paragraph"]["elements"].as_array().into_iter().flatten()).any(|el| el["textRun"]["style"]["bold"] == true));
+    assert!(content
+        .iter()
+        .flat_map(|e| e["paragraph"]["elements"].as_array().into_iter().flatten())
+        .any(|el| el["textRun"]["style"]["bold"] == true));
     // The subtitle's sparkle is one char but two indexes.
     let subtitle = &content[2]["paragraph"]["elements"];
-    let whole: String = subtitle.as_array().unwrap().iter().map(|e| e["textRun"]["content"].as_str().unwrap()).collect();
+    let whole: String =
+        subtitle.as_array().unwrap().iter().map(|e| e["textRun"]["content"].as_str().unwrap()).collect();
     assert!(whole.contains('✨'));
     let span = content[2]["endIndex"].as_u64().unwrap() - content[2]["startIndex"].as_u64().unwrap();
     assert_eq!(span as usize, whole.encode_utf16().count());
@@ -118,7 +124,8 @@ async fn reads_a_document_with_inline_suggestions_and_utf16_indexes() {
         let (got, body) = app.get(path).await;
         assert_eq!((got, body["error"]["code"].as_str().unwrap()), (status, code), "{path}: {body}");
     }
-    let (status, body) = app.get(&format!("/api/docs/documents/{DOC}?suggestionsViewMode=PREVIEW_WITHOUT_SUGGESTIONS")).await;
+    let (status, body) =
+        app.get(&format!("/api/docs/documents/{DOC}?suggestionsViewMode=PREVIEW_WITHOUT_SUGGESTIONS")).await;
     assert_eq!((status, body["document"]["suggestionsViewMode"].as_str()), (200, Some("PREVIEW_WITHOUT_SUGGESTIONS")));
 }
 
@@ -153,7 +160,10 @@ async fn creates_in_a_folder_with_content_and_permissions() {
     // Bad input names every field and creates nothing.
     let before = app.google().request_count();
     let (status, body) = app
-        .post("/api/docs/documents", json!({"name": "x".repeat(256), "folderId": "a/b", "permissions": [{"role": "boss", "type": "user"}]}))
+        .post(
+            "/api/docs/documents",
+            json!({"name": "x".repeat(256), "folderId": "a/b", "permissions": [{"role": "boss", "type": "user"}]}),
+        )
         .await;
     assert_eq!(status, 400);
     assert_eq!(bad_fields(&body), vec!["name", "folderId", "permissions[0].role", "permissions[0].emailAddress"]);
@@ -165,7 +175,10 @@ async fn creates_in_a_folder_with_content_and_permissions() {
     // Sharing blocked after the create: the error names the created document.
     app.google().set_faults(GoogleFaults { sharing_blocked: true, ..Default::default() });
     let (status, body) = app
-        .post("/api/docs/documents", json!({"name": "Blocked", "permissions": [{"role": "reader", "type": "domain", "domain": "example.com"}]}))
+        .post(
+            "/api/docs/documents",
+            json!({"name": "Blocked", "permissions": [{"role": "reader", "type": "domain", "domain": "example.com"}]}),
+        )
         .await;
     assert_eq!(status, 502, "{body}");
     let created = body["error"]["details"]["documentId"].as_str().expect("the created id is named");
@@ -239,7 +252,8 @@ async fn patches_in_utf16_and_refuses_stale_revisions() {
         ]
     );
     assert_eq!(app.google().request_count(), before);
-    let (status, body) = app.send(Method::PATCH, &format!("/api/docs/documents/{id}"), Some(json!({"requests": []}))).await;
+    let (status, body) =
+        app.send(Method::PATCH, &format!("/api/docs/documents/{id}"), Some(json!({"requests": []}))).await;
     assert_eq!((status, bad_fields(&body)), (400, vec!["requests".to_string()]));
 
     // What only Google can know (the last newline) comes back as invalid_request on requests.
@@ -261,7 +275,13 @@ async fn patches_in_utf16_and_refuses_stale_revisions() {
         )
         .await;
     assert_eq!(status, 400);
-    let (status, _) = app.send(Method::PATCH, "/api/docs/documents/doc_missing", Some(json!({"requests": [{"insertText": {"text": "z", "location": {"index": 1}}}]}))).await;
+    let (status, _) = app
+        .send(
+            Method::PATCH,
+            "/api/docs/documents/doc_missing",
+            Some(json!({"requests": [{"insertText": {"text": "z", "location": {"index": 1}}}]})),
+        )
+        .await;
     assert_eq!(status, 404);
 }
 
@@ -286,16 +306,23 @@ async fn shares_with_every_type_one_change_at_a_time() {
     assert!(permissions.iter().all(|p| p["id"].is_string()));
     assert_eq!(permissions[0]["emailAddress"], "ana@example.com");
     // Ownership transfer: the old owner becomes a writer.
-    let (status, body) =
-        app.post(&path, json!({"permissions": [{"role": "owner", "type": "user", "emailAddress": "ana@example.com"}]})).await;
+    let (status, body) = app
+        .post(&path, json!({"permissions": [{"role": "owner", "type": "user", "emailAddress": "ana@example.com"}]}))
+        .await;
     assert_eq!(status, 200, "{body}");
     let now = app.google().permissions(DOC);
     assert!(now.iter().any(|p| p["emailAddress"] == "ana@example.com" && p["role"] == "owner"));
     assert!(now.iter().any(|p| p["emailAddress"] == "owner@staffroom.test" && p["role"] == "writer"));
 
     for (body, fields) in [
-        (json!({"permissions": [{"role": "reader", "type": "anyone", "emailAddress": "a@example.com"}]}), vec!["permissions[0].emailAddress"]),
-        (json!({"permissions": [{"role": "owner", "type": "domain", "domain": "example.com"}]}), vec!["permissions[0].role"]),
+        (
+            json!({"permissions": [{"role": "reader", "type": "anyone", "emailAddress": "a@example.com"}]}),
+            vec!["permissions[0].emailAddress"],
+        ),
+        (
+            json!({"permissions": [{"role": "owner", "type": "domain", "domain": "example.com"}]}),
+            vec!["permissions[0].role"],
+        ),
         (json!({"permissions": [{"role": "reader", "type": "domain"}]}), vec!["permissions[0].domain"]),
         (json!({"permissions": "all"}), vec!["permissions"]),
         (json!({"sendNotificationEmail": "yes"}), vec!["sendNotificationEmail", "permissions"]),
@@ -369,8 +396,17 @@ async fn the_editor_saves_through_the_planner_and_never_overwrites_silently() {
     let (_, read) = app.get(&format!("/api/docs/documents/{DOC}")).await;
     let base = serde_json::from_value::<staffroom::docs::model::Document>(read["document"].clone()).unwrap();
     let mut blocks = staffroom::docs::planner::editable_blocks(&base);
-    assert!(blocks.iter().any(|b| matches!(b, staffroom::docs::planner::EditBlock::Fixed { .. })), "the table is fixed");
-    blocks.insert(3, staffroom::docs::planner::EditBlock::Paragraph { text: "Added 🎉 by the editor".into(), style: "HEADING_3".into() });
+    assert!(
+        blocks.iter().any(|b| matches!(b, staffroom::docs::planner::EditBlock::Fixed { .. })),
+        "the table is fixed"
+    );
+    blocks.insert(
+        3,
+        staffroom::docs::planner::EditBlock::Paragraph {
+            text: "Added 🎉 by the editor".into(),
+            style: "HEADING_3".into(),
+        },
+    );
     let edits = json!({"baseRevisionId": base.revision_id, "blocks": blocks});
 
     // A draft survives until saved.
@@ -393,8 +429,9 @@ async fn the_editor_saves_through_the_planner_and_never_overwrites_silently() {
         .unwrap();
     let mut mine = staffroom::docs::planner::editable_blocks(&after);
     mine[0] = staffroom::docs::planner::EditBlock::Paragraph { text: "Mine".into(), style: "TITLE".into() };
-    let (status, outcome) =
-        app.post(&format!("/api/docs/documents/{DOC}/save"), json!({"baseRevisionId": after.revision_id, "blocks": mine})).await;
+    let (status, outcome) = app
+        .post(&format!("/api/docs/documents/{DOC}/save"), json!({"baseRevisionId": after.revision_id, "blocks": mine}))
+        .await;
     assert_eq!(status, 200, "{outcome}");
     assert_eq!(outcome["outcome"], "conflict");
     let conflicts = outcome["rebased"]["conflicts"].as_array().unwrap();

@@ -199,9 +199,30 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
 fn every_field_the_client_reads_exists_with_its_type() {
     let api = Api { docs: discovery("docs.v1.json"), drive: discovery("drive.v3.json") };
     let reads: &[(&str, &str, &[(&str, &str)])] = &[
-        ("docs", "Document", &[("documentId", "string"), ("title", "string"), ("body", "object"), ("revisionId", "string"), ("suggestionsViewMode", "string")]),
+        (
+            "docs",
+            "Document",
+            &[
+                ("documentId", "string"),
+                ("title", "string"),
+                ("body", "object"),
+                ("revisionId", "string"),
+                ("suggestionsViewMode", "string"),
+            ],
+        ),
         ("docs", "Body", &[("content", "array")]),
-        ("docs", "StructuralElement", &[("startIndex", "integer"), ("endIndex", "integer"), ("paragraph", "object"), ("sectionBreak", "object"), ("table", "object"), ("tableOfContents", "object")]),
+        (
+            "docs",
+            "StructuralElement",
+            &[
+                ("startIndex", "integer"),
+                ("endIndex", "integer"),
+                ("paragraph", "object"),
+                ("sectionBreak", "object"),
+                ("table", "object"),
+                ("tableOfContents", "object"),
+            ],
+        ),
         ("docs", "Paragraph", &[("elements", "array"), ("paragraphStyle", "object"), ("bullet", "object")]),
         ("docs", "ParagraphElement", &[("startIndex", "integer"), ("endIndex", "integer"), ("textRun", "object")]),
         ("docs", "TextRun", &[("content", "string"), ("textStyle", "object")]),
@@ -209,11 +230,37 @@ fn every_field_the_client_reads_exists_with_its_type() {
         ("docs", "Table", &[("rows", "integer"), ("columns", "integer"), ("tableRows", "array")]),
         ("docs", "TableRow", &[("startIndex", "integer"), ("endIndex", "integer"), ("tableCells", "array")]),
         ("docs", "TableCell", &[("startIndex", "integer"), ("endIndex", "integer"), ("content", "array")]),
-        ("docs", "BatchUpdateDocumentResponse", &[("documentId", "string"), ("replies", "array"), ("writeControl", "object")]),
+        (
+            "docs",
+            "BatchUpdateDocumentResponse",
+            &[("documentId", "string"), ("replies", "array"), ("writeControl", "object")],
+        ),
         ("docs", "WriteControl", &[("requiredRevisionId", "string")]),
         ("drive", "FileList", &[("files", "array"), ("nextPageToken", "string")]),
-        ("drive", "File", &[("id", "string"), ("name", "string"), ("mimeType", "string"), ("createdTime", "string"), ("modifiedTime", "string"), ("webViewLink", "string"), ("thumbnailLink", "string")]),
-        ("drive", "Permission", &[("id", "string"), ("role", "string"), ("type", "string"), ("emailAddress", "string"), ("domain", "string")]),
+        (
+            "drive",
+            "File",
+            &[
+                ("id", "string"),
+                ("name", "string"),
+                ("mimeType", "string"),
+                ("createdTime", "string"),
+                ("modifiedTime", "string"),
+                ("webViewLink", "string"),
+                ("thumbnailLink", "string"),
+            ],
+        ),
+        (
+            "drive",
+            "Permission",
+            &[
+                ("id", "string"),
+                ("role", "string"),
+                ("type", "string"),
+                ("emailAddress", "string"),
+                ("domain", "string"),
+            ],
+        ),
     ];
     let mut errors = Vec::new();
     for (name, schema, fields) in reads {
@@ -223,7 +270,11 @@ fn every_field_the_client_reads_exists_with_its_type() {
             match properties.get(*field) {
                 None => errors.push(format!("{schema}.{field} does not exist")),
                 Some(p) => {
-                    let actual = p.get("type").and_then(Value::as_str).unwrap_or(if p.get("$ref").is_some() { "object" } else { "any" });
+                    let actual = p.get("type").and_then(Value::as_str).unwrap_or(if p.get("$ref").is_some() {
+                        "object"
+                    } else {
+                        "any"
+                    });
                     if actual != *kind {
                         errors.push(format!("{schema}.{field} is {actual}, the model reads {kind}"));
                     }
@@ -249,7 +300,13 @@ fn the_checker_catches_wrong_names_and_types() {
     let drive = discovery("drive.v3.json");
     let schemas = drive["schemas"].as_object().unwrap();
     let mut errors = Vec::new();
-    check(&json!({"name": "n", "mimeTyp": "x", "parents": "root"}), &json!({"$ref": "File"}), schemas, "File", &mut errors);
+    check(
+        &json!({"name": "n", "mimeTyp": "x", "parents": "root"}),
+        &json!({"$ref": "File"}),
+        schemas,
+        "File",
+        &mut errors,
+    );
     assert_eq!(errors, vec!["File.mimeTyp: not in the schema", "File.parents: expected array, found \"root\""]);
     let mut errors = Vec::new();
     check(&json!({"version": 3}), &json!({"$ref": "File"}), schemas, "File", &mut errors);

@@ -165,4 +165,3 @@ proptest! {
         prop_assert!(plan(&result, &got).unwrap().is_empty());
     }
 }
-

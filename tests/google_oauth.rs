@@ -83,7 +83,12 @@ async fn the_loopback_flow_with_pkce_stores_refreshes_and_revokes() {
     assert_eq!((status.signed_in, status.kind.as_deref()), (true, Some("oauth")));
 
     // The token works against the API.
-    let client = GoogleClient::new(&endpoints, auth.clone(), GoogleClientOptions { backoff_base: Duration::from_millis(20), ..Default::default() }).unwrap();
+    let client = GoogleClient::new(
+        &endpoints,
+        auth.clone(),
+        GoogleClientOptions { backoff_base: Duration::from_millis(20), ..Default::default() },
+    )
+    .unwrap();
     let q = "mimeType = 'application/vnd.google-apps.document' and trashed = false";
     assert_eq!(client.list_files(q, "modifiedTime desc", 5, None).await.unwrap().files.len(), 5);
 
@@ -101,7 +106,12 @@ async fn the_loopback_flow_with_pkce_stores_refreshes_and_revokes() {
     assert!(!auth.status().await.unwrap().signed_in);
     let reuse = reqwest::Client::new()
         .post(&endpoints.token_url)
-        .form(&[("grant_type", "refresh_token"), ("refresh_token", refresh.as_str()), ("client_id", &sim.client().0), ("client_secret", &sim.client().1)])
+        .form(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refresh.as_str()),
+            ("client_id", &sim.client().0),
+            ("client_secret", &sim.client().1),
+        ])
         .send()
         .await
         .unwrap();

@@ -167,7 +167,13 @@ impl GoogleClient {
     }
 
     /// Drive `files.list` of Google Docs matching `q`.
-    pub async fn list_files(&self, q: &str, order_by: &str, page_size: u32, page_token: Option<&str>) -> Result<FileList> {
+    pub async fn list_files(
+        &self,
+        q: &str,
+        order_by: &str,
+        page_size: u32,
+        page_token: Option<&str>,
+    ) -> Result<FileList> {
         let mut url = self.drive_url("files")?;
         {
             let mut query = url.query_pairs_mut();
@@ -198,7 +204,12 @@ impl GoogleClient {
     }
 
     /// Drive `permissions.create`.
-    pub async fn create_permission(&self, file_id: &str, permission: &Permission, notify: Option<bool>) -> Result<Permission> {
+    pub async fn create_permission(
+        &self,
+        file_id: &str,
+        permission: &Permission,
+        notify: Option<bool>,
+    ) -> Result<Permission> {
         let mut url = self.drive_url(&format!("files/{}/permissions", encode(file_id)))?;
         {
             let mut query = url.query_pairs_mut();
@@ -229,7 +240,12 @@ impl GoogleClient {
     }
 
     /// Docs `documents.batchUpdate`, with `writeControl.requiredRevisionId` when given.
-    pub async fn batch_update(&self, id: &str, requests: &[Value], required_revision: Option<&str>) -> Result<BatchUpdateResponse> {
+    pub async fn batch_update(
+        &self,
+        id: &str,
+        requests: &[Value],
+        required_revision: Option<&str>,
+    ) -> Result<BatchUpdateResponse> {
         let url = self.docs_url(&format!("documents/{}:batchUpdate", encode(id)))?;
         let mut body = json!({ "requests": requests });
         if let Some(revision) = required_revision {
@@ -292,7 +308,8 @@ pub fn parse_error_body(body: &[u8]) -> GoogleErrorBody {
     }
 }
 
-const RATE_REASONS: &[&str] = &["userRateLimitExceeded", "rateLimitExceeded", "sharingRateLimitExceeded", "RATE_LIMIT_EXCEEDED"];
+const RATE_REASONS: &[&str] =
+    &["userRateLimitExceeded", "rateLimitExceeded", "sharingRateLimitExceeded", "RATE_LIMIT_EXCEEDED"];
 
 fn is_rate_limited(status: StatusCode, body: &GoogleErrorBody) -> bool {
     status == StatusCode::TOO_MANY_REQUESTS
@@ -309,8 +326,9 @@ fn finish(method: &str, path: &str, outcome: Outcome) -> Result<Value> {
             if body.is_empty() {
                 return Ok(Value::Null);
             }
-            serde_json::from_slice(&body)
-                .map_err(|_| Error::integration(PROVIDER, Some(status.as_u16()), "Google answered with a body that is not JSON"))
+            serde_json::from_slice(&body).map_err(|_| {
+                Error::integration(PROVIDER, Some(status.as_u16()), "Google answered with a body that is not JSON")
+            })
         }
         Outcome::Answered(status, body, retry_after) => {
             let parsed = parse_error_body(&body);
@@ -318,8 +336,11 @@ fn finish(method: &str, path: &str, outcome: Outcome) -> Result<Value> {
             let message = parsed.message.clone().unwrap_or_else(|| format!("Google answered {}", status.as_u16()));
             let provider = json!({ "provider": PROVIDER, "status": status.as_u16(), "reasons": parsed.reasons });
             Err(if is_rate_limited(status, &parsed) {
-                Error::rate_limited("Google's rate limit was reached; try again shortly", retry_after.unwrap_or(Duration::from_secs(30)))
-                    .with_details(provider)
+                Error::rate_limited(
+                    "Google's rate limit was reached; try again shortly",
+                    retry_after.unwrap_or(Duration::from_secs(30)),
+                )
+                .with_details(provider)
             } else if status == StatusCode::BAD_REQUEST && message.contains("required revision ID") {
                 Error::conflict("The document changed since it was read; reload it and apply the edits again", None)
             } else {
@@ -383,7 +404,10 @@ mod tests {
         assert_eq!(finish("GET", "/", answered(403, scope)).unwrap_err().status(), 401);
         let policy = r#"{"error":{"code":403,"message":"no","errors":[{"reason":"shareOutNotPermitted"}]}}"#;
         assert_eq!(finish("GET", "/", answered(403, policy)).unwrap_err().status(), 502);
-        assert_eq!(finish("GET", "/", answered(400, r#"{"error":{"message":"bad index"}}"#)).unwrap_err().status(), 400);
+        assert_eq!(
+            finish("GET", "/", answered(400, r#"{"error":{"message":"bad index"}}"#)).unwrap_err().status(),
+            400
+        );
         assert_eq!(finish("GET", "/", answered(503, "<html>")).unwrap_err().status(), 502);
         assert_eq!(finish("GET", "/", Outcome::TimedOut).unwrap_err().status(), 504);
         assert_eq!(finish("GET", "/", answered(200, "nope")).unwrap_err().code, ErrorCode::IntegrationError);

@@ -66,8 +66,12 @@ pub struct DocService {
     permission_locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
 
-const VIEW_MODES: &[&str] =
-    &["DEFAULT_FOR_CURRENT_ACCESS", "SUGGESTIONS_INLINE", "PREVIEW_SUGGESTIONS_ACCEPTED", "PREVIEW_WITHOUT_SUGGESTIONS"];
+const VIEW_MODES: &[&str] = &[
+    "DEFAULT_FOR_CURRENT_ACCESS",
+    "SUGGESTIONS_INLINE",
+    "PREVIEW_SUGGESTIONS_ACCEPTED",
+    "PREVIEW_WITHOUT_SUGGESTIONS",
+];
 
 fn user_id(actor: &Actor) -> String {
     match actor {
@@ -112,7 +116,10 @@ impl DocService {
             None => "SUGGESTIONS_INLINE",
             Some(m) if VIEW_MODES.contains(&m.as_str()) => m.as_str(),
             Some(_) => {
-                errors.push(crate::error::FieldError::new("suggestionsViewMode", format!("must be one of {}", VIEW_MODES.join(", "))));
+                errors.push(crate::error::FieldError::new(
+                    "suggestionsViewMode",
+                    format!("must be one of {}", VIEW_MODES.join(", ")),
+                ));
                 ""
             }
         };
@@ -133,7 +140,11 @@ impl DocService {
                 match cached {
                     Some(cached) => {
                         tracing::info!(document = %cached.document.id, "serving the offline copy of a document");
-                        Ok(DocumentEnvelope { document: cached.document, stale: Some(true), fetched_at: Some(cached.fetched_at) })
+                        Ok(DocumentEnvelope {
+                            document: cached.document,
+                            stale: Some(true),
+                            fetched_at: Some(cached.fetched_at),
+                        })
                     }
                     None => Err(error),
                 }
@@ -152,7 +163,10 @@ impl DocService {
             if let Some(content) = &input.content {
                 let text = content.replace("\r\n", "\n");
                 let insert = json!({"insertText": {"location": {"index": 1}, "text": text}});
-                self.client.batch_update(&id, &[insert], None).await.map_err(|e| after_create(e, &id, "adding its content"))?;
+                self.client
+                    .batch_update(&id, &[insert], None)
+                    .await
+                    .map_err(|e| after_create(e, &id, "adding its content"))?;
             }
             if !input.permissions.is_empty() {
                 self.add_permissions(&id, &input.permissions, input.send_notification_email)
@@ -164,7 +178,13 @@ impl DocService {
         let outcome = finish.await;
         let detail = json!({"name": input.name, "folderId": input.folder_id, "permissions": input.permissions.len()});
         self.audit
-            .record(actor.audit_name(), "docs.create", Some(&id), if outcome.is_ok() { "success" } else { "partial" }, Some(detail))
+            .record(
+                actor.audit_name(),
+                "docs.create",
+                Some(&id),
+                if outcome.is_ok() { "success" } else { "partial" },
+                Some(detail),
+            )
             .await;
         outcome.map(|_| created)
     }
@@ -181,7 +201,13 @@ impl DocService {
         };
         let revision_id = answer.write_control.and_then(|w| w.required_revision_id).unwrap_or_default();
         self.audit
-            .record(actor.audit_name(), "docs.edit", Some(&id), "success", Some(json!({"requests": patch.requests.len()})))
+            .record(
+                actor.audit_name(),
+                "docs.edit",
+                Some(&id),
+                "success",
+                Some(json!({"requests": patch.requests.len()})),
+            )
             .await;
         Ok(PatchResult { document_id: id, revision_id, replies: answer.replies })
     }
@@ -201,7 +227,13 @@ impl DocService {
             "permissions": share.permissions.iter().map(|p| json!({"role": p.role, "type": p.kind, "emailAddress": p.email_address, "domain": p.domain})).collect::<Vec<_>>()
         });
         self.audit
-            .record(actor.audit_name(), "docs.share", Some(&id), if outcome.is_ok() { "success" } else { "failure" }, Some(detail))
+            .record(
+                actor.audit_name(),
+                "docs.share",
+                Some(&id),
+                if outcome.is_ok() { "success" } else { "failure" },
+                Some(detail),
+            )
             .await;
         outcome.map(|permissions| PermissionList { permissions })
     }
@@ -248,14 +280,26 @@ impl DocService {
                     self.cache(&newer).await?;
                     self.put_draft(actor, &newer, &rebased.blocks).await?;
                     self.audit
-                        .record(actor.audit_name(), "docs.edit", Some(&id), "conflict", Some(json!({"conflicts": rebased.conflicts.len()})))
+                        .record(
+                            actor.audit_name(),
+                            "docs.edit",
+                            Some(&id),
+                            "conflict",
+                            Some(json!({"conflicts": rebased.conflicts.len()})),
+                        )
                         .await;
                     return Ok(SaveOutcome::Conflict { document: newer, rebased });
                 }
                 Err(error) => return Err(error),
             }
             self.audit
-                .record(actor.audit_name(), "docs.edit", Some(&id), "success", Some(json!({"requests": requests.len()})))
+                .record(
+                    actor.audit_name(),
+                    "docs.edit",
+                    Some(&id),
+                    "success",
+                    Some(json!({"requests": requests.len()})),
+                )
                 .await;
         }
         let document = self.client.get_document(&id, "SUGGESTIONS_INLINE").await?;

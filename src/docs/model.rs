@@ -9,17 +9,8 @@ use serde_json::{Map, Value};
 pub const DOC_MIME: &str = "application/vnd.google-apps.document";
 
 /// The named paragraph styles an editor may set.
-pub const NAMED_STYLES: &[&str] = &[
-    "NORMAL_TEXT",
-    "TITLE",
-    "SUBTITLE",
-    "HEADING_1",
-    "HEADING_2",
-    "HEADING_3",
-    "HEADING_4",
-    "HEADING_5",
-    "HEADING_6",
-];
+pub const NAMED_STYLES: &[&str] =
+    &["NORMAL_TEXT", "TITLE", "SUBTITLE", "HEADING_1", "HEADING_2", "HEADING_3", "HEADING_4", "HEADING_5", "HEADING_6"];
 
 /// The seed's Document summary (Drive's File, with the fields we ask for).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]

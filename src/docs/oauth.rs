@@ -105,7 +105,13 @@ impl GoogleAuth {
             .timeout(Duration::from_secs(20))
             .build()
             .map_err(|e| Error::internal("http client", e))?;
-        Ok(GoogleAuth { secrets, endpoints, http, state: Arc::new(tokio::sync::Mutex::new(TokenState::Unloaded)), persist })
+        Ok(GoogleAuth {
+            secrets,
+            endpoints,
+            http,
+            state: Arc::new(tokio::sync::Mutex::new(TokenState::Unloaded)),
+            persist,
+        })
     }
 
     async fn secret(&self, name: &'static str) -> Result<Option<Secret>> {
@@ -115,7 +121,10 @@ impl GoogleAuth {
 
     async fn oauth_client(&self) -> Result<Client> {
         let id = self.secret("google_client_id").await?.ok_or_else(|| {
-            Error::invalid_field("google_client_id", "No Google OAuth client id is set; an admin must add it in Settings")
+            Error::invalid_field(
+                "google_client_id",
+                "No Google OAuth client id is set; an admin must add it in Settings",
+            )
         })?;
         let secret = self.secret("google_client_secret").await?;
         let bad = |e: url::ParseError| Error::internal("google endpoints", e);
@@ -248,7 +257,9 @@ impl GoogleAuth {
             match answer {
                 Ok(r) if r.status().is_success() => tracing::info!("Google token revoked"),
                 // 400 invalid_token: it was already dead.
-                Ok(r) if r.status() == reqwest::StatusCode::BAD_REQUEST => tracing::info!("Google token was already revoked"),
+                Ok(r) if r.status() == reqwest::StatusCode::BAD_REQUEST => {
+                    tracing::info!("Google token was already revoked")
+                }
                 Ok(r) => tracing::warn!(status = r.status().as_u16(), "Google did not confirm the revocation"),
                 Err(e) => tracing::warn!(error = %e, "Google could not be reached to revoke the token"),
             }
@@ -262,9 +273,8 @@ impl GoogleAuth {
     /// Starts the browser sign-in: listens on 127.0.0.1 with a random port and returns the URL
     /// to open in the system browser. [`PendingSignIn::finish`] waits for the redirect.
     pub async fn begin_sign_in(&self) -> Result<PendingSignIn> {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(|e| Error::internal("sign-in listener", e))?;
+        let listener =
+            tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::internal("sign-in listener", e))?;
         let port = listener.local_addr().map_err(|e| Error::internal("sign-in listener", e))?.port();
         let redirect = format!("http://127.0.0.1:{port}/");
         let client = self

@@ -188,7 +188,8 @@ pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
     let mut requests = Vec::new();
     for (_, op) in ordered {
         if op.delete > 0 {
-            requests.push(json!({"deleteContentRange": {"range": {"startIndex": op.pos, "endIndex": op.pos + op.delete}}}));
+            requests
+                .push(json!({"deleteContentRange": {"range": {"startIndex": op.pos, "endIndex": op.pos + op.delete}}}));
         }
         if !op.insert.is_empty() {
             requests.push(json!({"insertText": {"location": {"index": op.pos}, "text": op.insert}}));
@@ -287,8 +288,10 @@ fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mu
                         mark_if_differs(&mut marks, new_index + k, old[old_index + k].1);
                     }
                 } else {
-                    let mut old_block: String = old_texts[old_index..old_index + old_len].iter().map(|t| format!("{t}\n")).collect();
-                    let mut new_block: String = new_texts[new_index..new_index + new_len].iter().map(|t| format!("{t}\n")).collect();
+                    let mut old_block: String =
+                        old_texts[old_index..old_index + old_len].iter().map(|t| format!("{t}\n")).collect();
+                    let mut new_block: String =
+                        new_texts[new_index..new_index + new_len].iter().map(|t| format!("{t}\n")).collect();
                     if old_index + old_len == n {
                         // Keep the segment's last newline out of reach.
                         old_block.pop();
@@ -315,7 +318,9 @@ fn walk(ops: Vec<DiffOp>) -> Vec<DiffOp> {
                 DiffOp::Equal { len, .. } => DiffOp::Equal { old_index: old, new_index: new, len },
                 DiffOp::Delete { old_len, .. } => DiffOp::Delete { old_index: old, old_len, new_index: new },
                 DiffOp::Insert { new_len, .. } => DiffOp::Insert { old_index: old, new_index: new, new_len },
-                DiffOp::Replace { old_len, new_len, .. } => DiffOp::Replace { old_index: old, old_len, new_index: new, new_len },
+                DiffOp::Replace { old_len, new_len, .. } => {
+                    DiffOp::Replace { old_index: old, old_len, new_index: new, new_len }
+                }
             };
             let (o, n) = match walked {
                 DiffOp::Equal { len, .. } => (len, len),
@@ -335,10 +340,8 @@ fn diff_text(old: &str, new: &str, base: u32, ops: &mut Vec<TextOp>) {
     if old == new {
         return;
     }
-    let diff = similar::TextDiff::configure()
-        .algorithm(Algorithm::Myers)
-        .timeout(DIFF_DEADLINE)
-        .diff_graphemes(old, new);
+    let diff =
+        similar::TextDiff::configure().algorithm(Algorithm::Myers).timeout(DIFF_DEADLINE).diff_graphemes(old, new);
     let old_slices = diff.old_slices();
     let new_slices = diff.new_slices();
     let mut prefix = Vec::with_capacity(old_slices.len() + 1);
@@ -402,12 +405,8 @@ enum Key {
 }
 
 fn keys(doc: &Document, blocks: &[EditBlock]) -> Vec<Key> {
-    let fingerprints: std::collections::HashMap<u32, String> = doc
-        .body
-        .content
-        .iter()
-        .map(|e| (e.start_index, fingerprint(e)))
-        .collect();
+    let fingerprints: std::collections::HashMap<u32, String> =
+        doc.body.content.iter().map(|e| (e.start_index, fingerprint(e))).collect();
     blocks
         .iter()
         .map(|b| match b {
@@ -448,7 +447,9 @@ fn hunks(base: &[Key], side: &[Key]) -> Vec<Hunk> {
         .into_iter()
         .filter_map(|op| match op {
             DiffOp::Equal { .. } => None,
-            DiffOp::Delete { old_index, old_len, .. } => Some(Hunk { from: old_index, to: old_index + old_len, with: vec![] }),
+            DiffOp::Delete { old_index, old_len, .. } => {
+                Some(Hunk { from: old_index, to: old_index + old_len, with: vec![] })
+            }
             DiffOp::Insert { old_index, new_index, new_len } => {
                 Some(Hunk { from: old_index, to: old_index, with: side[new_index..new_index + new_len].to_vec() })
             }
@@ -495,7 +496,8 @@ pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<R
     let theirs_hunks = hunks(&base_keys, &theirs_keys);
 
     // Walk the base, grouping overlapping hunks of either side into regions.
-    let mut all: Vec<(Hunk, bool)> = mine_hunks.iter().cloned().map(|h| (h, true)).chain(theirs_hunks.iter().cloned().map(|h| (h, false))).collect();
+    let mut all: Vec<(Hunk, bool)> =
+        mine_hunks.iter().cloned().map(|h| (h, true)).chain(theirs_hunks.iter().cloned().map(|h| (h, false))).collect();
     all.sort_by_key(|(h, mine)| (h.from, h.to, !*mine));
     let mut merged: Vec<Key> = Vec::new();
     let mut conflicts: Vec<(usize, usize, Vec<Key>, Vec<Key>)> = Vec::new();
@@ -543,7 +545,12 @@ pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<R
         let mine_blocks = mine.to_vec();
         return Ok(Rebased {
             blocks: theirs_blocks.clone(),
-            conflicts: vec![RebaseConflict { at: 0, len: theirs_blocks.len(), mine: mine_blocks, theirs: theirs_blocks }],
+            conflicts: vec![RebaseConflict {
+                at: 0,
+                len: theirs_blocks.len(),
+                mine: mine_blocks,
+                theirs: theirs_blocks,
+            }],
         });
     }
     let mut fixed = newer_fixed.iter();
@@ -608,14 +615,21 @@ mod tests {
     }
 
     fn doc(paragraphs: &[(&str, &str)]) -> Document {
-        let mut content = vec![StructuralElement { end_index: 1, section_break: Some(json!({})), ..Default::default() }];
+        let mut content =
+            vec![StructuralElement { end_index: 1, section_break: Some(json!({})), ..Default::default() }];
         let mut at = 1;
         for (text, style) in paragraphs {
             let p = para(at, text, style);
             at = p.end_index;
             content.push(p);
         }
-        Document { id: "d".into(), name: "n".into(), body: Body { content }, revision_id: "r".into(), suggestions_view_mode: None }
+        Document {
+            id: "d".into(),
+            name: "n".into(),
+            body: Body { content },
+            revision_id: "r".into(),
+            suggestions_view_mode: None,
+        }
     }
 
     fn p(text: &str, style: &str) -> EditBlock {

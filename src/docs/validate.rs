@@ -294,16 +294,17 @@ pub fn permission(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) -> O
         ("user" | "group", _) => {
             errors.push(FieldError::new(format!("{prefix}.emailAddress"), format!("is required for type {kind}")))
         }
-        ("domain" | "anyone", Some(_)) => errors.push(FieldError::new(
-            format!("{prefix}.emailAddress"),
-            format!("must be absent for type {kind}"),
-        )),
+        ("domain" | "anyone", Some(_)) => {
+            errors.push(FieldError::new(format!("{prefix}.emailAddress"), format!("must be absent for type {kind}")))
+        }
         _ => {}
     }
     let domain = object.get("domain");
     match (kind, domain) {
         ("domain", Some(Value::String(d))) if is_domain(d) => {}
-        ("domain", _) => errors.push(FieldError::new(format!("{prefix}.domain"), "must be a domain name such as example.com")),
+        ("domain", _) => {
+            errors.push(FieldError::new(format!("{prefix}.domain"), "must be a domain name such as example.com"))
+        }
         (_, Some(_)) => {
             errors.push(FieldError::new(format!("{prefix}.domain"), "is only for type domain"));
         }
@@ -392,7 +393,9 @@ pub fn patch(body: &Value) -> Result<Patch> {
     unknown_fields(object, &["requests", "requiredRevisionId"], "", &mut errors);
     let required_revision_id = match object.get("requiredRevisionId") {
         None | Some(Value::Null) => None,
-        Some(Value::String(r)) if !r.is_empty() && r.len() <= 512 && !r.chars().any(char::is_control) => Some(r.clone()),
+        Some(Value::String(r)) if !r.is_empty() && r.len() <= 512 && !r.chars().any(char::is_control) => {
+            Some(r.clone())
+        }
         Some(_) => {
             errors.push(FieldError::new("requiredRevisionId", "must be a revisionId read from the document"));
             None
@@ -479,7 +482,8 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
                                 format!("{prefix}.paragraphStyle.{key}"),
                                 "is not a paragraph style field",
                             ));
-                        } else if key == "namedStyleType" && !value.as_str().is_some_and(|v| NAMED_STYLES.contains(&v)) {
+                        } else if key == "namedStyleType" && !value.as_str().is_some_and(|v| NAMED_STYLES.contains(&v))
+                        {
                             errors.push(FieldError::new(
                                 format!("{prefix}.paragraphStyle.namedStyleType"),
                                 format!("must be one of {}", NAMED_STYLES.join(", ")),
@@ -505,7 +509,7 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
         }
         other => {
             errors.push(FieldError::new(
-                format!("{prefix}"),
+                prefix.to_string(),
                 format!("{other} is not supported; use insertText, deleteContentRange or updateParagraphStyle"),
             ));
             return None;
@@ -519,7 +523,12 @@ mod tests {
     use super::*;
 
     fn fields(err: Error) -> Vec<String> {
-        err.details.unwrap()["fields"].as_array().unwrap().iter().map(|f| f["field"].as_str().unwrap().to_string()).collect()
+        err.details.unwrap()["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["field"].as_str().unwrap().to_string())
+            .collect()
     }
 
     #[test]
@@ -602,7 +611,8 @@ mod tests {
         assert_eq!(fields(create_document(&json!({"name": long})).unwrap_err()), vec!["name"]);
         assert_eq!(fields(create_document(&json!({})).unwrap_err()), vec!["name"]);
         assert_eq!(fields(create_document(&json!({"name": "a", "content": "\u{E000}"})).unwrap_err()), vec!["content"]);
-        let ok = create_document(&json!({"name": "😀 notes", "content": "line\nline 😀", "folderId": "fld_a"})).unwrap();
+        let ok =
+            create_document(&json!({"name": "😀 notes", "content": "line\nline 😀", "folderId": "fld_a"})).unwrap();
         assert_eq!(ok.folder_id.as_deref(), Some("fld_a"));
     }
 }

@@ -52,7 +52,11 @@ pub struct SummaryEnvelope {
     params(("folderId" = Option<String>, Query), ("pageSize" = Option<u32>, Query, description = "1 to 100, default 20"),
            ("pageToken" = Option<String>, Query), ("orderBy" = Option<String>, Query, description = "modifiedTime (default) or createdTime, newest first")),
     responses((status = 200, body = DocumentList), (status = 400, description = "invalid_request"), (status = 401, description = "unauthorized")))]
-pub(crate) async fn list(State(core): State<Core>, _: Staff, RawQuery(q): RawQuery) -> Result<Json<DocumentList>, ApiError> {
+pub(crate) async fn list(
+    State(core): State<Core>,
+    _: Staff,
+    RawQuery(q): RawQuery,
+) -> Result<Json<DocumentList>, ApiError> {
     Ok(Json(core.docs.list(&params(q)).await?))
 }
 
@@ -118,7 +122,11 @@ pub(crate) async fn save(
 
 #[utoipa::path(get, path = "/api/docs/documents/{id}/draft", tag = "docs", security(("bearer" = [])),
     responses((status = 200, body = Draft), (status = 404, description = "no draft")))]
-pub(crate) async fn draft(State(core): State<Core>, Staff(who): Staff, Path(id): Path<String>) -> Result<Json<Draft>, ApiError> {
+pub(crate) async fn draft(
+    State(core): State<Core>,
+    Staff(who): Staff,
+    Path(id): Path<String>,
+) -> Result<Json<Draft>, ApiError> {
     match core.docs.draft(&Actor::Staff(who), &id).await? {
         Some(draft) => Ok(Json(draft)),
         None => Err(Error::not_found("This document has no unsaved edits").into()),
@@ -138,7 +146,11 @@ pub(crate) async fn put_draft(
 
 #[utoipa::path(delete, path = "/api/docs/documents/{id}/draft", tag = "docs", security(("bearer" = [])),
     responses((status = 204, description = "dropped")))]
-pub(crate) async fn discard_draft(State(core): State<Core>, Staff(who): Staff, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
+pub(crate) async fn discard_draft(
+    State(core): State<Core>,
+    Staff(who): Staff,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
     core.docs.discard_draft(&Actor::Staff(who), &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -82,5 +82,6 @@ pub fn get_draft(conn: &Connection, user_id: &str, document_id: &str) -> Result<
 }
 
 pub fn delete_draft(conn: &Connection, user_id: &str, document_id: &str) -> Result<bool> {
-    Ok(conn.execute("DELETE FROM doc_drafts WHERE user_id = ?1 AND document_id = ?2", params![user_id, document_id])? > 0)
+    Ok(conn.execute("DELETE FROM doc_drafts WHERE user_id = ?1 AND document_id = ?2", params![user_id, document_id])?
+        > 0)
 }

@@ -13,10 +13,18 @@ use serde_json::{json, Map, Value};
 pub enum Unit {
     SectionBreak,
     /// A character; astral characters are followed by a `Low` unit (their second code unit).
-    Text { ch: char, style: u32 },
-    Low { style: u32 },
+    Text {
+        ch: char,
+        style: u32,
+    },
+    Low {
+        style: u32,
+    },
     /// The newline ending a paragraph, which carries the paragraph's style.
-    Newline { para: u32, style: u32 },
+    Newline {
+        para: u32,
+        style: u32,
+    },
     TableStart,
     RowStart,
     CellStart,
@@ -37,17 +45,8 @@ impl Unit {
 }
 
 /// The named paragraph styles the API knows.
-pub const NAMED_STYLES: &[&str] = &[
-    "NORMAL_TEXT",
-    "TITLE",
-    "SUBTITLE",
-    "HEADING_1",
-    "HEADING_2",
-    "HEADING_3",
-    "HEADING_4",
-    "HEADING_5",
-    "HEADING_6",
-];
+pub const NAMED_STYLES: &[&str] =
+    &["NORMAL_TEXT", "TITLE", "SUBTITLE", "HEADING_1", "HEADING_2", "HEADING_3", "HEADING_4", "HEADING_5", "HEADING_6"];
 
 /// The writable fields of a ParagraphStyle (discovery document, `ParagraphStyle`).
 const PARAGRAPH_STYLE_FIELDS: &[&str] = &[
@@ -331,12 +330,14 @@ impl SimDoc {
 
     /// The plain text of the body (tables included), for `fullText contains`.
     pub fn plain_text(&self) -> String {
-        self.units.iter().filter_map(|u| match u {
-            Unit::Text { ch, .. } => Some(*ch),
-            Unit::Newline { .. } => Some('\n'),
-            _ => None,
-        })
-        .collect()
+        self.units
+            .iter()
+            .filter_map(|u| match u {
+                Unit::Text { ch, .. } => Some(*ch),
+                Unit::Newline { .. } => Some('\n'),
+                _ => None,
+            })
+            .collect()
     }
 
     // -----------------------------------------------------------------------------------------
@@ -347,7 +348,8 @@ impl SimDoc {
         let mut draft = self.clone();
         let mut replies = Vec::with_capacity(requests.len());
         for (i, request) in requests.iter().enumerate() {
-            let object = request.as_object().ok_or_else(|| Invalid(format!("Invalid requests[{i}]: No request set.")))?;
+            let object =
+                request.as_object().ok_or_else(|| Invalid(format!("Invalid requests[{i}]: No request set.")))?;
             if object.is_empty() {
                 return Err(Invalid(format!("Invalid requests[{i}]: No request set.")));
             }
@@ -471,9 +473,7 @@ impl SimDoc {
             return Err(Invalid("The range cannot include the newline character at the end of the segment.".into()));
         }
         if matches!(self.units[start], Unit::Low { .. }) || matches!(self.units[end], Unit::Low { .. }) {
-            return Err(Invalid(
-                "Invalid deletion range. Cannot delete one code unit of a surrogate pair.".into(),
-            ));
+            return Err(Invalid("Invalid deletion range. Cannot delete one code unit of a surrogate pair.".into()));
         }
         // Table structure goes only with its whole table.
         for k in start..end {
@@ -495,12 +495,10 @@ impl SimDoc {
                             "The range cannot include the newline character at the end of a table cell.".into(),
                         ))
                     }
-                    Unit::TableStart if self.table_end(k + 1) >= end => {
-                        return Err(Invalid(
-                            "Invalid deletion range. Cannot delete the newline before a table without deleting the table."
-                                .into(),
-                        ))
-                    }
+                    Unit::TableStart if self.table_end(k + 1) >= end => return Err(Invalid(
+                        "Invalid deletion range. Cannot delete the newline before a table without deleting the table."
+                            .into(),
+                    )),
                     _ => {}
                 }
             }
@@ -646,7 +644,9 @@ mod tests {
             .unwrap()
             .iter()
             .filter_map(|e| e.get("paragraph"))
-            .map(|p| p["elements"].as_array().unwrap().iter().map(|e| e["textRun"]["content"].as_str().unwrap()).collect())
+            .map(|p| {
+                p["elements"].as_array().unwrap().iter().map(|e| e["textRun"]["content"].as_str().unwrap()).collect()
+            })
             .collect()
     }
 
@@ -707,7 +707,9 @@ mod tests {
         assert_eq!(table["table"]["tableRows"][0]["tableCells"][0]["content"][0]["startIndex"], 11);
         // The newline before the table, and a cell's last newline, stay.
         assert!(d.batch_update(&[json!({"deleteContentRange": {"range": {"startIndex": 7, "endIndex": 8}}})]).is_err());
-        assert!(d.batch_update(&[json!({"deleteContentRange": {"range": {"startIndex": 11, "endIndex": 13}}})]).is_err());
+        assert!(d
+            .batch_update(&[json!({"deleteContentRange": {"range": {"startIndex": 11, "endIndex": 13}}})])
+            .is_err());
         assert!(d.batch_update(&[json!({"insertText": {"location": {"index": 8}, "text": "x"}})]).is_err());
         // Inside a cell is fine; so is the whole table.
         d.batch_update(&[json!({"insertText": {"location": {"index": 11}, "text": "x"}})]).unwrap();

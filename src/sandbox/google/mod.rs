@@ -282,7 +282,11 @@ impl GoogleSimulator {
     /// The file ids of a folder's live documents, for tests.
     pub fn documents_in(&self, folder: &str) -> Vec<String> {
         let data = self.sim.data.lock().unwrap();
-        data.files.iter().filter(|f| f.parents.iter().any(|p| p == folder) && !f.trashed).map(|f| f.id.clone()).collect()
+        data.files
+            .iter()
+            .filter(|f| f.parents.iter().any(|p| p == folder) && !f.trashed)
+            .map(|f| f.id.clone())
+            .collect()
     }
 
     /// A file's permissions, for tests.
@@ -424,7 +428,8 @@ async fn gate(State(sim): State<Arc<Sim>>, headers: HeaderMap, request: Request,
 async fn record(sim: &Sim, request: Request, next: Next) -> Response {
     let method = request.method().to_string();
     let path = request.uri().path().to_string();
-    let query = url::form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes()).into_owned().collect();
+    let query =
+        url::form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes()).into_owned().collect();
     let (parts, body) = request.into_parts();
     let bytes = axum::body::to_bytes(body, 64 << 20).await.unwrap_or_default();
     let request_json = serde_json::from_slice(&bytes).ok();
@@ -520,7 +525,12 @@ fn known_file_field(path: &[&str]) -> bool {
     }
 }
 
-fn select_fields(value: Value, fields: Option<&String>, default: &[&str], known: &dyn Fn(&[&str]) -> bool) -> std::result::Result<Value, Response> {
+fn select_fields(
+    value: Value,
+    fields: Option<&String>,
+    default: &[&str],
+    known: &dyn Fn(&[&str]) -> bool,
+) -> std::result::Result<Value, Response> {
     match fields {
         Some(raw) if raw.trim() == "*" => Ok(value),
         Some(raw) => {
@@ -650,7 +660,12 @@ async fn list_files(State(sim): State<Arc<Sim>>, QueryParams(params): Params) ->
 async fn get_file(State(sim): State<Arc<Sim>>, Path(id): Path<String>, QueryParams(params): Params) -> Response {
     let data = sim.data.lock().unwrap();
     let Some(file) = data.files.iter().find(|f| f.id == id) else { return file_not_found(&id) };
-    match select_fields(file.to_json(&sim.base), params.get("fields"), &["kind", "id", "name", "mimeType"], &known_file_field) {
+    match select_fields(
+        file.to_json(&sim.base),
+        params.get("fields"),
+        &["kind", "id", "name", "mimeType"],
+        &known_file_field,
+    ) {
         Ok(v) => Json(v).into_response(),
         Err(r) => r,
     }
@@ -726,8 +741,17 @@ async fn create_file(State(sim): State<Arc<Sim>>, QueryParams(params): Params, b
 fn known_permission_field(path: &[&str]) -> bool {
     matches!(
         path,
-        ["kind" | "id" | "type" | "role" | "emailAddress" | "domain" | "displayName" | "allowFileDiscovery"
-            | "expirationTime" | "deleted" | "pendingOwner"]
+        ["kind"
+            | "id"
+            | "type"
+            | "role"
+            | "emailAddress"
+            | "domain"
+            | "displayName"
+            | "allowFileDiscovery"
+            | "expirationTime"
+            | "deleted"
+            | "pendingOwner"]
     )
 }
 
@@ -783,7 +807,9 @@ fn create_permission_now(sim: &Sim, id: &str, params: &HashMap<String, String>, 
         "user" | "group" => match email {
             Some(e) if e.contains('@') && !e.starts_with('@') && !e.ends_with('@') => {}
             Some(_) => return bad("invalid", "Invalid email address.", "permission.emailAddress"),
-            None => return bad("required", "The permission emailAddress field is required.", "permission.emailAddress"),
+            None => {
+                return bad("required", "The permission emailAddress field is required.", "permission.emailAddress")
+            }
         },
         "domain" => {
             if domain.is_none_or(|d| !d.contains('.')) {

@@ -101,7 +101,9 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
 fn error_page(error: &str, description: &str) -> Response {
     (
         StatusCode::BAD_REQUEST,
-        Html(format!("<!doctype html><meta charset=utf-8><title>Error</title><h1>Error 400: {error}</h1><p>{description}</p>")),
+        Html(format!(
+            "<!doctype html><meta charset=utf-8><title>Error</title><h1>Error 400: {error}</h1><p>{description}</p>"
+        )),
     )
         .into_response()
 }
@@ -134,7 +136,8 @@ async fn authorize(State(sim): State<Arc<Sim>>, Query(params): Query<HashMap<Str
         return error_page("invalid_request", "Missing required parameter: scope");
     }
     // The simulator insists on PKCE S256 (Google only recommends it; Staffroom always sends it).
-    let (Some(challenge), Some("S256")) = (params.get("code_challenge"), params.get("code_challenge_method").map(String::as_str))
+    let (Some(challenge), Some("S256")) =
+        (params.get("code_challenge"), params.get("code_challenge_method").map(String::as_str))
     else {
         return error_page("invalid_request", "PKCE with code_challenge_method=S256 is required.");
     };

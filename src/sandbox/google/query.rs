@@ -11,7 +11,11 @@ pub enum Query {
     Or(Box<Query>, Box<Query>),
     Not(Box<Query>),
     /// `field op value`.
-    Compare { field: String, op: String, value: Literal },
+    Compare {
+        field: String,
+        op: String,
+        value: Literal,
+    },
     /// `'value' in parents`.
     InParents(String),
 }
@@ -210,7 +214,7 @@ impl Query {
             Query::InParents(id) => file.parents.iter().any(|p| p == id),
             Query::Compare { field, op, value } => match (field.as_str(), value) {
                 ("trashed", Literal::Bool(b)) => (file.trashed == *b) == (op == "="),
-                ("starred", Literal::Bool(b)) => (!*b) == (op == "="),
+                ("starred", Literal::Bool(b)) => *b != (op == "="), // nothing is starred
                 ("name", Literal::Str(s)) if op == "contains" => {
                     // Drive matches name prefixes of words, case-insensitively.
                     let s = s.to_lowercase();
@@ -318,7 +322,12 @@ fn parse_field_list_single(chars: &[char], at: &mut usize) -> Result<Fields, Str
 impl Fields {
     /// Keeps only the selected members of `value` (arrays are filtered element-wise); a member
     /// that the full resource does not have is an error, as at Google.
-    pub fn select(&self, value: &Value, known: &dyn Fn(&[&str]) -> bool, path: &mut Vec<String>) -> Result<Value, String> {
+    pub fn select(
+        &self,
+        value: &Value,
+        known: &dyn Fn(&[&str]) -> bool,
+        path: &mut Vec<String>,
+    ) -> Result<Value, String> {
         match value {
             Value::Array(items) => {
                 items.iter().map(|v| self.select(v, known, path)).collect::<Result<Vec<_>, _>>().map(Value::Array)

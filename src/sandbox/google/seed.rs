@@ -6,11 +6,8 @@ use serde_json::json;
 use super::doc::SimDoc;
 
 /// The seeded folders: (id, name).
-pub const FOLDERS: &[(&str, &str)] = &[
-    ("fld_operations", "Operations"),
-    ("fld_marketing", "Marketing"),
-    ("fld_support", "Support"),
-];
+pub const FOLDERS: &[(&str, &str)] =
+    &[("fld_operations", "Operations"), ("fld_marketing", "Marketing"), ("fld_support", "Support")];
 
 /// The sandbox user who owns everything.
 pub const OWNER_EMAIL: &str = "owner@staffroom.test";
