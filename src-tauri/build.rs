@@ -15,6 +15,11 @@ const COMMANDS: &[&str] = &[
     "list_products",
     "get_product",
     "create_order",
+    "list_documents",
+    "list_folders",
+    "create_document",
+    "share_document",
+    "google_status",
 ];
 
 fn main() {

@@ -256,3 +256,71 @@ pub async fn create_order(
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
     state.core.payments.create_order(&actor, &order).await
 }
+
+// ---- documents --------------------------------------------------------------------------------
+
+/// One page of documents; the parameters are those of `GET /api/docs/documents`.
+#[tauri::command]
+pub async fn list_documents(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    folder_id: Option<String>,
+    page_size: Option<u32>,
+    page_token: Option<String>,
+    order_by: Option<String>,
+) -> Result<staffroom::docs::model::DocumentList, Error> {
+    state.identity().await.map_err(|e| expired(&app, e))?;
+    let mut params = std::collections::HashMap::new();
+    for (name, value) in [
+        ("folderId", folder_id.filter(|f| !f.is_empty())),
+        ("pageSize", page_size.map(|n| n.to_string())),
+        ("pageToken", page_token.filter(|t| !t.is_empty())),
+        ("orderBy", order_by.filter(|o| !o.is_empty())),
+    ] {
+        if let Some(value) = value {
+            params.insert(name.to_string(), value);
+        }
+    }
+    state.core.docs.list(&params).await
+}
+
+#[tauri::command]
+pub async fn list_folders(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+) -> Result<Vec<staffroom::docs::model::Folder>, Error> {
+    state.identity().await.map_err(|e| expired(&app, e))?;
+    state.core.docs.folders().await
+}
+
+/// Creates a document; `document` is the same body as `POST /api/docs/documents`.
+#[tauri::command]
+pub async fn create_document(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    document: serde_json::Value,
+) -> Result<staffroom::docs::model::DocumentSummary, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    state.core.docs.create(&actor, &document).await
+}
+
+/// Shares a document; `share` is the same body as `POST /api/docs/documents/:id/permissions`.
+#[tauri::command]
+pub async fn share_document(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    id: String,
+    share: serde_json::Value,
+) -> Result<staffroom::docs::model::PermissionList, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    state.core.docs.share(&actor, &id, &share).await
+}
+
+#[tauri::command]
+pub async fn google_status(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+) -> Result<staffroom::docs::oauth::GoogleStatus, Error> {
+    state.identity().await.map_err(|e| expired(&app, e))?;
+    state.core.docs.auth().status().await
+}

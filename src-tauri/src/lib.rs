@@ -79,6 +79,11 @@ pub fn run() {
             commands::list_products,
             commands::get_product,
             commands::create_order,
+            commands::list_documents,
+            commands::list_folders,
+            commands::create_document,
+            commands::share_document,
+            commands::google_status,
         ])
         .run(tauri::generate_context!())
         .expect("error while running Staffroom");

@@ -191,6 +191,20 @@ impl GoogleClient {
         parse(value, "a file list")
     }
 
+    /// Drive `files.list` of the folders (id and name), sorted by name.
+    pub async fn list_folders(&self) -> Result<Vec<super::model::Folder>> {
+        let mut url = self.drive_url("files")?;
+        url.query_pairs_mut()
+            .append_pair("q", "mimeType = 'application/vnd.google-apps.folder' and trashed = false")
+            .append_pair("orderBy", "name")
+            .append_pair("pageSize", "200")
+            .append_pair("fields", "files(id,name)");
+        let value = self.send(Method::GET, url, None, false).await?;
+        let list: Value = value;
+        serde_json::from_value(list.get("files").cloned().unwrap_or_else(|| json!([])))
+            .map_err(|e| Error::integration(PROVIDER, None, format!("Google answered with an unexpected folder list ({e})")))
+    }
+
     /// Drive `files.create` of an empty Google Doc in `folder` (My Drive's root when `None`).
     pub async fn create_document(&self, name: &str, folder: Option<&str>) -> Result<DocumentSummary> {
         let mut url = self.drive_url("files")?;

@@ -104,6 +104,11 @@ impl DocService {
         Ok(DocumentList { documents: files.files, next_page_token: files.next_page_token.filter(|t| !t.is_empty()) })
     }
 
+    /// The Drive folders (the first 200 by name), for the folder filter.
+    pub async fn folders(&self) -> Result<Vec<model::Folder>> {
+        self.client.list_folders().await
+    }
+
     /// `GET /documents/:id`, read with `SUGGESTIONS_INLINE` unless asked otherwise. Inline reads
     /// are kept for offline reading; when Google is out of reach, the kept copy is served.
     pub async fn get(&self, id: &str, params: &HashMap<String, String>) -> Result<DocumentEnvelope> {

@@ -35,6 +35,14 @@ pub struct DocumentList {
     pub next_page_token: Option<String>,
 }
 
+/// A Drive folder, for the documents list's folder filter.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(default)]
+pub struct Folder {
+    pub id: String,
+    pub name: String,
+}
+
 /// Drive's FileList, as read.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]

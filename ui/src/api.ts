@@ -1,6 +1,9 @@
 // Typed wrappers over the desktop commands. Every rejection is the core's error object.
 import { invoke } from "@tauri-apps/api/core";
-import type { ApiError, AppInfo, AuthResponse, InboxEntry, Order, PageMeta, Product, ReceiverStatus, User } from "./types";
+import type {
+  ApiError, AppInfo, AuthResponse, DocumentList, DocumentSummary, Folder, GoogleStatus, InboxEntry, Order, PageMeta,
+  Permission, Product, ReceiverStatus, User,
+} from "./types";
 
 function isApiError(value: unknown): value is ApiError {
   return typeof value === "object" && value !== null && "code" in value && "message" in value;
@@ -33,6 +36,13 @@ export const api = {
     call<{ products: Product[]; meta: PageMeta }>("list_products", { page, limit, status: status || null }),
   getProduct: (id: string) => call<Product>("get_product", { id }),
   createOrder: (order: Record<string, unknown>) => call<Order>("create_order", { order }),
+  listDocuments: (folderId: string, orderBy: string, pageToken: string | null, pageSize = 20) =>
+    call<DocumentList>("list_documents", { folderId: folderId || null, orderBy, pageToken, pageSize }),
+  listFolders: () => call<Folder[]>("list_folders"),
+  createDocument: (document: Record<string, unknown>) => call<DocumentSummary>("create_document", { document }),
+  shareDocument: (id: string, share: { permissions: Permission[]; sendNotificationEmail?: boolean }) =>
+    call<{ permissions: Permission[] }>("share_document", { id, share }),
+  googleStatus: () => call<GoogleStatus>("google_status"),
 };
 
 /** Money in minor units as people read it. */

@@ -109,3 +109,38 @@ export interface Order {
   email: string;
   name: string | null;
 }
+
+export interface DocumentSummary {
+  id: string;
+  name: string;
+  mimeType: string;
+  createdTime: string;
+  modifiedTime: string;
+  webViewLink: string;
+  thumbnailLink?: string;
+}
+
+export interface DocumentList {
+  documents: DocumentSummary[];
+  nextPageToken?: string;
+}
+
+export interface Folder {
+  id: string;
+  name: string;
+}
+
+export interface Permission {
+  id?: string;
+  role: "owner" | "writer" | "reader";
+  type: "user" | "group" | "domain" | "anyone";
+  emailAddress?: string;
+  domain?: string;
+}
+
+export interface GoogleStatus {
+  signedIn: boolean;
+  kind?: "oauth" | "pasted";
+  expiresAt?: string;
+  canSignIn: boolean;
+}

@@ -3,13 +3,15 @@ import { useMutation } from "@tanstack/react-query";
 import { api } from "../api";
 import type { AppInfo, User } from "../types";
 import { ThemeSwitch } from "../theme";
+import { Documents } from "./Documents";
 import { Products } from "./Products";
 import { Webhooks } from "./Webhooks";
 
-type Area = "overview" | "products" | "webhooks";
+type Area = "overview" | "products" | "documents" | "webhooks";
 const AREAS: { id: Area; label: string }[] = [
   { id: "overview", label: "Overview" },
   { id: "products", label: "Products" },
+  { id: "documents", label: "Documents" },
   { id: "webhooks", label: "Webhooks" },
 ];
 
@@ -57,6 +59,7 @@ export function Shell({ info, user, onSignedOut }: Props) {
           </button>
         </header>
         {area === "products" && <Products />}
+        {area === "documents" && <Documents />}
         {area === "webhooks" && <Webhooks user={user} />}
         {area === "overview" && <section className="content" aria-labelledby="welcome">
           <h2 id="welcome">Welcome, {user.name}</h2>

@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { Documents } from "./Documents";
+import { mockCommands, renderWithQuery } from "../test/render";
+import type { DocumentSummary } from "../types";
+
+const doc = (id: string, name: string): DocumentSummary => ({
+  id, name, mimeType: "application/vnd.google-apps.document",
+  createdTime: "2026-01-01T00:00:00Z", modifiedTime: "2026-02-01T00:00:00Z",
+  webViewLink: `https://docs.example/d/${id}`,
+});
+const signedIn = { signedIn: true, kind: "oauth", canSignIn: true };
+const folders = [{ id: "fld_a", name: "Operations" }, { id: "fld_b", name: "Support" }];
+
+describe("Documents", () => {
+  it("lists, filters by folder, sorts and pages with Drive's tokens", async () => {
+    const calls = mockCommands({
+      google_status: () => signedIn,
+      list_folders: () => folders,
+      list_documents: (args) => ({
+        documents: [doc(`${args.pageToken ?? "first"}`, `Doc on ${args.pageToken ?? "first page"} in ${args.folderId ?? "all"}`)],
+        nextPageToken: args.pageToken ? undefined : "t2",
+      }),
+    });
+    renderWithQuery(<Documents />);
+    expect(await screen.findByText("Doc on first page in all")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Next" }));
+    expect(await screen.findByText("Doc on t2 in all")).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Next" })).toBeDisabled();
+    await userEvent.click(screen.getByRole("button", { name: "Previous" }));
+    expect(await screen.findByText("Doc on first page in all")).toBeInTheDocument();
+    await userEvent.selectOptions(screen.getByLabelText("Folder"), "fld_b");
+    expect(await screen.findByText("Doc on first page in fld_b")).toBeInTheDocument();
+    await userEvent.selectOptions(screen.getByLabelText("Sort"), "createdTime");
+    await screen.findByRole("columnheader", { name: "Created" });
+    const listed = calls.filter((c) => c.cmd === "list_documents").map((c) => c.args);
+    expect(listed).toContainEqual({ folderId: null, orderBy: "modifiedTime", pageToken: "t2", pageSize: 20 });
+    expect(listed).toContainEqual({ folderId: "fld_b", orderBy: "createdTime", pageToken: null, pageSize: 20 });
+  });
+
+  it("shows loading, empty and error states, and says when Google is not signed in", async () => {
+    mockCommands({ google_status: () => signedIn, list_folders: () => [], list_documents: () => ({ documents: [] }) });
+    const first = renderWithQuery(<Documents />);
+    expect(screen.getByText("Loading documents…")).toBeInTheDocument();
+    expect(await screen.findByText("No documents here.")).toBeInTheDocument();
+    first.unmount();
+    mockCommands({
+      google_status: () => signedIn,
+      list_folders: () => [],
+      list_documents: () => { throw { code: "integration_error", message: "Google could not be reached" }; },
+    });
+    const second = renderWithQuery(<Documents />);
+    expect(await screen.findByRole("alert")).toHaveTextContent("Google could not be reached (integration_error)");
+    second.unmount();
+    mockCommands({ google_status: () => ({ signedIn: false, canSignIn: true }) });
+    renderWithQuery(<Documents />);
+    expect(await screen.findByRole("status")).toHaveTextContent("not signed in to Google");
+  });
+
+  it("creates a document in a folder with initial sharing, naming bad fields", async () => {
+    let attempts = 0;
+    const calls = mockCommands({
+      google_status: () => signedIn,
+      list_folders: () => folders,
+      list_documents: () => ({ documents: [] }),
+      create_document: (args) => {
+        attempts += 1;
+        if (attempts === 1) throw { code: "invalid_request", message: "name: must not be blank", details: { fields: [{ field: "name", message: "must not be blank" }] } };
+        const body = args.document as { name: string };
+        return doc("new1", body.name);
+      },
+    });
+    renderWithQuery(<Documents />);
+    await screen.findByText("No documents here.");
+    await userEvent.click(screen.getByRole("button", { name: "New document" }));
+    await userEvent.click(screen.getByRole("button", { name: "Create document" }));
+    expect(await screen.findByText("Name must not be blank")).toBeInTheDocument();
+    await userEvent.type(screen.getByLabelText("Name"), "Plan 🚀");
+    await userEvent.selectOptions(screen.getByLabelText("Create in folder"), "fld_a");
+    await userEvent.type(screen.getByLabelText("First text (optional)"), "Hello 😀");
+    await userEvent.click(screen.getByLabelText("Share it right away"));
+    await userEvent.type(screen.getByLabelText("Email"), "sam@example.com");
+    await userEvent.click(screen.getByRole("button", { name: "Create document" }));
+    expect(await screen.findByRole("status", { name: "Document created" })).toHaveTextContent("Plan 🚀 was created.");
+    expect(calls.filter((c) => c.cmd === "create_document").at(-1)!.args.document).toEqual({
+      name: "Plan 🚀",
+      content: "Hello 😀",
+      folderId: "fld_a",
+      permissions: [{ role: "writer", type: "user", emailAddress: "sam@example.com" }],
+    });
+  });
+
+  it("shares with anyone with the link without an email or a notification", async () => {
+    const calls = mockCommands({
+      google_status: () => signedIn,
+      list_folders: () => folders,
+      list_documents: () => ({ documents: [doc("d1", "Roadmap")] }),
+      share_document: () => ({ permissions: [{ id: "anyoneWithLink", role: "reader", type: "anyone" }] }),
+    });
+    renderWithQuery(<Documents />);
+    await userEvent.click(await screen.findByRole("button", { name: "Share Roadmap" }));
+    await userEvent.selectOptions(screen.getByLabelText("Share with"), "anyone");
+    expect(screen.queryByLabelText("Email")).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Share" }));
+    expect(await screen.findByText("Shared: anyone with the link (reader).")).toBeInTheDocument();
+    expect(calls.find((c) => c.cmd === "share_document")!.args).toEqual({
+      id: "d1",
+      share: { permissions: [{ role: "reader", type: "anyone" }], sendNotificationEmail: undefined },
+    });
+  });
+});

@@ -1,0 +1,245 @@
+import { useState, type FormEvent } from "react";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { openUrl } from "@tauri-apps/plugin-opener";
+import { api, describeError, fieldError } from "../api";
+import type { DocumentSummary, Permission } from "../types";
+
+const PAGE_SIZE = 20;
+
+/** Documents: folder filter, sort, pages (Drive page tokens), create and share dialogs. */
+export function Documents() {
+  const [folderId, setFolderId] = useState("");
+  const [orderBy, setOrderBy] = useState("modifiedTime");
+  // Drive pages by token: the tokens of the pages before the current one.
+  const [tokens, setTokens] = useState<(string | null)[]>([null]);
+  const [creating, setCreating] = useState(false);
+  const [sharing, setSharing] = useState<DocumentSummary | null>(null);
+  const token = tokens[tokens.length - 1];
+  const google = useQuery({ queryKey: ["google-status"], queryFn: api.googleStatus });
+  const folders = useQuery({ queryKey: ["folders"], queryFn: api.listFolders, enabled: google.data?.signedIn === true });
+  const list = useQuery({
+    queryKey: ["documents", folderId, orderBy, token],
+    queryFn: () => api.listDocuments(folderId, orderBy, token, PAGE_SIZE),
+    placeholderData: keepPreviousData,
+    enabled: google.data?.signedIn === true,
+  });
+  const restart = () => setTokens([null]);
+  const folderName = (id: string) => folders.data?.find((f) => f.id === id)?.name;
+
+  if (google.data && !google.data.signedIn) {
+    return (
+      <section className="content" aria-labelledby="documents-title">
+        <h2 id="documents-title">Documents</h2>
+        <div className="banner" role="status">
+          Staffroom is not signed in to Google. An admin can sign in from Settings
+          {google.data.canSignIn ? "" : " once the Google client id is set"}.
+        </div>
+      </section>
+    );
+  }
+  return (
+    <section className="content split" aria-labelledby="documents-title">
+      <div className="stack">
+        <div className="toolbar">
+          <h2 id="documents-title">Documents</h2>
+          <div className="spacer" />
+          <label htmlFor="folder-filter" className="muted">Folder</label>
+          <select id="folder-filter" value={folderId} onChange={(e) => { setFolderId(e.target.value); restart(); }}>
+            <option value="">All folders</option>
+            {(folders.data ?? []).map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
+          </select>
+          <label htmlFor="doc-sort" className="muted">Sort</label>
+          <select id="doc-sort" value={orderBy} onChange={(e) => { setOrderBy(e.target.value); restart(); }}>
+            <option value="modifiedTime">Last modified</option>
+            <option value="createdTime">Created</option>
+          </select>
+          <button type="button" className="primary" onClick={() => setCreating(true)}>New document</button>
+        </div>
+        {(google.isPending || list.isPending) && <p className="muted">Loading documents…</p>}
+        {google.isError && <p className="error" role="alert">{describeError(google.error)}</p>}
+        {list.isError && <p className="error" role="alert">{describeError(list.error)}</p>}
+        {list.data && list.data.documents.length === 0 && <p className="muted">No documents here.</p>}
+        {list.data && list.data.documents.length > 0 && (
+          <table className="table" aria-label="Documents">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>{orderBy === "createdTime" ? "Created" : "Last modified"}</th>
+                <th><span className="sr-only">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.documents.map((d) => (
+                <tr key={d.id}>
+                  <td>{d.name}</td>
+                  <td className="muted">{new Date(orderBy === "createdTime" ? d.createdTime : d.modifiedTime).toLocaleString()}</td>
+                  <td className="row">
+                    <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
+                    <button type="button" onClick={() => void openUrl(d.webViewLink)} aria-label={`Open ${d.name} in the browser`}>Open in browser</button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {(tokens.length > 1 || list.data?.nextPageToken) && (
+          <nav className="pager" aria-label="Pages">
+            <button type="button" onClick={() => setTokens(tokens.slice(0, -1))} disabled={tokens.length <= 1}>Previous</button>
+            <span>Page {tokens.length}{folderId && folderName(folderId) ? ` · ${folderName(folderId)}` : ""}</span>
+            <button
+              type="button"
+              onClick={() => list.data?.nextPageToken && setTokens([...tokens, list.data.nextPageToken])}
+              disabled={!list.data?.nextPageToken}
+            >
+              Next
+            </button>
+          </nav>
+        )}
+      </div>
+      {creating && <CreateDocument folders={folders.data ?? []} folderId={folderId} onClose={() => setCreating(false)} />}
+      {sharing && !creating && <ShareDocument key={sharing.id} document={sharing} onClose={() => setSharing(null)} />}
+    </section>
+  );
+}
+
+function PermissionFields({ value, onChange, prefix }: { value: Permission; onChange: (p: Permission) => void; prefix: string }) {
+  return (
+    <>
+      <label htmlFor={`${prefix}-type`}>Share with</label>
+      <select id={`${prefix}-type`} value={value.type} onChange={(e) => onChange({ ...value, type: e.target.value as Permission["type"] })}>
+        <option value="user">A person</option>
+        <option value="group">A group</option>
+        <option value="domain">Everyone in a domain</option>
+        <option value="anyone">Anyone with the link</option>
+      </select>
+      {(value.type === "user" || value.type === "group") && (
+        <>
+          <label htmlFor={`${prefix}-email`}>Email</label>
+          <input id={`${prefix}-email`} type="email" value={value.emailAddress ?? ""} onChange={(e) => onChange({ ...value, emailAddress: e.target.value })} />
+        </>
+      )}
+      {value.type === "domain" && (
+        <>
+          <label htmlFor={`${prefix}-domain`}>Domain</label>
+          <input id={`${prefix}-domain`} value={value.domain ?? ""} onChange={(e) => onChange({ ...value, domain: e.target.value })} placeholder="example.com" />
+        </>
+      )}
+      <label htmlFor={`${prefix}-role`}>Role</label>
+      <select id={`${prefix}-role`} value={value.role} onChange={(e) => onChange({ ...value, role: e.target.value as Permission["role"] })}>
+        <option value="reader">Reader</option>
+        <option value="writer">Writer</option>
+        {value.type === "user" && <option value="owner">Owner (transfer ownership)</option>}
+      </select>
+    </>
+  );
+}
+
+/** Only the fields the permission's type takes. */
+function cleanPermission(p: Permission): Permission {
+  return {
+    role: p.role,
+    type: p.type,
+    ...(p.type === "user" || p.type === "group" ? { emailAddress: p.emailAddress ?? "" } : {}),
+    ...(p.type === "domain" ? { domain: p.domain ?? "" } : {}),
+  };
+}
+
+function CreateDocument({ folders, folderId, onClose }: { folders: { id: string; name: string }[]; folderId: string; onClose: () => void }) {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState("");
+  const [content, setContent] = useState("");
+  const [folder, setFolder] = useState(folderId);
+  const [share, setShare] = useState(false);
+  const [permission, setPermission] = useState<Permission>({ role: "writer", type: "user", emailAddress: "" });
+  const create = useMutation({
+    mutationFn: () =>
+      api.createDocument({
+        name,
+        content: content || undefined,
+        folderId: folder || undefined,
+        permissions: share ? [cleanPermission(permission)] : undefined,
+      }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["documents"] }),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const problem = (field: string) => fieldError(create.error, field);
+  if (create.data) {
+    return (
+      <aside className="card detail callout" role="status" aria-label="Document created">
+        <p><strong>{create.data.name}</strong> was created.</p>
+        <div className="row">
+          <button type="button" onClick={() => void openUrl(create.data.webViewLink)}>Open in browser</button>
+          <button type="button" className="primary" onClick={onClose}>Done</button>
+        </div>
+      </aside>
+    );
+  }
+  return (
+    <aside className="card detail">
+      <form className="stack" onSubmit={submit} aria-label="New document" noValidate>
+        <h3>New document</h3>
+        <label htmlFor="doc-name">Name</label>
+        <input id="doc-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={255} aria-invalid={Boolean(problem("name"))} autoFocus />
+        {problem("name") && <p className="field-error">Name {problem("name")}</p>}
+        <label htmlFor="doc-folder">Create in folder</label>
+        <select id="doc-folder" value={folder} onChange={(e) => setFolder(e.target.value)}>
+          <option value="">My Drive</option>
+          {folders.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
+        </select>
+        <label htmlFor="doc-content">First text (optional)</label>
+        <textarea id="doc-content" rows={4} value={content} onChange={(e) => setContent(e.target.value)} />
+        <label className="row">
+          <input type="checkbox" checked={share} onChange={(e) => setShare(e.target.checked)} /> Share it right away
+        </label>
+        {share && <PermissionFields value={permission} onChange={setPermission} prefix="new-share" />}
+        {create.isError && !problem("name") && <p className="error" role="alert">{describeError(create.error)}</p>}
+        <div className="row">
+          <button type="button" onClick={onClose}>Cancel</button>
+          <button type="submit" className="primary" disabled={create.isPending}>{create.isPending ? "Creating…" : "Create document"}</button>
+        </div>
+      </form>
+    </aside>
+  );
+}
+
+function ShareDocument({ document, onClose }: { document: DocumentSummary; onClose: () => void }) {
+  const [permission, setPermission] = useState<Permission>({ role: "reader", type: "user", emailAddress: "" });
+  const [notify, setNotify] = useState(true);
+  const share = useMutation({
+    mutationFn: () =>
+      api.shareDocument(document.id, {
+        permissions: [cleanPermission(permission)],
+        sendNotificationEmail: permission.type === "user" || permission.type === "group" ? notify : undefined,
+      }),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    share.mutate();
+  };
+  return (
+    <aside className="card detail">
+      <form className="stack" onSubmit={submit} aria-label={`Share ${document.name}`} noValidate>
+        <h3>Share “{document.name}”</h3>
+        <PermissionFields value={permission} onChange={setPermission} prefix="share" />
+        {(permission.type === "user" || permission.type === "group") && permission.role !== "owner" && (
+          <label className="row">
+            <input type="checkbox" checked={notify} onChange={(e) => setNotify(e.target.checked)} /> Send an email
+          </label>
+        )}
+        {share.isError && <p className="error" role="alert">{describeError(share.error)}</p>}
+        {share.data && (
+          <p className="callout" role="status">
+            Shared: {share.data.permissions.map((p) => `${p.emailAddress ?? p.domain ?? "anyone with the link"} (${p.role})`).join(", ")}.
+          </p>
+        )}
+        <div className="row">
+          <button type="button" onClick={onClose}>{share.data ? "Done" : "Cancel"}</button>
+          <button type="submit" className="primary" disabled={share.isPending}>{share.isPending ? "Sharing…" : "Share"}</button>
+        </div>
+      </form>
+    </aside>
+  );
+}
