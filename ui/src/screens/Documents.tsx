@@ -73,9 +73,11 @@ export function Documents() {
                 <tr key={d.id}>
                   <td>{d.name}</td>
                   <td className="muted">{new Date(orderBy === "createdTime" ? d.createdTime : d.modifiedTime).toLocaleString()}</td>
-                  <td className="row">
-                    <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
-                    <button type="button" onClick={() => void openUrl(d.webViewLink)} aria-label={`Open ${d.name} in the browser`}>Open in browser</button>
+                  <td>
+                    <div className="row">
+                      <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
+                      <button type="button" onClick={() => void openUrl(d.webViewLink)} aria-label={`Open ${d.name} in the browser`}>Open in browser</button>
+                    </div>
                   </td>
                 </tr>
               ))}
@@ -191,7 +193,7 @@ function CreateDocument({ folders, folderId, onClose }: { folders: { id: string;
         </select>
         <label htmlFor="doc-content">First text (optional)</label>
         <textarea id="doc-content" rows={4} value={content} onChange={(e) => setContent(e.target.value)} />
-        <label className="row">
+        <label className="check">
           <input type="checkbox" checked={share} onChange={(e) => setShare(e.target.checked)} /> Share it right away
         </label>
         {share && <PermissionFields value={permission} onChange={setPermission} prefix="new-share" />}
@@ -225,7 +227,7 @@ function ShareDocument({ document, onClose }: { document: DocumentSummary; onClo
         <h3>Share “{document.name}”</h3>
         <PermissionFields value={permission} onChange={setPermission} prefix="share" />
         {(permission.type === "user" || permission.type === "group") && permission.role !== "owner" && (
-          <label className="row">
+          <label className="check">
             <input type="checkbox" checked={notify} onChange={(e) => setNotify(e.target.checked)} /> Send an email
           </label>
         )}
