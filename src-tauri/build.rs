@@ -20,6 +20,11 @@ const COMMANDS: &[&str] = &[
     "create_document",
     "share_document",
     "google_status",
+    "open_editor",
+    "editor_document",
+    "save_document",
+    "save_draft",
+    "discard_draft",
 ];
 
 fn main() {

@@ -324,3 +324,79 @@ pub async fn google_status(
     state.identity().await.map_err(|e| expired(&app, e))?;
     state.core.docs.auth().status().await
 }
+
+// ---- the editor window ------------------------------------------------------------------------
+
+/// Opens (or focuses) the editor window of a document: one window per document.
+#[tauri::command]
+pub async fn open_editor(app: AppHandle, state: State<'_, DesktopState>, id: String, name: String) -> Result<(), Error> {
+    use tauri::Manager;
+    state.identity().await.map_err(|e| expired(&app, e))?;
+    let id = staffroom::docs::validate::document_id(&id)?;
+    let label = format!("editor-{id}");
+    if let Some(window) = app.get_webview_window(&label) {
+        let _ = window.unminimize();
+        let _ = window.set_focus();
+        return Ok(());
+    }
+    let url = tauri::WebviewUrl::App(format!("index.html?editor={id}").into());
+    tauri::WebviewWindowBuilder::new(&app, label, url)
+        .title(format!("{name} — Staffroom"))
+        .inner_size(900.0, 760.0)
+        .min_inner_size(600.0, 400.0)
+        .build()
+        .map_err(|e| Error::internal("editor window", e))?;
+    Ok(())
+}
+
+/// What the editor shows: the document (the offline copy when Google is out of reach), its
+/// blocks as the planner sees them, and the unsaved draft if one was kept.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorView {
+    pub document: staffroom::docs::model::Document,
+    pub blocks: Vec<staffroom::docs::planner::EditBlock>,
+    pub stale: bool,
+    pub draft: Option<staffroom::store::docs::Draft>,
+}
+
+#[tauri::command]
+pub async fn editor_document(app: AppHandle, state: State<'_, DesktopState>, id: String) -> Result<EditorView, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    let read = state.core.docs.get(&id, &Default::default()).await?;
+    let draft = state.core.docs.draft(&actor, &id).await?;
+    Ok(EditorView {
+        blocks: staffroom::docs::planner::editable_blocks(&read.document),
+        document: read.document,
+        stale: read.stale.unwrap_or(false),
+        draft,
+    })
+}
+
+#[tauri::command]
+pub async fn save_document(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    id: String,
+    edits: staffroom::docs::SaveEdits,
+) -> Result<staffroom::docs::SaveOutcome, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    state.core.docs.save(&actor, &id, edits).await
+}
+
+#[tauri::command]
+pub async fn save_draft(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    id: String,
+    edits: staffroom::docs::SaveEdits,
+) -> Result<staffroom::store::docs::Draft, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    state.core.docs.save_draft(&actor, &id, edits).await
+}
+
+#[tauri::command]
+pub async fn discard_draft(app: AppHandle, state: State<'_, DesktopState>, id: String) -> Result<(), Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    state.core.docs.discard_draft(&actor, &id).await
+}

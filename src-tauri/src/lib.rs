@@ -84,6 +84,11 @@ pub fn run() {
             commands::create_document,
             commands::share_document,
             commands::google_status,
+            commands::open_editor,
+            commands::editor_document,
+            commands::save_document,
+            commands::save_draft,
+            commands::discard_draft,
         ])
         .run(tauri::generate_context!())
         .expect("error while running Staffroom");

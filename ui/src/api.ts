@@ -1,7 +1,7 @@
 // Typed wrappers over the desktop commands. Every rejection is the core's error object.
 import { invoke } from "@tauri-apps/api/core";
 import type {
-  ApiError, AppInfo, AuthResponse, DocumentList, DocumentSummary, Folder, GoogleStatus, InboxEntry, Order, PageMeta,
+  ApiError, AppInfo, AuthResponse, DocumentList, Draft, EditBlock, EditorView, SaveOutcome, DocumentSummary, Folder, GoogleStatus, InboxEntry, Order, PageMeta,
   Permission, Product, ReceiverStatus, User,
 } from "./types";
 
@@ -43,6 +43,13 @@ export const api = {
   shareDocument: (id: string, share: { permissions: Permission[]; sendNotificationEmail?: boolean }) =>
     call<{ permissions: Permission[] }>("share_document", { id, share }),
   googleStatus: () => call<GoogleStatus>("google_status"),
+  openEditor: (id: string, name: string) => call<void>("open_editor", { id, name }),
+  editorDocument: (id: string) => call<EditorView>("editor_document", { id }),
+  saveDocument: (id: string, baseRevisionId: string, blocks: EditBlock[]) =>
+    call<SaveOutcome>("save_document", { id, edits: { baseRevisionId, blocks } }),
+  saveDraft: (id: string, baseRevisionId: string, blocks: EditBlock[]) =>
+    call<Draft>("save_draft", { id, edits: { baseRevisionId, blocks } }),
+  discardDraft: (id: string) => call<void>("discard_draft", { id }),
 };
 
 /** Money in minor units as people read it. */

@@ -144,3 +144,56 @@ export interface GoogleStatus {
   expiresAt?: string;
   canSignIn: boolean;
 }
+
+export interface TextRun {
+  content: string;
+  style?: Record<string, unknown>;
+}
+
+export interface StructuralElement {
+  startIndex: number;
+  endIndex: number;
+  paragraph?: {
+    elements: { startIndex: number; endIndex: number; textRun?: TextRun }[];
+    paragraphStyle?: { namedStyleType?: string };
+  };
+  sectionBreak?: unknown;
+  table?: { rows: number; columns: number; tableRows: { tableCells: { content: StructuralElement[] }[] }[] };
+  tableOfContents?: unknown;
+}
+
+export interface GoogleDocument {
+  id: string;
+  name: string;
+  revisionId: string;
+  body: { content: StructuralElement[] };
+}
+
+export type EditBlock =
+  | { kind: "paragraph"; text: string; style: string }
+  | { kind: "fixed"; startIndex: number };
+
+export interface Draft {
+  documentId: string;
+  baseRevisionId: string;
+  blocks: EditBlock[];
+  updatedAt: string;
+}
+
+export interface EditorView {
+  document: GoogleDocument;
+  blocks: EditBlock[];
+  stale: boolean;
+  draft: Draft | null;
+}
+
+export interface RebaseConflict {
+  at: number;
+  len: number;
+  mine: EditBlock[];
+  theirs: EditBlock[];
+}
+
+export type SaveOutcome =
+  | { outcome: "saved"; document: GoogleDocument; requests: number }
+  | { outcome: "conflict"; document: GoogleDocument; rebased: { blocks: EditBlock[]; conflicts: RebaseConflict[] } };

@@ -75,6 +75,7 @@ export function Documents() {
                   <td className="muted">{new Date(orderBy === "createdTime" ? d.createdTime : d.modifiedTime).toLocaleString()}</td>
                   <td>
                     <div className="row">
+                      <button type="button" className="primary" onClick={() => void api.openEditor(d.id, d.name)} aria-label={`Edit ${d.name}`}>Edit</button>
                       <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
                       <button type="button" onClick={() => void openUrl(d.webViewLink)} aria-label={`Open ${d.name} in the browser`}>Open in browser</button>
                     </div>

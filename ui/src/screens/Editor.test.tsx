@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { Editor } from "./Editor";
+import { mockCommands, renderWithQuery } from "../test/render";
+import type { EditorView, GoogleDocument } from "../types";
+
+const document: GoogleDocument = {
+  id: "d1",
+  name: "Roadmap",
+  revisionId: "rev1",
+  body: {
+    content: [
+      { startIndex: 0, endIndex: 1, sectionBreak: {} },
+      { startIndex: 1, endIndex: 9, paragraph: { elements: [{ startIndex: 1, endIndex: 9, textRun: { content: "Roadmap\n" } }], paragraphStyle: { namedStyleType: "TITLE" } } },
+      { startIndex: 9, endIndex: 22, paragraph: { elements: [
+        { startIndex: 9, endIndex: 14, textRun: { content: "Ship " } },
+        { startIndex: 14, endIndex: 21, textRun: { content: "Tuesday", style: { bold: true } } },
+        { startIndex: 21, endIndex: 22, textRun: { content: "\n" } },
+      ], paragraphStyle: { namedStyleType: "NORMAL_TEXT" } } },
+      { startIndex: 22, endIndex: 40, table: { rows: 1, columns: 2, tableRows: [{ tableCells: [
+        { content: [{ startIndex: 25, endIndex: 30, paragraph: { elements: [{ startIndex: 25, endIndex: 30, textRun: { content: "Item\n" } }] } }] },
+        { content: [{ startIndex: 31, endIndex: 39, paragraph: { elements: [{ startIndex: 31, endIndex: 39, textRun: { content: "Units 😀\n" } }] } }] },
+      ] }] } },
+      { startIndex: 40, endIndex: 41, paragraph: { elements: [{ startIndex: 40, endIndex: 41, textRun: { content: "\n" } }] } },
+    ],
+  },
+};
+const view = (extra: Partial<EditorView> = {}): EditorView => ({
+  document,
+  blocks: [
+    { kind: "paragraph", text: "Roadmap", style: "TITLE" },
+    { kind: "paragraph", text: "Ship Tuesday", style: "NORMAL_TEXT" },
+    { kind: "fixed", startIndex: 22 },
+    { kind: "paragraph", text: "", style: "NORMAL_TEXT" },
+  ],
+  stale: false,
+  draft: null,
+  ...extra,
+});
+
+describe("Editor", () => {
+  it("shows styles, character styles and a read-only table", async () => {
+    mockCommands({ editor_document: () => view() });
+    renderWithQuery(<Editor id="d1" />);
+    expect(screen.getByText("Opening the document…")).toBeInTheDocument();
+    expect(await screen.findByRole("heading", { name: "Roadmap" })).toBeInTheDocument();
+    expect(screen.getByLabelText("Style of paragraph 1")).toHaveValue("TITLE");
+    expect(within(screen.getByRole("button", { name: "Paragraph 2" })).getByText("Tuesday").tagName).toBe("STRONG");
+    const table = screen.getByRole("table", { name: "Table (read-only)" });
+    expect(within(table).getByText("Units 😀")).toBeInTheDocument();
+    expect(within(table).queryByRole("textbox")).not.toBeInTheDocument();
+  });
+
+  it("edits text with an emoji and a style, and saves through the planner", async () => {
+    const calls = mockCommands({
+      editor_document: () => view(),
+      save_document: () => ({ outcome: "saved", document, requests: 2 }),
+    });
+    renderWithQuery(<Editor id="d1" />);
+    await userEvent.click(await screen.findByRole("button", { name: "Paragraph 2" }));
+    await userEvent.type(screen.getByRole("textbox", { name: "Paragraph 2" }), " 🎉");
+    await userEvent.selectOptions(screen.getByLabelText("Style of paragraph 1"), "HEADING_1");
+    expect(screen.getByText("Unsaved changes")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Save" }));
+    expect(await screen.findByText("Saved (2 changes sent).")).toBeInTheDocument();
+    expect(calls.find((c) => c.cmd === "save_document")!.args).toEqual({
+      id: "d1",
+      edits: {
+        baseRevisionId: "rev1",
+        blocks: [
+          { kind: "paragraph", text: "Roadmap", style: "HEADING_1" },
+          { kind: "paragraph", text: "Ship Tuesday 🎉", style: "NORMAL_TEXT" },
+          { kind: "fixed", startIndex: 22 },
+          { kind: "paragraph", text: "", style: "NORMAL_TEXT" },
+        ],
+      },
+    });
+  });
+
+  it("splits a paragraph with Enter and joins it back with Backspace", async () => {
+    mockCommands({ editor_document: () => view() });
+    renderWithQuery(<Editor id="d1" />);
+    await userEvent.click(await screen.findByRole("button", { name: "Paragraph 2" }));
+    const box = screen.getByRole("textbox", { name: "Paragraph 2" }) as HTMLTextAreaElement;
+    box.setSelectionRange(5, 5);
+    await userEvent.keyboard("{Enter}");
+    expect(screen.getByRole("textbox", { name: "Paragraph 3" })).toHaveValue("Tuesday");
+    expect(screen.getByRole("button", { name: "Paragraph 2" })).toHaveTextContent("Ship");
+    await userEvent.keyboard("{Backspace}");
+    expect(screen.getByRole("textbox", { name: "Paragraph 2" })).toHaveValue("Ship Tuesday");
+  });
+
+  it("restores a draft and never overwrites a collaborator silently", async () => {
+    const calls = mockCommands({
+      editor_document: () => view({ draft: { documentId: "d1", baseRevisionId: "rev1", updatedAt: "2026-11-22T10:00:00Z", blocks: [
+        { kind: "paragraph", text: "Mine", style: "TITLE" },
+        { kind: "paragraph", text: "Ship Tuesday", style: "NORMAL_TEXT" },
+        { kind: "fixed", startIndex: 22 },
+        { kind: "paragraph", text: "", style: "NORMAL_TEXT" },
+      ] } }),
+      save_document: (args) => {
+        const edits = args.edits as { baseRevisionId: string };
+        if (edits.baseRevisionId === "rev1") {
+          return { outcome: "conflict", document: { ...document, revisionId: "rev2" }, rebased: {
+            blocks: [{ kind: "paragraph", text: "Theirs", style: "TITLE" }, { kind: "paragraph", text: "Ship Tuesday", style: "NORMAL_TEXT" }, { kind: "fixed", startIndex: 22 }, { kind: "paragraph", text: "", style: "NORMAL_TEXT" }],
+            conflicts: [{ at: 0, len: 1, mine: [{ kind: "paragraph", text: "Mine", style: "TITLE" }], theirs: [{ kind: "paragraph", text: "Theirs", style: "TITLE" }] }],
+          } };
+        }
+        return { outcome: "saved", document, requests: 1 };
+      },
+    });
+    renderWithQuery(<Editor id="d1" />);
+    expect(await screen.findByText(/Restored your unsaved edits/)).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Paragraph 1" })).toHaveTextContent("Mine");
+    await userEvent.click(screen.getByRole("button", { name: "Save" }));
+    const conflict = await screen.findByRole("region", { name: "Conflict" });
+    expect(within(conflict).getByText("Theirs")).toBeInTheDocument();
+    expect(within(conflict).getByText("Mine")).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Save" })).toBeDisabled();
+    await userEvent.click(within(conflict).getByRole("button", { name: "Use mine" }));
+    await userEvent.click(screen.getByRole("button", { name: "Save" }));
+    await screen.findByText("Saved (1 changes sent).");
+    const saves = calls.filter((c) => c.cmd === "save_document").map((c) => c.args.edits as { baseRevisionId: string; blocks: { text?: string }[] });
+    expect(saves[1].baseRevisionId).toBe("rev2");
+    expect(saves[1].blocks[0].text).toBe("Mine");
+  });
+
+  it("says when the document cannot be opened", async () => {
+    mockCommands({ editor_document: () => { throw { code: "not_found", message: "Requested entity was not found." }; } });
+    renderWithQuery(<Editor id="d1" />);
+    expect(await screen.findByRole("alert")).toHaveTextContent("Requested entity was not found. (not_found)");
+  });
+});

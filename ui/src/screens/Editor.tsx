@@ -1,0 +1,286 @@
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, describeError } from "../api";
+import type { EditBlock, EditorView, GoogleDocument, RebaseConflict, StructuralElement, TextRun } from "../types";
+
+const STYLES: { id: string; label: string }[] = [
+  { id: "NORMAL_TEXT", label: "Normal text" },
+  { id: "TITLE", label: "Title" },
+  { id: "SUBTITLE", label: "Subtitle" },
+  { id: "HEADING_1", label: "Heading 1" },
+  { id: "HEADING_2", label: "Heading 2" },
+  { id: "HEADING_3", label: "Heading 3" },
+  { id: "HEADING_4", label: "Heading 4" },
+  { id: "HEADING_5", label: "Heading 5" },
+  { id: "HEADING_6", label: "Heading 6" },
+];
+
+/** How often unsaved edits are kept as a draft. */
+export const DRAFT_DELAY_MS = 3000;
+
+/** The editor window of one document. */
+export function Editor({ id }: { id: string }) {
+  const view = useQuery({ queryKey: ["editor", id], queryFn: () => api.editorDocument(id) });
+  if (view.isPending) return <main className="editor"><p className="muted">Opening the document…</p></main>;
+  if (view.isError) return <main className="editor"><p className="error" role="alert">{describeError(view.error)}</p></main>;
+  return <EditorBody key={view.data.document.revisionId} id={id} view={view.data} />;
+}
+
+type Paragraph = Extract<EditBlock, { kind: "paragraph" }>;
+
+function EditorBody({ id, view }: { id: string; view: EditorView }) {
+  const queryClient = useQueryClient();
+  const [doc, setDoc] = useState<GoogleDocument>(view.document);
+  const [base, setBase] = useState(view.draft?.baseRevisionId ?? view.document.revisionId);
+  const [blocks, setBlocks] = useState<EditBlock[]>(view.draft?.blocks ?? view.blocks);
+  const [dirty, setDirty] = useState(false);
+  const [editing, setEditing] = useState<number | null>(null);
+  const [caret, setCaret] = useState<number | null>(null);
+  const [conflicts, setConflicts] = useState<RebaseConflict[]>([]);
+  const [note, setNote] = useState<string | null>(view.draft ? `Restored your unsaved edits from ${new Date(view.draft.updatedAt).toLocaleString()}.` : null);
+
+  useEffect(() => {
+    document.title = `${doc.name} — Staffroom`;
+  }, [doc.name]);
+
+  // Elements by start index (fixed blocks), and the styled runs of the base paragraphs.
+  const elements = useMemo(() => new Map(doc.body.content.map((e) => [e.startIndex, e])), [doc]);
+  const baseRuns = useMemo(() => {
+    const runs = new Map<string, TextRun[]>();
+    for (const e of doc.body.content) {
+      const p = e.paragraph;
+      if (!p) continue;
+      const list = p.elements.flatMap((el) => (el.textRun ? [el.textRun] : []));
+      const text = list.map((r) => r.content).join("").replace(/\n$/, "");
+      if (!runs.has(text)) runs.set(text, list);
+    }
+    return runs;
+  }, [doc]);
+
+  const draft = useMutation({
+    mutationFn: () => api.saveDraft(id, base, blocks),
+    onSuccess: (d) => setNote(`Unsaved edits kept at ${new Date(d.updatedAt).toLocaleTimeString()}.`),
+  });
+  useEffect(() => {
+    if (!dirty) return;
+    const timer = setTimeout(() => draft.mutate(), DRAFT_DELAY_MS);
+    return () => clearTimeout(timer);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [blocks, dirty]);
+
+  const save = useMutation({
+    mutationFn: () => api.saveDocument(id, base, blocks),
+    onSuccess: (outcome) => {
+      if (outcome.outcome === "saved") {
+        setDirty(false);
+        setNote(outcome.requests === 0 ? "Nothing to save." : `Saved (${outcome.requests} changes sent).`);
+        void queryClient.invalidateQueries({ queryKey: ["editor", id] });
+        return;
+      }
+      setDoc(outcome.document);
+      setBase(outcome.document.revisionId);
+      setBlocks(outcome.rebased.blocks);
+      setConflicts(outcome.rebased.conflicts);
+      setNote(
+        outcome.rebased.conflicts.length === 0
+          ? "Someone else changed this document. Your edits were carried onto their version: check and save again."
+          : "Someone else changed the same parts. Choose a version for each below, then save again.",
+      );
+    },
+  });
+
+  const update = (next: EditBlock[]) => {
+    setBlocks(next);
+    setDirty(true);
+  };
+  const setParagraph = (index: number, change: Partial<Paragraph>) =>
+    update(blocks.map((b, i) => (i === index && b.kind === "paragraph" ? { ...b, ...change } : b)));
+
+  const onKeyDown = (index: number, event: KeyboardEvent<HTMLTextAreaElement>) => {
+    const block = blocks[index] as Paragraph;
+    const at = event.currentTarget.selectionStart;
+    if ((event.ctrlKey || event.metaKey) && event.key === "s") {
+      event.preventDefault();
+      save.mutate();
+    } else if (event.key === "Enter") {
+      // Enter splits the paragraph at the caret, as in any editor.
+      event.preventDefault();
+      const next: Paragraph = { kind: "paragraph", text: block.text.slice(at), style: "NORMAL_TEXT" };
+      update([...blocks.slice(0, index), { ...block, text: block.text.slice(0, at) }, next, ...blocks.slice(index + 1)]);
+      setEditing(index + 1);
+      setCaret(0);
+    } else if (event.key === "Backspace" && at === 0 && event.currentTarget.selectionEnd === 0 && blocks[index - 1]?.kind === "paragraph") {
+      // Backspace at the start joins the paragraph to the one before.
+      event.preventDefault();
+      const previous = blocks[index - 1] as Paragraph;
+      update([...blocks.slice(0, index - 1), { ...previous, text: previous.text + block.text }, ...blocks.slice(index + 1)]);
+      setEditing(index - 1);
+      setCaret(previous.text.length);
+    } else if (event.key === "Escape") {
+      setEditing(null);
+    }
+  };
+
+  const choose = (conflict: RebaseConflict, side: "mine" | "theirs") => {
+    if (side === "mine") {
+      const delta = conflict.mine.length - conflict.len;
+      update([...blocks.slice(0, conflict.at), ...conflict.mine, ...blocks.slice(conflict.at + conflict.len)]);
+      setConflicts(conflicts.filter((c) => c !== conflict).map((c) => (c.at > conflict.at ? { ...c, at: c.at + delta } : c)));
+    } else {
+      setConflicts(conflicts.filter((c) => c !== conflict));
+    }
+  };
+
+  return (
+    <main className="editor" aria-label={`Editing ${doc.name}`}>
+      <header className="editor-bar">
+        <h1>{doc.name}</h1>
+        <div className="spacer" />
+        <span className="muted small" role="status">{dirty ? "Unsaved changes" : "All changes saved"}</span>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => save.mutate()}
+          disabled={save.isPending || conflicts.length > 0}
+          title="Save (Ctrl+S)"
+        >
+          {save.isPending ? "Saving…" : "Save"}
+        </button>
+      </header>
+      {view.stale && <div className="banner" role="status">Google cannot be reached: this is the copy read earlier. Edits are kept as a draft until it can be saved.</div>}
+      {note && <p className="callout small" aria-live="polite">{note}</p>}
+      {save.isError && <p className="error" role="alert">{describeError(save.error)}</p>}
+      {conflicts.map((c, n) => (
+        <section key={`${c.at}-${n}`} className="card conflict" aria-label="Conflict">
+          <div className="conflict-sides">
+            <div>
+              <h3>Their version</h3>
+              {c.theirs.map((b, i) => <p key={i}>{b.kind === "paragraph" ? b.text || "(empty line)" : "(table)"}</p>)}
+            </div>
+            <div>
+              <h3>Your version</h3>
+              {c.mine.map((b, i) => <p key={i}>{b.kind === "paragraph" ? b.text || "(empty line)" : "(table)"}</p>)}
+            </div>
+          </div>
+          <div className="row">
+            <button type="button" onClick={() => choose(c, "theirs")}>Keep theirs</button>
+            <button type="button" onClick={() => choose(c, "mine")} disabled={c.mine.some((b) => b.kind === "fixed")}>Use mine</button>
+          </div>
+        </section>
+      ))}
+      <article className="page">
+        {blocks.map((block, index) => {
+          if (block.kind === "fixed") return <Fixed key={`f${block.startIndex}`} element={elements.get(block.startIndex)} />;
+          const label = `Paragraph ${index + 1}`;
+          return (
+            <div key={index} className="para-row">
+              <select
+                aria-label={`Style of paragraph ${index + 1}`}
+                value={block.style}
+                onChange={(e) => setParagraph(index, { style: e.target.value })}
+              >
+                {STYLES.map((s) => <option key={s.id} value={s.id}>{s.label}</option>)}
+              </select>
+              {editing === index ? (
+                <AutoTextarea
+                  label={label}
+                  className={`para para-${block.style}`}
+                  value={block.text}
+                  caret={caret}
+                  onChange={(text) => setParagraph(index, { text })}
+                  onKeyDown={(e) => onKeyDown(index, e)}
+                />
+              ) : (
+                <div
+                  role="button"
+                  tabIndex={0}
+                  aria-label={label}
+                  className={`para para-${block.style}`}
+                  onClick={() => { setEditing(index); setCaret(null); }}
+                  onKeyDown={(e) => { if (e.key === "Enter") { e.preventDefault(); setEditing(index); setCaret(null); } }}
+                >
+                  <Runs runs={baseRuns.get(block.text)} text={block.text} />
+                </div>
+              )}
+            </div>
+          );
+        })}
+      </article>
+    </main>
+  );
+}
+
+function AutoTextarea(props: {
+  label: string;
+  className: string;
+  value: string;
+  caret: number | null;
+  onChange: (value: string) => void;
+  onKeyDown: (event: KeyboardEvent<HTMLTextAreaElement>) => void;
+}) {
+  const ref = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.focus();
+    const at = props.caret ?? el.value.length;
+    el.setSelectionRange(at, at);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+  return (
+    <textarea
+      ref={ref}
+      aria-label={props.label}
+      className={props.className}
+      rows={Math.max(1, Math.ceil(props.value.length / 80))}
+      value={props.value}
+      onChange={(e) => props.onChange(e.target.value.replace(/\n/g, " "))}
+      onKeyDown={props.onKeyDown}
+    />
+  );
+}
+
+/** A paragraph's text with its character styles, when it is still the text that was read. */
+function Runs({ runs, text }: { runs?: TextRun[]; text: string }) {
+  if (!text) return <span className="muted">&nbsp;</span>;
+  if (!runs) return <>{text}</>;
+  return (
+    <>
+      {runs.map((run, i) => {
+        const content = run.content.replace(/\n$/, "");
+        const style = run.style ?? {};
+        let node: React.ReactNode = content;
+        if (style.bold) node = <strong>{node}</strong>;
+        if (style.italic) node = <em>{node}</em>;
+        if (style.underline || style.link) node = <u>{node}</u>;
+        return <span key={i} title={style.link ? "Link" : undefined}>{node}</span>;
+      })}
+    </>
+  );
+}
+
+/** A table or other structure: shown, never edited. */
+function Fixed({ element }: { element?: StructuralElement }) {
+  if (element?.table) {
+    return (
+      <table className="table doc-table" aria-label="Table (read-only)">
+        <tbody>
+          {element.table.tableRows.map((row, r) => (
+            <tr key={r}>
+              {row.tableCells.map((cell, c) => (
+                <td key={c}>
+                  {cell.content
+                    .flatMap((e) => e.paragraph?.elements ?? [])
+                    .map((el) => el.textRun?.content ?? "")
+                    .join("")
+                    .trim()}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    );
+  }
+  return <p className="fixed muted" aria-label="Read-only part">(An image or other part that cannot be edited here)</p>;
+}
