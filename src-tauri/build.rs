@@ -25,6 +25,10 @@ const COMMANDS: &[&str] = &[
     "save_document",
     "save_draft",
     "discard_draft",
+    "list_orders",
+    "get_order",
+    "list_subscriptions",
+    "act_on_subscription",
 ];
 
 fn main() {

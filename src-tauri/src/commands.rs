@@ -329,7 +329,12 @@ pub async fn google_status(
 
 /// Opens (or focuses) the editor window of a document: one window per document.
 #[tauri::command]
-pub async fn open_editor(app: AppHandle, state: State<'_, DesktopState>, id: String, name: String) -> Result<(), Error> {
+pub async fn open_editor(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    id: String,
+    name: String,
+) -> Result<(), Error> {
     use tauri::Manager;
     state.identity().await.map_err(|e| expired(&app, e))?;
     let id = staffroom::docs::validate::document_id(&id)?;
@@ -399,4 +404,59 @@ pub async fn save_draft(
 pub async fn discard_draft(app: AppHandle, state: State<'_, DesktopState>, id: String) -> Result<(), Error> {
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
     state.core.docs.discard_draft(&actor, &id).await
+}
+
+// ---- orders and subscriptions -----------------------------------------------------------------
+
+#[tauri::command]
+pub async fn list_orders(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    page: Option<u32>,
+    limit: Option<u32>,
+) -> Result<staffroom::payments::OrderList, Error> {
+    state.identity().await.map_err(|e| expired(&app, e))?;
+    state.core.payments.list_orders(&query(page, limit, None)).await
+}
+
+/// One order with its event history.
+#[tauri::command]
+pub async fn get_order(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    id: String,
+) -> Result<staffroom::payments::model::OrderDto, Error> {
+    state.identity().await.map_err(|e| expired(&app, e))?;
+    state.core.payments.get_order(&id).await
+}
+
+#[tauri::command]
+pub async fn list_subscriptions(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    page: Option<u32>,
+    limit: Option<u32>,
+    status: Option<String>,
+    customer_id: Option<String>,
+) -> Result<staffroom::payments::SubscriptionList, Error> {
+    state.identity().await.map_err(|e| expired(&app, e))?;
+    let mut params = query(page, limit, status);
+    if let Some(customer) = customer_id.filter(|c| !c.is_empty()) {
+        params.insert("customerId".into(), customer);
+    }
+    state.core.payments.list_subscriptions(&params).await
+}
+
+/// cancel, resume, pause ({mode, resumesAt?}), unpause or change-plan ({variantId}).
+#[tauri::command]
+pub async fn act_on_subscription(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    id: String,
+    action: String,
+    body: Option<serde_json::Value>,
+) -> Result<staffroom::payments::model::SubscriptionDto, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    let action = staffroom::payments::SubscriptionAction::parse(&action, &body.unwrap_or_else(|| json!({})))?;
+    state.core.payments.act_on_subscription(&actor, &id, action).await
 }

@@ -89,6 +89,10 @@ pub fn run() {
             commands::save_document,
             commands::save_draft,
             commands::discard_draft,
+            commands::list_orders,
+            commands::get_order,
+            commands::list_subscriptions,
+            commands::act_on_subscription,
         ])
         .run(tauri::generate_context!())
         .expect("error while running Staffroom");

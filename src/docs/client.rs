@@ -201,8 +201,9 @@ impl GoogleClient {
             .append_pair("fields", "files(id,name)");
         let value = self.send(Method::GET, url, None, false).await?;
         let list: Value = value;
-        serde_json::from_value(list.get("files").cloned().unwrap_or_else(|| json!([])))
-            .map_err(|e| Error::integration(PROVIDER, None, format!("Google answered with an unexpected folder list ({e})")))
+        serde_json::from_value(list.get("files").cloned().unwrap_or_else(|| json!([]))).map_err(|e| {
+            Error::integration(PROVIDER, None, format!("Google answered with an unexpected folder list ({e})"))
+        })
     }
 
     /// Drive `files.create` of an empty Google Doc in `folder` (My Drive's root when `None`).

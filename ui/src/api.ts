@@ -2,7 +2,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import type {
   ApiError, AppInfo, AuthResponse, DocumentList, Draft, EditBlock, EditorView, SaveOutcome, DocumentSummary, Folder, GoogleStatus, InboxEntry, Order, PageMeta,
-  Permission, Product, ReceiverStatus, User,
+  Permission, Product, ReceiverStatus, Subscription, User,
 } from "./types";
 
 function isApiError(value: unknown): value is ApiError {
@@ -50,6 +50,14 @@ export const api = {
   saveDraft: (id: string, baseRevisionId: string, blocks: EditBlock[]) =>
     call<Draft>("save_draft", { id, edits: { baseRevisionId, blocks } }),
   discardDraft: (id: string) => call<void>("discard_draft", { id }),
+  listOrders: (page: number, limit: number) => call<{ orders: Order[]; meta: PageMeta }>("list_orders", { page, limit }),
+  getOrder: (id: string) => call<Order>("get_order", { id }),
+  listSubscriptions: (page: number, limit: number, status: string, customerId: string) =>
+    call<{ subscriptions: Subscription[]; meta: PageMeta }>("list_subscriptions", {
+      page, limit, status: status || null, customerId: customerId || null,
+    }),
+  actOnSubscription: (id: string, action: string, body?: Record<string, unknown>) =>
+    call<Subscription>("act_on_subscription", { id, action, body: body ?? null }),
 };
 
 /** Money in minor units as people read it. */

@@ -108,6 +108,30 @@ export interface Order {
   createdAt: string;
   email: string;
   name: string | null;
+  productId?: string;
+  variantId?: string;
+  paidAt?: string | null;
+  updatedAt?: string;
+  events?: { eventName: string; receivedAt: string; outcome: string | null }[];
+}
+
+export interface Subscription {
+  id: string;
+  customerId: string;
+  status: "active" | "cancelled" | "expired";
+  providerStatus: string;
+  productId: string;
+  variantId: string;
+  renewsAt: string;
+  endsAt?: string;
+  createdAt: string;
+  updatedAt: string;
+  productName: string | null;
+  variantName: string | null;
+  customerName: string | null;
+  customerEmail: string | null;
+  pauseMode: string | null;
+  pauseResumesAt: string | null;
 }
 
 export interface DocumentSummary {

@@ -4,13 +4,17 @@ import { api } from "../api";
 import type { AppInfo, User } from "../types";
 import { ThemeSwitch } from "../theme";
 import { Documents } from "./Documents";
+import { Orders } from "./Orders";
+import { Subscriptions } from "./Subscriptions";
 import { Products } from "./Products";
 import { Webhooks } from "./Webhooks";
 
-type Area = "overview" | "products" | "documents" | "webhooks";
+type Area = "overview" | "products" | "orders" | "subscriptions" | "documents" | "webhooks";
 const AREAS: { id: Area; label: string }[] = [
   { id: "overview", label: "Overview" },
   { id: "products", label: "Products" },
+  { id: "orders", label: "Orders" },
+  { id: "subscriptions", label: "Subscriptions" },
   { id: "documents", label: "Documents" },
   { id: "webhooks", label: "Webhooks" },
 ];
@@ -59,6 +63,8 @@ export function Shell({ info, user, onSignedOut }: Props) {
           </button>
         </header>
         {area === "products" && <Products />}
+        {area === "orders" && <Orders />}
+        {area === "subscriptions" && <Subscriptions />}
         {area === "documents" && <Documents />}
         {area === "webhooks" && <Webhooks user={user} />}
         {area === "overview" && <section className="content" aria-labelledby="welcome">

@@ -1,0 +1,86 @@
+import { useEffect, useState } from "react";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
+import { listen } from "@tauri-apps/api/event";
+import { api, describeError, formatMoney } from "../api";
+
+const PAGE_SIZE = 20;
+
+/** Orders: newest first, live as webhooks arrive; the chosen order's event history. */
+export function Orders() {
+  const queryClient = useQueryClient();
+  const [page, setPage] = useState(1);
+  const [selected, setSelected] = useState<string | null>(null);
+  const list = useQuery({
+    queryKey: ["orders", page],
+    queryFn: () => api.listOrders(page, PAGE_SIZE),
+    placeholderData: keepPreviousData,
+  });
+  // A webhook applied by the core changes an order: refetch, no reload.
+  useEffect(() => {
+    const stop = listen("webhook", () => {
+      void queryClient.invalidateQueries({ queryKey: ["orders"] });
+      void queryClient.invalidateQueries({ queryKey: ["order"] });
+    });
+    return () => void stop.then((unlisten) => unlisten());
+  }, [queryClient]);
+  const meta = list.data?.meta;
+  return (
+    <section className="content split" aria-labelledby="orders-title">
+      <div className="stack">
+        <div className="toolbar"><h2 id="orders-title">Orders</h2></div>
+        {list.isPending && <p className="muted">Loading orders…</p>}
+        {list.isError && <p className="error" role="alert">{describeError(list.error)}</p>}
+        {list.data && list.data.orders.length === 0 && <p className="muted">No orders yet. Create one from a product.</p>}
+        {list.data && list.data.orders.length > 0 && (
+          <table className="table" aria-label="Orders">
+            <thead><tr><th>Order</th><th>Customer</th><th>Total</th><th>Status</th><th>Created</th></tr></thead>
+            <tbody>
+              {list.data.orders.map((o) => (
+                <tr key={o.id} className={o.id === selected ? "selected" : undefined}>
+                  <td><button type="button" className="row-link" onClick={() => setSelected(o.id)}>{o.orderId}</button></td>
+                  <td>{o.name ?? o.email}</td>
+                  <td>{formatMoney(o.total, o.currency)}</td>
+                  <td><span className={`status status-${o.status}`}>{o.status}</span></td>
+                  <td className="muted">{new Date(o.createdAt).toLocaleString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {meta && meta.totalPages > 1 && (
+          <nav className="pager" aria-label="Pages">
+            <button type="button" onClick={() => setPage(page - 1)} disabled={page <= 1}>Previous</button>
+            <span>Page {meta.currentPage} of {meta.totalPages} · {meta.totalItems} orders</span>
+            <button type="button" onClick={() => setPage(page + 1)} disabled={page >= meta.totalPages}>Next</button>
+          </nav>
+        )}
+      </div>
+      {selected && <OrderDetail key={selected} id={selected} />}
+    </section>
+  );
+}
+
+function OrderDetail({ id }: { id: string }) {
+  const order = useQuery({ queryKey: ["order", id], queryFn: () => api.getOrder(id) });
+  if (order.isPending) return <aside className="card detail"><p className="muted">Loading…</p></aside>;
+  if (order.isError) return <aside className="card detail"><p className="error" role="alert">{describeError(order.error)}</p></aside>;
+  const o = order.data;
+  return (
+    <aside className="card detail" aria-label={`Order ${o.orderId}`}>
+      <h3>{o.orderId} <span className={`status status-${o.status}`}>{o.status}</span></h3>
+      <p className="muted small">{o.email} · {formatMoney(o.total, o.currency)}{o.paidAt ? ` · paid ${new Date(o.paidAt).toLocaleString()}` : ""}</p>
+      <h4>Events</h4>
+      {(o.events ?? []).length === 0 ? (
+        <p className="muted">No webhook has arrived for this order yet.</p>
+      ) : (
+        <ol className="plain" aria-label="Event history">
+          {(o.events ?? []).map((e, i) => (
+            <li key={i}>
+              <strong>{e.eventName}</strong> <span className="muted small">{new Date(e.receivedAt).toLocaleString()}{e.outcome ? ` · ${e.outcome}` : ""}</span>
+            </li>
+          ))}
+        </ol>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { Subscriptions } from "./Subscriptions";
+import { mockCommands, renderWithQuery } from "../test/render";
+import type { Subscription } from "../types";
+
+const sub = (id: string, providerStatus: string, extra: Partial<Subscription> = {}): Subscription => ({
+  id, customerId: "c1", status: providerStatus === "cancelled" ? "cancelled" : providerStatus === "expired" ? "expired" : "active",
+  providerStatus, productId: "p1", variantId: "v1", renewsAt: "2026-12-22T00:00:00Z", createdAt: "2026-01-01T00:00:00Z",
+  updatedAt: "2026-01-01T00:00:00Z", productName: "Pro plan", variantName: "Monthly", customerName: `Customer ${id}`,
+  customerEmail: `${id}@example.com`, pauseMode: null, pauseResumesAt: null, ...extra,
+});
+const page = (subscriptions: Subscription[], meta = {}) => ({ subscriptions, meta: { currentPage: 1, totalPages: 2, totalItems: 30, ...meta } });
+
+describe("Subscriptions", () => {
+  it("filters by status and customer, and pages", async () => {
+    const calls = mockCommands({ list_subscriptions: () => page([sub("s1", "active")]) });
+    renderWithQuery(<Subscriptions />);
+    await screen.findByText("Customer s1");
+    await userEvent.selectOptions(screen.getByLabelText("Status"), "cancelled");
+    await userEvent.type(screen.getByLabelText("Customer id"), "42");
+    await userEvent.click(screen.getByRole("button", { name: "Next" }));
+    await screen.findByText("Page 1 of 2 · 30 subscriptions");
+    const args = calls.map((c) => c.args);
+    expect(args[0]).toEqual({ page: 1, limit: 20, status: null, customerId: null });
+    expect(args).toContainEqual({ page: 1, limit: 20, status: "cancelled", customerId: "42" });
+    expect(args.at(-1)).toEqual({ page: 2, limit: 20, status: "cancelled", customerId: "42" });
+  });
+
+  it("cancels and resumes only after confirmation, offering what the status allows", async () => {
+    let cancelled = false;
+    const calls = mockCommands({
+      list_subscriptions: () => page([sub("s1", cancelled ? "cancelled" : "active"), sub("s2", "expired")], { totalPages: 1 }),
+      act_on_subscription: (args) => { cancelled = args.action === "cancel"; return sub("s1", cancelled ? "cancelled" : "active"); },
+    });
+    renderWithQuery(<Subscriptions />);
+    await userEvent.click(await screen.findByRole("button", { name: "Cancel Customer s1" }));
+    expect(screen.getByRole("alertdialog", { name: "Confirm" })).toHaveTextContent("Cancel this subscription?");
+    await userEvent.click(screen.getByRole("button", { name: "Keep as is" }));
+    expect(calls.some((c) => c.cmd === "act_on_subscription")).toBe(false);
+    await userEvent.click(screen.getByRole("button", { name: "Cancel Customer s1" }));
+    await userEvent.click(screen.getByRole("button", { name: "Cancel subscription" }));
+    await userEvent.click(await screen.findByRole("button", { name: "Resume Customer s1" }));
+    await userEvent.click(screen.getByRole("button", { name: "Resume subscription" }));
+    await screen.findByRole("button", { name: "Cancel Customer s1" });
+    expect(calls.filter((c) => c.cmd === "act_on_subscription").map((c) => c.args)).toEqual([
+      { id: "s1", action: "cancel", body: null },
+      { id: "s1", action: "resume", body: null },
+    ]);
+    expect(screen.queryByRole("button", { name: /Customer s2/ })).not.toBeInTheDocument();
+  });
+
+  it("shows a refused action, the stale banner, and empty and error states", async () => {
+    mockCommands({
+      list_subscriptions: () => page([sub("s1", "active")], { stale: true, totalPages: 1 }),
+      act_on_subscription: () => { throw { code: "invalid_request", message: "request: an expired subscription cannot be resumed" }; },
+    });
+    const first = renderWithQuery(<Subscriptions />);
+    expect(await screen.findByRole("status")).toHaveTextContent("Lemon Squeezy cannot be reached");
+    await userEvent.click(screen.getByRole("button", { name: "Pause Customer s1" }));
+    await userEvent.click(screen.getByRole("button", { name: "Pause subscription" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("cannot be resumed (invalid_request)");
+    first.unmount();
+    mockCommands({ list_subscriptions: () => page([], { totalPages: 0, totalItems: 0 }) });
+    const second = renderWithQuery(<Subscriptions />);
+    expect(screen.getByText("Loading subscriptions…")).toBeInTheDocument();
+    expect(await screen.findByText("No subscriptions match.")).toBeInTheDocument();
+    second.unmount();
+    mockCommands({ list_subscriptions: () => { throw { code: "unauthorized", message: "No Lemon Squeezy API key is set" }; } });
+    renderWithQuery(<Subscriptions />);
+    expect(await screen.findByRole("alert")).toHaveTextContent("(unauthorized)");
+  });
+});
