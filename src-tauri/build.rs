@@ -29,6 +29,10 @@ const COMMANDS: &[&str] = &[
     "get_order",
     "list_subscriptions",
     "act_on_subscription",
+    "settings",
+    "set_secret",
+    "google_sign_in",
+    "google_sign_out",
 ];
 
 fn main() {

@@ -460,3 +460,95 @@ pub async fn act_on_subscription(
     let action = staffroom::payments::SubscriptionAction::parse(&action, &body.unwrap_or_else(|| json!({})))?;
     state.core.payments.act_on_subscription(&actor, &id, action).await
 }
+
+// ---- settings ---------------------------------------------------------------------------------
+
+/// Where one secret comes from (never its value).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretInfo {
+    pub name: &'static str,
+    pub about: &'static str,
+    /// e.g. "not set", "keyring (kernel keyring)", "environment (STAFFROOM_…)".
+    pub source: String,
+}
+
+/// What Settings shows (admins only).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsView {
+    pub sandbox: bool,
+    pub data_dir: String,
+    pub secrets: Vec<SecretInfo>,
+    pub google: staffroom::docs::oauth::GoogleStatus,
+}
+
+#[tauri::command]
+pub async fn settings(app: AppHandle, state: State<'_, DesktopState>) -> Result<SettingsView, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    actor.require_admin()?;
+    let core = &state.core;
+    let mut secrets = Vec::new();
+    for (name, about) in staffroom::secrets::KNOWN_SECRETS {
+        // The signing key of staff tokens is managed by the app itself.
+        if *name == "jwt_key" {
+            continue;
+        }
+        let source = core.secrets.source(name).map_err(Error::from)?.to_string();
+        secrets.push(SecretInfo { name, about, source });
+    }
+    Ok(SettingsView {
+        sandbox: core.config.sandbox,
+        data_dir: core.config.data_dir.display().to_string(),
+        secrets,
+        google: core.docs.auth().status().await?,
+    })
+}
+
+/// Stores a provider credential in the keyring (admins only; audited by the core).
+#[tauri::command]
+pub async fn set_secret(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    name: String,
+    value: String,
+) -> Result<(), Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    if value.trim().is_empty() {
+        return Err(Error::invalid_field("value", "must not be empty"));
+    }
+    state.core.set_secret(&actor, &name, Secret::new(value.trim())).await
+}
+
+/// Google sign-in: opens Google's consent page in the system browser and waits (up to five
+/// minutes) for it to come back to the loopback listener.
+#[tauri::command]
+pub async fn google_sign_in(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+) -> Result<staffroom::docs::oauth::GoogleStatus, Error> {
+    use tauri_plugin_opener::OpenerExt;
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    actor.require_admin()?;
+    let auth = state.core.docs.auth();
+    let pending = auth.begin_sign_in().await?;
+    app.opener().open_url(pending.url.clone(), None::<&str>).map_err(|e| Error::internal("opening the browser", e))?;
+    let outcome = pending.finish(std::time::Duration::from_secs(300)).await;
+    let result = if outcome.is_ok() { "success" } else { "failure" };
+    state.core.audit.record(actor.audit_name(), "settings.google_sign_in", None, result, None).await;
+    outcome?;
+    auth.status().await
+}
+
+#[tauri::command]
+pub async fn google_sign_out(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+) -> Result<staffroom::docs::oauth::GoogleStatus, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    actor.require_admin()?;
+    let auth = state.core.docs.auth();
+    auth.sign_out().await?;
+    state.core.audit.record(actor.audit_name(), "settings.google_sign_out", None, "success", None).await;
+    auth.status().await
+}

@@ -93,6 +93,10 @@ pub fn run() {
             commands::get_order,
             commands::list_subscriptions,
             commands::act_on_subscription,
+            commands::settings,
+            commands::set_secret,
+            commands::google_sign_in,
+            commands::google_sign_out,
         ])
         .run(tauri::generate_context!())
         .expect("error while running Staffroom");

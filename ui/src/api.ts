@@ -2,7 +2,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import type {
   ApiError, AppInfo, AuthResponse, DocumentList, Draft, EditBlock, EditorView, SaveOutcome, DocumentSummary, Folder, GoogleStatus, InboxEntry, Order, PageMeta,
-  Permission, Product, ReceiverStatus, Subscription, User,
+  Permission, Product, ReceiverStatus, SettingsView, Subscription, User,
 } from "./types";
 
 function isApiError(value: unknown): value is ApiError {
@@ -58,6 +58,10 @@ export const api = {
     }),
   actOnSubscription: (id: string, action: string, body?: Record<string, unknown>) =>
     call<Subscription>("act_on_subscription", { id, action, body: body ?? null }),
+  settings: () => call<SettingsView>("settings"),
+  setSecret: (name: string, value: string) => call<void>("set_secret", { name, value }),
+  googleSignIn: () => call<GoogleStatus>("google_sign_in"),
+  googleSignOut: () => call<GoogleStatus>("google_sign_out"),
 };
 
 /** Money in minor units as people read it. */

@@ -221,3 +221,10 @@ export interface RebaseConflict {
 export type SaveOutcome =
   | { outcome: "saved"; document: GoogleDocument; requests: number }
   | { outcome: "conflict"; document: GoogleDocument; rebased: { blocks: EditBlock[]; conflicts: RebaseConflict[] } };
+
+export interface SettingsView {
+  sandbox: boolean;
+  dataDir: string;
+  secrets: { name: string; about: string; source: string }[];
+  google: GoogleStatus;
+}

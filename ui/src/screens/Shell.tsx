@@ -7,9 +7,10 @@ import { Documents } from "./Documents";
 import { Orders } from "./Orders";
 import { Subscriptions } from "./Subscriptions";
 import { Products } from "./Products";
+import { Settings } from "./Settings";
 import { Webhooks } from "./Webhooks";
 
-type Area = "overview" | "products" | "orders" | "subscriptions" | "documents" | "webhooks";
+type Area = "overview" | "products" | "orders" | "subscriptions" | "documents" | "webhooks" | "settings";
 const AREAS: { id: Area; label: string }[] = [
   { id: "overview", label: "Overview" },
   { id: "products", label: "Products" },
@@ -17,6 +18,7 @@ const AREAS: { id: Area; label: string }[] = [
   { id: "subscriptions", label: "Subscriptions" },
   { id: "documents", label: "Documents" },
   { id: "webhooks", label: "Webhooks" },
+  { id: "settings", label: "Settings" },
 ];
 
 interface Props {
@@ -37,7 +39,7 @@ export function Shell({ info, user, onSignedOut }: Props) {
           <img src="/icon.svg" alt="" width={24} height={24} />
           <span>Staffroom</span>
         </div>
-        {AREAS.map((a) => (
+        {AREAS.filter((a) => a.id !== "settings" || user.role === "admin").map((a) => (
           <button
             key={a.id}
             type="button"
@@ -67,6 +69,7 @@ export function Shell({ info, user, onSignedOut }: Props) {
         {area === "subscriptions" && <Subscriptions />}
         {area === "documents" && <Documents />}
         {area === "webhooks" && <Webhooks user={user} />}
+        {area === "settings" && <Settings />}
         {area === "overview" && <section className="content" aria-labelledby="welcome">
           <h2 id="welcome">Welcome, {user.name}</h2>
           <p className="muted">
