@@ -33,6 +33,10 @@ const COMMANDS: &[&str] = &[
     "set_secret",
     "google_sign_in",
     "google_sign_out",
+    "list_users",
+    "add_user",
+    "set_user_disabled",
+    "audit_log",
 ];
 
 fn main() {

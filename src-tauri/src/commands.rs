@@ -552,3 +552,51 @@ pub async fn google_sign_out(
     state.core.audit.record(actor.audit_name(), "settings.google_sign_out", None, "success", None).await;
     auth.status().await
 }
+
+// ---- users and audit (admins) -----------------------------------------------------------------
+
+#[tauri::command]
+pub async fn list_users(app: AppHandle, state: State<'_, DesktopState>) -> Result<Vec<UserDto>, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    state.core.auth.list_users(&actor).await
+}
+
+/// Adds a staff account (admins only; the password rules are the core's).
+#[tauri::command]
+pub async fn add_user(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    email: String,
+    name: String,
+    role: staffroom::store::users::Role,
+    password: String,
+) -> Result<UserDto, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    let new = staffroom::auth::NewUser { email, name, role, password: Secret::new(password) };
+    state.core.auth.add_user(&actor, new).await
+}
+
+/// Disables (signing the person out everywhere) or re-enables an account.
+#[tauri::command]
+pub async fn set_user_disabled(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    email: String,
+    disabled: bool,
+) -> Result<UserDto, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    state.core.auth.set_disabled(&actor, &email, disabled).await
+}
+
+/// The audit log, newest first, `limit` entries before the entry id `before`.
+#[tauri::command]
+pub async fn audit_log(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    limit: Option<u32>,
+    before: Option<i64>,
+) -> Result<Vec<staffroom::store::audit::AuditEntry>, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    actor.require_admin()?;
+    state.core.audit.list(limit.unwrap_or(50).clamp(1, 200), before).await
+}

@@ -97,6 +97,10 @@ pub fn run() {
             commands::set_secret,
             commands::google_sign_in,
             commands::google_sign_out,
+            commands::list_users,
+            commands::add_user,
+            commands::set_user_disabled,
+            commands::audit_log,
         ])
         .run(tauri::generate_context!())
         .expect("error while running Staffroom");

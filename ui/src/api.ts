@@ -1,7 +1,7 @@
 // Typed wrappers over the desktop commands. Every rejection is the core's error object.
 import { invoke } from "@tauri-apps/api/core";
 import type {
-  ApiError, AppInfo, AuthResponse, DocumentList, Draft, EditBlock, EditorView, SaveOutcome, DocumentSummary, Folder, GoogleStatus, InboxEntry, Order, PageMeta,
+  ApiError, AppInfo, AuditEntry, AuthResponse, DocumentList, Draft, EditBlock, EditorView, SaveOutcome, DocumentSummary, Folder, GoogleStatus, InboxEntry, Order, PageMeta,
   Permission, Product, ReceiverStatus, SettingsView, Subscription, User,
 } from "./types";
 
@@ -62,6 +62,11 @@ export const api = {
   setSecret: (name: string, value: string) => call<void>("set_secret", { name, value }),
   googleSignIn: () => call<GoogleStatus>("google_sign_in"),
   googleSignOut: () => call<GoogleStatus>("google_sign_out"),
+  listUsers: () => call<User[]>("list_users"),
+  addUser: (email: string, name: string, role: "admin" | "staff", password: string) =>
+    call<User>("add_user", { email, name, role, password }),
+  setUserDisabled: (email: string, disabled: boolean) => call<User>("set_user_disabled", { email, disabled }),
+  auditLog: (limit: number, before: number | null) => call<AuditEntry[]>("audit_log", { limit, before }),
 };
 
 /** Money in minor units as people read it. */

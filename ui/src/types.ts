@@ -228,3 +228,13 @@ export interface SettingsView {
   secrets: { name: string; about: string; source: string }[];
   google: GoogleStatus;
 }
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  actor: string;
+  action: string;
+  target: string | null;
+  outcome: string;
+  detail: string | null;
+}

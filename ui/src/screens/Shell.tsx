@@ -8,9 +8,10 @@ import { Orders } from "./Orders";
 import { Subscriptions } from "./Subscriptions";
 import { Products } from "./Products";
 import { Settings } from "./Settings";
+import { Users } from "./Users";
 import { Webhooks } from "./Webhooks";
 
-type Area = "overview" | "products" | "orders" | "subscriptions" | "documents" | "webhooks" | "settings";
+type Area = "overview" | "products" | "orders" | "subscriptions" | "documents" | "webhooks" | "users" | "settings";
 const AREAS: { id: Area; label: string }[] = [
   { id: "overview", label: "Overview" },
   { id: "products", label: "Products" },
@@ -18,6 +19,7 @@ const AREAS: { id: Area; label: string }[] = [
   { id: "subscriptions", label: "Subscriptions" },
   { id: "documents", label: "Documents" },
   { id: "webhooks", label: "Webhooks" },
+  { id: "users", label: "Users & audit" },
   { id: "settings", label: "Settings" },
 ];
 
@@ -39,7 +41,7 @@ export function Shell({ info, user, onSignedOut }: Props) {
           <img src="/icon.svg" alt="" width={24} height={24} />
           <span>Staffroom</span>
         </div>
-        {AREAS.filter((a) => a.id !== "settings" || user.role === "admin").map((a) => (
+        {AREAS.filter((a) => (a.id !== "settings" && a.id !== "users") || user.role === "admin").map((a) => (
           <button
             key={a.id}
             type="button"
@@ -69,6 +71,7 @@ export function Shell({ info, user, onSignedOut }: Props) {
         {area === "subscriptions" && <Subscriptions />}
         {area === "documents" && <Documents />}
         {area === "webhooks" && <Webhooks user={user} />}
+        {area === "users" && <Users me={user} />}
         {area === "settings" && <Settings />}
         {area === "overview" && <section className="content" aria-labelledby="welcome">
           <h2 id="welcome">Welcome, {user.name}</h2>

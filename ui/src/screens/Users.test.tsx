@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { Users } from "./Users";
+import { mockCommands, renderWithQuery } from "../test/render";
+import type { AuditEntry, User } from "../types";
+
+const me: User = { id: "u1", email: "demo@staffroom.test", name: "Demo Admin", role: "admin", disabled: false };
+const sam: User = { id: "u2", email: "sam@example.com", name: "Sam", role: "staff", disabled: false };
+const entry = (id: number): AuditEntry => ({ id, at: "2026-11-22T10:00:00Z", actor: "demo@staffroom.test", action: `docs.edit`, target: `doc${id}`, outcome: "success", detail: null });
+
+describe("Users and audit", () => {
+  it("lists users, disables another (never oneself) and pages the audit log", async () => {
+    let disabled = false;
+    const calls = mockCommands({
+      list_users: () => [me, { ...sam, disabled }],
+      set_user_disabled: (args) => { disabled = args.disabled as boolean; return { ...sam, disabled }; },
+      audit_log: (args) => (args.before ? [entry(1)] : Array.from({ length: 50 }, (_, i) => entry(100 - i))),
+    });
+    renderWithQuery(<Users me={me} />);
+    const table = await screen.findByRole("table", { name: "Users" });
+    expect(within(table).queryByRole("button", { name: /demo@staffroom.test/ })).not.toBeInTheDocument();
+    await userEvent.click(within(table).getByRole("button", { name: "Disable sam@example.com" }));
+    expect(await within(table).findByRole("button", { name: "Enable sam@example.com" })).toBeInTheDocument();
+    expect(calls.find((c) => c.cmd === "set_user_disabled")!.args).toEqual({ email: "sam@example.com", disabled: true });
+    const audit = await screen.findByRole("table", { name: "Audit log" });
+    expect(within(audit).getByText("doc100")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Older" }));
+    expect(await within(screen.getByRole("table", { name: "Audit log" })).findByText("doc1")).toBeInTheDocument();
+    expect(calls.filter((c) => c.cmd === "audit_log").at(-1)!.args).toEqual({ limit: 50, before: 51 });
+  });
+
+  it("adds a user and names a refused password", async () => {
+    let attempts = 0;
+    const calls = mockCommands({
+      list_users: () => [me],
+      audit_log: () => [],
+      add_user: (args) => {
+        attempts += 1;
+        if (attempts === 1) throw { code: "invalid_request", message: "password: is too common", details: { fields: [{ field: "password", message: "is too common" }] } };
+        return { ...sam, email: args.email as string };
+      },
+    });
+    renderWithQuery(<Users me={me} />);
+    expect(await screen.findByText("Nothing recorded yet.")).toBeInTheDocument();
+    await userEvent.type(screen.getByLabelText("Name"), "Sam");
+    await userEvent.type(screen.getByLabelText("Email"), "sam@example.com");
+    await userEvent.type(screen.getByLabelText(/First password/), "password password");
+    await userEvent.click(screen.getByRole("button", { name: "Add user" }));
+    expect(await screen.findByText("Password is too common")).toBeInTheDocument();
+    await userEvent.type(screen.getByLabelText(/First password/), " plus a long unusual tail");
+    await userEvent.click(screen.getByRole("button", { name: "Add user" }));
+    expect(await screen.findByText("Added sam@example.com.")).toBeInTheDocument();
+    expect(calls.filter((c) => c.cmd === "add_user").at(-1)!.args).toEqual({
+      email: "sam@example.com", name: "Sam", role: "staff", password: "password password plus a long unusual tail",
+    });
+  });
+
+  it("says when users cannot be listed", async () => {
+    mockCommands({ list_users: () => { throw { code: "unauthorized", message: "Only an admin can do this" }; }, audit_log: () => [] });
+    renderWithQuery(<Users me={me} />);
+    expect(await screen.findByRole("alert")).toHaveTextContent("Only an admin can do this (unauthorized)");
+  });
+});

@@ -1,0 +1,135 @@
+import { useState, type FormEvent } from "react";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, describeError, fieldError } from "../api";
+import type { User } from "../types";
+
+const AUDIT_PAGE = 50;
+
+/** Users and audit (admins): staff accounts, adding and disabling them; the audit log. */
+export function Users({ me }: { me: User }) {
+  const queryClient = useQueryClient();
+  const users = useQuery({ queryKey: ["users"], queryFn: api.listUsers });
+  const toggle = useMutation({
+    mutationFn: (u: User) => api.setUserDisabled(u.email, !u.disabled),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["users"] }),
+  });
+  return (
+    <section className="content stack" aria-labelledby="users-title">
+      <h2 id="users-title">Users</h2>
+      {users.isPending && <p className="muted">Loading users…</p>}
+      {users.isError && <p className="error" role="alert">{describeError(users.error)}</p>}
+      {toggle.isError && <p className="error" role="alert">{describeError(toggle.error)}</p>}
+      {users.data && (
+        <table className="table" aria-label="Users">
+          <thead><tr><th>Name</th><th>Email</th><th>Role</th><th>Account</th><th><span className="sr-only">Actions</span></th></tr></thead>
+          <tbody>
+            {users.data.map((u) => (
+              <tr key={u.id}>
+                <td>{u.name}</td>
+                <td>{u.email}</td>
+                <td>{u.role}</td>
+                <td>{u.disabled ? <span className="status status-failed">disabled</span> : <span className="status status-paid">active</span>}</td>
+                <td>
+                  {u.id !== me.id && (
+                    <button type="button" onClick={() => toggle.mutate(u)} disabled={toggle.isPending} aria-label={`${u.disabled ? "Enable" : "Disable"} ${u.email}`}>
+                      {u.disabled ? "Enable" : "Disable"}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <AddUser />
+      <Audit />
+    </section>
+  );
+}
+
+function AddUser() {
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState("");
+  const [name, setName] = useState("");
+  const [role, setRole] = useState<"admin" | "staff">("staff");
+  const [password, setPassword] = useState("");
+  const add = useMutation({
+    mutationFn: () => api.addUser(email, name, role, password),
+    onSuccess: () => {
+      setEmail("");
+      setName("");
+      setPassword("");
+      void queryClient.invalidateQueries({ queryKey: ["users"] });
+      void queryClient.invalidateQueries({ queryKey: ["audit"] });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    add.mutate();
+  };
+  const problem = (field: string) => fieldError(add.error, field);
+  return (
+    <form className="card stack" onSubmit={submit} aria-label="Add a user" noValidate>
+      <h3>Add a user</h3>
+      <label htmlFor="user-name">Name</label>
+      <input id="user-name" value={name} onChange={(e) => setName(e.target.value)} aria-invalid={Boolean(problem("name"))} />
+      {problem("name") && <p className="field-error">Name {problem("name")}</p>}
+      <label htmlFor="user-email">Email</label>
+      <input id="user-email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} aria-invalid={Boolean(problem("email"))} />
+      {problem("email") && <p className="field-error">Email {problem("email")}</p>}
+      <label htmlFor="user-role">Role</label>
+      <select id="user-role" value={role} onChange={(e) => setRole(e.target.value as "admin" | "staff")}>
+        <option value="staff">Staff</option>
+        <option value="admin">Admin</option>
+      </select>
+      <label htmlFor="user-password">First password (15 characters or more; they can change it)</label>
+      <input id="user-password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} aria-invalid={Boolean(problem("password"))} />
+      {problem("password") && <p className="field-error">Password {problem("password")}</p>}
+      {add.isError && !problem("name") && !problem("email") && !problem("password") && <p className="error" role="alert">{describeError(add.error)}</p>}
+      {add.isSuccess && <p className="muted" role="status">Added {add.data.email}.</p>}
+      <div className="row"><button type="submit" className="primary" disabled={add.isPending}>{add.isPending ? "Adding…" : "Add user"}</button></div>
+    </form>
+  );
+}
+
+function Audit() {
+  // Pages by the id of the last entry shown (newest first).
+  const [cursors, setCursors] = useState<(number | null)[]>([null]);
+  const before = cursors[cursors.length - 1];
+  const log = useQuery({
+    queryKey: ["audit", before],
+    queryFn: () => api.auditLog(AUDIT_PAGE, before),
+    placeholderData: keepPreviousData,
+  });
+  const entries = log.data ?? [];
+  return (
+    <div className="stack" aria-labelledby="audit-title">
+      <h3 id="audit-title">Audit log</h3>
+      {log.isPending && <p className="muted">Loading the audit log…</p>}
+      {log.isError && <p className="error" role="alert">{describeError(log.error)}</p>}
+      {log.data && entries.length === 0 && <p className="muted">Nothing recorded yet.</p>}
+      {entries.length > 0 && (
+        <table className="table" aria-label="Audit log">
+          <thead><tr><th>When</th><th>Who</th><th>What</th><th>On</th><th>Outcome</th></tr></thead>
+          <tbody>
+            {entries.map((e) => (
+              <tr key={e.id}>
+                <td className="muted">{new Date(e.at).toLocaleString()}</td>
+                <td>{e.actor}</td>
+                <td><code>{e.action}</code></td>
+                <td>{e.target ?? ""}</td>
+                <td>{e.outcome}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {(cursors.length > 1 || entries.length === AUDIT_PAGE) && (
+        <nav className="pager" aria-label="Audit pages">
+          <button type="button" onClick={() => setCursors(cursors.slice(0, -1))} disabled={cursors.length <= 1}>Newer</button>
+          <button type="button" onClick={() => setCursors([...cursors, entries[entries.length - 1].id])} disabled={entries.length < AUDIT_PAGE}>Older</button>
+        </nav>
+      )}
+    </div>
+  );
+}
