@@ -13,9 +13,7 @@ fn read(path: &str) -> String {
 /// Names invoked from the UI: `call<…>("name"` in `ui/src/api.ts`.
 fn invoked() -> BTreeSet<String> {
     let api = read("ui/src/api.ts");
-    api.match_indices(">(\"")
-        .map(|(at, _)| api[at + 3..].split('"').next().unwrap().to_string())
-        .collect()
+    api.match_indices(">(\"").map(|(at, _)| api[at + 3..].split('"').next().unwrap().to_string()).collect()
 }
 
 /// Quoted names between `const COMMANDS` and `];` in `src-tauri/build.rs`.

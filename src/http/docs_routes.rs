@@ -1,20 +1,18 @@
 //! `/api/docs/*`: documents, their edits and sharing, plus the editor's save and drafts (our
 //! additions). Each handler translates; the rules live in `DocService`.
 
-use std::collections::HashMap;
-
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::auth::Actor;
 use crate::docs::model::{DocumentList, DocumentSummary, PatchResult, PermissionList};
 use crate::docs::{DocumentEnvelope, SaveEdits, SaveOutcome};
 use crate::error::Error;
-use crate::http::extract::Staff;
+use crate::http::extract::{json_body, query_params as params, Staff};
 use crate::http::ApiError;
 use crate::store::docs::Draft;
 use crate::Core;
@@ -26,17 +24,6 @@ pub fn routes() -> Router<Core> {
         .route("/api/docs/documents/{id}/permissions", post(share))
         .route("/api/docs/documents/{id}/save", post(save))
         .route("/api/docs/documents/{id}/draft", get(draft).put(put_draft).delete(discard_draft))
-}
-
-fn params(query: Option<String>) -> HashMap<String, String> {
-    url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()).into_owned().collect()
-}
-
-fn json_body(body: &Bytes) -> Result<Value, Error> {
-    if body.is_empty() {
-        return Ok(json!({}));
-    }
-    serde_json::from_slice(body).map_err(|e| Error::invalid_field("body", format!("is not valid JSON: {e}")))
 }
 
 fn typed_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, Error> {

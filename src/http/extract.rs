@@ -1,5 +1,8 @@
 //! Extractors shared by the routes: the signed-in staff member from `Authorization: Bearer`.
 
+use std::collections::HashMap;
+
+use axum::body::Bytes;
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
@@ -40,4 +43,17 @@ impl<S: Send + Sync> FromRequestParts<S> for BearerToken {
             .map(|t| BearerToken(t.to_string()))
             .ok_or_else(|| Error::unauthorized("This needs an Authorization: Bearer token").into())
     }
+}
+
+/// Query parameters as a map; a malformed query string never fails here, validation names fields.
+pub fn query_params(query: Option<String>) -> HashMap<String, String> {
+    url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()).into_owned().collect()
+}
+
+/// A JSON body (`{}` when empty), or `invalid_request` on `body`.
+pub fn json_body(body: &Bytes) -> Result<serde_json::Value, Error> {
+    if body.is_empty() {
+        return Ok(serde_json::json!({}));
+    }
+    serde_json::from_slice(body).map_err(|e| Error::invalid_field("body", format!("is not valid JSON: {e}")))
 }

@@ -1,18 +1,15 @@
 //! `/api/payments/*` (except webhooks): products, orders, subscriptions and their actions.
 //! Each handler translates; the rules live in `PaymentService`.
 
-use std::collections::HashMap;
-
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::auth::Actor;
-use crate::error::Error;
-use crate::http::extract::Staff;
+use crate::http::extract::{json_body, query_params as params, Staff};
 use crate::http::ApiError;
 use crate::payments::model::{OrderDto, ProductDto, SubscriptionDto};
 use crate::payments::{OrderList, ProductList, SubscriptionAction, SubscriptionList, SyncReport};
@@ -27,19 +24,6 @@ pub fn routes() -> Router<Core> {
         .route("/api/payments/subscriptions", get(list_subscriptions))
         .route("/api/payments/subscriptions/{id}/{action}", post(act_on_subscription))
         .route("/api/payments/sync", post(sync))
-}
-
-/// Query parameters as a map; a malformed query string never fails here, validation names fields.
-fn params(query: Option<String>) -> HashMap<String, String> {
-    url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()).into_owned().collect()
-}
-
-/// A JSON body, or `invalid_request` on `body`.
-fn json_body(body: &Bytes) -> Result<Value, Error> {
-    if body.is_empty() {
-        return Ok(json!({}));
-    }
-    serde_json::from_slice(body).map_err(|e| Error::invalid_field("body", format!("is not valid JSON: {e}")))
 }
 
 #[derive(serde::Serialize, utoipa::ToSchema)]
