@@ -6,7 +6,6 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde_json::Value;
 
 use crate::auth::Actor;
 use crate::http::extract::{json_body, query_params as params, Staff};
