@@ -11,6 +11,7 @@ pub mod error;
 pub mod http;
 pub mod logging;
 pub mod payments;
+pub mod provider;
 pub mod sandbox;
 pub mod secrets;
 pub mod store;

@@ -17,6 +17,7 @@ use super::oauth::{GoogleAuth, PROVIDER};
 use crate::config::GoogleEndpoints;
 use crate::error::{Error, ErrorCode, Result};
 use crate::payments::client::check_base_url;
+use crate::provider::Attempt;
 
 /// Time-outs, retries and the write limit.
 #[derive(Debug, Clone, Copy)]
@@ -58,14 +59,6 @@ pub struct GoogleClient {
     auth: GoogleAuth,
     writes: Arc<DefaultDirectRateLimiter>,
     options: GoogleClientOptions,
-}
-
-/// What a failed answer means.
-#[derive(Debug)]
-enum Outcome {
-    Answered(StatusCode, Vec<u8>, Option<Duration>),
-    TimedOut,
-    Failed(String),
 }
 
 fn with_slash(mut url: url::Url) -> url::Url {
@@ -119,25 +112,8 @@ impl GoogleClient {
             if let Some(body) = body {
                 request = request.json(body);
             }
-            let outcome = match request.send().await {
-                Ok(response) => {
-                    let status = response.status();
-                    let retry_after = response
-                        .headers()
-                        .get("retry-after")
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(|v| v.parse::<u64>().ok())
-                        .map(Duration::from_secs);
-                    match response.bytes().await {
-                        Ok(bytes) => Outcome::Answered(status, bytes.to_vec(), retry_after),
-                        Err(e) if e.is_timeout() => Outcome::TimedOut,
-                        Err(e) => Outcome::Failed(e.to_string()),
-                    }
-                }
-                Err(e) if e.is_timeout() => Outcome::TimedOut,
-                Err(e) => Outcome::Failed(e.to_string()),
-            };
-            if let Outcome::Answered(StatusCode::UNAUTHORIZED, _, _) = &outcome {
+            let outcome = Attempt::send(request).await;
+            if let Attempt::Answered(StatusCode::UNAUTHORIZED, _, _) = &outcome {
                 if !refreshed {
                     // Refresh once; a second 401 means the sign-in itself is gone.
                     refreshed = true;
@@ -146,16 +122,13 @@ impl GoogleClient {
                 }
             }
             let retryable = match &outcome {
-                Outcome::Answered(status, body, _) => is_retryable(*status, body),
-                Outcome::TimedOut | Outcome::Failed(_) => true,
+                Attempt::Answered(status, body, _) => is_retryable(*status, body),
+                Attempt::TimedOut | Attempt::Failed(_) => true,
             };
             if !retryable || attempt >= self.options.max_attempts || started.elapsed() >= self.options.max_total {
                 return finish(method.as_str(), url.path(), outcome);
             }
-            let hinted = match &outcome {
-                Outcome::Answered(_, _, retry_after) => *retry_after,
-                _ => None,
-            };
+            let hinted = outcome.retry_after();
             // Google's algorithm: 2^n times the base plus up to a second of jitter, capped.
             let exponential = self.options.backoff_base * (1u32 << (attempt - 1).min(5));
             let jitter = self.options.backoff_base.mul_f64(rand::rng().random_range(0.0..1.0));
@@ -199,8 +172,7 @@ impl GoogleClient {
             .append_pair("orderBy", "name")
             .append_pair("pageSize", "200")
             .append_pair("fields", "files(id,name)");
-        let value = self.send(Method::GET, url, None, false).await?;
-        let list: Value = value;
+        let list = self.send(Method::GET, url, None, false).await?;
         serde_json::from_value(list.get("files").cloned().unwrap_or_else(|| json!([]))).map_err(|e| {
             Error::integration(PROVIDER, None, format!("Google answered with an unexpected folder list ({e})"))
         })
@@ -335,9 +307,9 @@ fn is_retryable(status: StatusCode, body: &[u8]) -> bool {
     matches!(status.as_u16(), 500 | 502 | 503 | 504) || is_rate_limited(status, &parse_error_body(body))
 }
 
-fn finish(method: &str, path: &str, outcome: Outcome) -> Result<Value> {
+fn finish(method: &str, path: &str, outcome: Attempt) -> Result<Value> {
     match outcome {
-        Outcome::Answered(status, body, _) if status.is_success() => {
+        Attempt::Answered(status, body, _) if status.is_success() => {
             if body.is_empty() {
                 return Ok(Value::Null);
             }
@@ -345,7 +317,7 @@ fn finish(method: &str, path: &str, outcome: Outcome) -> Result<Value> {
                 Error::integration(PROVIDER, Some(status.as_u16()), "Google answered with a body that is not JSON")
             })
         }
-        Outcome::Answered(status, body, retry_after) => {
+        Attempt::Answered(status, body, retry_after) => {
             let parsed = parse_error_body(&body);
             tracing::warn!(method, path, status = status.as_u16(), reasons = ?parsed.reasons, "Google refused a request");
             let message = parsed.message.clone().unwrap_or_else(|| format!("Google answered {}", status.as_u16()));
@@ -378,11 +350,11 @@ fn finish(method: &str, path: &str, outcome: Outcome) -> Result<Value> {
                 }
             })
         }
-        Outcome::TimedOut => {
+        Attempt::TimedOut => {
             tracing::warn!(method, path, "Google timed out");
             Err(Error::provider_timeout(PROVIDER))
         }
-        Outcome::Failed(reason) => {
+        Attempt::Failed(reason) => {
             tracing::warn!(method, path, %reason, "Google unreachable");
             Err(Error::integration(PROVIDER, None, "Google could not be reached"))
         }
@@ -393,8 +365,8 @@ fn finish(method: &str, path: &str, outcome: Outcome) -> Result<Value> {
 mod tests {
     use super::*;
 
-    fn answered(status: u16, body: &str) -> Outcome {
-        Outcome::Answered(StatusCode::from_u16(status).unwrap(), body.as_bytes().to_vec(), None)
+    fn answered(status: u16, body: &str) -> Attempt {
+        Attempt::Answered(StatusCode::from_u16(status).unwrap(), body.as_bytes().to_vec(), None)
     }
 
     #[test]
@@ -424,7 +396,7 @@ mod tests {
             400
         );
         assert_eq!(finish("GET", "/", answered(503, "<html>")).unwrap_err().status(), 502);
-        assert_eq!(finish("GET", "/", Outcome::TimedOut).unwrap_err().status(), 504);
+        assert_eq!(finish("GET", "/", Attempt::TimedOut).unwrap_err().status(), 504);
         assert_eq!(finish("GET", "/", answered(200, "nope")).unwrap_err().code, ErrorCode::IntegrationError);
     }
 }

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::jsonapi::{Document, Resource};
 use crate::error::{Error, ErrorCode, Result};
+use crate::provider::Attempt;
 use crate::secrets::Secrets;
 
 /// The provider's name in error details.
@@ -145,24 +146,7 @@ impl LemonSqueezyClient {
             if let Some(body) = body {
                 request = request.body(serde_json::to_vec(body).expect("JSON serializes"));
             }
-            let outcome = match request.send().await {
-                Ok(response) => {
-                    let status = response.status();
-                    let retry_after = response
-                        .headers()
-                        .get("retry-after")
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(|v| v.parse::<u64>().ok())
-                        .map(Duration::from_secs);
-                    match response.bytes().await {
-                        Ok(bytes) => Attempt::Answered(status, bytes.to_vec(), retry_after),
-                        Err(err) if err.is_timeout() => Attempt::TimedOut,
-                        Err(err) => Attempt::Failed(err.to_string()),
-                    }
-                }
-                Err(err) if err.is_timeout() => Attempt::TimedOut,
-                Err(err) => Attempt::Failed(err.to_string()),
-            };
+            let outcome = Attempt::send(request).await;
             let retryable = match &outcome {
                 Attempt::Answered(status, _, _) => *status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error(),
                 Attempt::TimedOut | Attempt::Failed(_) => true,
@@ -171,10 +155,7 @@ impl LemonSqueezyClient {
             if !retryable || attempt >= self.options.max_attempts || out_of_time {
                 return finish(method.as_str(), url.path(), outcome);
             }
-            let hinted = match &outcome {
-                Attempt::Answered(_, _, retry_after) => *retry_after,
-                _ => None,
-            };
+            let hinted = outcome.retry_after();
             let backoff = Duration::from_millis(100 * (1 << attempt.min(6)));
             let jittered = backoff.mul_f64(rand::rng().random_range(0.5..1.5));
             let wait = hinted.unwrap_or(jittered).min(Duration::from_secs(10));
@@ -239,12 +220,6 @@ impl LemonSqueezyClient {
     pub async fn delete(&self, path: &str) -> Result<Resource> {
         parse_document(self.send(Method::DELETE, self.url(path)?, None).await?)?.resource()
     }
-}
-
-enum Attempt {
-    Answered(StatusCode, Vec<u8>, Option<Duration>),
-    TimedOut,
-    Failed(String),
 }
 
 fn bad_answer(what: &str) -> Error {
