@@ -139,6 +139,20 @@ impl Core {
         })
     }
 
+    /// Every known secret and where its value comes from (never the value), read off the async
+    /// threads (the keyring may be a D-Bus round trip each).
+    pub async fn secret_sources(&self) -> Result<Vec<(&'static str, &'static str, crate::secrets::SecretSource)>> {
+        let secrets = self.secrets.clone();
+        tokio::task::spawn_blocking(move || {
+            crate::secrets::KNOWN_SECRETS
+                .iter()
+                .map(|(name, about)| Ok((*name, *about, secrets.source(name)?)))
+                .collect::<Result<Vec<_>, crate::secrets::SecretError>>()
+        })
+        .await?
+        .map_err(Error::from)
+    }
+
     /// Stores a secret (admin action from Settings or the CLI), with an audit entry.
     pub async fn set_secret(&self, actor: &crate::auth::Actor, name: &str, value: Secret) -> Result<()> {
         actor.require_admin()?;

@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use staffroom::auth::{Actor, NewUser};
 use staffroom::config::{resolve_data_dir, Config, SessionLimits};
 use staffroom::http::server::{check_bind, load_tls, TlsFiles};
-use staffroom::secrets::{Secret, SecretBackend, KNOWN_SECRETS};
+use staffroom::secrets::{Secret, SecretBackend};
 use staffroom::store::users::Role;
 use staffroom::{Core, Error};
 
@@ -301,22 +301,19 @@ async fn users(cli: &Cli, command: &UsersCommand) -> Result<(), Error> {
 
 async fn google(cli: &Cli, command: &GoogleCommand) -> Result<(), Error> {
     let core = open(cli, false).await?;
-    let auth = core.docs.auth();
     match command {
         GoogleCommand::SignIn { timeout_secs } => {
-            let pending = auth.begin_sign_in().await?;
+            let pending = core.docs.begin_sign_in(&Actor::Cli).await?;
             println!("Open this page in a browser on this machine to sign in to Google:\n\n  {}\n", pending.url);
-            pending.finish(std::time::Duration::from_secs(*timeout_secs)).await?;
-            core.audit.record("cli", "settings.google_sign_in", None, "success", None).await;
+            core.docs.finish_sign_in(&Actor::Cli, pending, std::time::Duration::from_secs(*timeout_secs)).await?;
             println!("signed in to Google; the tokens are in the {}", core.secrets.describe());
         }
         GoogleCommand::SignOut => {
-            auth.sign_out().await?;
-            core.audit.record("cli", "settings.google_sign_out", None, "success", None).await;
+            core.docs.sign_out(&Actor::Cli).await?;
             println!("signed out of Google");
         }
         GoogleCommand::Status => {
-            let status = auth.status().await?;
+            let status = core.docs.auth().status().await?;
             match (status.signed_in, status.kind.as_deref()) {
                 (true, Some(kind)) => println!(
                     "signed in ({kind}){}",
@@ -341,8 +338,7 @@ async fn secrets(cli: &Cli, command: &SecretsCommand) -> Result<(), Error> {
         }
         SecretsCommand::Status => {
             println!("backend: {}", core.secrets.describe());
-            for (name, about) in KNOWN_SECRETS {
-                let source = core.secrets.source(name).map_err(Error::from)?;
+            for (name, about, source) in core.secret_sources().await? {
                 println!("{name:<24} {source:<28} {about}");
             }
         }

@@ -354,28 +354,14 @@ pub async fn open_editor(
     Ok(())
 }
 
-/// What the editor shows: the document (the offline copy when Google is out of reach), its
-/// blocks as the planner sees them, and the unsaved draft if one was kept.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EditorView {
-    pub document: staffroom::docs::model::Document,
-    pub blocks: Vec<staffroom::docs::planner::EditBlock>,
-    pub stale: bool,
-    pub draft: Option<staffroom::store::docs::Draft>,
-}
-
 #[tauri::command]
-pub async fn editor_document(app: AppHandle, state: State<'_, DesktopState>, id: String) -> Result<EditorView, Error> {
+pub async fn editor_document(
+    app: AppHandle,
+    state: State<'_, DesktopState>,
+    id: String,
+) -> Result<staffroom::docs::EditorView, Error> {
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
-    let read = state.core.docs.get(&id, &Default::default()).await?;
-    let draft = state.core.docs.draft(&actor, &id).await?;
-    Ok(EditorView {
-        blocks: staffroom::docs::planner::editable_blocks(&read.document),
-        document: read.document,
-        stale: read.stale.unwrap_or(false),
-        draft,
-    })
+    state.core.docs.open_for_editing(&actor, &id).await
 }
 
 #[tauri::command]
@@ -488,15 +474,14 @@ pub async fn settings(app: AppHandle, state: State<'_, DesktopState>) -> Result<
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
     actor.require_admin()?;
     let core = &state.core;
-    let mut secrets = Vec::new();
-    for (name, about) in staffroom::secrets::KNOWN_SECRETS {
+    let secrets = core
+        .secret_sources()
+        .await?
+        .into_iter()
         // The signing key of staff tokens is managed by the app itself.
-        if *name == "jwt_key" {
-            continue;
-        }
-        let source = core.secrets.source(name).map_err(Error::from)?.to_string();
-        secrets.push(SecretInfo { name, about, source });
-    }
+        .filter(|(name, _, _)| *name != "jwt_key")
+        .map(|(name, about, source)| SecretInfo { name, about, source: source.to_string() })
+        .collect();
     Ok(SettingsView {
         sandbox: core.config.sandbox,
         data_dir: core.config.data_dir.display().to_string(),
@@ -529,15 +514,9 @@ pub async fn google_sign_in(
 ) -> Result<staffroom::docs::oauth::GoogleStatus, Error> {
     use tauri_plugin_opener::OpenerExt;
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
-    actor.require_admin()?;
-    let auth = state.core.docs.auth();
-    let pending = auth.begin_sign_in().await?;
+    let pending = state.core.docs.begin_sign_in(&actor).await?;
     app.opener().open_url(pending.url.clone(), None::<&str>).map_err(|e| Error::internal("opening the browser", e))?;
-    let outcome = pending.finish(std::time::Duration::from_secs(300)).await;
-    let result = if outcome.is_ok() { "success" } else { "failure" };
-    state.core.audit.record(actor.audit_name(), "settings.google_sign_in", None, result, None).await;
-    outcome?;
-    auth.status().await
+    state.core.docs.finish_sign_in(&actor, pending, std::time::Duration::from_secs(300)).await
 }
 
 #[tauri::command]
@@ -546,11 +525,7 @@ pub async fn google_sign_out(
     state: State<'_, DesktopState>,
 ) -> Result<staffroom::docs::oauth::GoogleStatus, Error> {
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
-    actor.require_admin()?;
-    let auth = state.core.docs.auth();
-    auth.sign_out().await?;
-    state.core.audit.record(actor.audit_name(), "settings.google_sign_out", None, "success", None).await;
-    auth.status().await
+    state.core.docs.sign_out(&actor).await
 }
 
 // ---- users and audit (admins) -----------------------------------------------------------------

@@ -36,6 +36,17 @@ pub struct DocumentEnvelope {
     pub fetched_at: Option<String>,
 }
 
+/// What the editor window opens with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorView {
+    pub document: Document,
+    pub blocks: Vec<EditBlock>,
+    /// Google could not be reached: this is the offline copy.
+    pub stale: bool,
+    pub draft: Option<Draft>,
+}
+
 /// The editor's save: edited blocks against the revision they were made on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -93,6 +104,47 @@ impl DocService {
     /// Google sign-in.
     pub fn auth(&self) -> &GoogleAuth {
         self.client.auth()
+    }
+
+    /// Starts Google sign-in (admins): the page to open in the system browser, and the wait.
+    pub async fn begin_sign_in(&self, actor: &Actor) -> Result<oauth::PendingSignIn> {
+        actor.require_admin()?;
+        self.auth().begin_sign_in().await
+    }
+
+    /// Waits for the browser to come back (up to `timeout`) and stores the tokens; audited.
+    pub async fn finish_sign_in(
+        &self,
+        actor: &Actor,
+        pending: oauth::PendingSignIn,
+        timeout: std::time::Duration,
+    ) -> Result<oauth::GoogleStatus> {
+        let outcome = pending.finish(timeout).await;
+        let result = if outcome.is_ok() { "success" } else { "failure" };
+        self.audit.record(actor.audit_name(), "settings.google_sign_in", None, result, None).await;
+        outcome?;
+        self.auth().status().await
+    }
+
+    /// Signs out of Google (admins): revokes and forgets the tokens; audited.
+    pub async fn sign_out(&self, actor: &Actor) -> Result<oauth::GoogleStatus> {
+        actor.require_admin()?;
+        self.auth().sign_out().await?;
+        self.audit.record(actor.audit_name(), "settings.google_sign_out", None, "success", None).await;
+        self.auth().status().await
+    }
+
+    /// What the editor window opens with: the document (the offline copy when Google is out of
+    /// reach), its blocks as the planner sees them, and the unsaved draft if one was kept.
+    pub async fn open_for_editing(&self, actor: &Actor, id: &str) -> Result<EditorView> {
+        let read = self.get(id, &HashMap::new()).await?;
+        let draft = self.draft(actor, id).await?;
+        Ok(EditorView {
+            blocks: planner::editable_blocks(&read.document),
+            document: read.document,
+            stale: read.stale.unwrap_or(false),
+            draft,
+        })
     }
 
     /// `GET /documents`.
