@@ -1,13 +1,13 @@
-import { useEffect, useState } from "react";
-import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { listen } from "@tauri-apps/api/event";
+import { useState } from "react";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { Pager } from "../components/Pager";
+import { useRefetchOnWebhook } from "../webhookEvents";
 import { api, describeError, formatMoney } from "../api";
 
 const PAGE_SIZE = 20;
 
 /** Orders: newest first, live as webhooks arrive; the chosen order's event history. */
 export function Orders() {
-  const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<string | null>(null);
   const list = useQuery({
@@ -16,13 +16,7 @@ export function Orders() {
     placeholderData: keepPreviousData,
   });
   // A webhook applied by the core changes an order: refetch, no reload.
-  useEffect(() => {
-    const stop = listen("webhook", () => {
-      void queryClient.invalidateQueries({ queryKey: ["orders"] });
-      void queryClient.invalidateQueries({ queryKey: ["order"] });
-    });
-    return () => void stop.then((unlisten) => unlisten());
-  }, [queryClient]);
+  useRefetchOnWebhook([["orders"], ["order"]]);
   const meta = list.data?.meta;
   return (
     <section className="content split" aria-labelledby="orders-title">
@@ -47,13 +41,7 @@ export function Orders() {
             </tbody>
           </table>
         )}
-        {meta && meta.totalPages > 1 && (
-          <nav className="pager" aria-label="Pages">
-            <button type="button" onClick={() => setPage(page - 1)} disabled={page <= 1}>Previous</button>
-            <span>Page {meta.currentPage} of {meta.totalPages} · {meta.totalItems} orders</span>
-            <button type="button" onClick={() => setPage(page + 1)} disabled={page >= meta.totalPages}>Next</button>
-          </nav>
-        )}
+        {meta && <Pager meta={meta} noun="orders" onPage={setPage} />}
       </div>
       {selected && <OrderDetail key={selected} id={selected} />}
     </section>

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import { openUrl } from "@tauri-apps/plugin-opener";
+import { Pager } from "../components/Pager";
 import { api, describeError, fieldError, formatMoney } from "../api";
 import type { Order, Product } from "../types";
 
@@ -71,13 +72,7 @@ export function Products() {
             </tbody>
           </table>
         )}
-        {meta && meta.totalPages > 1 && (
-          <nav className="pager" aria-label="Pages">
-            <button type="button" onClick={() => setPage(page - 1)} disabled={page <= 1}>Previous</button>
-            <span>Page {meta.currentPage} of {meta.totalPages} · {meta.totalItems} products</span>
-            <button type="button" onClick={() => setPage(page + 1)} disabled={page >= meta.totalPages}>Next</button>
-          </nav>
-        )}
+        {meta && <Pager meta={meta} noun="products" onPage={setPage} />}
       </div>
       {selected && <ProductDetail key={selected} id={selected} />}
     </section>

@@ -1,6 +1,7 @@
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { listen } from "@tauri-apps/api/event";
+import { Pager } from "../components/Pager";
+import { useRefetchOnWebhook } from "../webhookEvents";
 import { api, describeError } from "../api";
 import type { Subscription } from "../types";
 
@@ -34,10 +35,7 @@ export function Subscriptions() {
     queryFn: () => api.listSubscriptions(page, PAGE_SIZE, status, customer),
     placeholderData: keepPreviousData,
   });
-  useEffect(() => {
-    const stop = listen("webhook", () => void queryClient.invalidateQueries({ queryKey: ["subscriptions"] }));
-    return () => void stop.then((unlisten) => unlisten());
-  }, [queryClient]);
+  useRefetchOnWebhook([["subscriptions"]]);
   const act = useMutation({
     mutationFn: ({ subscription, action }: { subscription: Subscription; action: Action }) =>
       api.actOnSubscription(subscription.id, action),
@@ -104,13 +102,7 @@ export function Subscriptions() {
             </tbody>
           </table>
         )}
-        {meta && meta.totalPages > 1 && (
-          <nav className="pager" aria-label="Pages">
-            <button type="button" onClick={() => setPage(page - 1)} disabled={page <= 1}>Previous</button>
-            <span>Page {meta.currentPage} of {meta.totalPages} · {meta.totalItems} subscriptions</span>
-            <button type="button" onClick={() => setPage(page + 1)} disabled={page >= meta.totalPages}>Next</button>
-          </nav>
-        )}
+        {meta && <Pager meta={meta} noun="subscriptions" onPage={setPage} />}
       </div>
     </section>
   );

@@ -1,6 +1,6 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { listen } from "@tauri-apps/api/event";
+import { useRefetchOnWebhook } from "../webhookEvents";
 import { api, describeError } from "../api";
 import type { User } from "../types";
 
@@ -16,14 +16,7 @@ export function Webhooks({ user }: { user: User }) {
   });
 
   // Every delivery, rejection and application arrives as a `webhook` event from the core.
-  useEffect(() => {
-    const stop = listen("webhook", () => {
-      void queryClient.invalidateQueries({ queryKey: ["webhook-events"] });
-    });
-    return () => {
-      void stop.then((unlisten) => unlisten());
-    };
-  }, [queryClient]);
+  useRefetchOnWebhook([["webhook-events"]]);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
