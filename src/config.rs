@@ -12,6 +12,8 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// Run against the built-in provider simulators.
     pub sandbox: bool,
+    /// Products the sandbox's payment simulator seeds (30; the memory benchmark asks for 1,000).
+    pub sandbox_products: u64,
     /// Where secrets are kept.
     pub secret_backend: SecretBackend,
     /// Staff session limits.
@@ -106,6 +108,7 @@ impl Config {
         Config {
             data_dir: data_dir.into(),
             sandbox: false,
+            sandbox_products: 30,
             secret_backend: SecretBackend::Auto,
             session: SessionLimits::default(),
             // Leave at least one core for everything else: hashing must never stall the app.

@@ -45,7 +45,9 @@ impl Core {
     pub async fn open(mut config: Config) -> Result<Core> {
         // In the sandbox, the payment provider is a simulator on loopback, signed in from the start.
         let (simulator, google) = if config.sandbox {
-            let simulator = PaymentSimulator::start(SimulatorOptions::default()).await?;
+            let simulator =
+                PaymentSimulator::start(SimulatorOptions { products: config.sandbox_products, ..Default::default() })
+                    .await?;
             config.payments.base_url = simulator.api_url();
             let google = GoogleSimulator::start(GoogleSimOptions::default()).await?;
             config.docs.endpoints = google.endpoints();

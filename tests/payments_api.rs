@@ -39,6 +39,37 @@ async fn products_page_limit_and_status_arithmetic() {
 }
 
 #[tokio::test]
+async fn products_search_matches_part_of_the_name_in_any_case() {
+    let app = SandboxApp::start().await;
+    let (_, all) = app.get("/api/payments/products?limit=100").await;
+    let name = all["products"][3]["name"].as_str().unwrap().to_string();
+    let word = name.split_whitespace().last().unwrap().to_lowercase();
+    let expected = all["products"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["name"].as_str().unwrap().to_lowercase().contains(&word))
+        .count();
+    let (status, found) =
+        app.get(&format!("/api/payments/products?limit=100&search=%20{}%20", word.to_uppercase())).await;
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(found["meta"]["totalItems"], expected as u64);
+    assert!(found["products"].as_array().unwrap().iter().any(|p| p["name"] == name.as_str()), "{found}");
+
+    // LIKE's wildcards are searched for literally, so they match nothing here.
+    for wildcard in ["%25", "_", "%25_%25"] {
+        let (status, none) = app.get(&format!("/api/payments/products?search={wildcard}")).await;
+        assert_eq!(status, 200);
+        assert_eq!(none["meta"]["totalItems"], 0, "{wildcard}");
+    }
+    // A blank search is no search.
+    let (_, blank) = app.get("/api/payments/products?search=%20%20").await;
+    assert_eq!(blank["meta"]["totalItems"], 30);
+    let (status, body) = app.get(&format!("/api/payments/products?search={}", "a".repeat(101))).await;
+    assert_eq!((status, bad_fields(&body)), (400, vec!["search".to_string()]));
+}
+
+#[tokio::test]
 async fn product_detail_has_variants_and_unknown_ids_are_404() {
     let app = SandboxApp::start().await;
     let (status, body) = app.get("/api/payments/products/12").await;

@@ -2,6 +2,8 @@
 //! tokens, refresh, logout, and immediate revocation (SPEC section 3).
 
 pub mod password;
+mod remember;
+pub use remember::REMEMBERED_SESSION;
 pub mod token;
 pub mod validate;
 
@@ -277,8 +279,23 @@ impl AuthService {
         Ok(self.live_session(token).await?.0)
     }
 
+    /// A fresh token for the session behind a remembered, possibly expired, token ("keep me
+    /// signed in"): only while that session is live (not signed out, idle at most the idle limit,
+    /// within its absolute life, user enabled).
+    pub async fn resume(&self, token: &str) -> Result<AuthResponse> {
+        let claims = self.keys.verify_allowing_expired(token)?;
+        let (_, user, session) = self.live_session_of(claims).await?;
+        let now = now_unix();
+        let sid = session.id.clone();
+        self.db.call(move |conn| users::touch_session(conn, &sid, now)).await?;
+        self.issue(&user, &session, now)
+    }
+
     async fn live_session(&self, token: &str) -> Result<(StaffIdentity, UserRecord, SessionRecord)> {
-        let claims = self.keys.verify(token)?;
+        self.live_session_of(self.keys.verify(token)?).await
+    }
+
+    async fn live_session_of(&self, claims: token::Claims) -> Result<(StaffIdentity, UserRecord, SessionRecord)> {
         let now = now_unix();
         let idle = self.limits.idle.as_secs() as i64;
         let sid = claims.sid.clone();

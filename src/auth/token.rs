@@ -90,6 +90,18 @@ impl TokenKeys {
 
     /// Verifies signature, algorithm, `typ`, `iss`, `aud`, `exp` and `nbf`, and returns the claims.
     pub fn verify(&self, token: &str) -> Result<Claims> {
+        self.decode(token, &self.validation)
+    }
+
+    /// Like [`verify`](Self::verify) but accepts an expired token: for resuming a remembered
+    /// session, whose own limits (idle time, absolute life, revocation) are checked by the caller.
+    pub fn verify_allowing_expired(&self, token: &str) -> Result<Claims> {
+        let mut validation = self.validation.clone();
+        validation.validate_exp = false;
+        self.decode(token, &validation)
+    }
+
+    fn decode(&self, token: &str, validation: &Validation) -> Result<Claims> {
         let refused = || Error::unauthorized("The sign-in token is invalid or has expired; sign in again");
         if token.is_empty()
             || token.len() > MAX_TOKEN_LEN
@@ -97,7 +109,7 @@ impl TokenKeys {
         {
             return Err(refused());
         }
-        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation).map_err(|e| {
+        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, validation).map_err(|e| {
             tracing::debug!(reason = %e, "token refused");
             refused()
         })?;

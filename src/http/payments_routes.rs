@@ -42,7 +42,8 @@ pub struct SubscriptionEnvelope {
 
 #[utoipa::path(get, path = "/api/payments/products", tag = "payments", security(("bearer" = [])),
     params(("page" = Option<u32>, Query), ("limit" = Option<u32>, Query, description = "1 to 100, default 10"),
-           ("status" = Option<String>, Query, description = "draft or published")),
+           ("status" = Option<String>, Query, description = "draft or published"),
+           ("search" = Option<String>, Query, description = "part of the name, any case (at most 100 characters)")),
     responses((status = 200, body = ProductList), (status = 400, description = "invalid_request"), (status = 401, description = "unauthorized")))]
 pub(crate) async fn list_products(
     State(core): State<Core>,

@@ -348,9 +348,11 @@ impl PaymentService {
                 Err(err) => return Err(err),
             }
         }
-        let (page, limit, status) = (query.page, query.limit, query.status.clone());
-        let (products, total) =
-            self.db.call(move |conn| store::list_products(conn, status.as_deref(), page, limit)).await?;
+        let (page, limit) = (query.page, query.limit);
+        let (products, total) = self
+            .db
+            .call(move |conn| store::list_products(conn, query.status.as_deref(), query.search.as_deref(), page, limit))
+            .await?;
         let meta = self.meta_for("products", PageMeta::new(page, limit, total), stale).await?;
         Ok(ProductList { products, meta })
     }
@@ -516,7 +518,7 @@ impl PaymentService {
         } else if older_than(state.synced_at.as_deref(), self.sync_interval * 2) {
             stale = true;
         }
-        let ListQuery { page, limit, status, customer_id } = query;
+        let ListQuery { page, limit, status, customer_id, .. } = query;
         let (subscriptions, total) = self
             .db
             .call(move |conn| store::list_subscriptions(conn, customer_id.as_deref(), status.as_deref(), page, limit))

@@ -30,6 +30,8 @@ pub struct ListQuery {
     pub limit: u32,
     pub status: Option<String>,
     pub customer_id: Option<String>,
+    /// Words the name must contain (products only), trimmed; `None` when blank.
+    pub search: Option<String>,
 }
 
 fn whole_number(
@@ -81,8 +83,13 @@ pub fn list_query(params: &HashMap<String, String>, statuses: &[&str], with_cust
         }
         _ => None,
     };
+    let search = params.get("search").map(|s| s.trim()).filter(|s| !s.is_empty());
+    if search.is_some_and(|s| s.chars().count() > 100 || s.chars().any(char::is_control)) {
+        errors.push(FieldError::new("search", "must be at most 100 characters, without control characters"));
+    }
+    let search = search.map(str::to_owned);
     if errors.is_empty() {
-        Ok(ListQuery { page, limit, status, customer_id })
+        Ok(ListQuery { page, limit, status, customer_id, search })
     } else {
         Err(Error::invalid(errors))
     }

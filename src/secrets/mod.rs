@@ -52,6 +52,7 @@ pub const KNOWN_SECRETS: &[(&str, &str)] = &[
     ("google_client_id", "Google OAuth client id"),
     ("google_client_secret", "Google OAuth client secret"),
     ("google_token", "Google OAuth tokens (after sign-in) or a pasted access token"),
+    ("desktop_session", "the desktop app's remembered sign-in (\"keep me signed in\")"),
 ];
 
 /// Why a secret operation failed.

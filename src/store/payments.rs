@@ -89,15 +89,27 @@ pub fn upsert_product(conn: &mut Connection, product: &ProductDto, now: &str) ->
 }
 
 /// A page of cached products (by name), and how many match.
-pub fn list_products(conn: &Connection, status: Option<&str>, page: u32, limit: u32) -> Result<(Vec<ProductDto>, u64)> {
+pub fn list_products(
+    conn: &Connection,
+    status: Option<&str>,
+    search: Option<&str>,
+    page: u32,
+    limit: u32,
+) -> Result<(Vec<ProductDto>, u64)> {
+    // The search is a literal substring of the name: LIKE's wildcards in it are escaped.
+    let pattern = search.map(|s| format!("%{}%", s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
+    const FILTER: &str = "(?1 IS NULL OR status = ?1) AND (?2 IS NULL OR name LIKE ?2 ESCAPE '\\')";
     let total: i64 =
-        conn.query_row("SELECT COUNT(*) FROM products WHERE ?1 IS NULL OR status = ?1", [status], |r| r.get(0))?;
+        conn.query_row(&format!("SELECT COUNT(*) FROM products WHERE {FILTER}"), params![status, pattern], |r| {
+            r.get(0)
+        })?;
     let mut stmt = conn.prepare(&format!(
-        "SELECT {PRODUCT_COLUMNS} FROM products WHERE ?1 IS NULL OR status = ?1 ORDER BY name, id LIMIT ?2 OFFSET ?3"
+        "SELECT {PRODUCT_COLUMNS} FROM products WHERE {FILTER} ORDER BY name, id LIMIT ?3 OFFSET ?4"
     ))?;
     let offset = (page as i64 - 1) * limit as i64;
-    let rows =
-        stmt.query_map(params![status, limit, offset], product_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    let rows = stmt
+        .query_map(params![status, pattern, limit, offset], product_from_row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok((rows, total as u64))
 }
 

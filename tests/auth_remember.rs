@@ -1,0 +1,86 @@
+//! "Keep me signed in": the desktop's remembered session resumes across restarts only within
+//! the session's own limits, and never after signing out. Real SQLite files, the memory keyring.
+
+use std::time::Duration;
+
+use serde_json::json;
+use staffroom::auth::REMEMBERED_SESSION;
+use staffroom::secrets::{Secret, SecretBackend};
+use staffroom::{Core, Error};
+
+async fn core_with(dir: &std::path::Path, access_token: Duration, idle: Duration) -> Core {
+    let mut config = staffroom::config::Config::new(dir);
+    config.secret_backend = SecretBackend::Memory;
+    config.session.access_token = access_token;
+    config.session.idle = idle;
+    let core = Core::open(config).await.unwrap();
+    core.auth
+        .create_first_admin("ada@example.com".into(), "Ada".into(), Secret::new("a long passphrase 1"))
+        .await
+        .unwrap();
+    core
+}
+
+async fn sign_in(core: &Core) -> String {
+    let body = json!({ "email": "ada@example.com", "password": "a long passphrase 1" });
+    core.auth.login_json(&body).await.map_err(Error::from).unwrap().token
+}
+
+fn remembered(core: &Core) -> Option<String> {
+    core.secrets.get(REMEMBERED_SESSION).unwrap().map(|s| s.expose().to_string())
+}
+
+#[tokio::test]
+async fn a_remembered_session_resumes_after_its_token_expired_and_stays_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core_with(dir.path(), Duration::from_secs(1), Duration::from_secs(60)).await;
+    assert!(core.resume_remembered_session().await.unwrap().is_none(), "nothing remembered yet");
+
+    let token = sign_in(&core).await;
+    let session = core.auth.authenticate(&token).await.unwrap().session_id;
+    core.remember_session(Some(&token)).await.unwrap();
+    assert!(core.has_remembered_session().await.unwrap());
+    // Past the access token's life and the verifier's leeway: the token alone is refused...
+    tokio::time::sleep(Duration::from_millis(6_500)).await;
+    assert_eq!(core.auth.authenticate(&token).await.unwrap_err().code.as_str(), "unauthorized");
+
+    // ...but the session is live, so the app resumes it with a fresh token, remembered in turn.
+    let resumed = core.resume_remembered_session().await.unwrap().expect("the session resumes");
+    assert_eq!(resumed.user.email, "ada@example.com");
+    // The same session goes on (its limits still count from the first sign-in), not a new one.
+    assert_eq!(core.auth.authenticate(&resumed.token).await.unwrap().session_id, session);
+    assert_eq!(remembered(&core).as_deref(), Some(resumed.token.as_str()));
+}
+
+#[tokio::test]
+async fn signing_out_or_an_idle_session_ends_what_is_remembered() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core_with(dir.path(), Duration::from_secs(600), Duration::from_secs(1)).await;
+
+    // Signed out: the session is dead, so the remembered token resumes nothing and is forgotten.
+    let token = sign_in(&core).await;
+    core.remember_session(Some(&token)).await.unwrap();
+    core.auth.logout(&token).await.unwrap();
+    assert!(core.resume_remembered_session().await.unwrap().is_none());
+    assert_eq!(remembered(&core), None);
+
+    // Idle past the limit while the app was closed: the same.
+    let token = sign_in(&core).await;
+    core.remember_session(Some(&token)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert!(core.resume_remembered_session().await.unwrap().is_none());
+    assert_eq!(remembered(&core), None);
+}
+
+#[tokio::test]
+async fn a_forged_or_garbled_remembered_token_resumes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core_with(dir.path(), Duration::from_secs(600), Duration::from_secs(600)).await;
+    let token = sign_in(&core).await;
+    let (head, _) = token.rsplit_once('.').unwrap();
+    for bad in [format!("{head}.AAAA"), "not a token".to_string(), "x".to_string()] {
+        core.remember_session(Some(&bad)).await.unwrap();
+        assert!(core.resume_remembered_session().await.unwrap().is_none(), "{bad}");
+        assert_eq!(remembered(&core), None);
+    }
+}
