@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// The stable error codes of the integration areas (the seed's five, plus `conflict` and `internal`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     Unauthorized,
@@ -61,7 +61,7 @@ impl ErrorCode {
 }
 
 /// One bad input field, named so a form can point at it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 pub struct FieldError {
     pub field: String,
     pub message: String,
@@ -89,6 +89,19 @@ pub struct Error {
 
 /// Results of the core.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The error object on the wire (`error` of an HTTP body, what a desktop command rejects with).
+/// [`Error`] serializes through it, so its TypeScript type cannot drift from the JSON.
+#[derive(Serialize, ts_rs::TS)]
+pub struct ErrorObject<'a> {
+    code: ErrorCode,
+    message: &'a str,
+    /// Free-form facts by code: `fields` (a list of [`FieldError`]) for `invalid_request`,
+    /// `provider` and `status` for provider failures, `currentRevisionId` for a conflict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
+    details: Option<&'a Value>,
+}
 
 impl Error {
     /// An error with a code and a human sentence.
@@ -180,22 +193,22 @@ impl Error {
 
     /// The JSON body: `{"error":{"code","message","details"?}}`.
     pub fn body(&self) -> Value {
-        let mut inner = json!({ "code": self.code.as_str(), "message": self.message });
-        if let Some(details) = &self.details {
-            inner["details"] = details.clone();
-        }
-        json!({ "error": inner })
+        json!({ "error": self.wire() })
     }
 
     /// The error object alone (what a desktop command rejects with).
     pub fn object(&self) -> Value {
-        self.body()["error"].clone()
+        json!(self.wire())
+    }
+
+    fn wire(&self) -> ErrorObject<'_> {
+        ErrorObject { code: self.code, message: &self.message, details: self.details.as_ref() }
     }
 }
 
 impl Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        self.object().serialize(serializer)
+        self.wire().serialize(serializer)
     }
 }
 

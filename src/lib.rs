@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod auth;
+pub mod bindings;
 pub mod config;
 pub mod core;
 pub mod docs;

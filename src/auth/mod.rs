@@ -41,7 +41,7 @@ pub fn lock_duration(failures: u32) -> Option<Duration> {
 }
 
 /// A staff member as every door shows them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct UserDto {
     pub id: String,
@@ -59,7 +59,7 @@ impl From<&UserRecord> for UserDto {
 }
 
 /// The seed's AuthResponse, plus when the token and its session end.
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthResponse {
     pub token: String,

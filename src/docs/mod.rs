@@ -37,7 +37,7 @@ pub struct DocumentEnvelope {
 }
 
 /// What the editor window opens with.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EditorView {
     pub document: Document,
@@ -48,7 +48,7 @@ pub struct EditorView {
 }
 
 /// The editor's save: edited blocks against the revision they were made on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SaveEdits {
     pub base_revision_id: String,
@@ -56,7 +56,7 @@ pub struct SaveEdits {
 }
 
 /// What a save did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "outcome", rename_all = "camelCase")]
 pub enum SaveOutcome {
     /// Written (or nothing to write): the document as it is now.

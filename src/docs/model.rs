@@ -13,7 +13,7 @@ pub const NAMED_STYLES: &[&str] =
     &["NORMAL_TEXT", "TITLE", "SUBTITLE", "HEADING_1", "HEADING_2", "HEADING_3", "HEADING_4", "HEADING_5", "HEADING_6"];
 
 /// The seed's Document summary (Drive's File, with the fields we ask for).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct DocumentSummary {
     pub id: String,
@@ -23,20 +23,22 @@ pub struct DocumentSummary {
     pub modified_time: String,
     pub web_view_link: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub thumbnail_link: Option<String>,
 }
 
 /// `GET /documents`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentList {
     pub documents: Vec<DocumentSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub next_page_token: Option<String>,
 }
 
 /// A Drive folder, for the documents list's folder filter.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(default)]
 pub struct Folder {
     pub id: String,
@@ -52,7 +54,7 @@ pub struct FileList {
 }
 
 /// The seed's Document (Docs' Document, read with `SUGGESTIONS_INLINE`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Document {
     #[serde(alias = "documentId", default)]
@@ -64,43 +66,50 @@ pub struct Document {
     #[serde(default)]
     pub revision_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub suggestions_view_mode: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct Body {
     pub content: Vec<StructuralElement>,
 }
 
 /// A block of the body: a paragraph, a section break, a table, or a table of contents.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct StructuralElement {
     pub start_index: u32,
     pub end_index: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub paragraph: Option<Paragraph>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
     pub section_break: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub table: Option<Table>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
     pub table_of_contents: Option<Value>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Paragraph {
     pub elements: Vec<ParagraphElement>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
     pub paragraph_style: Option<Map<String, Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
     pub bullet: Option<Value>,
 }
 
 /// A piece of a paragraph: a text run, or something else (kept as Google sent it).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ParagraphElement {
     #[serde(default)]
@@ -108,22 +117,27 @@ pub struct ParagraphElement {
     #[serde(default)]
     pub end_index: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub text_run: Option<TextRun>,
     /// Any other kind (inline object, page break, person, …): shown read-only.
     #[serde(flatten)]
+    // Left out of the TypeScript type: the UI shows such elements without reading them, and an
+    // index signature there would have to admit every named field's type too.
+    #[ts(skip)]
     pub other: Map<String, Value>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct TextRun {
     pub content: String,
     /// Character style (bold, italic, link, …): Google's `textStyle`.
     #[serde(alias = "textStyle", skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
     pub style: Option<Map<String, Value>>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Table {
     pub rows: u32,
@@ -131,7 +145,7 @@ pub struct Table {
     pub table_rows: Vec<TableRow>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TableRow {
     pub start_index: u32,
@@ -139,7 +153,7 @@ pub struct TableRow {
     pub table_cells: Vec<TableCell>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TableCell {
     pub start_index: u32,
@@ -174,22 +188,25 @@ impl Paragraph {
 }
 
 /// Drive's Permission, and the seed's Permission entry.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Permission {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub id: Option<String>,
     pub role: String,
     #[serde(rename = "type")]
     pub kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub email_address: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub domain: Option<String>,
 }
 
 /// `POST /documents/:id/permissions`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 pub struct PermissionList {
     pub permissions: Vec<Permission>,
 }

@@ -57,14 +57,16 @@ impl StoredToken {
 }
 
 /// Whether Staffroom is signed in to Google, for Settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct GoogleStatus {
     pub signed_in: bool,
     /// `oauth` (a token set that refreshes itself) or `pasted` (an access token alone).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub kind: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub expires_at: Option<String>,
     /// Whether a client id is configured, so that sign-in can start.
     pub can_sign_in: bool,

@@ -28,7 +28,7 @@ use crate::error::{Error, FieldError, Result};
 
 /// One block of the editor: a paragraph the user may edit, or a fixed part (a table, a
 /// paragraph holding an image, …) identified by its start index in the base revision.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum EditBlock {
     Paragraph {
@@ -377,7 +377,7 @@ fn diff_text(old: &str, new: &str, base: u32, ops: &mut Vec<TextOp>) {
 // Rebase
 
 /// Where the user's edits and a collaborator's overlap: both versions of that stretch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RebaseConflict {
     /// Where the stretch starts in the rebased blocks, and how many blocks it spans there (the
@@ -389,7 +389,7 @@ pub struct RebaseConflict {
 }
 
 /// Pending edits carried onto a newer revision.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Rebased {
     /// Blocks against the newer revision; conflicting stretches hold the newer version.

@@ -32,21 +32,21 @@ pub const SUBSCRIPTION_STATUSES: &[&str] = &["active", "cancelled", "expired"];
 const PRODUCTS_FRESH_FOR: Duration = Duration::from_secs(60);
 
 /// `GET /products`.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
 pub struct ProductList {
     pub products: Vec<ProductDto>,
     pub meta: PageMeta,
 }
 
 /// `GET /subscriptions`.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
 pub struct SubscriptionList {
     pub subscriptions: Vec<SubscriptionDto>,
     pub meta: PageMeta,
 }
 
 /// `GET /orders`.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
 pub struct OrderList {
     pub orders: Vec<OrderDto>,
     pub meta: PageMeta,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::jsonapi::Resource;
 
 /// Pagination meta of the lists; `stale` and `syncedAt` when served from the cache.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PageMeta {
     pub current_page: u32,
@@ -14,9 +14,11 @@ pub struct PageMeta {
     pub total_items: u64,
     /// The provider could not be reached: this is the last cached answer.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub stale: Option<bool>,
     /// When the cached data was last synced from the provider.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub synced_at: Option<String>,
 }
 
@@ -29,7 +31,7 @@ impl PageMeta {
 }
 
 /// A product variant.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct VariantDto {
     pub id: String,
@@ -42,7 +44,7 @@ pub struct VariantDto {
 }
 
 /// The seed's Product, plus its variants on the detail route.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ProductDto {
     pub id: String,
@@ -57,11 +59,12 @@ pub struct ProductDto {
     pub created_at: String,
     pub updated_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub variants: Option<Vec<VariantDto>>,
 }
 
 /// The seed's Subscription, plus the provider's own status and what staff need to see.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionDto {
     pub id: String,
@@ -75,6 +78,7 @@ pub struct SubscriptionDto {
     pub variant_id: String,
     pub renews_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub ends_at: Option<String>,
     pub created_at: String,
     pub updated_at: String,
@@ -90,7 +94,7 @@ pub struct SubscriptionDto {
 }
 
 /// A webhook event applied to an order, for its history.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderEvent {
     pub event_name: String,
@@ -99,7 +103,7 @@ pub struct OrderEvent {
 }
 
 /// The seed's Order, plus what the detail route shows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderDto {
     /// Our order id (also the checkout's custom data `order_id`).
@@ -123,6 +127,7 @@ pub struct OrderDto {
     pub refunded_at: Option<String>,
     pub updated_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub events: Option<Vec<OrderEvent>>,
 }
 

@@ -18,7 +18,7 @@ pub const DEMO_PASSWORD: &str = "sandbox-demo-passphrase";
 pub const DEMO_NAME: &str = "Demo Admin";
 
 /// The credentials the login screen shows in sandbox mode.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DemoCredentials {
     pub email: &'static str,

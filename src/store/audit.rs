@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::error::Result;
 
 /// One audit entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditEntry {
     pub id: i64,

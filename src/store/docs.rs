@@ -15,7 +15,7 @@ pub struct CachedDocument {
 }
 
 /// A draft of unsaved edits.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Draft {
     pub document_id: String,

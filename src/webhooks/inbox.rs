@@ -137,7 +137,7 @@ fn write_group(conn: &mut Connection, group: &[Job]) -> rusqlite::Result<Vec<Sto
 }
 
 /// A stored delivery, as the webhooks panel and order histories show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct InboxEntry {
     pub id: i64,

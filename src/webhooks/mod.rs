@@ -48,7 +48,7 @@ pub trait EventApplier: Send + Sync + 'static {
 }
 
 /// One line of the live webhook feed.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct FeedItem {
     /// `received`, `duplicate`, `rejected` or `applied`.
