@@ -11,8 +11,9 @@ use tauri::{AppHandle, Emitter, State};
 use crate::DesktopState;
 
 /// What the UI needs before anyone signs in.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export_to = "desktop/")]
 pub struct AppInfo {
     pub version: &'static str,
     pub sandbox: bool,
@@ -105,8 +106,9 @@ pub async fn create_first_admin(
 const RECEIVER_SETTING: &str = "desktop_webhook_port";
 
 /// The receiver as Settings shows it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export_to = "desktop/")]
 pub struct ReceiverStatus {
     pub running: bool,
     /// Where Lemon Squeezy (through a tunnel) or the sandbox checkout delivers.
@@ -450,8 +452,9 @@ pub async fn act_on_subscription(
 // ---- settings ---------------------------------------------------------------------------------
 
 /// Where one secret comes from (never its value).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export_to = "desktop/")]
 pub struct SecretInfo {
     pub name: &'static str,
     pub about: &'static str,
@@ -460,8 +463,9 @@ pub struct SecretInfo {
 }
 
 /// What Settings shows (admins only).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export_to = "desktop/")]
 pub struct SettingsView {
     pub sandbox: bool,
     pub data_dir: String,
