@@ -1,240 +1,44 @@
-// Shapes of the core's DTOs as the desktop commands return them (Rust: staffroom::auth,
-// staffroom::error, src-tauri/src/commands.rs).
+// The shapes of what the desktop commands answer and take: the TypeScript types ts-rs renders
+// from the Rust DTOs into ./bindings (run scripts/gen-types after changing a DTO), under the
+// names the screens use.
+import type { ErrorObject } from "./bindings/ErrorObject";
+import type { FieldError } from "./bindings/FieldError";
 
-export type Role = "admin" | "staff";
+export type { Role } from "./bindings/Role";
+export type { UserDto as User } from "./bindings/UserDto";
+export type { AuthResponse } from "./bindings/AuthResponse";
+export type { AppInfo } from "./bindings/desktop/AppInfo";
+export type { ErrorCode } from "./bindings/ErrorCode";
+export type { FieldError };
+export type { ReceiverStatus } from "./bindings/desktop/ReceiverStatus";
+export type { InboxEntry } from "./bindings/InboxEntry";
+export type { PageMeta } from "./bindings/PageMeta";
+export type { VariantDto as Variant } from "./bindings/VariantDto";
+export type { ProductDto as Product } from "./bindings/ProductDto";
+export type { ProductList } from "./bindings/ProductList";
+export type { OrderDto as Order } from "./bindings/OrderDto";
+export type { OrderList } from "./bindings/OrderList";
+export type { SubscriptionDto as Subscription } from "./bindings/SubscriptionDto";
+export type { SubscriptionList } from "./bindings/SubscriptionList";
+export type { DocumentSummary } from "./bindings/DocumentSummary";
+export type { DocumentList } from "./bindings/DocumentList";
+export type { Folder } from "./bindings/Folder";
+export type { Permission } from "./bindings/Permission";
+export type { PermissionList } from "./bindings/PermissionList";
+export type { GoogleStatus } from "./bindings/GoogleStatus";
+export type { TextRun } from "./bindings/TextRun";
+export type { StructuralElement } from "./bindings/StructuralElement";
+export type { Document as GoogleDocument } from "./bindings/Document";
+export type { EditBlock } from "./bindings/EditBlock";
+export type { Draft } from "./bindings/Draft";
+export type { EditorView } from "./bindings/EditorView";
+export type { RebaseConflict } from "./bindings/RebaseConflict";
+export type { SaveOutcome } from "./bindings/SaveOutcome";
+export type { SettingsView } from "./bindings/desktop/SettingsView";
+export type { AuditEntry } from "./bindings/AuditEntry";
 
-export interface User {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-  disabled?: boolean;
-}
-
-export interface AuthResponse {
-  token: string;
-  user: User;
-  expiresAt: string;
-  sessionExpiresAt: string;
-}
-
-export interface AppInfo {
-  version: string;
-  sandbox: boolean;
-  demo: { email: string; password: string } | null;
-  needsFirstAdmin: boolean;
-}
-
-export type ErrorCode =
-  | "unauthorized"
-  | "not_found"
-  | "invalid_request"
-  | "conflict"
-  | "rate_limited"
-  | "integration_error"
-  | "method_not_allowed"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "internal";
-
-export interface FieldError {
-  field: string;
-  message: string;
-}
-
-/** The error object every command rejects with. */
-export interface ApiError {
-  code: ErrorCode;
-  message: string;
+/** The error object every command rejects with. Its `details` is free-form JSON in Rust; this
+ *  narrows it to the `fields` an invalid_request carries. */
+export type ApiError = Omit<ErrorObject, "details"> & {
   details?: { fields?: FieldError[]; [key: string]: unknown };
-}
-
-export interface ReceiverStatus {
-  running: boolean;
-  url: string | null;
-  hasSecret: boolean;
-}
-
-/** A stored webhook delivery. */
-export interface InboxEntry {
-  id: number;
-  eventName: string;
-  resourceType: string;
-  resourceId: string;
-  verified: boolean;
-  receivedAt: string;
-  appliedAt: string | null;
-  outcome: string | null;
-  orderId: string | null;
-  subscriptionId: string | null;
-}
-
-export interface PageMeta {
-  currentPage: number;
-  totalPages: number;
-  totalItems: number;
-  stale?: boolean;
-  syncedAt?: string;
-}
-
-export interface Variant {
-  id: string;
-  name: string;
-  price: number;
-  status: string;
-  isSubscription: boolean;
-}
-
-export interface Product {
-  id: string;
-  name: string;
-  slug: string;
-  price: number;
-  currency: string;
-  priceFormatted: string;
-  status: "draft" | "published";
-  createdAt: string;
-  updatedAt: string;
-  variants?: Variant[];
-}
-
-export interface Order {
-  id: string;
-  orderId: string;
-  status: "pending" | "paid" | "failed";
-  total: number;
-  currency: string;
-  checkoutUrl: string;
-  createdAt: string;
-  email: string;
-  name: string | null;
-  productId?: string;
-  variantId?: string;
-  paidAt?: string | null;
-  updatedAt?: string;
-  events?: { eventName: string; receivedAt: string; outcome: string | null }[];
-}
-
-export interface Subscription {
-  id: string;
-  customerId: string;
-  status: "active" | "cancelled" | "expired";
-  providerStatus: string;
-  productId: string;
-  variantId: string;
-  renewsAt: string;
-  endsAt?: string;
-  createdAt: string;
-  updatedAt: string;
-  productName: string | null;
-  variantName: string | null;
-  customerName: string | null;
-  customerEmail: string | null;
-  pauseMode: string | null;
-  pauseResumesAt: string | null;
-}
-
-export interface DocumentSummary {
-  id: string;
-  name: string;
-  mimeType: string;
-  createdTime: string;
-  modifiedTime: string;
-  webViewLink: string;
-  thumbnailLink?: string;
-}
-
-export interface DocumentList {
-  documents: DocumentSummary[];
-  nextPageToken?: string;
-}
-
-export interface Folder {
-  id: string;
-  name: string;
-}
-
-export interface Permission {
-  id?: string;
-  role: "owner" | "writer" | "reader";
-  type: "user" | "group" | "domain" | "anyone";
-  emailAddress?: string;
-  domain?: string;
-}
-
-export interface GoogleStatus {
-  signedIn: boolean;
-  kind?: "oauth" | "pasted";
-  expiresAt?: string;
-  canSignIn: boolean;
-}
-
-export interface TextRun {
-  content: string;
-  style?: Record<string, unknown>;
-}
-
-export interface StructuralElement {
-  startIndex: number;
-  endIndex: number;
-  paragraph?: {
-    elements: { startIndex: number; endIndex: number; textRun?: TextRun }[];
-    paragraphStyle?: { namedStyleType?: string };
-  };
-  sectionBreak?: unknown;
-  table?: { rows: number; columns: number; tableRows: { tableCells: { content: StructuralElement[] }[] }[] };
-  tableOfContents?: unknown;
-}
-
-export interface GoogleDocument {
-  id: string;
-  name: string;
-  revisionId: string;
-  body: { content: StructuralElement[] };
-}
-
-export type EditBlock =
-  | { kind: "paragraph"; text: string; style: string }
-  | { kind: "fixed"; startIndex: number };
-
-export interface Draft {
-  documentId: string;
-  baseRevisionId: string;
-  blocks: EditBlock[];
-  updatedAt: string;
-}
-
-export interface EditorView {
-  document: GoogleDocument;
-  blocks: EditBlock[];
-  stale: boolean;
-  draft: Draft | null;
-}
-
-export interface RebaseConflict {
-  at: number;
-  len: number;
-  mine: EditBlock[];
-  theirs: EditBlock[];
-}
-
-export type SaveOutcome =
-  | { outcome: "saved"; document: GoogleDocument; requests: number }
-  | { outcome: "conflict"; document: GoogleDocument; rebased: { blocks: EditBlock[]; conflicts: RebaseConflict[] } };
-
-export interface SettingsView {
-  sandbox: boolean;
-  dataDir: string;
-  secrets: { name: string; about: string; source: string }[];
-  google: GoogleStatus;
-}
-
-export interface AuditEntry {
-  id: number;
-  at: string;
-  actor: string;
-  action: string;
-  target: string | null;
-  outcome: string;
-  detail: string | null;
-}
+};

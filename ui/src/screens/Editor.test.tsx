@@ -18,9 +18,9 @@ const document: GoogleDocument = {
         { startIndex: 14, endIndex: 21, textRun: { content: "Tuesday", style: { bold: true } } },
         { startIndex: 21, endIndex: 22, textRun: { content: "\n" } },
       ], paragraphStyle: { namedStyleType: "NORMAL_TEXT" } } },
-      { startIndex: 22, endIndex: 40, table: { rows: 1, columns: 2, tableRows: [{ tableCells: [
-        { content: [{ startIndex: 25, endIndex: 30, paragraph: { elements: [{ startIndex: 25, endIndex: 30, textRun: { content: "Item\n" } }] } }] },
-        { content: [{ startIndex: 31, endIndex: 39, paragraph: { elements: [{ startIndex: 31, endIndex: 39, textRun: { content: "Units 😀\n" } }] } }] },
+      { startIndex: 22, endIndex: 40, table: { rows: 1, columns: 2, tableRows: [{ startIndex: 23, endIndex: 39, tableCells: [
+        { startIndex: 24, endIndex: 30, content: [{ startIndex: 25, endIndex: 30, paragraph: { elements: [{ startIndex: 25, endIndex: 30, textRun: { content: "Item\n" } }] } }] },
+        { startIndex: 30, endIndex: 39, content: [{ startIndex: 31, endIndex: 39, paragraph: { elements: [{ startIndex: 31, endIndex: 39, textRun: { content: "Units 😀\n" } }] } }] },
       ] }] } },
       { startIndex: 40, endIndex: 41, paragraph: { elements: [{ startIndex: 40, endIndex: 41, textRun: { content: "\n" } }] } },
     ],

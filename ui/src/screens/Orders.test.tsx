@@ -8,7 +8,8 @@ import type { Order } from "../types";
 
 const order = (status: Order["status"]): Order => ({
   id: "o1", orderId: "SR-000001", status, total: 1999, currency: "USD", checkoutUrl: "http://127.0.0.1/checkout/custom/1",
-  createdAt: "2026-11-22T10:00:00Z", email: "ada@example.com", name: "Ada",
+  createdAt: "2026-11-22T10:00:00Z", email: "ada@example.com", name: "Ada", productId: "p1", variantId: "v1",
+  customerId: null, providerOrderId: null, paidAt: null, refundedAt: null, updatedAt: "2026-11-22T10:00:00Z",
 });
 const page = (orders: Order[]) => ({ orders, meta: { currentPage: 1, totalPages: 1, totalItems: orders.length } });
 

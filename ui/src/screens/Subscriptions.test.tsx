@@ -9,7 +9,8 @@ const sub = (id: string, providerStatus: string, extra: Partial<Subscription> = 
   id, customerId: "c1", status: providerStatus === "cancelled" ? "cancelled" : providerStatus === "expired" ? "expired" : "active",
   providerStatus, productId: "p1", variantId: "v1", renewsAt: "2026-12-22T00:00:00Z", createdAt: "2026-01-01T00:00:00Z",
   updatedAt: "2026-01-01T00:00:00Z", productName: "Pro plan", variantName: "Monthly", customerName: `Customer ${id}`,
-  customerEmail: `${id}@example.com`, pauseMode: null, pauseResumesAt: null, ...extra,
+  customerEmail: `${id}@example.com`, pauseMode: null, pauseResumesAt: null, lastPaymentStatus: null, lastPaymentAt: null,
+  ...extra,
 });
 const page = (subscriptions: Subscription[], meta = {}) => ({ subscriptions, meta: { currentPage: 1, totalPages: 2, totalItems: 30, ...meta } });
 

@@ -6,7 +6,7 @@ import { Webhooks } from "./Webhooks";
 import { mockCommands, renderWithQuery } from "../test/render";
 import type { InboxEntry } from "../types";
 
-const admin = { id: "u1", email: "ada@example.com", name: "Ada", role: "admin" as const };
+const admin = { id: "u1", email: "ada@example.com", name: "Ada", role: "admin" as const, disabled: false };
 const staff = { ...admin, role: "staff" as const };
 const entry = (id: number, eventName: string): InboxEntry => ({
   id,
