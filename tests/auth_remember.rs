@@ -40,9 +40,16 @@ async fn a_remembered_session_resumes_after_its_token_expired_and_stays_current(
     let session = core.auth.authenticate(&token).await.unwrap().session_id;
     core.remember_session(Some(&token)).await.unwrap();
     assert!(core.has_remembered_session().await.unwrap());
-    // Past the access token's life and the verifier's leeway: the token alone is refused...
-    tokio::time::sleep(Duration::from_millis(6_500)).await;
-    assert_eq!(core.auth.authenticate(&token).await.unwrap_err().code.as_str(), "unauthorized");
+    // Past the access token's life and the verifier's leeway (whole seconds, so up to a second
+    // more than their sum), the token alone is refused...
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        match core.auth.authenticate(&token).await {
+            Err(err) => break assert_eq!(err.code.as_str(), "unauthorized"),
+            Ok(_) if tokio::time::Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(250)).await,
+            Ok(_) => panic!("the expired access token was still accepted after 20 s"),
+        }
+    }
 
     // ...but the session is live, so the app resumes it with a fresh token, remembered in turn.
     let resumed = core.resume_remembered_session().await.unwrap().expect("the session resumes");
