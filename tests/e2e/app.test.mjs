@@ -1,0 +1,281 @@
+// End-to-end: the real built app, in sandbox mode, in a real WebKit window under Xvfb, driven
+// through tauri-driver and WebKitWebDriver. One staff member's day, in order: sign in, products,
+// an order paid on the sandbox checkout page, subscriptions, a document edited in its own window,
+// sharing, the admin screens, sign out. Every screen is saved as a PNG in $STAFFROOM_E2E_SHOTS.
+//
+// Run by tests/e2e/run, which builds the app and starts Xvfb, D-Bus and tauri-driver.
+
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { By, Capabilities, Key, WebDriver, until } from "selenium-webdriver";
+import { Executor, HttpClient } from "selenium-webdriver/http/index.js";
+
+const app = required("STAFFROOM_E2E_APP");
+const dataDir = required("STAFFROOM_E2E_DATA");
+const shots = required("STAFFROOM_E2E_SHOTS");
+const driverUrl = process.env.STAFFROOM_E2E_DRIVER ?? "http://127.0.0.1:4444";
+const WAIT = 20_000;
+
+let driver;
+let mainWindow;
+
+function required(name) {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the suite through tests/e2e/run`);
+  return value;
+}
+
+before(async () => {
+  mkdirSync(shots, { recursive: true });
+  // No browserName: WebKitGTK reports its own, and tauri-driver matches on tauri:options.
+  const capabilities = new Capabilities();
+  capabilities.set("tauri:options", { application: app, args: ["--sandbox", "--data-dir", dataDir] });
+  driver = await WebDriver.createSession(new Executor(new HttpClient(driverUrl)), capabilities);
+  mainWindow = await driver.getWindowHandle();
+});
+
+after(async () => {
+  await driver?.quit();
+});
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+/** Saves what the current window shows. */
+async function shot(name) {
+  writeFileSync(join(shots, `${name}.png`), await driver.takeScreenshot(), "base64");
+}
+
+/** XPath literal for any text (quotes included). */
+function literal(text) {
+  if (!text.includes("'")) return `'${text}'`;
+  return `concat('${text.split("'").join(`', "'", '`)}')`;
+}
+
+function button(text, scope = "") {
+  return By.xpath(`${scope}//button[normalize-space()=${literal(text)}]`);
+}
+
+async function find(locator, timeout = WAIT) {
+  const element = await driver.wait(until.elementLocated(locator), timeout, `not found: ${locator}`);
+  await driver.wait(until.elementIsVisible(element), timeout, `not visible: ${locator}`);
+  return element;
+}
+
+async function click(locator) {
+  const element = await find(locator);
+  await driver.wait(until.elementIsEnabled(element), WAIT, `still disabled: ${locator}`);
+  await element.click();
+  return element;
+}
+
+async function type(locator, text) {
+  const element = await find(locator);
+  await element.clear();
+  await element.sendKeys(text);
+}
+
+async function textOf(locator) {
+  return (await find(locator)).getText();
+}
+
+/** Waits until `check()` returns a truthy value (re-finding elements each time) and returns it. */
+async function eventually(what, check, timeout = WAIT) {
+  let last;
+  const value = await driver
+    .wait(async () => {
+      try {
+        return await check();
+      } catch (err) {
+        last = err; // the element was re-rendered under us: look again
+        return false;
+      }
+    }, timeout)
+    .catch((err) => {
+      throw new Error(`${what}: gave up after ${timeout} ms${last ? ` (last error: ${last.message})` : ""}`, { cause: err });
+    });
+  return value;
+}
+
+async function goTo(area) {
+  await click(By.xpath(`//nav[@aria-label='Main']//button[normalize-space()=${literal(area)}]`));
+  await find(By.xpath(`//div[contains(@class,'topbar-title')][normalize-space()=${literal(area)}]`));
+}
+
+/** Switches to the window that is not among `known`, once it has opened. */
+async function switchToNewWindow(known) {
+  const handle = await eventually("a new window", async () => {
+    const handles = await driver.getAllWindowHandles();
+    return handles.find((h) => !known.includes(h));
+  });
+  await driver.switchTo().window(handle);
+  return handle;
+}
+
+// ---- the suite -------------------------------------------------------------------------------
+
+let order; // { id, checkoutUrl }
+let documentName;
+const addition = " Checked end to end ✓ 🎉";
+
+test("the sandbox login screen shows the demo account, and signing in opens the app", async () => {
+  const demo = await find(By.css("[aria-label='Sandbox demo account']"));
+  assert.match(await demo.getText(), /demo@staffroom\.test/);
+  await shot("01-login");
+
+  // A wrong password is refused with a readable message, and nothing else happens.
+  await type(By.id("email"), "demo@staffroom.test");
+  await type(By.id("password"), "not the password");
+  await click(button("Sign in"));
+  assert.match(await textOf(By.css("form[aria-label='Sign in'] [role='alert']")), /\S/);
+
+  await click(button("Use demo account"));
+  await click(button("Sign in"));
+  await find(By.xpath("//h2[starts-with(normalize-space(),'Welcome')]"));
+  await shot("02-overview");
+});
+
+test("products are listed and paged, and an order is created from one", async () => {
+  await goTo("Products");
+  const table = By.css("table[aria-label='Products'] tbody tr");
+  await find(table);
+  const firstPage = await textOf(By.css("table[aria-label='Products'] tbody"));
+  await click(button("Next", "//nav[@aria-label='Pages']"));
+  await find(By.xpath("//nav[@aria-label='Pages']/span[starts-with(normalize-space(),'Page 2 of')]"));
+  await eventually("page 2's rows", async () => (await textOf(By.css("table[aria-label='Products'] tbody"))) !== firstPage);
+  await shot("03-products-page-2");
+  await click(button("Previous", "//nav[@aria-label='Pages']"));
+  await find(By.xpath("//nav[@aria-label='Pages']/span[starts-with(normalize-space(),'Page 1 of')]"));
+
+  // A published product, its variants and the order form.
+  await click(By.css("#status-filter option[value='published']"));
+  await eventually("the published filter", async () => (await driver.findElements(By.css(".status-draft"))).length === 0);
+  await click(By.css("table[aria-label='Products'] tbody tr:first-child button.row-link"));
+  await find(By.css("form[aria-label='Create order']"));
+
+  // A bad email is named in place; a good one creates the checkout.
+  await type(By.id("order-email"), "not an email");
+  await click(button("Create order", "//form[@aria-label='Create order']"));
+  await find(By.css(".field-error"));
+  await type(By.id("order-email"), "e2e.buyer@example.com");
+  await type(By.id("order-name"), "E2E Buyer");
+  await click(button("Create order", "//form[@aria-label='Create order']"));
+  const created = await find(By.css("[aria-label='Order created']"));
+  const summary = await created.getText();
+  const checkoutUrl = await created.findElement(By.css("code")).getText();
+  const id = summary.match(/Order (\S+)/)?.[1];
+  assert.ok(id, summary);
+  assert.match(checkoutUrl, /^http:\/\/127\.0\.0\.1:\d+\/checkout\//);
+  order = { id, checkoutUrl };
+  await shot("04-order-created");
+});
+
+test("the order turns paid on screen, without a reload, when the sandbox checkout is paid", async () => {
+  await goTo("Orders");
+  const row = By.css(`tr[data-id='${order.id}']`);
+  await find(row);
+  assert.match(await textOf(By.css(`tr[data-id='${order.id}'] .status`)), /pending/);
+  await click(By.css(`tr[data-id='${order.id}'] button.row-link`));
+  await find(By.css(`[aria-label='Order ${order.id}']`));
+  await shot("05-orders-pending");
+
+  // A mark on the page's window object survives only if nothing reloads.
+  await driver.executeScript("window.__e2eMark = 'still here'");
+
+  // The buyer pays in their own browser: the checkout page, then its Pay form.
+  const page = await fetch(order.checkoutUrl);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /id="pay"/);
+  const paid = await fetch(`${order.checkoutUrl}/pay`, { method: "POST", redirect: "manual" });
+  assert.ok(paid.status < 400, `paying answered ${paid.status}`);
+
+  await eventually("the order row turning paid", async () => /paid/.test(await textOf(By.css(`tr[data-id='${order.id}'] .status`))));
+  await eventually("the event history", async () => /order_created/.test(await textOf(By.css(`[aria-label='Order ${order.id}']`))));
+  assert.equal(await driver.executeScript("return window.__e2eMark"), "still here", "the page reloaded");
+  await shot("06-orders-paid");
+});
+
+test("a subscription is cancelled and resumed, each after a confirmation", async () => {
+  await goTo("Subscriptions");
+  await click(By.css("#sub-status option[value='active']"));
+  const target = await find(By.xpath("//table[@aria-label='Subscriptions']//tr[@data-id][.//button[normalize-space()='Cancel']]"));
+  const id = await target.getAttribute("data-id");
+  await click(By.css("#sub-status option[value='']"));
+  const row = `//tr[@data-id=${literal(id)}]`;
+
+  await click(button("Cancel", row));
+  await find(By.css("[role='alertdialog']"));
+  await shot("07-subscription-confirm");
+  await click(button("Cancel subscription", "//*[@role='alertdialog']"));
+  await find(button("Resume", row));
+  assert.match(await textOf(By.xpath(row)), /cancelled/);
+  await shot("08-subscription-cancelled");
+
+  await click(button("Resume", row));
+  await click(button("Resume subscription", "//*[@role='alertdialog']"));
+  await find(button("Cancel", row));
+  assert.doesNotMatch(await textOf(By.xpath(row)), /cancelled/);
+});
+
+test("a document opens in its own editor window, and text with an emoji is saved and read back", async () => {
+  await goTo("Documents");
+  const edit = await find(By.css("table[aria-label='Documents'] tbody tr:first-child button[aria-label^='Edit ']"));
+  documentName = (await edit.getAttribute("aria-label")).replace(/^Edit /, "");
+  await shot("09-documents");
+  await edit.click();
+
+  await switchToNewWindow([mainWindow]);
+  await find(By.css("main.editor"));
+  const paragraph = await find(By.css("article.page div.para[role='button']"));
+  const label = await paragraph.getAttribute("aria-label");
+  const before = await paragraph.getText();
+  await paragraph.click();
+  const textarea = await find(By.css(`textarea[aria-label='${label}']`));
+  await textarea.sendKeys(Key.END, addition);
+  await find(By.xpath("//*[@role='status'][normalize-space()='Unsaved changes']"));
+  await shot("10-editor-unsaved");
+  await click(button("Save"));
+  await find(By.xpath("//*[@role='status'][normalize-space()='All changes saved']"));
+  await shot("11-editor-saved");
+
+  // Close the window, open the document again: the text is read back from Google (the simulator).
+  await driver.close();
+  await driver.switchTo().window(mainWindow);
+  await click(By.css(`button[aria-label=${literal(`Edit ${documentName}`)}]`));
+  await switchToNewWindow([mainWindow]);
+  const reread = await find(By.css(`div.para[aria-label='${label}']`));
+  await eventually("the saved text", async () => (await reread.getText()) === before + addition);
+  await shot("12-editor-reopened");
+  await driver.close();
+  await driver.switchTo().window(mainWindow);
+});
+
+test("the document is shared with a colleague", async () => {
+  await click(By.css(`button[aria-label=${literal(`Share ${documentName}`)}]`));
+  const form = `//form[@aria-label=${literal(`Share ${documentName}`)}]`;
+  await find(By.xpath(form));
+  await type(By.xpath(`${form}//input[@type='email']`), "colleague@example.com");
+  await click(button("Share", form));
+  await find(By.xpath(`${form}//*[@role='status']`));
+  await shot("13-document-shared");
+  await click(button("Done", form));
+});
+
+test("the admin screens show the day's work", async () => {
+  await goTo("Webhooks");
+  await eventually("the order's webhooks in the feed", async () => /order_created/.test(await textOf(By.css("section.content"))));
+  await shot("14-webhooks");
+  await goTo("Users & audit");
+  await find(By.css("table"));
+  await shot("15-users-audit");
+  await goTo("Settings");
+  await find(By.xpath("//h2[normalize-space()='Settings']"));
+  await shot("16-settings");
+});
+
+test("signing out returns to the login screen", async () => {
+  await click(button("Sign out"));
+  await find(By.css("form[aria-label='Sign in']"));
+  await shot("17-signed-out");
+});
