@@ -82,7 +82,7 @@ impl Core {
         if core.config.long_running {
             let applier: Arc<dyn EventApplier> = Arc::new(PaymentsApplier::new(core.db.clone()));
             core.webhooks = Some(WebhookReceiver::start(&core.db, core.secrets.clone(), applier).await?);
-            core.payments.spawn_background_sync();
+            core.payments.start_background_sync().await?;
         }
         Ok(core)
     }
@@ -159,6 +159,9 @@ impl Core {
     pub async fn set_secret(&self, actor: &crate::auth::Actor, name: &str, value: Secret) -> Result<()> {
         actor.require_admin()?;
         crate::secrets::validate_name(name).map_err(|e| Error::invalid_field("name", e.to_string()))?;
+        if name == crate::auth::REMEMBERED_SESSION {
+            return Err(Error::invalid_field("name", "is kept by the desktop app itself (\"keep me signed in\")"));
+        }
         let secrets = self.secrets.clone();
         let owned = name.to_string();
         tokio::task::spawn_blocking(move || secrets.set(&owned, &value)).await?.map_err(Error::from)?;

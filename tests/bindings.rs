@@ -23,6 +23,8 @@ fn core_types() -> Bindings {
         .add::<payments::ProductList>()
         .add::<payments::SubscriptionList>()
         .add::<payments::OrderList>()
+        .add::<payments::sync::SyncStatus>()
+        .add::<payments::sync::SyncProgress>()
         .add::<docs::model::DocumentList>()
         .add::<docs::model::Folder>()
         .add::<docs::model::PermissionList>()

@@ -6,7 +6,7 @@ use serde_json::json;
 use staffroom::auth::{AuthResponse, UserDto};
 use staffroom::secrets::Secret;
 use staffroom::{Error, ErrorCode};
-use tauri::{AppHandle, Emitter, State};
+use tauri::{AppHandle, Emitter, Runtime, State};
 
 use crate::DesktopState;
 
@@ -24,7 +24,7 @@ pub struct AppInfo {
 }
 
 /// Announces a dead session to every window, then passes the error on.
-fn expired(app: &AppHandle, err: Error) -> Error {
+fn expired<R: Runtime>(app: &AppHandle<R>, err: Error) -> Error {
     if err.code == ErrorCode::Unauthorized {
         let _ = app.emit("session-expired", err.object());
     }
@@ -41,10 +41,22 @@ pub async fn app_info(state: State<'_, DesktopState>) -> Result<AppInfo, Error> 
     })
 }
 
+/// Signs in; with `remember` ("keep me signed in") the session's token goes into the keyring so
+/// the next launch resumes it, and without it any remembered one is forgotten.
 #[tauri::command]
-pub async fn login(state: State<'_, DesktopState>, email: String, password: String) -> Result<AuthResponse, Error> {
+pub async fn login(
+    state: State<'_, DesktopState>,
+    email: String,
+    password: String,
+    remember: Option<bool>,
+) -> Result<AuthResponse, Error> {
     let response = state.core.auth.login_json(&json!({ "email": email, "password": password })).await?;
     state.set_token(Some(response.token.clone())).await;
+    let remembered = remember.unwrap_or(false).then_some(response.token.as_str());
+    // The sign-in stands even when the keyring cannot keep it; the next launch then asks again.
+    if let Err(err) = state.core.remember_session(remembered).await {
+        tracing::warn!(error = %err.message, "could not update the remembered sign-in");
+    }
     Ok(response)
 }
 
@@ -57,13 +69,17 @@ pub async fn logout(state: State<'_, DesktopState>) -> Result<(), Error> {
         }
     }
     state.set_token(None).await;
-    Ok(())
+    state.core.remember_session(None).await
 }
 
+/// The signed-in staff member; at launch, the remembered session if there is a live one.
 #[tauri::command]
 pub async fn current_user(state: State<'_, DesktopState>) -> Result<Option<UserDto>, Error> {
     if state.token().await.is_none() {
-        return Ok(None);
+        match state.core.resume_remembered_session().await? {
+            Some(resumed) => state.set_token(Some(resumed.token)).await,
+            None => return Ok(None),
+        }
     }
     match state.identity().await {
         Ok(who) => {
@@ -78,15 +94,27 @@ pub async fn current_user(state: State<'_, DesktopState>) -> Result<Option<UserD
 }
 
 #[tauri::command]
-pub async fn refresh_session(app: AppHandle, state: State<'_, DesktopState>) -> Result<AuthResponse, Error> {
+pub async fn refresh_session<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, DesktopState>,
+) -> Result<AuthResponse, Error> {
     let token = state.token().await.ok_or_else(|| expired(&app, Error::unauthorized("Sign in first")))?;
     match state.core.auth.refresh(&token).await {
         Ok(response) => {
             state.set_token(Some(response.token.clone())).await;
+            // A remembered sign-in follows the session's newest token.
+            if state.core.has_remembered_session().await? {
+                state.core.remember_session(Some(&response.token)).await?;
+            }
             Ok(response)
         }
         Err(err) => {
             state.set_token(None).await;
+            if err.code == ErrorCode::Unauthorized {
+                if let Err(forget) = state.core.remember_session(None).await {
+                    tracing::warn!(error = %forget.message, "could not forget the remembered sign-in");
+                }
+            }
             Err(expired(&app, err))
         }
     }
@@ -151,17 +179,7 @@ pub async fn restore_receiver(state: &DesktopState) -> Result<(), Error> {
 }
 
 async fn save_receiver_setting(state: &DesktopState, value: String) -> Result<(), Error> {
-    state
-        .core
-        .db
-        .call(move |conn| {
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
-                [RECEIVER_SETTING, value.as_str()],
-            )?;
-            Ok(())
-        })
-        .await
+    state.core.db.set_meta(RECEIVER_SETTING, value).await
 }
 
 #[tauri::command]
@@ -227,20 +245,25 @@ fn query(page: Option<u32>, limit: Option<u32>, status: Option<String>) -> std::
 }
 
 #[tauri::command]
-pub async fn list_products(
-    app: AppHandle,
+pub async fn list_products<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     page: Option<u32>,
     limit: Option<u32>,
     status: Option<String>,
+    search: Option<String>,
 ) -> Result<staffroom::payments::ProductList, Error> {
     state.identity().await.map_err(|e| expired(&app, e))?;
-    state.core.payments.list_products(&query(page, limit, status)).await
+    let mut params = query(page, limit, status);
+    if let Some(search) = search {
+        params.insert("search".into(), search);
+    }
+    state.core.payments.list_products(&params).await
 }
 
 #[tauri::command]
-pub async fn get_product(
-    app: AppHandle,
+pub async fn get_product<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     id: String,
 ) -> Result<staffroom::payments::model::ProductDto, Error> {
@@ -250,8 +273,8 @@ pub async fn get_product(
 
 /// Creates an order (a checkout); `order` is the same body as `POST /api/payments/orders`.
 #[tauri::command]
-pub async fn create_order(
-    app: AppHandle,
+pub async fn create_order<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     order: serde_json::Value,
 ) -> Result<staffroom::payments::model::OrderDto, Error> {
@@ -263,8 +286,8 @@ pub async fn create_order(
 
 /// One page of documents; the parameters are those of `GET /api/docs/documents`.
 #[tauri::command]
-pub async fn list_documents(
-    app: AppHandle,
+pub async fn list_documents<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     folder_id: Option<String>,
     page_size: Option<u32>,
@@ -287,8 +310,8 @@ pub async fn list_documents(
 }
 
 #[tauri::command]
-pub async fn list_folders(
-    app: AppHandle,
+pub async fn list_folders<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
 ) -> Result<Vec<staffroom::docs::model::Folder>, Error> {
     state.identity().await.map_err(|e| expired(&app, e))?;
@@ -297,8 +320,8 @@ pub async fn list_folders(
 
 /// Creates a document; `document` is the same body as `POST /api/docs/documents`.
 #[tauri::command]
-pub async fn create_document(
-    app: AppHandle,
+pub async fn create_document<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     document: serde_json::Value,
 ) -> Result<staffroom::docs::model::DocumentSummary, Error> {
@@ -308,8 +331,8 @@ pub async fn create_document(
 
 /// Shares a document; `share` is the same body as `POST /api/docs/documents/:id/permissions`.
 #[tauri::command]
-pub async fn share_document(
-    app: AppHandle,
+pub async fn share_document<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     id: String,
     share: serde_json::Value,
@@ -319,8 +342,8 @@ pub async fn share_document(
 }
 
 #[tauri::command]
-pub async fn google_status(
-    app: AppHandle,
+pub async fn google_status<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
 ) -> Result<staffroom::docs::oauth::GoogleStatus, Error> {
     state.identity().await.map_err(|e| expired(&app, e))?;
@@ -331,8 +354,8 @@ pub async fn google_status(
 
 /// Opens (or focuses) the editor window of a document: one window per document.
 #[tauri::command]
-pub async fn open_editor(
-    app: AppHandle,
+pub async fn open_editor<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     id: String,
     name: String,
@@ -357,8 +380,8 @@ pub async fn open_editor(
 }
 
 #[tauri::command]
-pub async fn editor_document(
-    app: AppHandle,
+pub async fn editor_document<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     id: String,
 ) -> Result<staffroom::docs::EditorView, Error> {
@@ -367,8 +390,8 @@ pub async fn editor_document(
 }
 
 #[tauri::command]
-pub async fn save_document(
-    app: AppHandle,
+pub async fn save_document<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     id: String,
     edits: staffroom::docs::SaveEdits,
@@ -378,8 +401,8 @@ pub async fn save_document(
 }
 
 #[tauri::command]
-pub async fn save_draft(
-    app: AppHandle,
+pub async fn save_draft<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     id: String,
     edits: staffroom::docs::SaveEdits,
@@ -389,16 +412,57 @@ pub async fn save_draft(
 }
 
 #[tauri::command]
-pub async fn discard_draft(app: AppHandle, state: State<'_, DesktopState>, id: String) -> Result<(), Error> {
+pub async fn discard_draft<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, DesktopState>,
+    id: String,
+) -> Result<(), Error> {
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
     state.core.docs.discard_draft(&actor, &id).await
+}
+
+// ---- the payments sync ------------------------------------------------------------------------
+
+#[tauri::command]
+pub async fn sync_status<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, DesktopState>,
+) -> Result<staffroom::payments::sync::SyncStatus, Error> {
+    state.identity().await.map_err(|e| expired(&app, e))?;
+    state.core.payments.sync_status().await
+}
+
+/// Syncs now (after any sync already running); progress arrives as `sync-progress` events.
+#[tauri::command]
+pub async fn sync_now<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, DesktopState>,
+) -> Result<staffroom::payments::sync::SyncStatus, Error> {
+    state.identity().await.map_err(|e| expired(&app, e))?;
+    // A failed sync is recorded per resource and shown by the status; the banner says stale.
+    if let Err(err) = state.core.payments.sync_all().await {
+        tracing::warn!(code = err.code.as_str(), message = %err.message, "a sync asked for in the app failed");
+    }
+    state.core.payments.sync_status().await
+}
+
+/// Changes the interval between background syncs (admins).
+#[tauri::command]
+pub async fn set_sync_interval<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, DesktopState>,
+    interval_secs: u64,
+) -> Result<staffroom::payments::sync::SyncStatus, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    let settings = staffroom::payments::sync::SyncSettings { interval_secs };
+    state.core.payments.set_sync_interval(&actor, &settings).await
 }
 
 // ---- orders and subscriptions -----------------------------------------------------------------
 
 #[tauri::command]
-pub async fn list_orders(
-    app: AppHandle,
+pub async fn list_orders<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     page: Option<u32>,
     limit: Option<u32>,
@@ -409,8 +473,8 @@ pub async fn list_orders(
 
 /// One order with its event history.
 #[tauri::command]
-pub async fn get_order(
-    app: AppHandle,
+pub async fn get_order<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     id: String,
 ) -> Result<staffroom::payments::model::OrderDto, Error> {
@@ -419,8 +483,8 @@ pub async fn get_order(
 }
 
 #[tauri::command]
-pub async fn list_subscriptions(
-    app: AppHandle,
+pub async fn list_subscriptions<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     page: Option<u32>,
     limit: Option<u32>,
@@ -437,8 +501,8 @@ pub async fn list_subscriptions(
 
 /// cancel, resume, pause ({mode, resumesAt?}), unpause or change-plan ({variantId}).
 #[tauri::command]
-pub async fn act_on_subscription(
-    app: AppHandle,
+pub async fn act_on_subscription<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     id: String,
     action: String,
@@ -474,7 +538,7 @@ pub struct SettingsView {
 }
 
 #[tauri::command]
-pub async fn settings(app: AppHandle, state: State<'_, DesktopState>) -> Result<SettingsView, Error> {
+pub async fn settings<R: Runtime>(app: AppHandle<R>, state: State<'_, DesktopState>) -> Result<SettingsView, Error> {
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
     actor.require_admin()?;
     let core = &state.core;
@@ -482,8 +546,8 @@ pub async fn settings(app: AppHandle, state: State<'_, DesktopState>) -> Result<
         .secret_sources()
         .await?
         .into_iter()
-        // The signing key of staff tokens is managed by the app itself.
-        .filter(|(name, _, _)| *name != "jwt_key")
+        // The signing key of staff tokens and the remembered sign-in are kept by the app itself.
+        .filter(|(name, _, _)| *name != "jwt_key" && *name != staffroom::auth::REMEMBERED_SESSION)
         .map(|(name, about, source)| SecretInfo { name, about, source: source.to_string() })
         .collect();
     Ok(SettingsView {
@@ -496,8 +560,8 @@ pub async fn settings(app: AppHandle, state: State<'_, DesktopState>) -> Result<
 
 /// Stores a provider credential in the keyring (admins only; audited by the core).
 #[tauri::command]
-pub async fn set_secret(
-    app: AppHandle,
+pub async fn set_secret<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     name: String,
     value: String,
@@ -512,8 +576,8 @@ pub async fn set_secret(
 /// Google sign-in: opens Google's consent page in the system browser and waits (up to five
 /// minutes) for it to come back to the loopback listener.
 #[tauri::command]
-pub async fn google_sign_in(
-    app: AppHandle,
+pub async fn google_sign_in<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
 ) -> Result<staffroom::docs::oauth::GoogleStatus, Error> {
     use tauri_plugin_opener::OpenerExt;
@@ -524,8 +588,8 @@ pub async fn google_sign_in(
 }
 
 #[tauri::command]
-pub async fn google_sign_out(
-    app: AppHandle,
+pub async fn google_sign_out<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
 ) -> Result<staffroom::docs::oauth::GoogleStatus, Error> {
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
@@ -535,15 +599,15 @@ pub async fn google_sign_out(
 // ---- users and audit (admins) -----------------------------------------------------------------
 
 #[tauri::command]
-pub async fn list_users(app: AppHandle, state: State<'_, DesktopState>) -> Result<Vec<UserDto>, Error> {
+pub async fn list_users<R: Runtime>(app: AppHandle<R>, state: State<'_, DesktopState>) -> Result<Vec<UserDto>, Error> {
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
     state.core.auth.list_users(&actor).await
 }
 
 /// Adds a staff account (admins only; the password rules are the core's).
 #[tauri::command]
-pub async fn add_user(
-    app: AppHandle,
+pub async fn add_user<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     email: String,
     name: String,
@@ -557,8 +621,8 @@ pub async fn add_user(
 
 /// Disables (signing the person out everywhere) or re-enables an account.
 #[tauri::command]
-pub async fn set_user_disabled(
-    app: AppHandle,
+pub async fn set_user_disabled<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     email: String,
     disabled: bool,
@@ -569,8 +633,8 @@ pub async fn set_user_disabled(
 
 /// The audit log, newest first, `limit` entries before the entry id `before`.
 #[tauri::command]
-pub async fn audit_log(
-    app: AppHandle,
+pub async fn audit_log<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, DesktopState>,
     limit: Option<u32>,
     before: Option<i64>,

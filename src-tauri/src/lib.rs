@@ -33,6 +33,10 @@ async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staff
     if let Some(backend) = std::env::var("STAFFROOM_SECRET_STORE").ok().and_then(|v| v.parse().ok()) {
         config.secret_backend = backend;
     }
+    // A bigger sandbox store, for the memory benchmark (scripts/desktop/bench).
+    if let Some(products) = std::env::var("STAFFROOM_SANDBOX_PRODUCTS").ok().and_then(|v| v.parse().ok()) {
+        config.sandbox_products = products;
+    }
     let core = staffroom::Core::open(config).await?;
     if sandbox {
         staffroom::sandbox::ensure_demo_account(&core).await?;
@@ -43,7 +47,7 @@ async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staff
 /// Starts the app.
 pub fn run() {
     let (sandbox, data_dir) = parse_args();
-    tauri::Builder::default()
+    with_commands(tauri::Builder::default())
         // First, so a second launch focuses the running window instead of opening another core.
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
             if let Some(window) = app.get_webview_window("main") {
@@ -60,50 +64,58 @@ pub fn run() {
                 .map_err(|e| format!("Staffroom could not start: {}", e.message))?;
             tracing::info!(sandbox, data_dir = %core.config.data_dir.display(), "desktop app started");
             forward_webhook_feed(app.handle().clone(), &core);
+            forward_sync_progress(app.handle().clone(), &core);
             let state = DesktopState::new(core);
             tauri::async_runtime::block_on(commands::restore_receiver(&state))
                 .map_err(|e| format!("the webhook receiver could not start: {}", e.message))?;
             app.manage(state);
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::app_info,
-            commands::login,
-            commands::logout,
-            commands::current_user,
-            commands::refresh_session,
-            commands::create_first_admin,
-            commands::webhook_receiver,
-            commands::set_webhook_receiver,
-            commands::webhook_events,
-            commands::list_products,
-            commands::get_product,
-            commands::create_order,
-            commands::list_documents,
-            commands::list_folders,
-            commands::create_document,
-            commands::share_document,
-            commands::google_status,
-            commands::open_editor,
-            commands::editor_document,
-            commands::save_document,
-            commands::save_draft,
-            commands::discard_draft,
-            commands::list_orders,
-            commands::get_order,
-            commands::list_subscriptions,
-            commands::act_on_subscription,
-            commands::settings,
-            commands::set_secret,
-            commands::google_sign_in,
-            commands::google_sign_out,
-            commands::list_users,
-            commands::add_user,
-            commands::set_user_disabled,
-            commands::audit_log,
-        ])
         .run(tauri::generate_context!())
         .expect("error while running Staffroom");
+}
+
+/// Registers every command on a builder: the real app's, or a mock runtime's in the shell tests.
+pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    builder.invoke_handler(tauri::generate_handler![
+        commands::app_info,
+        commands::login,
+        commands::logout,
+        commands::current_user,
+        commands::refresh_session,
+        commands::create_first_admin,
+        commands::webhook_receiver,
+        commands::set_webhook_receiver,
+        commands::webhook_events,
+        commands::list_products,
+        commands::get_product,
+        commands::create_order,
+        commands::list_documents,
+        commands::list_folders,
+        commands::create_document,
+        commands::share_document,
+        commands::google_status,
+        commands::open_editor,
+        commands::editor_document,
+        commands::save_document,
+        commands::save_draft,
+        commands::discard_draft,
+        commands::sync_status,
+        commands::sync_now,
+        commands::set_sync_interval,
+        commands::list_orders,
+        commands::get_order,
+        commands::list_subscriptions,
+        commands::act_on_subscription,
+        commands::settings,
+        commands::set_secret,
+        commands::google_sign_in,
+        commands::google_sign_out,
+        commands::list_users,
+        commands::add_user,
+        commands::set_user_disabled,
+        commands::audit_log,
+    ])
 }
 
 /// Sends every webhook feed item (received, rejected, applied) to every window at once, so
@@ -122,6 +134,24 @@ fn forward_webhook_feed(app: tauri::AppHandle, core: &staffroom::Core) {
                     tracing::warn!(missed, "the window feed fell behind; windows will refetch");
                     let _ = app.emit("webhook-feed-lagged", missed);
                 }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    });
+}
+
+/// Sends the payments sync's progress to every window, for the progress bar of a long sync.
+fn forward_sync_progress(app: tauri::AppHandle, core: &staffroom::Core) {
+    use tauri::Emitter;
+    let mut progress = core.payments.subscribe_sync();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match progress.recv().await {
+                Ok(step) => {
+                    let _ = app.emit("sync-progress", step);
+                }
+                // Only the newest step matters on screen.
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             }
         }

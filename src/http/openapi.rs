@@ -20,6 +20,7 @@ impl Modify for BearerScheme {
         super::payments_routes::list_products, super::payments_routes::get_product, super::payments_routes::create_order,
         super::payments_routes::list_orders, super::payments_routes::get_order, super::payments_routes::list_subscriptions,
         super::payments_routes::act_on_subscription, super::payments_routes::sync,
+        super::payments_routes::sync_status, super::payments_routes::set_sync_interval,
         super::docs_routes::list, super::docs_routes::read, super::docs_routes::create, super::docs_routes::patch,
         super::docs_routes::share, super::docs_routes::save, super::docs_routes::draft, super::docs_routes::put_draft,
         super::docs_routes::discard_draft),

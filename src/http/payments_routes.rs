@@ -11,6 +11,7 @@ use crate::auth::Actor;
 use crate::http::extract::{json_body, query_params as params, Staff};
 use crate::http::ApiError;
 use crate::payments::model::{OrderDto, ProductDto, SubscriptionDto};
+use crate::payments::sync::{SyncSettings, SyncStatus};
 use crate::payments::{OrderList, ProductList, SubscriptionAction, SubscriptionList, SyncReport};
 use crate::Core;
 
@@ -22,7 +23,7 @@ pub fn routes() -> Router<Core> {
         .route("/api/payments/orders/{id}", get(get_order))
         .route("/api/payments/subscriptions", get(list_subscriptions))
         .route("/api/payments/subscriptions/{id}/{action}", post(act_on_subscription))
-        .route("/api/payments/sync", post(sync))
+        .route("/api/payments/sync", post(sync).get(sync_status).put(set_sync_interval))
 }
 
 #[derive(serde::Serialize, utoipa::ToSchema)]
@@ -128,4 +129,25 @@ pub(crate) async fn act_on_subscription(
     responses((status = 200, body = SyncReport)))]
 pub(crate) async fn sync(State(core): State<Core>, _: Staff) -> Result<Json<SyncReport>, ApiError> {
     Ok(Json(core.payments.sync_all().await?))
+}
+
+#[utoipa::path(get, path = "/api/payments/sync", tag = "payments", security(("bearer" = [])),
+    responses((status = 200, body = SyncStatus), (status = 401, description = "unauthorized")))]
+pub(crate) async fn sync_status(State(core): State<Core>, _: Staff) -> Result<Json<SyncStatus>, ApiError> {
+    Ok(Json(core.payments.sync_status().await?))
+}
+
+/// Changes the interval between background syncs (admins).
+#[utoipa::path(put, path = "/api/payments/sync", tag = "payments", security(("bearer" = [])),
+    request_body = SyncSettings,
+    responses((status = 200, body = SyncStatus), (status = 400, description = "invalid_request"),
+              (status = 401, description = "unauthorized (also for staff who are not admins)")))]
+pub(crate) async fn set_sync_interval(
+    State(core): State<Core>,
+    Staff(who): Staff,
+    body: Bytes,
+) -> Result<Json<SyncStatus>, ApiError> {
+    let settings: SyncSettings = serde_json::from_value(json_body(&body)?)
+        .map_err(|e| crate::Error::invalid_field("body", format!("is not {{\"intervalSecs\": seconds}}: {e}")))?;
+    Ok(Json(core.payments.set_sync_interval(&Actor::Staff(who), &settings).await?))
 }

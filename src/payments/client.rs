@@ -181,11 +181,23 @@ impl LemonSqueezyClient {
 
     /// Every resource of a list, following `links.next`; also returns how many pages it took.
     pub async fn get_all(&self, path: &str, query: &[(&str, String)]) -> Result<(Vec<Resource>, u32)> {
+        self.get_all_observed(path, query, |_, _| {}).await
+    }
+
+    /// `get_all`, telling `on_page` after each page how many are read and how many there are.
+    pub async fn get_all_observed(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        on_page: impl Fn(u32, Option<u32>),
+    ) -> Result<(Vec<Resource>, u32)> {
         let mut query = query.to_vec();
         query.push(("page[size]", "100".into()));
         let mut document = self.get(path, &query).await?;
         let mut resources = document.resources()?;
         let mut pages = 1;
+        let total = document.last_page();
+        on_page(pages, total);
         while let Some(next) = document.next_link() {
             let url = url::Url::parse(&next).map_err(|_| bad_answer("a links.next that is not a URL"))?;
             if !self.same_origin(&url) {
@@ -194,6 +206,7 @@ impl LemonSqueezyClient {
             document = parse_document(self.send(Method::GET, url, None).await?)?;
             resources.extend(document.resources()?);
             pages += 1;
+            on_page(pages, total.map(|t| t.max(pages)));
             if pages > 10_000 {
                 return Err(bad_answer("more than 10,000 pages"));
             }

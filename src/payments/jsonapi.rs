@@ -90,6 +90,11 @@ impl Document {
         }
     }
 
+    /// `meta.page.lastPage`: how many pages the list has, when the provider says.
+    pub fn last_page(&self) -> Option<u32> {
+        self.meta.as_ref()?.get("page")?.get("lastPage")?.as_u64().and_then(|n| u32::try_from(n).ok())
+    }
+
     /// `links.next`, when there is a next page.
     pub fn next_link(&self) -> Option<String> {
         self.links.as_ref()?.get("next")?.as_str().map(str::to_string)

@@ -5,6 +5,7 @@ pub mod apply;
 pub mod client;
 pub mod jsonapi;
 pub mod model;
+pub mod sync;
 pub mod validate;
 
 use std::collections::HashMap;
@@ -15,6 +16,7 @@ use serde_json::{json, Value};
 
 use self::client::LemonSqueezyClient;
 use self::model::{OrderDto, OrderEvent, PageMeta, ProductDto, SubscriptionDto};
+use self::sync::{ResourceSync, SyncControl, SyncProgress, SyncReporter, SyncStatus, SyncStep};
 use crate::audit::Audit;
 use crate::auth::Actor;
 use crate::error::{Error, ErrorCode, Result};
@@ -160,13 +162,20 @@ pub struct PaymentService {
     secrets: Secrets,
     audit: Audit,
     inbox: InboxReader,
-    sync_interval: Duration,
+    sync: SyncControl,
 }
 
 impl PaymentService {
     /// The service over `db`, talking to the provider through `client`.
     pub fn new(db: Db, client: LemonSqueezyClient, secrets: Secrets, audit: Audit, sync_interval: Duration) -> Self {
-        PaymentService { inbox: InboxReader::new(db.clone()), db, client, secrets, audit, sync_interval }
+        PaymentService {
+            inbox: InboxReader::new(db.clone()),
+            db,
+            client,
+            secrets,
+            audit,
+            sync: SyncControl::new(sync_interval),
+        }
     }
 
     /// The client (for tests and the benchmark).
@@ -190,16 +199,7 @@ impl PaymentService {
         }
         let store = self.client.get_one(&format!("stores/{}", self.store_id().await?)).await?;
         let currency = store.str("currency").unwrap_or_else(|| "USD".into());
-        let value = currency.clone();
-        self.db
-            .call(move |conn| {
-                conn.execute(
-                    "INSERT INTO meta (key, value) VALUES ('lemonsqueezy_currency', ?1) ON CONFLICT(key) DO UPDATE SET value = ?1",
-                    [value],
-                )?;
-                Ok(())
-            })
-            .await?;
+        self.db.set_meta("lemonsqueezy_currency", currency.clone()).await?;
         Ok(currency)
     }
 
@@ -209,11 +209,18 @@ impl PaymentService {
 
     /// Re-reads the whole catalogue (products and variants).
     pub async fn sync_products(&self) -> Result<(usize, u32)> {
+        self.read_catalogue(&SyncReporter::silent()).await
+    }
+
+    async fn read_catalogue(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let outcome = async {
             let store_id = self.store_id().await?;
             let currency = self.currency().await?;
-            let (products, p_pages) = self.client.get_all("products", &[("filter[store_id]", store_id)]).await?;
-            let (variants, v_pages) = self.client.get_all("variants", &[]).await?;
+            let query = [("filter[store_id]", store_id)];
+            let on_products = |done, total| report.step(SyncStep::Products, done, total);
+            let (products, p_pages) = self.client.get_all_observed("products", &query, on_products).await?;
+            let on_variants = |done, total| report.step(SyncStep::Variants, done, total);
+            let (variants, v_pages) = self.client.get_all_observed("variants", &[], on_variants).await?;
             let products: Vec<ProductDto> = products.iter().map(|p| model::product_from(p, &currency)).collect();
             let variants: Vec<_> = variants.iter().map(model::variant_from).collect();
             let count = products.len();
@@ -227,9 +234,15 @@ impl PaymentService {
 
     /// Re-reads every subscription of the store.
     pub async fn sync_subscriptions(&self) -> Result<(usize, u32)> {
+        self.read_subscriptions(&SyncReporter::silent()).await
+    }
+
+    async fn read_subscriptions(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let outcome = async {
             let store_id = self.store_id().await?;
-            let (resources, pages) = self.client.get_all("subscriptions", &[("filter[store_id]", store_id)]).await?;
+            let query = [("filter[store_id]", store_id)];
+            let on_page = |done, total| report.step(SyncStep::Subscriptions, done, total);
+            let (resources, pages) = self.client.get_all_observed("subscriptions", &query, on_page).await?;
             let subs: Vec<SubscriptionDto> = resources.iter().map(model::subscription_from).collect();
             let count = subs.len();
             self.db.call(move |conn| store::replace_subscriptions(conn, &subs, &now_rfc3339())).await?;
@@ -240,14 +253,60 @@ impl PaymentService {
         outcome
     }
 
-    /// Syncs products and subscriptions now (also what catches up missed webhooks).
-    /// Both are attempted even when the first fails, so each records its own state.
+    /// Syncs products and subscriptions now (also what catches up missed webhooks), after any
+    /// sync already running, reporting progress to `subscribe_sync` listeners. Both are
+    /// attempted even when the first fails, so each records its own state.
     pub async fn sync_all(&self) -> Result<SyncReport> {
-        let products = self.sync_products().await;
-        let subscriptions = self.sync_subscriptions().await;
-        let orders = self.reconcile_orders().await;
-        let ((products, a), (subscriptions, b), (orders_reconciled, c)) = (products?, subscriptions?, orders?);
-        Ok(SyncReport { products, subscriptions, orders_reconciled, requests: a + b + c })
+        let _one_at_a_time = self.sync.exclusive().await;
+        let report = self.sync.reporter();
+        let outcome = async {
+            let products = self.read_catalogue(&report).await;
+            let subscriptions = self.read_subscriptions(&report).await;
+            let orders = self.reconcile_orders_reporting(&report).await;
+            let ((products, a), (subscriptions, b), (orders_reconciled, c)) = (products?, subscriptions?, orders?);
+            Ok(SyncReport { products, subscriptions, orders_reconciled, requests: a + b + c })
+        }
+        .await;
+        report.finished(outcome.as_ref().map(|_| ()));
+        outcome
+    }
+
+    /// Progress of every sync from now on, page by page.
+    pub fn subscribe_sync(&self) -> tokio::sync::broadcast::Receiver<SyncProgress> {
+        self.sync.subscribe()
+    }
+
+    /// Whether a sync runs, its interval and each resource's last sync.
+    pub async fn sync_status(&self) -> Result<SyncStatus> {
+        let running = self.sync.is_running();
+        let resources = self
+            .db
+            .call(|conn| {
+                ["products", "subscriptions"]
+                    .into_iter()
+                    .map(|resource| {
+                        let state = store::sync_state(conn, resource)?;
+                        Ok(ResourceSync {
+                            resource: resource.to_string(),
+                            synced_at: state.synced_at,
+                            attempted_at: state.attempted_at,
+                            error: state.error,
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()
+            })
+            .await?;
+        Ok(SyncStatus { running, interval_secs: self.sync.interval().as_secs(), resources })
+    }
+
+    /// Changes the interval between background syncs (admins; audited), from the next one on.
+    pub async fn set_sync_interval(&self, actor: &Actor, settings: &sync::SyncSettings) -> Result<SyncStatus> {
+        actor.require_admin()?;
+        let interval = sync::validate_interval(settings.interval_secs)?;
+        self.sync.set_interval(&self.db, interval).await?;
+        let detail = json!({ "intervalSecs": settings.interval_secs });
+        self.audit.record(actor.audit_name(), "settings.sync_interval", None, "success", Some(detail)).await;
+        self.sync_status().await
     }
 
     /// Catches up pending orders whose `order_created` webhook never arrived (the receiver was
@@ -255,6 +314,10 @@ impl PaymentService {
     /// a provider order is matched by buyer email and variant, made after our order, and not
     /// linked to another local order yet.
     pub async fn reconcile_orders(&self) -> Result<(usize, u32)> {
+        self.reconcile_orders_reporting(&SyncReporter::silent()).await
+    }
+
+    async fn reconcile_orders_reporting(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let since =
             (chrono::Utc::now() - chrono::Duration::days(30)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let pending = self.db.call(move |conn| store::pending_orders(conn, &since)).await?;
@@ -268,7 +331,9 @@ impl PaymentService {
             by_email.entry(order.dto.email.to_lowercase()).or_default().push(order);
         }
         let (mut reconciled, mut requests) = (0, 0);
-        for (email, orders) in by_email {
+        let buyers = u32::try_from(by_email.len()).ok();
+        for (done, (email, orders)) in (1..).zip(by_email) {
+            report.step(SyncStep::Orders, done, buyers);
             let query = [("filter[store_id]", store_id.clone()), ("filter[user_email]", email)];
             let (mut candidates, pages) = self.client.get_all("orders", &query).await?;
             requests += pages;
@@ -311,14 +376,28 @@ impl PaymentService {
     }
 
     /// Starts the background sync: once now (catching up what happened while Staffroom was not
-    /// running), then every `sync_interval`.
-    pub fn spawn_background_sync(&self) -> tokio::task::JoinHandle<()> {
+    /// running), then at the interval an admin chose (or the configured one), rescheduled at
+    /// once when it changes.
+    pub async fn start_background_sync(&self) -> Result<tokio::task::JoinHandle<()>> {
+        self.sync.load_interval(&self.db).await?;
         let service = self.clone();
-        tokio::spawn(async move {
-            let mut ticker = tokio::time::interval(service.sync_interval);
+        let mut interval = self.sync.watch_interval();
+        Ok(tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(*interval.borrow_and_update());
             ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
-                ticker.tick().await;
+                tokio::select! {
+                    _ = ticker.tick() => {}
+                    changed = interval.changed() => {
+                        if changed.is_err() {
+                            break;
+                        }
+                        let every = *interval.borrow_and_update();
+                        ticker = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+                        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                        continue;
+                    }
+                }
                 match service.sync_all().await {
                     Ok(report) => tracing::info!(?report, "payments synced"),
                     Err(err) => {
@@ -326,7 +405,7 @@ impl PaymentService {
                     }
                 }
             }
-        })
+        }))
     }
 
     async fn meta_for(&self, resource: &'static str, mut meta: PageMeta, stale: bool) -> Result<PageMeta> {
@@ -515,7 +594,7 @@ impl PaymentService {
         let mut stale = false;
         if state.synced_at.is_none() {
             self.sync_subscriptions().await?;
-        } else if older_than(state.synced_at.as_deref(), self.sync_interval * 2) {
+        } else if older_than(state.synced_at.as_deref(), self.sync.interval() * 2) {
             stale = true;
         }
         let ListQuery { page, limit, status, customer_id, .. } = query;

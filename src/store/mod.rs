@@ -129,6 +129,18 @@ impl Db {
         f(&mut conn)
     }
 
+    /// Sets a value in the `meta` table.
+    pub async fn set_meta(&self, key: &'static str, value: String) -> Result<()> {
+        self.call(move |conn| {
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
+                [key, value.as_str()],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
     /// A value from the `meta` table.
     pub async fn meta(&self, key: &'static str) -> Result<Option<String>> {
         self.call(move |conn| {

@@ -2,7 +2,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import type {
   ApiError, AppInfo, AuditEntry, AuthResponse, DocumentList, Draft, EditBlock, EditorView, SaveOutcome, DocumentSummary, Folder, GoogleStatus, InboxEntry, Order, PageMeta,
-  Permission, Product, ReceiverStatus, SettingsView, Subscription, User,
+  Permission, Product, ReceiverStatus, SettingsView, Subscription, SyncStatus, User,
 } from "./types";
 
 function isApiError(value: unknown): value is ApiError {
@@ -22,7 +22,7 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 
 export const api = {
   appInfo: () => call<AppInfo>("app_info"),
-  login: (email: string, password: string) => call<AuthResponse>("login", { email, password }),
+  login: (email: string, password: string, remember = false) => call<AuthResponse>("login", { email, password, remember }),
   logout: () => call<void>("logout"),
   currentUser: () => call<User | null>("current_user"),
   refreshSession: () => call<AuthResponse>("refresh_session"),
@@ -32,8 +32,8 @@ export const api = {
   setWebhookReceiver: (enabled: boolean, port: number | null) =>
     call<ReceiverStatus>("set_webhook_receiver", { enabled, port }),
   webhookEvents: (limit = 100) => call<InboxEntry[]>("webhook_events", { limit }),
-  listProducts: (page: number, limit: number, status: string) =>
-    call<{ products: Product[]; meta: PageMeta }>("list_products", { page, limit, status: status || null }),
+  listProducts: (page: number, limit: number, status: string, search = "") =>
+    call<{ products: Product[]; meta: PageMeta }>("list_products", { page, limit, status: status || null, search: search.trim() || null }),
   getProduct: (id: string) => call<Product>("get_product", { id }),
   createOrder: (order: Record<string, unknown>) => call<Order>("create_order", { order }),
   listDocuments: (folderId: string, orderBy: string, pageToken: string | null, pageSize = 20) =>
@@ -50,6 +50,9 @@ export const api = {
   saveDraft: (id: string, baseRevisionId: string, blocks: EditBlock[]) =>
     call<Draft>("save_draft", { id, edits: { baseRevisionId, blocks } }),
   discardDraft: (id: string) => call<void>("discard_draft", { id }),
+  syncStatus: () => call<SyncStatus>("sync_status"),
+  syncNow: () => call<SyncStatus>("sync_now"),
+  setSyncInterval: (intervalSecs: number) => call<SyncStatus>("set_sync_interval", { intervalSecs }),
   listOrders: (page: number, limit: number) => call<{ orders: Order[]; meta: PageMeta }>("list_orders", { page, limit }),
   getOrder: (id: string) => call<Order>("get_order", { id }),
   listSubscriptions: (page: number, limit: number, status: string, customerId: string) =>

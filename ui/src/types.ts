@@ -36,6 +36,8 @@ export type { RebaseConflict } from "./bindings/RebaseConflict";
 export type { SaveOutcome } from "./bindings/SaveOutcome";
 export type { SettingsView } from "./bindings/desktop/SettingsView";
 export type { AuditEntry } from "./bindings/AuditEntry";
+export type { SyncStatus } from "./bindings/SyncStatus";
+export type { SyncProgress } from "./bindings/SyncProgress";
 
 /** The error object every command rejects with. Its `details` is free-form JSON in Rust; this
  *  narrows it to the `fields` an invalid_request carries. */

@@ -16,7 +16,18 @@ describe("Login", () => {
     expect(screen.getByLabelText("Email")).toHaveValue("demo@staffroom.test");
     await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
     await waitFor(() => expect(onSignedIn).toHaveBeenCalledWith(user));
-    expect(calls).toEqual([{ cmd: "login", args: { email: "demo@staffroom.test", password: "sandbox-demo-passphrase" } }]);
+    expect(calls).toEqual([{ cmd: "login", args: { email: "demo@staffroom.test", password: "sandbox-demo-passphrase", remember: false } }]);
+  });
+
+  it("asks the shell to remember the sign-in only when told to", async () => {
+    const calls = mockCommands({ login: () => ({ token: "t", user, expiresAt: "", sessionExpiresAt: "" }) });
+    const onSignedIn = vi.fn();
+    renderWithQuery(<Login info={sandboxInfo} onSignedIn={onSignedIn} />);
+    await userEvent.click(screen.getByRole("button", { name: "Use demo account" }));
+    await userEvent.click(screen.getByRole("checkbox", { name: "Keep me signed in on this computer" }));
+    await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    await waitFor(() => expect(onSignedIn).toHaveBeenCalled());
+    expect(calls[0].args).toMatchObject({ remember: true });
   });
 
   it("never shows demo credentials outside the sandbox", () => {

@@ -11,8 +11,9 @@ interface Props {
 export function Login({ info, onSignedIn }: Props) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
+  const [remember, setRemember] = useState(false);
   const signIn = useMutation({
-    mutationFn: () => api.login(email, password),
+    mutationFn: () => api.login(email, password, remember),
     onSuccess: (response) => onSignedIn(response.user),
   });
 
@@ -78,6 +79,11 @@ export function Login({ info, onSignedIn }: Props) {
           onChange={(e) => setPassword(e.target.value)}
         />
         {passwordProblem && <p className="field-error">Password {passwordProblem}</p>}
+
+        <label className="check">
+          <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} />
+          Keep me signed in on this computer
+        </label>
 
         {signIn.isError && !emailProblem && !passwordProblem && (
           <p className="error" role="alert">

@@ -30,7 +30,7 @@ export function Orders() {
             <thead><tr><th>Order</th><th>Customer</th><th>Total</th><th>Status</th><th>Created</th></tr></thead>
             <tbody>
               {list.data.orders.map((o) => (
-                <tr key={o.id} className={o.id === selected ? "selected" : undefined}>
+                <tr key={o.id} data-id={o.orderId} className={o.id === selected ? "selected" : undefined}>
                   <td><button type="button" className="row-link" onClick={() => setSelected(o.id)}>{o.orderId}</button></td>
                   <td>{o.name ?? o.email}</td>
                   <td>{formatMoney(o.total, o.currency)}</td>

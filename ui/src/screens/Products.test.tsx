@@ -23,10 +23,21 @@ describe("Products", () => {
     await userEvent.selectOptions(screen.getByLabelText("Status"), "draft");
     await screen.findByText("Product on page 1");
     expect(calls.map((c) => c.args)).toEqual([
-      { page: 1, limit: 20, status: null },
-      { page: 2, limit: 20, status: null },
-      { page: 1, limit: 20, status: "draft" },
+      { page: 1, limit: 20, status: null, search: null },
+      { page: 2, limit: 20, status: null, search: null },
+      { page: 1, limit: 20, status: "draft", search: null },
     ]);
+  });
+
+  it("searches by name from the first page, and says when no name matches", async () => {
+    const calls = mockCommands({
+      list_products: (args) => (args.search ? page([], { totalPages: 0, totalItems: 0 }) : page([product("1", "Swift Toolkit")])),
+    });
+    renderWithQuery(<Products />);
+    await screen.findByText("Swift Toolkit");
+    await userEvent.type(screen.getByRole("searchbox", { name: "Search products" }), "zz");
+    expect(await screen.findByText("No product name contains “zz”.")).toBeInTheDocument();
+    expect(calls.at(-1)?.args).toEqual({ page: 1, limit: 20, status: null, search: "zz" });
   });
 
   it("says when nothing matches, when the data is stale, and when loading failed", async () => {

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from "react";
 import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import { openUrl } from "@tauri-apps/plugin-opener";
 import { Pager } from "../components/Pager";
+import { StaleBanner } from "../components/StaleBanner";
 import { api, describeError, fieldError, formatMoney } from "../api";
 import type { Order, Product } from "../types";
 
@@ -10,11 +11,12 @@ const PAGE_SIZE = 20;
 /** Products: a filtered, paged list; the chosen product's variants; "Create order". */
 export function Products() {
   const [status, setStatus] = useState("");
+  const [search, setSearch] = useState("");
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<string | null>(null);
   const list = useQuery({
-    queryKey: ["products", status, page],
-    queryFn: () => api.listProducts(page, PAGE_SIZE, status),
+    queryKey: ["products", status, search.trim(), page],
+    queryFn: () => api.listProducts(page, PAGE_SIZE, status, search),
     placeholderData: keepPreviousData,
   });
   const meta = list.data?.meta;
@@ -25,6 +27,17 @@ export function Products() {
         <div className="toolbar">
           <h2 id="products-title">Products</h2>
           <div className="spacer" />
+          <input
+            type="search"
+            aria-label="Search products"
+            placeholder="Search by name"
+            value={search}
+            maxLength={100}
+            onChange={(e) => {
+              setSearch(e.target.value);
+              setPage(1);
+            }}
+          />
           <label htmlFor="status-filter" className="muted">Status</label>
           <select
             id="status-filter"
@@ -39,15 +52,10 @@ export function Products() {
             <option value="draft">Draft</option>
           </select>
         </div>
-        {meta?.stale && (
-          <div className="banner" role="status">
-            Lemon Squeezy cannot be reached: showing the products as last synced
-            {meta.syncedAt ? ` (${new Date(meta.syncedAt).toLocaleString()})` : ""}.
-          </div>
-        )}
+        {meta?.stale && <StaleBanner what="the products" syncedAt={meta.syncedAt} />}
         {list.isPending && <p className="muted">Loading products…</p>}
         {list.isError && <p className="error" role="alert">{describeError(list.error)}</p>}
-        {list.data && list.data.products.length === 0 && <p className="muted">No products match.</p>}
+        {list.data && list.data.products.length === 0 && <p className="muted">{search.trim() ? `No product name contains “${search.trim()}”.` : "No products match."}</p>}
         {list.data && list.data.products.length > 0 && (
           <table className="table" aria-label="Products">
             <thead>

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { screen, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Settings } from "./Settings";
 import { mockCommands, renderWithQuery } from "../test/render";
-import type { SettingsView } from "../types";
+import type { SettingsView, SyncStatus } from "../types";
 
 const view = (signedIn: boolean): SettingsView => ({
   sandbox: true,
@@ -15,11 +15,21 @@ const view = (signedIn: boolean): SettingsView => ({
   google: signedIn ? { signedIn: true, kind: "oauth", expiresAt: "2026-11-22T11:00:00Z", canSignIn: true } : { signedIn: false, canSignIn: true },
 });
 
+const syncStatus = (intervalSecs: number, running = false): SyncStatus => ({
+  running,
+  intervalSecs,
+  resources: [
+    { resource: "products", syncedAt: "2026-11-22T10:00:00Z", attemptedAt: "2026-11-22T10:00:00Z", error: null },
+    { resource: "subscriptions", syncedAt: null, attemptedAt: "2026-11-22T10:00:00Z", error: "Lemon Squeezy did not answer in time" },
+  ],
+});
+
 describe("Settings", () => {
   it("signs in to Google and out again", async () => {
     let signedIn = false;
     const calls = mockCommands({
       settings: () => view(signedIn),
+      sync_status: () => syncStatus(300),
       google_sign_in: () => { signedIn = true; return view(true).google; },
       google_sign_out: () => { signedIn = false; return view(false).google; },
     });
@@ -34,7 +44,7 @@ describe("Settings", () => {
   });
 
   it("stores a credential without ever showing it, and says where each comes from", async () => {
-    const calls = mockCommands({ settings: () => view(false), set_secret: () => null });
+    const calls = mockCommands({ settings: () => view(false), sync_status: () => syncStatus(300), set_secret: () => null });
     renderWithQuery(<Settings />);
     const table = await screen.findByRole("table", { name: "Credentials" });
     expect(within(table).getByText("sandbox (generated)")).toBeInTheDocument();
@@ -45,6 +55,40 @@ describe("Settings", () => {
     expect(await screen.findByText("Stored. The value is never shown again.")).toBeInTheDocument();
     expect(screen.getByLabelText("Value")).toHaveValue("");
     expect(calls.find((c) => c.cmd === "set_secret")!.args).toEqual({ name: "google_client_id", value: "client.apps.googleusercontent.com" });
+  });
+
+  it("shows the payments sync, changes its interval and syncs now", async () => {
+    let interval = 300;
+    const calls = mockCommands({
+      settings: () => view(false),
+      sync_status: () => syncStatus(interval),
+      set_sync_interval: (args) => { interval = args.intervalSecs as number; return syncStatus(interval); },
+      sync_now: () => syncStatus(interval),
+    });
+    renderWithQuery(<Settings />);
+    const table = await screen.findByRole("table", { name: "Last syncs" });
+    expect(within(table).getByText("never")).toBeInTheDocument();
+    expect(within(table).getByText("Failed: Lemon Squeezy did not answer in time")).toBeInTheDocument();
+    const every = screen.getByLabelText("Sync every");
+    expect(every).toHaveDisplayValue("5 minutes");
+    await userEvent.selectOptions(every, "3600");
+    await waitFor(() => expect(screen.getByLabelText("Sync every")).toHaveDisplayValue("hour"));
+    await userEvent.click(screen.getByRole("button", { name: "Sync now" }));
+    await waitFor(() => expect(calls.some((c) => c.cmd === "sync_now")).toBe(true));
+    expect(calls.find((c) => c.cmd === "set_sync_interval")!.args).toEqual({ intervalSecs: 3600 });
+  });
+
+  it("shows an interval set elsewhere, a running sync, and a refused change", async () => {
+    mockCommands({
+      settings: () => view(false),
+      sync_status: () => syncStatus(90, true),
+      set_sync_interval: () => { throw { code: "invalid_request", message: "intervalSecs must be from 60 to 86400 seconds" }; },
+    });
+    renderWithQuery(<Settings />);
+    expect(await screen.findByLabelText("Sync every")).toHaveDisplayValue("90 seconds");
+    expect(screen.getByRole("button", { name: "Syncing…" })).toBeDisabled();
+    await userEvent.selectOptions(screen.getByLabelText("Sync every"), "60");
+    expect(await screen.findByRole("alert")).toHaveTextContent("intervalSecs must be from 60 to 86400 seconds (invalid_request)");
   });
 
   it("says when settings cannot be read (not an admin)", async () => {

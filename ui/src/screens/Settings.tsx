@@ -2,8 +2,11 @@ import { useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, describeError, fieldError } from "../api";
 import { ThemeSwitch } from "../theme";
+import { useRefetchSynced } from "../sync";
+import type { SyncStatus } from "../types";
 
-/** Settings (admins): Google sign-in, provider credentials into the keyring, mode, theme. */
+/** Settings (admins): Google sign-in, provider credentials into the keyring, the payments sync,
+ *  mode, theme. */
 export function Settings() {
   const queryClient = useQueryClient();
   const view = useQuery({ queryKey: ["settings"], queryFn: api.settings });
@@ -49,6 +52,7 @@ export function Settings() {
           ))}
         </tbody>
       </table>
+      <SyncCard />
       <div className="card stack">
         <h3>This app</h3>
         <p>{sandbox ? "Sandbox mode: both providers are simulated on this computer. Start without --sandbox to use real accounts." : "Connected to the real providers."}</p>
@@ -56,6 +60,70 @@ export function Settings() {
         <div className="row"><span>Theme</span><ThemeSwitch /></div>
       </div>
     </section>
+  );
+}
+
+/** Intervals offered, in seconds; the core takes any from a minute to a day. */
+const INTERVALS = [60, 5 * 60, 15 * 60, 30 * 60, 60 * 60, 6 * 60 * 60, 24 * 60 * 60];
+
+function describeInterval(secs: number): string {
+  if (secs % 3600 === 0) return secs === 3600 ? "hour" : `${secs / 3600} hours`;
+  if (secs % 60 === 0) return secs === 60 ? "minute" : `${secs / 60} minutes`;
+  return `${secs} seconds`;
+}
+
+const RESOURCE_NAMES: Record<string, string> = { products: "Products", subscriptions: "Subscriptions" };
+
+/** The payments cache: how often it syncs, when each list last did, and "Sync now". */
+function SyncCard() {
+  const queryClient = useQueryClient();
+  const status = useQuery({ queryKey: ["sync-status"], queryFn: api.syncStatus });
+  const show = (next: SyncStatus) => queryClient.setQueryData(["sync-status"], next);
+  const refetchSynced = useRefetchSynced();
+  const syncNow = useMutation({ mutationFn: api.syncNow, onSuccess: (next) => { show(next); refetchSynced(); } });
+  const changeInterval = useMutation({ mutationFn: api.setSyncInterval, onSuccess: show });
+
+  if (status.isPending) return <div className="card"><p className="muted">Loading the sync…</p></div>;
+  if (status.isError) return <div className="card"><p className="error" role="alert">{describeError(status.error)}</p></div>;
+  const { intervalSecs, resources, running } = status.data;
+  const choices = INTERVALS.includes(intervalSecs) ? INTERVALS : [...INTERVALS, intervalSecs].sort((a, b) => a - b);
+  return (
+    <div className="card stack" aria-labelledby="sync-title">
+      <h3 id="sync-title">Lemon Squeezy sync</h3>
+      <p className="muted small">
+        Products and subscriptions are read from a copy on this computer, refreshed in the background; webhooks update it in between.
+      </p>
+      <div className="row">
+        <label htmlFor="sync-interval">Sync every</label>
+        <select
+          id="sync-interval"
+          value={intervalSecs}
+          disabled={changeInterval.isPending}
+          onChange={(e) => changeInterval.mutate(Number(e.target.value))}
+        >
+          {choices.map((secs) => <option key={secs} value={secs}>{describeInterval(secs)}</option>)}
+        </select>
+        <div className="spacer" />
+        <button type="button" onClick={() => syncNow.mutate()} disabled={syncNow.isPending || running}>
+          {syncNow.isPending || running ? "Syncing…" : "Sync now"}
+        </button>
+      </div>
+      {(changeInterval.isError || syncNow.isError) && (
+        <p className="error" role="alert">{describeError(changeInterval.error ?? syncNow.error)}</p>
+      )}
+      <table className="table" aria-label="Last syncs">
+        <thead><tr><th>List</th><th>Last synced</th><th>Last attempt</th></tr></thead>
+        <tbody>
+          {resources.map((r) => (
+            <tr key={r.resource}>
+              <td>{RESOURCE_NAMES[r.resource] ?? r.resource}</td>
+              <td>{r.syncedAt ? new Date(r.syncedAt).toLocaleString() : "never"}</td>
+              <td>{r.error ? <span className="error">Failed: {r.error}</span> : r.attemptedAt ? "succeeded" : "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

@@ -3,6 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import { api } from "../api";
 import type { AppInfo, User } from "../types";
 import { ThemeSwitch } from "../theme";
+import { SyncIndicator } from "../components/SyncIndicator";
 import { Documents } from "./Documents";
 import { Orders } from "./Orders";
 import { Subscriptions } from "./Subscriptions";
@@ -58,6 +59,7 @@ export function Shell({ info, user, onSignedOut }: Props) {
           <div className="topbar-title">{title}</div>
           {info.sandbox && <span className="badge" title="Simulated providers; nothing leaves this computer">Sandbox</span>}
           <div className="spacer" />
+          <SyncIndicator />
           <ThemeSwitch />
           <span className="who" aria-label="Signed in as">
             {user.name} <span className="muted">· {user.role}</span>

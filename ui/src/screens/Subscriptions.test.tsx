@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { screen } from "@testing-library/react";
+import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Subscriptions } from "./Subscriptions";
 import { mockCommands, renderWithQuery } from "../test/render";
@@ -50,6 +50,45 @@ describe("Subscriptions", () => {
       { id: "s1", action: "resume", body: null },
     ]);
     expect(screen.queryByRole("button", { name: /Customer s2/ })).not.toBeInTheDocument();
+  });
+
+  it("pauses with a mode and a resume date, and changes plan to another plan of the product", async () => {
+    const calls = mockCommands({
+      list_subscriptions: () => page([sub("s1", "active"), sub("s3", "paused", { pauseMode: "free", pauseResumesAt: "2027-02-01T00:00:00Z" })], { totalPages: 1 }),
+      act_on_subscription: () => sub("s1", "active"),
+      get_product: () => ({
+        id: "p1", name: "Pro plan", slug: "pro", price: 900, currency: "USD", status: "published", createdAt: "", updatedAt: "",
+        variants: [
+          { id: "v1", name: "Monthly", price: 900, status: "published", isSubscription: true },
+          { id: "v2", name: "Yearly", price: 9000, status: "published", isSubscription: true },
+          { id: "v3", name: "Old", price: 500, status: "draft", isSubscription: true },
+        ],
+      }),
+    });
+    renderWithQuery(<Subscriptions />);
+    expect(await screen.findByText(/paused, free until/)).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Unpause Customer s3" })).toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole("button", { name: "Pause Customer s1" }));
+    await userEvent.selectOptions(screen.getByLabelText("While paused"), "free");
+    await userEvent.type(screen.getByLabelText("Resume on (optional)"), "2027-03-01");
+    await userEvent.click(screen.getByRole("button", { name: "Pause subscription" }));
+    await waitFor(() => expect(screen.queryByRole("alertdialog")).not.toBeInTheDocument());
+
+    await userEvent.click(screen.getByRole("button", { name: "Change plan Customer s1" }));
+    const confirm = screen.getByRole("button", { name: "Change plan subscription" });
+    expect(confirm).toBeDisabled();
+    const plan = await screen.findByLabelText("New plan");
+    // Only the other published plans: not the current one, not a draft.
+    expect(Array.from((plan as HTMLSelectElement).options).map((o) => o.value)).toEqual(["", "v2"]);
+    await userEvent.selectOptions(plan, "v2");
+    await userEvent.click(confirm);
+    await waitFor(() => expect(screen.queryByRole("alertdialog")).not.toBeInTheDocument());
+
+    expect(calls.filter((c) => c.cmd === "act_on_subscription").map((c) => c.args)).toEqual([
+      { id: "s1", action: "pause", body: { mode: "free", resumesAt: new Date("2027-03-01T00:00:00").toISOString() } },
+      { id: "s1", action: "change-plan", body: { variantId: "v2" } },
+    ]);
   });
 
   it("shows a refused action, the stale banner, and empty and error states", async () => {

@@ -1,0 +1,170 @@
+//! Shell tests on Tauri's mock runtime: commands are called through the real IPC path (argument
+//! decoding, managed state, the core in sandbox mode on loopback), with no window or display.
+//! They show that every command the UI invokes is registered and that failures reach the web
+//! view as the core's error object `{code, message, details?}`, not as a bare string.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use staffroom::config::Config;
+use staffroom::secrets::SecretBackend;
+use staffroom_desktop::{with_commands, DesktopState};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::{App, Listener, WebviewWindow};
+
+/// A mock app over a sandbox core on a throw-away data dir, with its main window.
+struct Shell {
+    _app: App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+    core: staffroom::Core,
+    expired: Arc<Mutex<usize>>,
+    _dir: Arc<tempfile::TempDir>,
+}
+
+impl Shell {
+    fn start() -> Shell {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::new(dir.path().join("data"));
+        config.sandbox = true;
+        config.secret_backend = SecretBackend::Memory;
+        // The core's tasks (simulators, syncs) run on Tauri's runtime, as in the real app.
+        let core = tauri::async_runtime::block_on(async {
+            let core = staffroom::Core::open(config).await.unwrap();
+            staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
+            core
+        });
+        Shell::over(core, Arc::new(dir))
+    }
+
+    /// The shell started afresh over the same core and keyring, as after a restart of the app.
+    fn restart(&self) -> Shell {
+        Shell::over(self.core.clone(), self._dir.clone())
+    }
+
+    fn over(core: staffroom::Core, dir: Arc<tempfile::TempDir>) -> Shell {
+        let app = with_commands(mock_builder())
+            .manage(DesktopState::new(core.clone()))
+            .build(mock_context(noop_assets()))
+            .unwrap();
+        let expired = Arc::new(Mutex::new(0));
+        let seen = expired.clone();
+        app.listen_any("session-expired", move |_| *seen.lock().unwrap() += 1);
+        let window = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
+        Shell { _app: app, window, core, expired, _dir: dir }
+    }
+
+    /// Invokes a command as the web view would; Err carries what the UI's promise rejects with.
+    fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
+        let request = InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        };
+        get_ipc_response(&self.window, request).map(|body| body.deserialize().unwrap())
+    }
+
+    fn sign_in(&self) {
+        self.sign_in_remembering(false);
+    }
+
+    fn sign_in_remembering(&self, remember: bool) {
+        let demo = self.invoke("app_info", json!({})).unwrap()["demo"].clone();
+        let args = json!({ "email": demo["email"], "password": demo["password"], "remember": remember });
+        self.invoke("login", args).unwrap();
+    }
+}
+
+/// The commands `ui/src/api.ts` invokes: every `call<T>("name"` (its one wrapper of `invoke`).
+fn ui_commands() -> Vec<String> {
+    let api = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../ui/src/api.ts")).unwrap();
+    let mut names: Vec<String> =
+        api.match_indices(">(\"").map(|(at, _)| api[at + 3..].split('"').next().unwrap().to_string()).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// An unknown command rejects with a string naming it; anything else means it is registered.
+fn is_not_registered(response: &Result<Value, Value>) -> bool {
+    matches!(response, Err(Value::String(message)) if message.contains("not found"))
+}
+
+#[test]
+fn every_command_the_ui_invokes_is_registered() {
+    let shell = Shell::start();
+    let commands = ui_commands();
+    assert!(commands.len() >= 30, "found only {commands:?} in ui/src/api.ts");
+    // The check itself can fail: a command nobody registered is reported as such.
+    assert!(is_not_registered(&shell.invoke("no_such_command", json!({}))));
+    for cmd in &commands {
+        // Empty arguments: a registered command answers, or rejects for the missing arguments.
+        let response = shell.invoke(cmd, json!({}));
+        assert!(!is_not_registered(&response), "the UI invokes `{cmd}`, which the shell does not register");
+    }
+}
+
+#[test]
+fn errors_arrive_as_the_error_object() {
+    let shell = Shell::start();
+
+    // Wrong password: the core's object, with its code and a readable message.
+    let err =
+        shell.invoke("login", json!({ "email": "demo@staffroom.test", "password": "wrong password!" })).unwrap_err();
+    assert_eq!(err["code"], "unauthorized", "{err}");
+    assert!(err["message"].as_str().is_some_and(|m| !m.is_empty()), "{err}");
+
+    // Signed out: unauthorized, and every window hears that the session is gone.
+    let err = shell.invoke("list_products", json!({})).unwrap_err();
+    assert_eq!(err["code"], "unauthorized", "{err}");
+    assert!(*shell.expired.lock().unwrap() >= 1, "no session-expired event");
+
+    // Bad input once signed in: invalid_request naming the field, not a panic or a bare string.
+    shell.sign_in();
+    let err =
+        shell.invoke("create_order", json!({ "order": { "variant_id": "x", "email": "not an email" } })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request", "{err}");
+    assert!(err["details"].is_object() || err["details"].is_array(), "{err}");
+
+    let err = shell.invoke("get_order", json!({ "id": "ord_does_not_exist" })).unwrap_err();
+    assert!(err["code"] == "not_found" || err["code"] == "invalid_request", "{err}");
+}
+
+#[test]
+fn a_signed_in_window_gets_the_core_dtos() {
+    let shell = Shell::start();
+    let info = shell.invoke("app_info", json!({})).unwrap();
+    assert_eq!(info["sandbox"], true);
+    assert_eq!(info["needsFirstAdmin"], false);
+    assert_eq!(shell.invoke("current_user", json!({})).unwrap(), Value::Null);
+
+    shell.sign_in();
+    let me = shell.invoke("current_user", json!({})).unwrap();
+    assert_eq!(me["email"], "demo@staffroom.test");
+    let products = shell.invoke("list_products", json!({ "page": 1, "limit": 5 })).unwrap();
+    assert_eq!(products["products"].as_array().map(Vec::len), Some(5), "{products}");
+
+    shell.invoke("logout", json!({})).unwrap();
+    assert_eq!(shell.invoke("current_user", json!({})).unwrap(), Value::Null);
+    assert_eq!(shell.invoke("list_products", json!({})).unwrap_err()["code"], "unauthorized");
+}
+
+#[test]
+fn keep_me_signed_in_survives_a_restart_until_signing_out() {
+    let shell = Shell::start();
+    shell.sign_in();
+    assert_eq!(shell.restart().invoke("current_user", json!({})).unwrap(), Value::Null, "not asked to remember");
+
+    shell.sign_in_remembering(true);
+    let restarted = shell.restart();
+    assert_eq!(restarted.invoke("current_user", json!({})).unwrap()["email"], "demo@staffroom.test");
+    assert!(restarted.invoke("list_products", json!({ "limit": 1 })).is_ok());
+
+    restarted.invoke("logout", json!({})).unwrap();
+    assert_eq!(shell.restart().invoke("current_user", json!({})).unwrap(), Value::Null, "signed out is forgotten");
+}

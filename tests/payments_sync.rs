@@ -1,0 +1,167 @@
+//! The payments sync as staff see it: progress page by page while it runs, one sync at a time,
+//! its status, and an interval an admin changes that outlives a restart. Real HTTP on loopback
+//! against the payment simulator; real SQLite files.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+use staffroom::auth::{Actor, NewUser};
+use staffroom::payments::sync::{SyncProgress, SyncSettings, SyncStep};
+use staffroom::sandbox::lemonsqueezy::Faults;
+use staffroom::secrets::Secret;
+use staffroom::store::users::Role;
+
+/// Everything a sync reports, up to and including its `Done`.
+async fn progress_of(app: &SandboxApp) -> (u16, Value, Vec<SyncProgress>) {
+    let mut listener = app.core.payments.subscribe_sync();
+    let (status, body) = app.post("/api/payments/sync", json!({})).await;
+    let mut seen = Vec::new();
+    loop {
+        let progress = tokio::time::timeout(Duration::from_secs(5), listener.recv()).await.unwrap().unwrap();
+        let done = progress.step == SyncStep::Done;
+        seen.push(progress);
+        if done {
+            return (status, body, seen);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_sync_reports_each_page_of_each_step_then_its_end() {
+    let app = SandboxApp::start().await;
+    let (status, report, seen) = progress_of(&app).await;
+    assert_eq!(status, 200, "{report}");
+
+    // Steps in order, each counting its pages up to the total the provider gave.
+    let steps: Vec<SyncStep> = seen.iter().map(|p| p.step).fold(Vec::new(), |mut steps, step| {
+        if steps.last() != Some(&step) {
+            steps.push(step);
+        }
+        steps
+    });
+    assert_eq!(steps[..3], [SyncStep::Products, SyncStep::Variants, SyncStep::Subscriptions], "{seen:?}");
+    assert_eq!(steps.last(), Some(&SyncStep::Done));
+    let subscriptions: Vec<_> = seen.iter().filter(|p| p.step == SyncStep::Subscriptions).collect();
+    // 245 subscriptions at 100 a page.
+    assert_eq!(subscriptions.iter().map(|p| p.done).collect::<Vec<_>>(), [1, 2, 3]);
+    assert!(subscriptions.iter().all(|p| p.total == Some(3)), "{subscriptions:?}");
+    assert_eq!(seen.last().unwrap().error, None);
+    assert_eq!(report["subscriptions"], 245);
+
+    // A failed sync ends with its error, as a code and a sentence.
+    app.simulator().set_faults(Faults { reject_key: true, ..Default::default() });
+    let (status, _, seen) = progress_of(&app).await;
+    assert_eq!(status, 401);
+    let failure = seen.last().unwrap().error.clone().expect("the failure is reported");
+    assert_eq!(failure.code.as_str(), "unauthorized");
+    assert!(!failure.message.is_empty());
+}
+
+#[tokio::test]
+async fn the_status_shows_a_running_sync_and_each_list_s_last_sync() {
+    let app = SandboxApp::start().await;
+    let (status, before) = app.get("/api/payments/sync").await;
+    assert_eq!(status, 200, "{before}");
+    assert_eq!(before["intervalSecs"], 300, "the configured default");
+    let resources: Vec<&str> =
+        before["resources"].as_array().unwrap().iter().map(|r| r["resource"].as_str().unwrap()).collect();
+    assert_eq!(resources, ["products", "subscriptions"]);
+
+    // Slow the provider so a sync is caught running; a second one waits for the first.
+    app.simulator().set_faults(Faults { latency_ms: 150, ..Default::default() });
+    let first = tokio::spawn({
+        let (base, token) = (app.base.clone(), app.token.clone());
+        async move { client().post(format!("{base}/api/payments/sync")).bearer_auth(token).send().await.unwrap().status() }
+    });
+    let mut caught_running = false;
+    for _ in 0..100 {
+        if app.get("/api/payments/sync").await.1["running"] == true {
+            caught_running = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(caught_running, "the status never showed the sync running");
+    assert_eq!(first.await.unwrap(), 200);
+    app.simulator().set_faults(Faults::default());
+
+    let (_, after) = app.get("/api/payments/sync").await;
+    assert_eq!(after["running"], false);
+    for resource in after["resources"].as_array().unwrap() {
+        assert!(resource["syncedAt"].as_str().is_some_and(|t| t.ends_with('Z')), "{resource}");
+        assert_eq!(resource["error"], Value::Null);
+    }
+
+    // A failure is recorded per list, with the last good sync kept.
+    app.simulator().set_faults(Faults { error_rate: 1.0, ..Default::default() });
+    app.post("/api/payments/sync", json!({})).await;
+    let (_, failed) = app.get("/api/payments/sync").await;
+    let products = &failed["resources"][0];
+    assert!(products["error"].as_str().is_some_and(|e| !e.is_empty()), "{failed}");
+    assert_eq!(products["syncedAt"], after["resources"][0]["syncedAt"]);
+}
+
+#[tokio::test]
+async fn an_admin_changes_the_interval_within_a_minute_to_a_day_and_it_is_audited() {
+    let app = SandboxApp::start().await;
+    let put = |body: Value| app.send(reqwest::Method::PUT, "/api/payments/sync", Some(body));
+    let (status, body) = put(json!({ "intervalSecs": 3600 })).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["intervalSecs"], 3600);
+    assert_eq!(app.get("/api/payments/sync").await.1["intervalSecs"], 3600);
+
+    for bad in [json!({ "intervalSecs": 59 }), json!({ "intervalSecs": 86_401 })] {
+        let (status, body) = put(bad.clone()).await;
+        assert_eq!((status, bad_fields(&body)), (400, vec!["intervalSecs".to_string()]), "{bad}: {body}");
+    }
+    for bad in [json!({ "intervalSecs": "hourly" }), json!({ "interval": 60 }), json!([])] {
+        let (status, body) = put(bad.clone()).await;
+        assert_eq!((status, bad_fields(&body)), (400, vec!["body".to_string()]), "{bad}: {body}");
+    }
+    assert_eq!(app.get("/api/payments/sync").await.1["intervalSecs"], 3600, "refusals change nothing");
+
+    // Staff who are not admins may look and sync, not reschedule.
+    let staff = NewUser {
+        email: "sam@example.com".into(),
+        name: "Sam".into(),
+        role: Role::Staff,
+        password: Secret::new("correct horse battery staple 7"),
+    };
+    app.core.auth.add_user(&Actor::Cli, staff).await.unwrap();
+    let login: Value = client()
+        .post(format!("{}/api/auth", app.base))
+        .json(&json!({ "email": "sam@example.com", "password": "correct horse battery staple 7" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = login["token"].as_str().expect("staff sign-in");
+    let as_staff = client().put(format!("{}/api/payments/sync", app.base)).bearer_auth(token);
+    let refused = as_staff.json(&json!({ "intervalSecs": 60 })).send().await.unwrap();
+    assert_eq!(refused.status(), 401);
+    let looked = client().get(format!("{}/api/payments/sync", app.base)).bearer_auth(token).send().await.unwrap();
+    assert_eq!(looked.status(), 200);
+
+    let entries = app.core.audit.list(50, None).await.unwrap();
+    assert!(entries.iter().any(|e| e.action == "settings.sync_interval"), "no audit entry for the change");
+}
+
+#[tokio::test]
+async fn a_chosen_interval_outlives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let core = memory_core(dir.path()).await;
+        core.payments.set_sync_interval(&Actor::Cli, &SyncSettings { interval_secs: 900 }).await.unwrap();
+    }
+    // A long-running core (as the desktop app and `serve`) takes it at start.
+    let mut config = staffroom::config::Config::new(dir.path());
+    config.secret_backend = staffroom::secrets::SecretBackend::Memory;
+    config.long_running = true;
+    let core = staffroom::Core::open(config).await.unwrap();
+    assert_eq!(core.payments.sync_status().await.unwrap().interval_secs, 900);
+}
