@@ -11,6 +11,6 @@ bin="${CARGO_TARGET_DIR:-target}/debug/staffroom-desktop"
 echo "==> Starting Staffroom in sandbox mode"
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
   echo "no display found: starting it inside a virtual X server (xvfb-run)"
-  exec xvfb-run -a dbus-run-session -- env WEBKIT_DISABLE_COMPOSITING_MODE=1 NO_AT_BRIDGE=1 "$bin" --sandbox "$@"
+  exec xvfb-run -a dbus-run-session -- env LIBGL_ALWAYS_SOFTWARE=1 NO_AT_BRIDGE=1 "$bin" --sandbox "$@"
 fi
 exec "$bin" --sandbox "$@"

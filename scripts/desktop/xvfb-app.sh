@@ -8,7 +8,7 @@ start_app_under_xvfb() {
   xvfb=$!
   trap 'kill $app $xvfb 2>/dev/null || true; rm -rf "$data"' EXIT
   sleep 1
-  DISPLAY=$display WEBKIT_DISABLE_COMPOSITING_MODE=1 NO_AT_BRIDGE=1 STAFFROOM_SECRET_STORE=memory \
+  DISPLAY=$display LIBGL_ALWAYS_SOFTWARE=1 NO_AT_BRIDGE=1 STAFFROOM_SECRET_STORE=memory \
     dbus-run-session -- "$bin" --sandbox --data-dir "$data/data" >"$data/app.log" 2>&1 &
   app=$!
 }
