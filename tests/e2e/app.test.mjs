@@ -5,7 +5,7 @@
 //
 // Run by tests/e2e/run, which builds the app and starts Xvfb, D-Bus and tauri-driver.
 
-import { after, before, test } from "node:test";
+import { after, before, beforeEach, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -36,6 +36,11 @@ before(async () => {
   mainWindow = await driver.getWindowHandle();
 });
 
+// Each test starts from the main window, even when the one before failed inside an editor.
+beforeEach(async () => {
+  await driver.switchTo().window(mainWindow);
+});
+
 after(async () => {
   await driver?.quit();
 });
@@ -57,17 +62,22 @@ function button(text, scope = "") {
   return By.xpath(`${scope}//button[normalize-space()=${literal(text)}]`);
 }
 
+/** The element once it is on screen. React may replace it while we look: then look again. */
 async function find(locator, timeout = WAIT) {
-  const element = await driver.wait(until.elementLocated(locator), timeout, `not found: ${locator}`);
-  await driver.wait(until.elementIsVisible(element), timeout, `not visible: ${locator}`);
-  return element;
+  return eventually(`on screen: ${locator}`, async () => {
+    const [element] = await driver.findElements(locator);
+    return element && (await element.isDisplayed()) ? element : false;
+  }, timeout);
 }
 
+/** Clicks the element once it is on screen and enabled (found afresh if it was re-rendered). */
 async function click(locator) {
-  const element = await find(locator);
-  await driver.wait(until.elementIsEnabled(element), WAIT, `still disabled: ${locator}`);
-  await element.click();
-  return element;
+  return eventually(`clickable: ${locator}`, async () => {
+    const element = await find(locator);
+    if (!(await element.isEnabled())) return false;
+    await element.click();
+    return element;
+  });
 }
 
 async function type(locator, text) {
@@ -113,11 +123,22 @@ async function switchToNewWindow(known) {
   return handle;
 }
 
+/** Closes the current editor window with its Close button, as a person would, and goes back to
+ *  the main window once the editor's is gone. */
+async function closeEditor() {
+  const editor = await driver.getWindowHandle();
+  await click(button("Close", "//header[contains(@class,'editor-bar')]"));
+  await eventually("the editor window closing", async () => !(await driver.getAllWindowHandles()).includes(editor));
+  await driver.switchTo().window(mainWindow);
+}
+
 // ---- the suite -------------------------------------------------------------------------------
 
 let order; // { id, checkoutUrl }
 let documentName;
-const addition = " Checked end to end ✓ 🎉";
+const typed = " Checked end to end ✓ ";
+const emoji = "🎉";
+const addition = typed + emoji;
 
 test("the sandbox login screen shows the demo account, and signing in opens the app", async () => {
   const demo = await find(By.css("[aria-label='Sandbox demo account']"));
@@ -232,7 +253,10 @@ test("a document opens in its own editor window, and text with an emoji is saved
   const before = await paragraph.getText();
   await paragraph.click();
   const textarea = await find(By.css(`textarea[aria-label='${label}']`));
-  await textarea.sendKeys(Key.END, addition);
+  // Typed key by key; the emoji arrives as an emoji picker or input method delivers it, one
+  // inserted text (WebKitWebDriver's key events cannot carry characters outside the BMP).
+  await textarea.sendKeys(Key.END, typed);
+  await driver.executeScript("document.execCommand('insertText', false, arguments[0])", emoji);
   await find(By.xpath("//*[@role='status'][normalize-space()='Unsaved changes']"));
   await shot("10-editor-unsaved");
   await click(button("Save"));
@@ -240,15 +264,16 @@ test("a document opens in its own editor window, and text with an emoji is saved
   await shot("11-editor-saved");
 
   // Close the window, open the document again: the text is read back from Google (the simulator).
-  await driver.close();
-  await driver.switchTo().window(mainWindow);
+  await closeEditor();
   await click(By.css(`button[aria-label=${literal(`Edit ${documentName}`)}]`));
   await switchToNewWindow([mainWindow]);
-  const reread = await find(By.css(`div.para[aria-label='${label}']`));
-  await eventually("the saved text", async () => (await reread.getText()) === before + addition);
+  const reread = By.css(`div.para[aria-label='${label}']`);
+  let seen;
+  await eventually("the saved text", async () => (seen = await textOf(reread)) === before + addition).catch((err) => {
+    throw new Error(`${err.message}; the paragraph reads ${JSON.stringify(seen)}, expected ${JSON.stringify(before + addition)}`);
+  });
   await shot("12-editor-reopened");
-  await driver.close();
-  await driver.switchTo().window(mainWindow);
+  await closeEditor();
 });
 
 test("the document is shared with a colleague", async () => {
@@ -271,6 +296,12 @@ test("the admin screens show the day's work", async () => {
   await shot("15-users-audit");
   await goTo("Settings");
   await find(By.xpath("//h2[normalize-space()='Settings']"));
+  // Sync now: the button waits for the sync, then the last-sync table shows it.
+  const lastSyncs = By.css("table[aria-label='Last syncs'] tbody");
+  const before = await textOf(lastSyncs);
+  await click(button("Sync now"));
+  await eventually("the sync's new time", async () => (await textOf(lastSyncs)) !== before);
+  await find(button("Sync now"));
   await shot("16-settings");
 });
 

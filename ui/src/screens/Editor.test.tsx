@@ -1,5 +1,7 @@
-import { describe, expect, it } from "vitest";
-import { screen, within } from "@testing-library/react";
+import { beforeEach, describe, expect, it } from "vitest";
+import { act, screen, waitFor, within } from "@testing-library/react";
+import { emit } from "@tauri-apps/api/event";
+import { mockWindows } from "@tauri-apps/api/mocks";
 import userEvent from "@testing-library/user-event";
 import { Editor } from "./Editor";
 import { mockCommands, renderWithQuery } from "../test/render";
@@ -40,6 +42,33 @@ const view = (extra: Partial<EditorView> = {}): EditorView => ({
 });
 
 describe("Editor", () => {
+  // Each editor is its own window, named after its document.
+  beforeEach(() => mockWindows("editor-d1"));
+
+  it("closes with Ctrl+W or Close, keeping unsaved edits as a draft when the window goes", async () => {
+    const calls = mockCommands({
+      editor_document: () => view(),
+      save_draft: (args) => ({ documentId: "d1", ...(args.edits as object), updatedAt: "2026-11-23T10:00:00Z" }),
+      "plugin:window|close": () => null,
+      "plugin:window|destroy": () => null,
+    });
+    renderWithQuery(<Editor id="d1" />);
+    await userEvent.click(await screen.findByRole("button", { name: "Paragraph 2" }));
+    await userEvent.type(screen.getByRole("textbox", { name: "Paragraph 2" }), "!");
+    await userEvent.keyboard("{Control>}w{/Control}");
+    await userEvent.click(screen.getByRole("button", { name: "Close" }));
+    expect(calls.filter((c) => c.cmd === "plugin:window|close")).toHaveLength(2);
+    expect(calls.some((c) => c.cmd === "save_draft")).toBe(false);
+
+    // The window manager (or close()) asks to close: the draft is kept first, then the window goes.
+    await act(() => emit("tauri://close-requested", null));
+    await waitFor(() => expect(calls.some((c) => c.cmd === "plugin:window|destroy")).toBe(true));
+    const kept = calls.findIndex((c) => c.cmd === "save_draft");
+    expect(kept).toBeGreaterThan(-1);
+    expect(kept).toBeLessThan(calls.findIndex((c) => c.cmd === "plugin:window|destroy"));
+    expect((calls[kept].args.edits as { blocks: { text?: string }[] }).blocks[1].text).toBe("Ship Tuesday!");
+  });
+
   it("shows styles, character styles and a read-only table", async () => {
     mockCommands({ editor_document: () => view() });
     renderWithQuery(<Editor id="d1" />);

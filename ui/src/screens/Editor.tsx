@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { getCurrentWindow } from "@tauri-apps/api/window";
 import { api, describeError } from "../api";
 import type { EditBlock, EditorView, GoogleDocument, RebaseConflict, StructuralElement, TextRun } from "../types";
 
@@ -33,7 +34,8 @@ function EditorBody({ id, view }: { id: string; view: EditorView }) {
   const [doc, setDoc] = useState<GoogleDocument>(view.document);
   const [base, setBase] = useState(view.draft?.baseRevisionId ?? view.document.revisionId);
   const [blocks, setBlocks] = useState<EditBlock[]>(view.draft?.blocks ?? view.blocks);
-  const [dirty, setDirty] = useState(false);
+  // A restored draft is unsaved work.
+  const [dirty, setDirty] = useState(Boolean(view.draft));
   const [editing, setEditing] = useState<number | null>(null);
   const [caret, setCaret] = useState<number | null>(null);
   const [conflicts, setConflicts] = useState<RebaseConflict[]>([]);
@@ -67,6 +69,28 @@ function EditorBody({ id, view }: { id: string; view: EditorView }) {
     return () => clearTimeout(timer);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [blocks, dirty]);
+
+  // Closing the window (its close button, Ctrl+W or Close) first keeps what was typed since the
+  // last draft, so nothing is lost to a window closed a second after typing.
+  const latest = useRef({ dirty, base, blocks });
+  latest.current = { dirty, base, blocks };
+  useEffect(() => {
+    const stop = getCurrentWindow().onCloseRequested(async () => {
+      const { dirty, base, blocks } = latest.current;
+      if (dirty) await api.saveDraft(id, base, blocks).catch(() => undefined);
+    });
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "w") {
+        event.preventDefault();
+        void getCurrentWindow().close();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => {
+      window.removeEventListener("keydown", onKey);
+      void stop.then((unlisten) => unlisten());
+    };
+  }, [id]);
 
   const save = useMutation({
     mutationFn: () => api.saveDocument(id, base, blocks),
@@ -141,10 +165,13 @@ function EditorBody({ id, view }: { id: string; view: EditorView }) {
           type="button"
           className="primary"
           onClick={() => save.mutate()}
-          disabled={save.isPending || conflicts.length > 0}
+          disabled={save.isPending || conflicts.length > 0 || !dirty}
           title="Save (Ctrl+S)"
         >
           {save.isPending ? "Saving…" : "Save"}
+        </button>
+        <button type="button" onClick={() => void getCurrentWindow().close()} title="Close (Ctrl+W); unsaved edits stay as a draft">
+          Close
         </button>
       </header>
       {view.stale && <div className="banner" role="status">Google cannot be reached: this is the copy read earlier. Edits are kept as a draft until it can be saved.</div>}
