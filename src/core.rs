@@ -145,10 +145,19 @@ impl Core {
     /// threads (the keyring may be a D-Bus round trip each).
     pub async fn secret_sources(&self) -> Result<Vec<(&'static str, &'static str, crate::secrets::SecretSource)>> {
         let secrets = self.secrets.clone();
+        let sandbox = self.config.sandbox;
         tokio::task::spawn_blocking(move || {
             crate::secrets::KNOWN_SECRETS
                 .iter()
-                .map(|(name, about)| Ok((*name, *about, secrets.source(name)?)))
+                .map(|(name, about)| {
+                    // The sandbox's Google sign-in lives in this process only, never the keyring.
+                    let source = if sandbox && *name == crate::docs::oauth::TOKEN_SECRET {
+                        crate::secrets::SecretSource::Sandbox
+                    } else {
+                        secrets.source(name)?
+                    };
+                    Ok((*name, *about, source))
+                })
                 .collect::<Result<Vec<_>, crate::secrets::SecretError>>()
         })
         .await?

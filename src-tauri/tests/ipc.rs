@@ -148,6 +148,13 @@ fn a_signed_in_window_gets_the_core_dtos() {
     assert_eq!(me["email"], "demo@staffroom.test");
     let products = shell.invoke("list_products", json!({ "page": 1, "limit": 5 })).unwrap();
     assert_eq!(products["products"].as_array().map(Vec::len), Some(5), "{products}");
+    // Settings name every credential's source; the sandbox's Google sign-in is its own.
+    let settings = shell.invoke("settings", json!({})).unwrap();
+    let google = settings["secrets"].as_array().unwrap().iter().find(|s| s["name"] == "google_token").cloned();
+    assert_eq!(google.map(|s| s["source"].clone()), Some(json!("sandbox (generated)")), "{settings}");
+    assert_eq!(settings["google"]["signedIn"], true, "{settings}");
+    let sync = shell.invoke("sync_status", json!({})).unwrap();
+    assert_eq!(sync["intervalSecs"], 300, "{sync}");
 
     shell.invoke("logout", json!({})).unwrap();
     assert_eq!(shell.invoke("current_user", json!({})).unwrap(), Value::Null);

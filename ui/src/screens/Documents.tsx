@@ -38,7 +38,7 @@ export function Documents() {
     );
   }
   return (
-    <section className="content split" aria-labelledby="documents-title">
+    <section className={creating || sharing ? "content split" : "content"} aria-labelledby="documents-title">
       <div className="stack">
         <div className="toolbar">
           <h2 id="documents-title">Documents</h2>

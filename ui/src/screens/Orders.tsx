@@ -19,7 +19,7 @@ export function Orders() {
   useRefetchOnWebhook([["orders"], ["order"]]);
   const meta = list.data?.meta;
   return (
-    <section className="content split" aria-labelledby="orders-title">
+    <section className={selected ? "content split" : "content"} aria-labelledby="orders-title">
       <div className="stack">
         <div className="toolbar"><h2 id="orders-title">Orders</h2></div>
         {list.isPending && <p className="muted">Loading orders…</p>}

@@ -22,7 +22,7 @@ export function Products() {
   const meta = list.data?.meta;
 
   return (
-    <section className="content split" aria-labelledby="products-title">
+    <section className={selected ? "content split" : "content"} aria-labelledby="products-title">
       <div className="stack">
         <div className="toolbar">
           <h2 id="products-title">Products</h2>

@@ -23,41 +23,47 @@ export function Settings() {
   return (
     <section className="content stack" aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
-      <div className="card stack" aria-labelledby="google-title">
-        <h3 id="google-title">Google</h3>
-        <p role="status">
-          {google.signedIn
-            ? `Signed in${google.kind === "pasted" ? " with a pasted access token (it is not refreshed)" : ""}${google.expiresAt ? `; the access token renews by itself (next at ${new Date(google.expiresAt).toLocaleTimeString()})` : ""}.`
-            : "Not signed in: documents cannot be listed or edited."}
-        </p>
-        {signIn.isPending && <p className="callout">Waiting for you to finish in the browser window that just opened…</p>}
-        {(signIn.isError || signOut.isError) && <p className="error" role="alert">{describeError(signIn.error ?? signOut.error)}</p>}
-        <div className="row">
-          {google.signedIn ? (
-            <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>Sign out of Google</button>
-          ) : (
-            <button type="button" className="primary" onClick={() => signIn.mutate()} disabled={signIn.isPending || !google.canSignIn}>
-              Sign in with Google
-            </button>
-          )}
+      <div className="columns">
+        <div className="stack">
+          <div className="card stack" aria-labelledby="google-title">
+            <h3 id="google-title">Google</h3>
+            <p role="status">
+              {google.signedIn
+                ? `Signed in${google.kind === "pasted" ? " with a pasted access token (it is not refreshed)" : ""}${google.expiresAt ? `; the access token renews by itself (next at ${new Date(google.expiresAt).toLocaleTimeString()})` : ""}.`
+                : "Not signed in: documents cannot be listed or edited."}
+            </p>
+            {signIn.isPending && <p className="callout">Waiting for you to finish in the browser window that just opened…</p>}
+            {(signIn.isError || signOut.isError) && <p className="error" role="alert">{describeError(signIn.error ?? signOut.error)}</p>}
+            <div className="row">
+              {google.signedIn ? (
+                <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>Sign out of Google</button>
+              ) : (
+                <button type="button" className="primary" onClick={() => signIn.mutate()} disabled={signIn.isPending || !google.canSignIn}>
+                  Sign in with Google
+                </button>
+              )}
+            </div>
+            {!google.canSignIn && <p className="muted small">Set the Google client id (and secret) under Credentials first.</p>}
+          </div>
+          <SyncCard />
+          <div className="card stack">
+            <h3>This app</h3>
+            <p>{sandbox ? "Sandbox mode: both providers are simulated on this computer. Start without --sandbox to use real accounts." : "Connected to the real providers."}</p>
+            <p className="muted small">Data folder: <code>{dataDir}</code></p>
+            <div className="row"><span>Theme</span><ThemeSwitch /></div>
+          </div>
         </div>
-        {!google.canSignIn && <p className="muted small">Set the Google client id (and secret) below first.</p>}
-      </div>
-      <SecretForm names={secrets.map((s) => s.name)} onSaved={refresh} />
-      <table className="table" aria-label="Credentials">
-        <thead><tr><th>Credential</th><th>Comes from</th></tr></thead>
-        <tbody>
-          {secrets.map((s) => (
-            <tr key={s.name}><td>{s.about}<div className="muted small"><code>{s.name}</code></div></td><td>{s.source}</td></tr>
-          ))}
-        </tbody>
-      </table>
-      <SyncCard />
-      <div className="card stack">
-        <h3>This app</h3>
-        <p>{sandbox ? "Sandbox mode: both providers are simulated on this computer. Start without --sandbox to use real accounts." : "Connected to the real providers."}</p>
-        <p className="muted small">Data folder: <code>{dataDir}</code></p>
-        <div className="row"><span>Theme</span><ThemeSwitch /></div>
+        <div className="card stack">
+          <SecretForm names={secrets.map((s) => s.name)} onSaved={refresh} />
+          <table className="table" aria-label="Credentials">
+            <thead><tr><th>Credential</th><th>Comes from</th></tr></thead>
+            <tbody>
+              {secrets.map((s) => (
+                <tr key={s.name}><td>{s.about}<div className="muted small"><code>{s.name}</code></div></td><td>{s.source}</td></tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       </div>
     </section>
   );
@@ -142,7 +148,7 @@ function SecretForm({ names, onSaved }: { names: string[]; onSaved: () => void }
     save.mutate();
   };
   return (
-    <form className="card stack" onSubmit={submit} aria-label="Store a credential" noValidate>
+    <form className="stack" onSubmit={submit} aria-label="Store a credential" noValidate>
       <h3>Store a credential in the keyring</h3>
       <label htmlFor="secret-name">Credential</label>
       <select id="secret-name" value={name} onChange={(e) => setName(e.target.value)}>

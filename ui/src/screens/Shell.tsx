@@ -6,6 +6,7 @@ import { ThemeSwitch } from "../theme";
 import { SyncIndicator } from "../components/SyncIndicator";
 import { Documents } from "./Documents";
 import { Orders } from "./Orders";
+import { Overview } from "./Overview";
 import { Subscriptions } from "./Subscriptions";
 import { Products } from "./Products";
 import { Settings } from "./Settings";
@@ -75,13 +76,7 @@ export function Shell({ info, user, onSignedOut }: Props) {
         {area === "webhooks" && <Webhooks user={user} />}
         {area === "users" && <Users me={user} />}
         {area === "settings" && <Settings />}
-        {area === "overview" && <section className="content" aria-labelledby="welcome">
-          <h2 id="welcome">Welcome, {user.name}</h2>
-          <p className="muted">
-            You are signed in as <strong>{user.email}</strong>
-            {info.sandbox ? " in the sandbox: payments and documents are simulated on this computer." : "."}
-          </p>
-        </section>}
+        {area === "overview" && <Overview info={info} user={user} onGo={setArea} />}
       </div>
     </div>
   );

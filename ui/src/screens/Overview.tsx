@@ -1,0 +1,77 @@
+import { useQuery } from "@tanstack/react-query";
+import { api, describeError, formatMoney } from "../api";
+import { useRefetchOnWebhook } from "../webhookEvents";
+import type { AppInfo, User } from "../types";
+
+type Destination = "products" | "orders" | "subscriptions";
+
+interface Props {
+  info: AppInfo;
+  user: User;
+  onGo: (area: Destination) => void;
+}
+
+/** The first screen after signing in: the day's figures at a glance, each a way into its screen. */
+export function Overview({ info, user, onGo }: Props) {
+  const orders = useQuery({ queryKey: ["orders", "overview"], queryFn: () => api.listOrders(1, 5) });
+  const active = useQuery({ queryKey: ["subscriptions", "overview", "active"], queryFn: () => api.listSubscriptions(1, 1, "active", "") });
+  const products = useQuery({ queryKey: ["products", "overview"], queryFn: () => api.listProducts(1, 1, "published") });
+  const sync = useQuery({ queryKey: ["sync-status"], queryFn: api.syncStatus });
+  useRefetchOnWebhook([["orders"], ["subscriptions"]]);
+  const lastSync = sync.data?.resources.map((r) => r.syncedAt).filter((t): t is string => Boolean(t)).sort()[0];
+
+  return (
+    <section className="content stack" aria-labelledby="welcome">
+      <h2 id="welcome">Welcome, {user.name}</h2>
+      <p className="muted">
+        Signed in as <strong>{user.email}</strong>
+        {info.sandbox ? " in the sandbox: payments and documents are simulated on this computer." : "."}
+        {lastSync && ` Payments last synced ${new Date(lastSync).toLocaleString()}.`}
+      </p>
+      <div className="figures">
+        <Figure label="Active subscriptions" query={active} value={(d) => d.meta.totalItems} onOpen={() => onGo("subscriptions")} />
+        <Figure label="Published products" query={products} value={(d) => d.meta.totalItems} onOpen={() => onGo("products")} />
+        <Figure label="Orders" query={orders} value={(d) => d.meta.totalItems} onOpen={() => onGo("orders")} />
+      </div>
+      <div className="card stack" aria-labelledby="recent-orders">
+        <h3 id="recent-orders">Latest orders</h3>
+        {orders.isPending && <p className="muted">Loading orders…</p>}
+        {orders.isError && <p className="error" role="alert">{describeError(orders.error)}</p>}
+        {orders.data?.orders.length === 0 && <p className="muted">No orders yet. Create one from a product.</p>}
+        {orders.data && orders.data.orders.length > 0 && (
+          <table className="table" aria-label="Latest orders">
+            <tbody>
+              {orders.data.orders.map((o) => (
+                <tr key={o.id}>
+                  <td>{o.orderId}</td>
+                  <td>{o.name ?? o.email}</td>
+                  <td>{formatMoney(o.total, o.currency)}</td>
+                  <td><span className={`status status-${o.status}`}>{o.status}</span></td>
+                  <td className="muted">{new Date(o.createdAt).toLocaleString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </section>
+  );
+}
+
+interface FigureProps<T> {
+  label: string;
+  query: { data?: T; isPending: boolean; isError: boolean };
+  value: (data: T) => number;
+  onOpen: () => void;
+}
+
+/** One figure; a click opens its screen. */
+function Figure<T>({ label, query, value, onOpen }: FigureProps<T>) {
+  const shown = query.data !== undefined ? value(query.data).toLocaleString() : query.isError ? "—" : "…";
+  return (
+    <button type="button" className="card figure" onClick={onOpen} aria-label={`${label}: ${shown}`}>
+      <span className="figure-value">{shown}</span>
+      <span className="muted small">{label}</span>
+    </button>
+  );
+}
