@@ -34,7 +34,7 @@ before(async () => {
   capabilities.set("tauri:options", { application: app, args: ["--sandbox", "--data-dir", dataDir] });
   driver = await WebDriver.createSession(new Executor(new HttpClient(driverUrl)), capabilities);
   mainWindow = await driver.getWindowHandle();
-});
+}, { timeout: 60_000 });
 
 // Each test starts from the main window, even when the one before failed inside an editor.
 beforeEach(async () => {
@@ -305,8 +305,20 @@ test("the admin screens show the day's work", async () => {
   await shot("16-settings");
 });
 
+test("the dark theme applies at once and is remembered", async () => {
+  await goTo("Subscriptions");
+  await find(By.css("table[aria-label='Subscriptions'] tbody tr"));
+  await click(By.css("header.topbar select[aria-label='Theme'] option[value='dark']"));
+  await eventually("the dark palette", async () =>
+    (await driver.executeScript("return document.documentElement.dataset.theme")) === "dark");
+  await shot("17-dark-theme");
+  await goTo("Overview");
+  assert.equal(await driver.executeScript("return document.documentElement.dataset.theme"), "dark");
+  await click(By.css("header.topbar select[aria-label='Theme'] option[value='system']"));
+});
+
 test("signing out returns to the login screen", async () => {
   await click(button("Sign out"));
   await find(By.css("form[aria-label='Sign in']"));
-  await shot("17-signed-out");
+  await shot("18-signed-out");
 });

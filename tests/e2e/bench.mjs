@@ -49,18 +49,35 @@ function processTree() {
   return tree;
 }
 
+/** Waits until the app of the last session has exited: a launch while it is still closing would
+ *  only focus it (the app is single-instance) and open no window of its own. */
+async function closed() {
+  for (let i = 0; i < 100; i++) {
+    try {
+      processTree();
+    } catch {
+      return;
+    }
+    await sleep(100);
+  }
+  throw new Error("the app did not exit within 10 s of its session ending");
+}
+
 /** Sums of resident (RSS) and proportional (PSS: shared pages split between users) memory, MiB. */
 function memory() {
   let rss = 0;
   let pss = 0;
-  const names = [];
+  const parts = [];
   for (const pid of processTree()) {
     const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-    rss += Number(rollup.match(/^Rss:\s+(\d+)/m)[1]);
-    pss += Number(rollup.match(/^Pss:\s+(\d+)/m)[1]);
-    names.push(readFileSync(`/proc/${pid}/comm`, "utf8").trim());
+    const processRss = Number(rollup.match(/^Rss:\s+(\d+)/m)[1]);
+    const processPss = Number(rollup.match(/^Pss:\s+(\d+)/m)[1]);
+    rss += processRss;
+    pss += processPss;
+    const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+    parts.push(`${name} ${(processPss / 1024).toFixed(0)}`);
   }
-  return { rss: (rss / 1024).toFixed(0), pss: (pss / 1024).toFixed(0), processes: names.join(", ") };
+  return { rss: (rss / 1024).toFixed(0), pss: (pss / 1024).toFixed(0), processes: `PSS by process, MiB: ${parts.join(", ")}` };
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -69,11 +86,13 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 // 1. Launch to an interactive login screen.
 const first = await launch();
 await first.driver.quit();
+await closed();
 const warm = [];
 for (let i = 0; i < LAUNCHES; i++) {
   const run = await launch();
   warm.push(run.ms);
   await run.driver.quit();
+  await closed();
 }
 console.log(`launch to interactive login: first launch (empty data dir) ${first.ms.toFixed(0)} ms; ` +
   `later launches median ${median(warm).toFixed(0)} ms (min ${Math.min(...warm).toFixed(0)}, max ${Math.max(...warm).toFixed(0)}, n=${warm.length})`);
@@ -102,7 +121,7 @@ try {
   await sleep(5_000);
   const browsed = memory();
   console.log(`browsed ${total} products on ${pages} pages (${perPage.toFixed(0)} ms per page, detail opened on each)`);
-  console.log(`memory after browsing: RSS ${browsed.rss} MiB, PSS ${browsed.pss} MiB`);
+  console.log(`memory after browsing: RSS ${browsed.rss} MiB, PSS ${browsed.pss} MiB (${browsed.processes})`);
 } finally {
   await driver.quit();
 }
