@@ -131,20 +131,11 @@ async fn an_admin_changes_the_interval_within_a_minute_to_a_day_and_it_is_audite
         password: Secret::new("correct horse battery staple 7"),
     };
     app.core.auth.add_user(&Actor::Cli, staff).await.unwrap();
-    let login: Value = client()
-        .post(format!("{}/api/auth", app.base))
-        .json(&json!({ "email": "sam@example.com", "password": "correct horse battery staple 7" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = login["token"].as_str().expect("staff sign-in");
-    let as_staff = client().put(format!("{}/api/payments/sync", app.base)).bearer_auth(token);
+    let token = app.sign_in("sam@example.com", "correct horse battery staple 7").await;
+    let as_staff = client().put(format!("{}/api/payments/sync", app.base)).bearer_auth(&token);
     let refused = as_staff.json(&json!({ "intervalSecs": 60 })).send().await.unwrap();
     assert_eq!(refused.status(), 401);
-    let looked = client().get(format!("{}/api/payments/sync", app.base)).bearer_auth(token).send().await.unwrap();
+    let looked = client().get(format!("{}/api/payments/sync", app.base)).bearer_auth(&token).send().await.unwrap();
     assert_eq!(looked.status(), 200);
 
     let entries = app.core.audit.list(50, None).await.unwrap();

@@ -234,17 +234,13 @@ impl SandboxApp {
         let base = format!("http://{}", listener.local_addr().unwrap());
         core.connect_sandbox_webhooks(&base).unwrap();
         tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
-        let response: Value = client()
-            .post(format!("{base}/api/auth"))
-            .json(&json!({"email": DEMO_EMAIL, "password": DEMO_PASSWORD}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let token = response["token"].as_str().unwrap().to_string();
+        let token = sign_in_at(&base, DEMO_EMAIL, DEMO_PASSWORD).await;
         SandboxApp { core, base, token, _dir: dir }
+    }
+
+    /// Signs in another staff member; their access token.
+    pub async fn sign_in(&self, email: &str, password: &str) -> String {
+        sign_in_at(&self.base, email, password).await
     }
 
     /// The payment simulator.
@@ -279,6 +275,20 @@ impl SandboxApp {
             client().post(format!("{}{path}", self.base)).bearer_auth(&self.token).json(&body).send().await.unwrap();
         (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
     }
+}
+
+/// Signs in at the server at `base`; the access token.
+async fn sign_in_at(base: &str, email: &str, password: &str) -> String {
+    let response: Value = client()
+        .post(format!("{base}/api/auth"))
+        .json(&json!({ "email": email, "password": password }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    response["token"].as_str().unwrap_or_else(|| panic!("sign-in refused: {response}")).to_string()
 }
 
 /// The field names of an `invalid_request` answer.

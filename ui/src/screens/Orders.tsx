@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { OrderCells } from "../components/OrderCells";
 import { Pager } from "../components/Pager";
 import { useRefetchOnWebhook } from "../webhookEvents";
 import { api, describeError, formatMoney } from "../api";
@@ -32,10 +33,7 @@ export function Orders() {
               {list.data.orders.map((o) => (
                 <tr key={o.id} data-id={o.orderId} className={o.id === selected ? "selected" : undefined}>
                   <td><button type="button" className="row-link" onClick={() => setSelected(o.id)}>{o.orderId}</button></td>
-                  <td>{o.name ?? o.email}</td>
-                  <td>{formatMoney(o.total, o.currency)}</td>
-                  <td><span className={`status status-${o.status}`}>{o.status}</span></td>
-                  <td className="muted">{new Date(o.createdAt).toLocaleString()}</td>
+                  <OrderCells order={o} />
                 </tr>
               ))}
             </tbody>

@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
-import { api, describeError, formatMoney } from "../api";
+import { api, describeError } from "../api";
+import { OrderCells } from "../components/OrderCells";
 import { useRefetchOnWebhook } from "../webhookEvents";
 import type { AppInfo, User } from "../types";
 
@@ -44,10 +45,7 @@ export function Overview({ info, user, onGo }: Props) {
               {orders.data.orders.map((o) => (
                 <tr key={o.id}>
                   <td>{o.orderId}</td>
-                  <td>{o.name ?? o.email}</td>
-                  <td>{formatMoney(o.total, o.currency)}</td>
-                  <td><span className={`status status-${o.status}`}>{o.status}</span></td>
-                  <td className="muted">{new Date(o.createdAt).toLocaleString()}</td>
+                  <OrderCells order={o} />
                 </tr>
               ))}
             </tbody>
