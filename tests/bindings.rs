@@ -10,7 +10,7 @@ use staffroom::bindings::Bindings;
 /// Every core type the UI receives or sends through the desktop commands and events; the types
 /// they refer to come along.
 fn core_types() -> Bindings {
-    use staffroom::{auth, docs, error, payments, sandbox, store, webhooks};
+    use staffroom::{auth, docs, error, http, payments, sandbox, store, webhooks};
     Bindings::new()
         .add::<error::ErrorObject<'static>>()
         .add::<error::FieldError>()
@@ -20,6 +20,7 @@ fn core_types() -> Bindings {
         .add::<sandbox::DemoCredentials>()
         .add::<webhooks::InboxEntry>()
         .add::<webhooks::FeedItem>()
+        .add::<http::receiver::ReceiverStatus>()
         .add::<payments::ProductList>()
         .add::<payments::SubscriptionList>()
         .add::<payments::OrderList>()

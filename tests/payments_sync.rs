@@ -156,3 +156,32 @@ async fn a_chosen_interval_outlives_a_restart() {
     let core = staffroom::Core::open(config).await.unwrap();
     assert_eq!(core.payments.sync_status().await.unwrap().interval_secs, 900);
 }
+
+/// Marks the cached catalogue as read long ago, so the next product list refreshes it.
+async fn age_the_catalogue(app: &SandboxApp) {
+    let old = "UPDATE sync_state SET synced_at = '2000-01-01T00:00:00.000Z' WHERE resource = 'products'";
+    app.core.db.call(move |conn| Ok(conn.execute(old, [])?)).await.unwrap();
+}
+
+#[tokio::test]
+async fn product_lists_asked_for_together_read_an_old_catalogue_once() {
+    let app = SandboxApp::start().await;
+    app.core.payments.sync_all().await.unwrap();
+
+    // What one refresh costs in provider requests.
+    age_the_catalogue(&app).await;
+    let before = app.simulator().request_count();
+    assert_eq!(app.get("/api/payments/products").await.0, 200);
+    let one_refresh = app.simulator().request_count() - before;
+    assert!(one_refresh >= 2, "a refresh reads products and variants ({one_refresh} requests)");
+
+    // Eight lists at once (a person paging quickly, the overview, the sync) share one refresh.
+    age_the_catalogue(&app).await;
+    let before = app.simulator().request_count();
+    let paths: Vec<String> = (1..=8).map(|page| format!("/api/payments/products?page={page}&limit=5")).collect();
+    for (status, body) in futures::future::join_all(paths.iter().map(|path| app.get(path))).await {
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["meta"]["stale"], false, "{body}");
+    }
+    assert_eq!(app.simulator().request_count() - before, one_refresh);
+}

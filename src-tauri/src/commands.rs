@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::json;
 use staffroom::auth::{AuthResponse, UserDto};
+use staffroom::http::receiver::ReceiverStatus;
 use staffroom::secrets::Secret;
 use staffroom::{Error, ErrorCode};
 use tauri::{AppHandle, Emitter, Runtime, State};
@@ -130,62 +131,10 @@ pub async fn create_first_admin(
     state.core.auth.create_first_admin(email, name, Secret::new(password)).await
 }
 
-/// The setting that remembers the receiver between runs ("" when off).
-const RECEIVER_SETTING: &str = "desktop_webhook_port";
-
-/// The receiver as Settings shows it.
-#[derive(Debug, Serialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export_to = "desktop/")]
-pub struct ReceiverStatus {
-    pub running: bool,
-    /// Where Lemon Squeezy (through a tunnel) or the sandbox checkout delivers.
-    pub url: Option<String>,
-    /// Without a signing secret every delivery is refused.
-    pub has_secret: bool,
-}
-
-async fn receiver_status(state: &DesktopState) -> ReceiverStatus {
-    let running = state.receiver.lock().await.as_ref().map(|r| r.addr);
-    let has_secret = state.core.webhooks.as_ref().is_some_and(|w| w.has_secret());
-    ReceiverStatus {
-        running: running.is_some(),
-        url: running.map(|a| format!("http://{a}/api/payments/webhooks")),
-        has_secret,
-    }
-}
-
-async fn start_receiver(state: &DesktopState, port: u16) -> Result<(), Error> {
-    let mut slot = state.receiver.lock().await;
-    if let Some(old) = slot.take() {
-        old.stop();
-    }
-    let handle = staffroom::http::start_webhook_receiver(state.core.clone(), ([127, 0, 0, 1], port).into()).await?;
-    state.core.connect_sandbox_webhooks(&format!("http://{}", handle.addr))?;
-    tracing::info!(addr = %handle.addr, "webhook receiver listening");
-    *slot = Some(handle);
-    Ok(())
-}
-
-/// Starts the receiver if it was on when the app last ran; in the sandbox it is always on, so
-/// the checkout's Pay button reaches the app.
-pub async fn restore_receiver(state: &DesktopState) -> Result<(), Error> {
-    let saved = state.core.db.meta(RECEIVER_SETTING).await?;
-    match saved.as_deref().map(str::parse::<u16>) {
-        Some(Ok(port)) => start_receiver(state, port).await,
-        _ if state.core.config.sandbox => start_receiver(state, 0).await,
-        _ => Ok(()),
-    }
-}
-
-async fn save_receiver_setting(state: &DesktopState, value: String) -> Result<(), Error> {
-    state.core.db.set_meta(RECEIVER_SETTING, value).await
-}
-
 #[tauri::command]
 pub async fn webhook_receiver(state: State<'_, DesktopState>) -> Result<ReceiverStatus, Error> {
     state.identity().await?;
-    Ok(receiver_status(&state).await)
+    Ok(state.receiver.status().await)
 }
 
 /// Switches the receiver on (on 127.0.0.1 at `port`, 0 for any free port) or off. Admins only.
@@ -196,24 +145,7 @@ pub async fn set_webhook_receiver(
     port: Option<u16>,
 ) -> Result<ReceiverStatus, Error> {
     let actor = state.actor().await?;
-    actor.require_admin()?;
-    if enabled {
-        let port = port.unwrap_or(8787);
-        start_receiver(&state, port).await?;
-        save_receiver_setting(&state, port.to_string()).await?;
-    } else {
-        if let Some(handle) = state.receiver.lock().await.take() {
-            handle.stop();
-        }
-        save_receiver_setting(&state, String::new()).await?;
-    }
-    let outcome = if enabled { "on" } else { "off" };
-    state
-        .core
-        .audit
-        .record(actor.audit_name(), "settings.webhook_receiver", None, outcome, Some(json!({ "port": port })))
-        .await;
-    Ok(receiver_status(&state).await)
+    state.receiver.set(&actor, enabled, port).await
 }
 
 /// The newest stored deliveries, for the webhooks panel (live items arrive as `webhook` events).

@@ -66,7 +66,7 @@ pub fn run() {
             forward_webhook_feed(app.handle().clone(), &core);
             forward_sync_progress(app.handle().clone(), &core);
             let state = DesktopState::new(core);
-            tauri::async_runtime::block_on(commands::restore_receiver(&state))
+            tauri::async_runtime::block_on(state.receiver.restore())
                 .map_err(|e| format!("the webhook receiver could not start: {}", e.message))?;
             app.manage(state);
             Ok(())

@@ -1,6 +1,7 @@
 //! What the shell keeps between commands: the core, and the signed-in staff member's token.
 
 use staffroom::auth::{Actor, StaffIdentity};
+use staffroom::http::receiver::ReceiverControl;
 use staffroom::{Core, Error};
 use tokio::sync::RwLock;
 
@@ -9,14 +10,14 @@ pub struct DesktopState {
     pub core: Core,
     /// The current access token (never leaves Rust: the web view only sees the user record).
     token: RwLock<Option<String>>,
-    /// The webhook receiver, while it is switched on.
-    pub receiver: tokio::sync::Mutex<Option<staffroom::http::ReceiverHandle>>,
+    /// The app's own webhook receiver.
+    pub receiver: ReceiverControl,
 }
 
 impl DesktopState {
     /// State over an opened core, signed out.
     pub fn new(core: Core) -> Self {
-        DesktopState { core, token: RwLock::new(None), receiver: Default::default() }
+        DesktopState { receiver: ReceiverControl::new(core.clone()), core, token: RwLock::new(None) }
     }
 
     /// Remembers the token of a fresh sign-in or refresh.

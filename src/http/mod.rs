@@ -6,6 +6,7 @@ pub mod docs_routes;
 pub mod extract;
 pub mod openapi;
 pub mod payments_routes;
+pub mod receiver;
 pub mod response;
 pub mod server;
 pub mod webhook_routes;

@@ -207,9 +207,35 @@ impl PaymentService {
         self.db.call(move |conn| store::record_sync(conn, resource, &now_rfc3339(), error.as_deref())).await
     }
 
-    /// Re-reads the whole catalogue (products and variants).
+    /// Re-reads the whole catalogue (products and variants), after any sync already running.
     pub async fn sync_products(&self) -> Result<(usize, u32)> {
+        let _one_at_a_time = self.sync.exclusive().await;
         self.read_catalogue(&SyncReporter::silent()).await
+    }
+
+    /// Re-reads the catalogue when it is older than a minute, one reader at a time: requests that
+    /// waited while another read it take that outcome instead of reading it again. True when the
+    /// provider is out of reach and the cached copy is what there is (stale).
+    async fn refresh_catalogue_if_old(&self) -> Result<bool> {
+        let state = self.db.call(|conn| store::sync_state(conn, "products")).await?;
+        if !older_than(state.synced_at.as_deref(), PRODUCTS_FRESH_FOR) {
+            return Ok(false);
+        }
+        let asked = std::time::Instant::now();
+        let _one_at_a_time = self.sync.exclusive().await;
+        let state = self.db.call(|conn| store::sync_state(conn, "products")).await?;
+        if !older_than(state.synced_at.as_deref(), PRODUCTS_FRESH_FOR) {
+            return Ok(false);
+        }
+        let tried_meanwhile = !older_than(state.attempted_at.as_deref(), asked.elapsed());
+        if tried_meanwhile && state.synced_at.is_some() {
+            return Ok(true);
+        }
+        match self.read_catalogue(&SyncReporter::silent()).await {
+            Ok(_) => Ok(false),
+            Err(err) if unreachable(&err) && state.synced_at.is_some() => Ok(true),
+            Err(err) => Err(err),
+        }
     }
 
     async fn read_catalogue(&self, report: &SyncReporter) -> Result<(usize, u32)> {
@@ -232,8 +258,9 @@ impl PaymentService {
         outcome
     }
 
-    /// Re-reads every subscription of the store.
+    /// Re-reads every subscription of the store, after any sync already running.
     pub async fn sync_subscriptions(&self) -> Result<(usize, u32)> {
+        let _one_at_a_time = self.sync.exclusive().await;
         self.read_subscriptions(&SyncReporter::silent()).await
     }
 
@@ -418,15 +445,7 @@ impl PaymentService {
     /// `GET /products`: fresh from the provider when it answers, else the cache marked stale.
     pub async fn list_products(&self, params: &HashMap<String, String>) -> Result<ProductList> {
         let query = validate::list_query(params, PRODUCT_STATUSES, false)?;
-        let state = self.db.call(|conn| store::sync_state(conn, "products")).await?;
-        let mut stale = false;
-        if older_than(state.synced_at.as_deref(), PRODUCTS_FRESH_FOR) {
-            match self.sync_products().await {
-                Ok(_) => {}
-                Err(err) if unreachable(&err) && state.synced_at.is_some() => stale = true,
-                Err(err) => return Err(err),
-            }
-        }
+        let stale = self.refresh_catalogue_if_old().await?;
         let (page, limit) = (query.page, query.limit);
         let (products, total) = self
             .db

@@ -10,7 +10,7 @@ export type { AuthResponse } from "./bindings/AuthResponse";
 export type { AppInfo } from "./bindings/desktop/AppInfo";
 export type { ErrorCode } from "./bindings/ErrorCode";
 export type { FieldError };
-export type { ReceiverStatus } from "./bindings/desktop/ReceiverStatus";
+export type { ReceiverStatus } from "./bindings/ReceiverStatus";
 export type { InboxEntry } from "./bindings/InboxEntry";
 export type { PageMeta } from "./bindings/PageMeta";
 export type { VariantDto as Variant } from "./bindings/VariantDto";
