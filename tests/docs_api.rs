@@ -349,27 +349,31 @@ async fn shares_with_every_type_one_change_at_a_time() {
 async fn google_failures_map_to_our_codes() {
     let app = SandboxApp::start().await;
     let list = "/api/docs/documents?pageSize=5";
+    // A list read once is served from its kept copy while Google is out of reach, so each failure
+    // below asks for a list never read before.
+    let never_read = |size: u32| format!("/api/docs/documents?pageSize={size}");
     // Rate limits (403 userRateLimitExceeded and 429) are retried with backoff.
     app.google().set_faults(GoogleFaults { rate_limit_burst: 2, ..Default::default() });
     assert_eq!(app.get(list).await.0, 200);
     // Past the retries: rate_limited with Retry-After.
     app.google().set_faults(GoogleFaults { rate_limit_burst: 1000, ..Default::default() });
-    let response = common::client().get(format!("{}{list}", app.base)).bearer_auth(&app.token).send().await.unwrap();
+    let url = format!("{}{}", app.base, never_read(6));
+    let response = common::client().get(url).bearer_auth(&app.token).send().await.unwrap();
     assert_eq!(response.status(), 429);
     assert!(response.headers().get("retry-after").is_some());
     // An expired access token is refreshed once, transparently.
     app.google().set_faults(GoogleFaults { reject_token: 1, ..Default::default() });
     assert_eq!(app.get(list).await.0, 200);
-    // Refused again after the refresh: unauthorized, naming the provider.
+    // Refused again after the refresh: unauthorized, naming the provider (never a kept copy).
     app.google().set_faults(GoogleFaults { reject_token: 5, ..Default::default() });
     let (status, body) = app.get(list).await;
     assert_eq!((status, body["error"]["details"]["provider"].as_str()), (401, Some("google")), "{body}");
     // Server errors and time-outs.
     app.google().set_faults(GoogleFaults { error_rate: 1.0, ..Default::default() });
-    let (status, body) = app.get(list).await;
+    let (status, body) = app.get(&never_read(7)).await;
     assert_eq!((status, body["error"]["code"].as_str()), (502, Some("integration_error")));
     app.google().set_faults(GoogleFaults { timeout: true, ..Default::default() });
-    let (status, body) = app.get(list).await;
+    let (status, body) = app.get(&never_read(8)).await;
     assert_eq!((status, body["error"]["code"].as_str()), (504, Some("integration_error")));
 }
 
@@ -388,6 +392,39 @@ async fn a_document_read_once_stays_readable_offline() {
     // A document never read is not invented.
     let (status, _) = app.get("/api/docs/documents/doc002sbxA1b2C3d4E5f6G7h8").await;
     assert_eq!(status, 504);
+}
+
+#[tokio::test]
+async fn a_list_read_once_stays_readable_offline_marked_stale() {
+    let app = SandboxApp::start().await;
+    let first = "/api/docs/documents?pageSize=4&orderBy=createdTime";
+    let (status, online) = app.get(first).await;
+    assert_eq!(status, 200, "{online}");
+    assert!(online.get("stale").is_none() && online.get("fetchedAt").is_none(), "{online}");
+    let token = online["nextPageToken"].as_str().expect("more than one page").to_string();
+    let second = format!("{first}&pageToken={token}");
+    let (_, second_online) = app.get(&second).await;
+
+    for faults in [GoogleFaults { timeout: true, ..Default::default() }, GoogleFaults { error_rate: 1.0, ..Default::default() }]
+    {
+        app.google().set_faults(faults);
+        for (path, fresh) in [(first, &online), (second.as_str(), &second_online)] {
+            let (status, offline) = app.get(path).await;
+            assert_eq!(status, 200, "{path}: {offline}");
+            assert_eq!(offline["stale"], true);
+            assert!(offline["fetchedAt"].as_str().is_some_and(|t| t.ends_with('Z')), "{offline}");
+            assert_eq!((&offline["documents"], &offline["nextPageToken"]), (&fresh["documents"], &fresh["nextPageToken"]));
+        }
+        // Another folder, order or page size was never read: its error, not another list.
+        let (status, body) = app.get("/api/docs/documents?pageSize=4").await;
+        assert_eq!(body["error"]["code"], "integration_error", "{status}: {body}");
+    }
+
+    // Back online: fresh again.
+    app.google().set_faults(GoogleFaults::default());
+    let (status, again) = app.get(first).await;
+    assert_eq!(status, 200);
+    assert!(again.get("stale").is_none(), "{again}");
 }
 
 #[tokio::test]

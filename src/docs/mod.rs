@@ -152,13 +152,53 @@ impl DocService {
         let query = validate::list_query(params)?;
         let q = validate::drive_query(&query);
         let order_by = format!("{} desc", query.order_by);
-        let files = self.client.list_files(&q, &order_by, query.page_size, query.page_token.as_deref()).await?;
-        Ok(DocumentList { documents: files.files, next_page_token: files.next_page_token.filter(|t| !t.is_empty()) })
+        let key = json!(["documents", query.folder_id, query.order_by, query.page_size, query.page_token]);
+        let fresh = async {
+            let files = self.client.list_files(&q, &order_by, query.page_size, query.page_token.as_deref()).await?;
+            let next_page_token = files.next_page_token.filter(|t| !t.is_empty());
+            Ok(DocumentList { documents: files.files, next_page_token, stale: None, fetched_at: None })
+        };
+        let (mut list, fetched_at) = self.read_through(key.to_string(), fresh).await?;
+        if fetched_at.is_some() {
+            (list.stale, list.fetched_at) = (Some(true), fetched_at);
+        }
+        Ok(list)
     }
 
-    /// The Drive folders (the first 200 by name), for the folder filter.
+    /// The Drive folders (the first 200 by name), for the folder filter; the last list read
+    /// while Google is out of reach.
     pub async fn folders(&self) -> Result<Vec<model::Folder>> {
-        self.client.list_folders().await
+        Ok(self.read_through(json!(["folders"]).to_string(), self.client.list_folders()).await?.0)
+    }
+
+    /// Reads a list from Google and keeps the answer under `key`; while Google is out of reach,
+    /// the answer kept last, with when it was read.
+    async fn read_through<T>(
+        &self,
+        key: String,
+        fresh: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<(T, Option<String>)>
+    where
+        T: Serialize + serde::de::DeserializeOwned,
+    {
+        match fresh.await {
+            Ok(list) => {
+                let json = serde_json::to_string(&list).map_err(|e| Error::internal("serialize", e))?;
+                let now = crate::time::now_rfc3339();
+                self.db.call(move |conn| sql::put_cached_list(conn, &key, &json, &now)).await?;
+                Ok((list, None))
+            }
+            Err(error) if is_unreachable(&error) => {
+                let Some((json, fetched_at)) = self.db.call(move |conn| sql::get_cached_list(conn, &key)).await?
+                else {
+                    return Err(error);
+                };
+                tracing::info!("serving a document list kept from {fetched_at}");
+                let list = serde_json::from_str(&json).map_err(|e| Error::internal("stored document list", e))?;
+                Ok((list, Some(fetched_at)))
+            }
+            Err(error) => Err(error),
+        }
     }
 
     /// `GET /documents/:id`, read with `SUGGESTIONS_INLINE` unless asked otherwise. Inline reads

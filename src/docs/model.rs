@@ -35,6 +35,13 @@ pub struct DocumentList {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub next_page_token: Option<String>,
+    /// Google could not be reached: this is the list as read at `fetchedAt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub stale: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub fetched_at: Option<String>,
 }
 
 /// A Drive folder, for the documents list's folder filter.

@@ -85,3 +85,30 @@ pub fn delete_draft(conn: &Connection, user_id: &str, document_id: &str) -> Resu
     Ok(conn.execute("DELETE FROM doc_drafts WHERE user_id = ?1 AND document_id = ?2", params![user_id, document_id])?
         > 0)
 }
+
+/// How many list answers are kept for offline reading (the most recently read).
+const KEPT_LISTS: u32 = 200;
+
+/// Keeps a list answer (JSON) under `key`, forgetting the oldest beyond [`KEPT_LISTS`].
+pub fn put_cached_list(conn: &Connection, key: &str, list_json: &str, now: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO doc_list_cache (list_key, list_json, fetched_at) VALUES (?1, ?2, ?3)
+         ON CONFLICT (list_key) DO UPDATE SET list_json = excluded.list_json, fetched_at = excluded.fetched_at",
+        params![key, list_json, now],
+    )?;
+    conn.execute(
+        "DELETE FROM doc_list_cache WHERE list_key NOT IN
+             (SELECT list_key FROM doc_list_cache ORDER BY fetched_at DESC LIMIT ?1)",
+        [KEPT_LISTS],
+    )?;
+    Ok(())
+}
+
+/// A kept list answer (JSON) and when it was read.
+pub fn get_cached_list(conn: &Connection, key: &str) -> Result<Option<(String, String)>> {
+    Ok(conn
+        .query_row("SELECT list_json, fetched_at FROM doc_list_cache WHERE list_key = ?1", [key], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .optional()?)
+}

@@ -21,6 +21,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../../migrations/0002_payments.sql"),
     include_str!("../../migrations/0003_webhooks.sql"),
     include_str!("../../migrations/0004_docs.sql"),
+    include_str!("../../migrations/0005_doc_lists.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -4,4 +4,8 @@ import type { DocumentSummary } from "./DocumentSummary";
 /**
  * `GET /documents`.
  */
-export type DocumentList = { documents: Array<DocumentSummary>, nextPageToken?: string, };
+export type DocumentList = { documents: Array<DocumentSummary>, nextPageToken?: string, 
+/**
+ * Google could not be reached: this is the list as read at `fetchedAt`.
+ */
+stale?: boolean, fetchedAt?: string, };

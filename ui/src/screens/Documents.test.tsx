@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { screen } from "@testing-library/react";
+import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Documents } from "./Documents";
 import { mockCommands, renderWithQuery } from "../test/render";
@@ -56,6 +56,26 @@ describe("Documents", () => {
     mockCommands({ google_status: () => ({ signedIn: false, canSignIn: true }) });
     renderWithQuery(<Documents />);
     expect(await screen.findByRole("status")).toHaveTextContent("not signed in to Google");
+  });
+
+  it("shows the list as last read, marked stale, while Google is out of reach, and tries again", async () => {
+    let reachable = false;
+    const calls = mockCommands({
+      google_status: () => signedIn,
+      list_folders: () => folders,
+      list_documents: () =>
+        reachable
+          ? { documents: [doc("d1", "Runbook")] }
+          : { documents: [doc("d1", "Runbook")], stale: true, fetchedAt: "2026-11-20T09:30:00.000Z" },
+    });
+    renderWithQuery(<Documents />);
+    expect(await screen.findByText("Runbook")).toBeInTheDocument();
+    expect(screen.getByRole("status")).toHaveTextContent("Google cannot be reached: showing the documents as last read");
+    reachable = true;
+    await userEvent.click(screen.getByRole("button", { name: "Try again" }));
+    await waitFor(() => expect(screen.queryByRole("status")).not.toBeInTheDocument());
+    expect(screen.getByText("Runbook")).toBeInTheDocument();
+    expect(calls.filter((c) => c.cmd === "list_documents")).toHaveLength(2);
   });
 
   it("creates a document in a folder with initial sharing, naming bad fields", async () => {

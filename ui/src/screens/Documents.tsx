@@ -58,6 +58,15 @@ export function Documents() {
         {(google.isPending || list.isPending) && <p className="muted">Loading documents…</p>}
         {google.isError && <p className="error" role="alert">{describeError(google.error)}</p>}
         {list.isError && <p className="error" role="alert">{describeError(list.error)}</p>}
+        {list.data?.stale && (
+          <div className="banner" role="status">
+            Google cannot be reached: showing the documents as last read
+            {list.data.fetchedAt ? ` (${new Date(list.data.fetchedAt).toLocaleString()})` : ""}.{" "}
+            <button type="button" className="link" onClick={() => void list.refetch()} disabled={list.isFetching}>
+              {list.isFetching ? "Trying…" : "Try again"}
+            </button>
+          </div>
+        )}
         {list.data && list.data.documents.length === 0 && <p className="muted">No documents here.</p>}
         {list.data && list.data.documents.length > 0 && (
           <table className="table" aria-label="Documents">
