@@ -467,6 +467,18 @@ pub struct SettingsView {
     pub data_dir: String,
     pub secrets: Vec<SecretInfo>,
     pub google: staffroom::docs::oauth::GoogleStatus,
+    /// In the sandbox, where the two simulators listen (each has `/__sandbox/faults`, to try the
+    /// app with a provider slow, failing or out of reach).
+    pub simulators: Option<Simulators>,
+}
+
+/// The sandbox's simulators, by root URL.
+#[derive(Debug, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export_to = "desktop/")]
+pub struct Simulators {
+    pub payments: String,
+    pub google: String,
 }
 
 #[tauri::command]
@@ -487,6 +499,9 @@ pub async fn settings<R: Runtime>(app: AppHandle<R>, state: State<'_, DesktopSta
         data_dir: core.config.data_dir.display().to_string(),
         secrets,
         google: core.docs.auth().status().await?,
+        simulators: core.payment_simulator.as_ref().zip(core.google_simulator.as_ref()).map(|(payments, google)| {
+            Simulators { payments: payments.base_url().to_string(), google: google.base_url().to_string() }
+        }),
     })
 }
 

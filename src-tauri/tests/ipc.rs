@@ -153,6 +153,11 @@ fn a_signed_in_window_gets_the_core_dtos() {
     let google = settings["secrets"].as_array().unwrap().iter().find(|s| s["name"] == "google_token").cloned();
     assert_eq!(google.map(|s| s["source"].clone()), Some(json!("sandbox (generated)")), "{settings}");
     assert_eq!(settings["google"]["signedIn"], true, "{settings}");
+    // And where the simulators listen, for trying faults.
+    for simulator in ["payments", "google"] {
+        let url = settings["simulators"][simulator].as_str().unwrap_or_default();
+        assert!(url.starts_with("http://127.0.0.1:"), "{simulator}: {settings}");
+    }
     let sync = shell.invoke("sync_status", json!({})).unwrap();
     assert_eq!(sync["intervalSecs"], 300, "{sync}");
 

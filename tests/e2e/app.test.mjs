@@ -305,13 +305,35 @@ test("the admin screens show the day's work", async () => {
   await shot("16-settings");
 });
 
+test("with Google out of reach, the documents read before stay listed, marked stale", async () => {
+  // Settings names the sandbox's simulators; the Google one takes faults over HTTP.
+  await goTo("Settings");
+  const simulators = await textOf(By.css("[aria-label='Simulators']"));
+  const google = simulators.match(/Google at (http:\/\/127\.0\.0\.1:\d+)/)?.[1];
+  assert.ok(google, simulators);
+  const setFaults = (faults) =>
+    fetch(`${google}/__sandbox/faults`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(faults) });
+  const banner = By.xpath("//*[@role='status'][contains(., 'Google cannot be reached')]");
+  assert.equal((await setFaults({ errorRate: 1 })).status, 200);
+  try {
+    await goTo("Documents");
+    await find(banner);
+    await find(By.css(`button[aria-label=${literal(`Edit ${documentName}`)}]`));
+    await shot("17-documents-offline");
+  } finally {
+    await setFaults({});
+  }
+  await click(button("Try again"));
+  await eventually("the banner to go once Google answers", async () => (await driver.findElements(banner)).length === 0);
+});
+
 test("the dark theme applies at once and is remembered", async () => {
   await goTo("Subscriptions");
   await find(By.css("table[aria-label='Subscriptions'] tbody tr"));
   await click(By.css("header.topbar select[aria-label='Theme'] option[value='dark']"));
   await eventually("the dark palette", async () =>
     (await driver.executeScript("return document.documentElement.dataset.theme")) === "dark");
-  await shot("17-dark-theme");
+  await shot("18-dark-theme");
   await goTo("Overview");
   assert.equal(await driver.executeScript("return document.documentElement.dataset.theme"), "dark");
   await click(By.css("header.topbar select[aria-label='Theme'] option[value='system']"));
@@ -320,5 +342,5 @@ test("the dark theme applies at once and is remembered", async () => {
 test("signing out returns to the login screen", async () => {
   await click(button("Sign out"));
   await find(By.css("form[aria-label='Sign in']"));
-  await shot("18-signed-out");
+  await shot("19-signed-out");
 });

@@ -13,6 +13,7 @@ const view = (signedIn: boolean): SettingsView => ({
     { name: "google_client_id", about: "Google OAuth client id", source: "not set" },
   ],
   google: signedIn ? { signedIn: true, kind: "oauth", expiresAt: "2026-11-22T11:00:00Z", canSignIn: true } : { signedIn: false, canSignIn: true },
+  simulators: { payments: "http://127.0.0.1:41001", google: "http://127.0.0.1:41002" },
 });
 
 const syncStatus = (intervalSecs: number, running = false): SyncStatus => ({
@@ -48,6 +49,7 @@ describe("Settings", () => {
     renderWithQuery(<Settings />);
     const table = await screen.findByRole("table", { name: "Credentials" });
     expect(within(table).getByText("sandbox (generated)")).toBeInTheDocument();
+    expect(screen.getByLabelText("Simulators")).toHaveTextContent("payments at http://127.0.0.1:41001, Google at http://127.0.0.1:41002");
     await userEvent.selectOptions(screen.getByLabelText("Credential"), "google_client_id");
     await userEvent.type(screen.getByLabelText("Value"), "client.apps.googleusercontent.com");
     expect(screen.getByLabelText("Value")).toHaveAttribute("type", "password");

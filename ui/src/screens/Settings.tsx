@@ -19,7 +19,7 @@ export function Settings() {
 
   if (view.isPending) return <section className="content"><p className="muted">Loading settings…</p></section>;
   if (view.isError) return <section className="content"><p className="error" role="alert">{describeError(view.error)}</p></section>;
-  const { google, secrets, sandbox, dataDir } = view.data;
+  const { google, secrets, sandbox, dataDir, simulators } = view.data;
   return (
     <section className="content stack" aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
@@ -49,6 +49,12 @@ export function Settings() {
           <div className="card stack">
             <h3>This app</h3>
             <p>{sandbox ? "Sandbox mode: both providers are simulated on this computer. Start without --sandbox to use real accounts." : "Connected to the real providers."}</p>
+            {simulators && (
+              <p className="muted small" aria-label="Simulators">
+                Simulators: payments at <code>{simulators.payments}</code>, Google at <code>{simulators.google}</code>{" "}
+                (each takes faults at <code>/__sandbox/faults</code>).
+              </p>
+            )}
             <p className="muted small">Data folder: <code>{dataDir}</code></p>
             <div className="row"><span>Theme</span><ThemeSwitch /></div>
           </div>
