@@ -329,7 +329,12 @@ pub async fn save_document<R: Runtime>(
     edits: staffroom::docs::SaveEdits,
 ) -> Result<staffroom::docs::SaveOutcome, Error> {
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
-    state.core.docs.save(&actor, &id, edits).await
+    let outcome = state.core.docs.save(&actor, &id, edits).await?;
+    if matches!(outcome, staffroom::docs::SaveOutcome::Saved { requests, .. } if requests > 0) {
+        // The main window's document list shows the new modified time.
+        let _ = app.emit("document-saved", &id);
+    }
+    Ok(outcome)
 }
 
 #[tauri::command]

@@ -243,6 +243,8 @@ test("a document opens in its own editor window, and text with an emoji is saved
   await goTo("Documents");
   const edit = await find(By.css("table[aria-label='Documents'] tbody tr:first-child button[aria-label^='Edit ']"));
   documentName = (await edit.getAttribute("aria-label")).replace(/^Edit /, "");
+  const documentRow = By.xpath(`//table[@aria-label='Documents']//tr[.//button[@aria-label=${literal(`Edit ${documentName}`)}]]`);
+  const rowBefore = await textOf(documentRow);
   await shot("09-documents");
   await edit.click();
 
@@ -274,6 +276,8 @@ test("a document opens in its own editor window, and text with an emoji is saved
   });
   await shot("12-editor-reopened");
   await closeEditor();
+  // The main window heard of the save: the row shows the new modified time, without a reload.
+  await eventually("the list's new modified time", async () => (await textOf(documentRow)) !== rowBefore);
 });
 
 test("the document is shared with a colleague", async () => {

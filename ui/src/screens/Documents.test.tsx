@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { screen, waitFor } from "@testing-library/react";
+import { act, screen, waitFor } from "@testing-library/react";
+import { emit } from "@tauri-apps/api/event";
 import userEvent from "@testing-library/user-event";
 import { Documents } from "./Documents";
 import { mockCommands, renderWithQuery } from "../test/render";
@@ -76,6 +77,21 @@ describe("Documents", () => {
     await waitFor(() => expect(screen.queryByRole("status")).not.toBeInTheDocument());
     expect(screen.getByText("Runbook")).toBeInTheDocument();
     expect(calls.filter((c) => c.cmd === "list_documents")).toHaveLength(2);
+  });
+
+  it("shows a save made in an editor window without a reload", async () => {
+    let modified = "2026-02-01T00:00:00Z";
+    mockCommands({
+      google_status: () => signedIn,
+      list_folders: () => folders,
+      list_documents: () => ({ documents: [{ ...doc("d1", "Runbook"), modifiedTime: modified }] }),
+    });
+    renderWithQuery(<Documents />);
+    const row = (await screen.findByText("Runbook")).closest("tr")!;
+    const before = row.textContent;
+    modified = "2026-11-23T10:00:00Z";
+    await act(() => emit("document-saved", "d1"));
+    await waitFor(() => expect(screen.getByText("Runbook").closest("tr")!.textContent).not.toBe(before));
   });
 
   it("creates a document in a folder with initial sharing, naming bad fields", async () => {

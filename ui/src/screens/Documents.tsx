@@ -2,6 +2,7 @@ import { useState, type FormEvent } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { openUrl } from "@tauri-apps/plugin-opener";
 import { api, describeError, fieldError } from "../api";
+import { useRefetchOnEvent } from "../events";
 import type { DocumentSummary, Permission } from "../types";
 
 const PAGE_SIZE = 20;
@@ -23,6 +24,8 @@ export function Documents() {
     placeholderData: keepPreviousData,
     enabled: google.data?.signedIn === true,
   });
+  // A save in an editor window changes the document's modified time, and so the order.
+  useRefetchOnEvent("document-saved", [["documents"]]);
   const restart = () => setTokens([null]);
   const folderName = (id: string) => folders.data?.find((f) => f.id === id)?.name;
 

@@ -2,7 +2,7 @@ import { useState } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { OrderCells } from "../components/OrderCells";
 import { Pager } from "../components/Pager";
-import { useRefetchOnWebhook } from "../webhookEvents";
+import { useRefetchOnWebhook } from "../events";
 import { api, describeError, formatMoney } from "../api";
 
 const PAGE_SIZE = 20;

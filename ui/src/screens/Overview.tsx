@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, describeError } from "../api";
 import { OrderCells } from "../components/OrderCells";
-import { useRefetchOnWebhook } from "../webhookEvents";
+import { useRefetchOnWebhook } from "../events";
 import type { AppInfo, User } from "../types";
 
 type Destination = "products" | "orders" | "subscriptions";

@@ -2,7 +2,7 @@ import { useState } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Pager } from "../components/Pager";
 import { StaleBanner } from "../components/StaleBanner";
-import { useRefetchOnWebhook } from "../webhookEvents";
+import { useRefetchOnWebhook } from "../events";
 import { api, describeError, formatMoney } from "../api";
 import type { Subscription } from "../types";
 

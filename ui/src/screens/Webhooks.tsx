@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRefetchOnWebhook } from "../webhookEvents";
+import { useRefetchOnWebhook } from "../events";
 import { api, describeError } from "../api";
 import type { User } from "../types";
 
