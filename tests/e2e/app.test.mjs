@@ -321,9 +321,13 @@ test("with Google out of reach, the documents read before stay listed, marked st
   assert.equal((await setFaults({ errorRate: 1 })).status, 200);
   try {
     await goTo("Documents");
-    await find(banner);
+    // The list read before stays on screen while the client retries, with a word that it waits.
+    await find(By.xpath("//*[@aria-live='polite'][normalize-space()='Waiting for Google…']"));
+    await shot("17-documents-waiting");
+    // The client gives up within its 30-second budget (Google's backoff between retries).
+    await find(banner, 45_000);
     await find(By.css(`button[aria-label=${literal(`Edit ${documentName}`)}]`));
-    await shot("17-documents-offline");
+    await shot("18-documents-offline");
   } finally {
     await setFaults({});
   }
@@ -337,7 +341,7 @@ test("the dark theme applies at once and is remembered", async () => {
   await click(By.css("header.topbar select[aria-label='Theme'] option[value='dark']"));
   await eventually("the dark palette", async () =>
     (await driver.executeScript("return document.documentElement.dataset.theme")) === "dark");
-  await shot("18-dark-theme");
+  await shot("19-dark-theme");
   await goTo("Overview");
   assert.equal(await driver.executeScript("return document.documentElement.dataset.theme"), "dark");
   await click(By.css("header.topbar select[aria-label='Theme'] option[value='system']"));
@@ -346,5 +350,5 @@ test("the dark theme applies at once and is remembered", async () => {
 test("signing out returns to the login screen", async () => {
   await click(button("Sign out"));
   await find(By.css("form[aria-label='Sign in']"));
-  await shot("19-signed-out");
+  await shot("20-signed-out");
 });

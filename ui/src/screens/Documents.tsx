@@ -3,6 +3,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { openUrl } from "@tauri-apps/plugin-opener";
 import { api, describeError, fieldError } from "../api";
 import { useRefetchOnEvent } from "../events";
+import { SlowHint } from "../components/SlowHint";
 import type { DocumentSummary, Permission } from "../types";
 
 const PAGE_SIZE = 20;
@@ -45,6 +46,8 @@ export function Documents() {
       <div className="stack">
         <div className="toolbar">
           <h2 id="documents-title">Documents</h2>
+          {/* Google can take a while to fail (retries); say so rather than look frozen. */}
+          <SlowHint active={list.isFetching && !list.isPending}>Waiting for Google…</SlowHint>
           <div className="spacer" />
           <label htmlFor="folder-filter" className="muted">Folder</label>
           <select id="folder-filter" value={folderId} onChange={(e) => { setFolderId(e.target.value); restart(); }}>
