@@ -207,12 +207,6 @@ impl PaymentService {
         self.db.call(move |conn| store::record_sync(conn, resource, &now_rfc3339(), error.as_deref())).await
     }
 
-    /// Re-reads the whole catalogue (products and variants), after any sync already running.
-    pub async fn sync_products(&self) -> Result<(usize, u32)> {
-        let _one_at_a_time = self.sync.exclusive().await;
-        self.read_catalogue(&SyncReporter::silent()).await
-    }
-
     /// Re-reads the catalogue when it is older than a minute, one reader at a time: requests that
     /// waited while another read it take that outcome instead of reading it again. True when the
     /// provider is out of reach and the cached copy is what there is (stale).
@@ -612,7 +606,11 @@ impl PaymentService {
         let state = self.db.call(|conn| store::sync_state(conn, "subscriptions")).await?;
         let mut stale = false;
         if state.synced_at.is_none() {
-            self.sync_subscriptions().await?;
+            let _one_at_a_time = self.sync.exclusive().await;
+            // Lists asked for together before the first sync make that sync once.
+            if self.db.call(|conn| store::sync_state(conn, "subscriptions")).await?.synced_at.is_none() {
+                self.read_subscriptions(&SyncReporter::silent()).await?;
+            }
         } else if older_than(state.synced_at.as_deref(), self.sync.interval() * 2) {
             stale = true;
         }
