@@ -100,22 +100,13 @@ pub async fn refresh_session<R: Runtime>(
     state: State<'_, DesktopState>,
 ) -> Result<AuthResponse, Error> {
     let token = state.token().await.ok_or_else(|| expired(&app, Error::unauthorized("Sign in first")))?;
-    match state.core.auth.refresh(&token).await {
+    match state.core.refresh_session(&token).await {
         Ok(response) => {
             state.set_token(Some(response.token.clone())).await;
-            // A remembered sign-in follows the session's newest token.
-            if state.core.has_remembered_session().await? {
-                state.core.remember_session(Some(&response.token)).await?;
-            }
             Ok(response)
         }
         Err(err) => {
             state.set_token(None).await;
-            if err.code == ErrorCode::Unauthorized {
-                if let Err(forget) = state.core.remember_session(None).await {
-                    tracing::warn!(error = %forget.message, "could not forget the remembered sign-in");
-                }
-            }
             Err(expired(&app, err))
         }
     }

@@ -24,6 +24,27 @@ impl Core {
         Ok(())
     }
 
+    /// A fresh token for the session behind `token`. A remembered sign-in follows the session's
+    /// newest token, and is forgotten once the session has ended.
+    pub async fn refresh_session(&self, token: &str) -> Result<AuthResponse> {
+        match self.auth.refresh(token).await {
+            Ok(response) => {
+                if self.has_remembered_session().await? {
+                    self.remember_session(Some(&response.token)).await?;
+                }
+                Ok(response)
+            }
+            Err(err) => {
+                if err.code == ErrorCode::Unauthorized {
+                    if let Err(forget) = self.remember_session(None).await {
+                        tracing::warn!(error = %forget.message, "could not forget the remembered sign-in");
+                    }
+                }
+                Err(err)
+            }
+        }
+    }
+
     /// Whether a token is remembered (the app then keeps it current as the session refreshes).
     pub async fn has_remembered_session(&self) -> Result<bool> {
         let secrets = self.secrets.clone();

@@ -403,9 +403,14 @@ impl PaymentService {
         self.sync.load_interval(&self.db).await?;
         let service = self.clone();
         let mut interval = self.sync.watch_interval();
-        Ok(tokio::spawn(async move {
-            let mut ticker = tokio::time::interval(*interval.borrow_and_update());
+        // A sync that overruns its slot delays the next one rather than bunching them up.
+        let ticker_from = |start: tokio::time::Instant, every| {
+            let mut ticker = tokio::time::interval_at(start, every);
             ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticker
+        };
+        Ok(tokio::spawn(async move {
+            let mut ticker = ticker_from(tokio::time::Instant::now(), *interval.borrow_and_update());
             loop {
                 tokio::select! {
                     _ = ticker.tick() => {}
@@ -414,8 +419,7 @@ impl PaymentService {
                             break;
                         }
                         let every = *interval.borrow_and_update();
-                        ticker = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-                        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                        ticker = ticker_from(tokio::time::Instant::now() + every, every);
                         continue;
                     }
                 }
