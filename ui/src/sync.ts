@@ -1,10 +1,14 @@
 import { useEffect, useState } from "react";
-import { useQueryClient } from "@tanstack/react-query";
+import { useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { listen } from "@tauri-apps/api/event";
 import type { SyncProgress } from "./types";
 
 /** The lists a payments sync refreshes, refetched when one ends. */
 const SYNCED_QUERIES = ["products", "subscriptions", "orders", "sync-status"];
+
+function refetchSynced(queryClient: QueryClient) {
+  for (const key of SYNCED_QUERIES) void queryClient.invalidateQueries({ queryKey: [key] });
+}
 
 /** The running sync's newest progress, or null when none runs. When a sync ends, the lists it
  *  refreshed are refetched, so every screen shows the new copy without a reload. */
@@ -15,7 +19,7 @@ export function useSyncProgress(): SyncProgress | null {
     const stop = listen<SyncProgress>("sync-progress", ({ payload }) => {
       if (payload.step !== "done") return setProgress(payload);
       setProgress(null);
-      for (const key of SYNCED_QUERIES) void queryClient.invalidateQueries({ queryKey: [key] });
+      refetchSynced(queryClient);
     });
     return () => void stop.then((unlisten) => unlisten());
   }, [queryClient]);
@@ -39,7 +43,5 @@ export function describeProgress(progress: SyncProgress): string {
 /** Refetches the synced lists (after a sync asked for on screen). */
 export function useRefetchSynced() {
   const queryClient = useQueryClient();
-  return () => {
-    for (const key of SYNCED_QUERIES) void queryClient.invalidateQueries({ queryKey: [key] });
-  };
+  return () => refetchSynced(queryClient);
 }
