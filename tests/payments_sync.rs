@@ -186,28 +186,21 @@ async fn product_lists_asked_for_together_read_an_old_catalogue_once() {
     assert_eq!(app.simulator().request_count() - before, one_refresh);
 }
 
-/// A sandbox core that does not sync in the background, so the first list makes the first sync.
-async fn quiet_sandbox_core(dir: &std::path::Path) -> staffroom::Core {
-    let mut config = staffroom::config::Config::new(dir);
-    config.sandbox = true;
-    config.secret_backend = staffroom::secrets::SecretBackend::Memory;
-    staffroom::Core::open(config).await.unwrap()
-}
-
 #[tokio::test]
 async fn subscription_lists_asked_for_before_the_first_sync_make_it_once() {
     let requests_for = |core: &staffroom::Core| core.payment_simulator.as_ref().unwrap().request_count();
     let all = std::collections::HashMap::new();
+    // Sandbox cores that do not sync in the background, so the first list makes the first sync.
 
     let dir = tempfile::tempdir().unwrap();
-    let alone = quiet_sandbox_core(dir.path()).await;
+    let alone = open_core(dir.path(), true, false).await;
     let before = requests_for(&alone);
     assert_eq!(alone.payments.list_subscriptions(&all).await.unwrap().meta.total_items, 245);
     let one_sync = requests_for(&alone) - before;
     assert!(one_sync >= 3, "245 subscriptions are 3 pages ({one_sync} requests)");
 
     let dir = tempfile::tempdir().unwrap();
-    let core = quiet_sandbox_core(dir.path()).await;
+    let core = open_core(dir.path(), true, false).await;
     let before = requests_for(&core);
     let lists = (0..4).map(|_| core.payments.list_subscriptions(&all));
     for list in futures::future::join_all(lists).await {

@@ -15,17 +15,9 @@ use staffroom::http::receiver::{ReceiverControl, ReceiverStatus};
 use staffroom::secrets::Secret;
 use staffroom::store::users::Role;
 
-async fn open_core(dir: &Path, sandbox: bool) -> staffroom::Core {
-    let mut config = staffroom::config::Config::new(dir);
-    config.sandbox = sandbox;
-    // As in the desktop app: a long-running door, so the core receives webhooks.
-    config.long_running = true;
-    config.secret_backend = staffroom::secrets::SecretBackend::Memory;
-    let core = staffroom::Core::open(config).await.unwrap();
-    if sandbox {
-        staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
-    }
-    core
+/// A core as the desktop app opens it: long-running, so it receives webhooks.
+async fn desktop_core(dir: &Path, sandbox: bool) -> staffroom::Core {
+    open_core(dir, sandbox, true).await
 }
 
 /// Whether the webhook receiver answers at `url`: an unsigned delivery is refused with 401.
@@ -55,7 +47,7 @@ fn url_of(status: &ReceiverStatus) -> String {
 #[tokio::test]
 async fn in_the_sandbox_the_receiver_is_on_from_the_start_with_a_signing_secret() {
     let dir = tempfile::tempdir().unwrap();
-    let control = ReceiverControl::new(open_core(dir.path(), true).await);
+    let control = ReceiverControl::new(desktop_core(dir.path(), true).await);
     assert!(!control.status().await.running, "off until restored");
     let status = control.restore().await.unwrap();
     assert!(status.running && status.has_secret, "{status:?}");
@@ -67,7 +59,7 @@ async fn in_the_sandbox_the_receiver_is_on_from_the_start_with_a_signing_secret(
 #[tokio::test]
 async fn admins_switch_it_and_the_choice_outlives_a_restart() {
     let dir = tempfile::tempdir().unwrap();
-    let core = open_core(dir.path(), false).await;
+    let core = desktop_core(dir.path(), false).await;
     let control = ReceiverControl::new(core.clone());
     let status = control.restore().await.unwrap();
     assert_eq!(status, ReceiverStatus { running: false, url: None, has_secret: false }, "off by default");
@@ -115,7 +107,7 @@ async fn admins_switch_it_and_the_choice_outlives_a_restart() {
     control.stop().await;
     wait_until_gone(&url).await;
     drop((control, core));
-    let core = open_core(dir.path(), false).await;
+    let core = desktop_core(dir.path(), false).await;
     let control = ReceiverControl::new(core.clone());
     let restored = control.restore().await.unwrap();
     assert_eq!(url_of(&restored), url);
@@ -126,6 +118,6 @@ async fn admins_switch_it_and_the_choice_outlives_a_restart() {
     assert_eq!((off.running, off.url), (false, None));
     wait_until_gone(&url).await;
     drop((control, core));
-    let control = ReceiverControl::new(open_core(dir.path(), false).await);
+    let control = ReceiverControl::new(desktop_core(dir.path(), false).await);
     assert!(!control.restore().await.unwrap().running);
 }

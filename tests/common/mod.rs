@@ -202,7 +202,15 @@ pub async fn webhook_log(server: &Server, token: &str, limit: u32) -> Value {
 
 /// A core on a fresh data dir with secrets in memory, for in-process tests.
 pub async fn memory_core(dir: &Path) -> staffroom::Core {
+    open_core(dir, false, false).await
+}
+
+/// A core on `dir` with secrets in memory: in the sandbox or not, and long-running (receiving
+/// webhooks, syncing in the background) or not.
+pub async fn open_core(dir: &Path, sandbox: bool, long_running: bool) -> staffroom::Core {
     let mut config = staffroom::config::Config::new(dir);
+    config.sandbox = sandbox;
+    config.long_running = long_running;
     config.secret_backend = staffroom::secrets::SecretBackend::Memory;
     staffroom::Core::open(config).await.unwrap()
 }
