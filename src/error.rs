@@ -6,13 +6,17 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// The stable error codes of the integration areas (the seed's five, plus `conflict` and `internal`).
+/// The stable error codes of the integration areas (the seed's five, plus `forbidden`, `conflict`
+/// and `internal`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     Unauthorized,
     NotFound,
     InvalidRequest,
+    /// Signed in, but not allowed: an admin-only operation called by staff, or the provider
+    /// refusing this user access to one resource. Never answered from a cache.
+    Forbidden,
     Conflict,
     RateLimited,
     IntegrationError,
@@ -33,6 +37,7 @@ impl ErrorCode {
             ErrorCode::Unauthorized => 401,
             ErrorCode::NotFound => 404,
             ErrorCode::InvalidRequest => 400,
+            ErrorCode::Forbidden => 403,
             ErrorCode::Conflict => 409,
             ErrorCode::RateLimited => 429,
             ErrorCode::IntegrationError => 502,
@@ -49,6 +54,7 @@ impl ErrorCode {
             ErrorCode::Unauthorized => "unauthorized",
             ErrorCode::NotFound => "not_found",
             ErrorCode::InvalidRequest => "invalid_request",
+            ErrorCode::Forbidden => "forbidden",
             ErrorCode::Conflict => "conflict",
             ErrorCode::RateLimited => "rate_limited",
             ErrorCode::IntegrationError => "integration_error",
@@ -127,6 +133,11 @@ impl Error {
             format!("{provider} rejected the stored credentials; an admin must update them in Settings"),
         )
         .with_details(json!({ "provider": provider }))
+    }
+
+    /// The provider refuses this user access to one resource (`details.provider`, `details.reason`).
+    pub fn provider_forbidden(provider: &str, reason: Option<&str>, message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::Forbidden, message).with_details(json!({ "provider": provider, "reason": reason }))
     }
 
     /// No such resource, locally or at the provider.

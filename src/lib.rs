@@ -2,6 +2,9 @@
 //! the sandbox simulators, and the HTTP service. The desktop shell and `staffroom serve` are two
 //! thin doors onto the same [`Core`].
 
+// serde_json's `json!` recurses once per field: the simulators write whole provider objects in one.
+#![recursion_limit = "256"]
+
 pub mod audit;
 pub mod auth;
 pub mod bindings;

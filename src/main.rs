@@ -179,15 +179,15 @@ fn read_stdin_secret(what: &str) -> Result<Secret, Error> {
     Ok(Secret::new(value))
 }
 
-fn config(cli: &Cli, sandbox: bool) -> Config {
+fn config(cli: &Cli, sandbox: bool) -> Result<Config, Error> {
     let mut config = Config::new(resolve_data_dir(cli.data_dir.as_deref(), sandbox));
     config.sandbox = sandbox;
     config.secret_backend = cli.secret_store;
-    config
+    config.with_endpoint_overrides(|name| std::env::var(name).ok())
 }
 
 async fn open(cli: &Cli, sandbox: bool) -> Result<Core, Error> {
-    Core::open(config(cli, sandbox)).await
+    Core::open(config(cli, sandbox)?).await
 }
 
 async fn run(cli: Cli) -> Result<(), Error> {
@@ -202,7 +202,7 @@ async fn run(cli: Cli) -> Result<(), Error> {
             session_idle_secs,
             session_max_secs,
         } => {
-            let mut config = config(&cli, *sandbox);
+            let mut config = config(&cli, *sandbox)?;
             config.long_running = true;
             config.payments.sync_interval = Duration::from_secs((*sync_interval_secs).max(10));
             config.session = SessionLimits {

@@ -23,6 +23,7 @@ fn core_types() -> Bindings {
         .add::<http::receiver::ReceiverStatus>()
         .add::<payments::ProductList>()
         .add::<payments::SubscriptionList>()
+        .add::<payments::SubscriptionActionResult>()
         .add::<payments::OrderList>()
         .add::<payments::sync::SyncStatus>()
         .add::<payments::sync::SyncProgress>()

@@ -83,11 +83,11 @@ async fn the_loopback_flow_with_pkce_stores_refreshes_and_revokes() {
     assert_eq!((status.signed_in, status.kind.as_deref()), (true, Some("oauth")));
 
     // The token works against the API.
-    let client = GoogleClient::new(
-        &endpoints,
-        auth.clone(),
-        GoogleClientOptions { backoff_base: Duration::from_millis(20), ..Default::default() },
-    )
+    let client = GoogleClient::new(&endpoints, auth.clone(), {
+        let mut options = GoogleClientOptions::default();
+        options.retry.backoff_base = Duration::from_millis(20);
+        options
+    })
     .unwrap();
     let q = "mimeType = 'application/vnd.google-apps.document' and trashed = false";
     assert_eq!(client.list_files(q, "modifiedTime desc", 5, None).await.unwrap().files.len(), 5);

@@ -365,7 +365,7 @@ async fn the_sandbox_checkout_loop_turns_an_order_paid() {
     let checkout = order["checkoutUrl"].as_str().unwrap();
     let page = client().get(checkout).send().await.unwrap().text().await.unwrap();
     assert!(page.contains("id=\"pay\"") && page.contains("id=\"decline\""));
-    let paid = client().post(format!("{checkout}/pay")).send().await.unwrap().text().await.unwrap();
+    let paid = client().post(checkout_action(&checkout, "pay")).send().await.unwrap().text().await.unwrap();
     assert!(paid.contains("Payment complete"));
     let mut detail = Value::Null;
     for _ in 0..100 {
@@ -383,7 +383,7 @@ async fn the_sandbox_checkout_loop_turns_an_order_paid() {
     // A subscription product also sends subscription_created, which lands in the cache.
     let (_, created) = app.post("/api/payments/orders", json!({"productId": "2", "email": "lee@example.com"})).await;
     let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
-    client().post(format!("{checkout}/pay")).send().await.unwrap();
+    client().post(checkout_action(&checkout, "pay")).send().await.unwrap();
     let mut found = false;
     for _ in 0..100 {
         let (_, subs) = app.get("/api/payments/subscriptions?limit=100").await;
@@ -399,7 +399,7 @@ async fn the_sandbox_checkout_loop_turns_an_order_paid() {
     let (_, created) = app.post("/api/payments/orders", json!({"productId": "3", "email": "no@example.com"})).await;
     let id = created["order"]["id"].as_str().unwrap().to_string();
     let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
-    client().post(format!("{checkout}/decline")).send().await.unwrap();
+    client().post(checkout_action(&checkout, "decline")).send().await.unwrap();
     let mut status = Value::Null;
     for _ in 0..100 {
         status = app.get(&format!("/api/payments/orders/{id}")).await.1["order"]["status"].clone();
@@ -420,7 +420,7 @@ async fn a_sync_catches_up_an_order_whose_webhook_was_missed() {
     let (_, created) = app.post("/api/payments/orders", json!({"productId": "3", "email": "missed@example.com"})).await;
     let id = created["order"]["id"].as_str().unwrap().to_string();
     let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
-    client().post(format!("{checkout}/pay")).send().await.unwrap();
+    client().post(checkout_action(&checkout, "pay")).send().await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(app.get(&format!("/api/payments/orders/{id}")).await.1["order"]["status"], "pending");
     let (status, report) = app.post("/api/payments/sync", json!({})).await;

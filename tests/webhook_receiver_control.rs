@@ -66,8 +66,12 @@ async fn admins_switch_it_and_the_choice_outlives_a_restart() {
 
     // A staff member who is not an admin is refused, and nothing starts.
     let password = "correct horse battery staple 7";
-    let staff =
-        NewUser { email: "sam@example.com".into(), name: "Sam".into(), role: Role::Staff, password: Secret::new(password) };
+    let staff = NewUser {
+        email: "sam@example.com".into(),
+        name: "Sam".into(),
+        role: Role::Staff,
+        password: Secret::new(password),
+    };
     core.auth.add_user(&Actor::Cli, staff).await.unwrap();
     let signed_in = core.auth.login_json(&json!({ "email": "sam@example.com", "password": password })).await;
     let sam = Actor::Staff(core.auth.authenticate(&signed_in.unwrap().token).await.unwrap());

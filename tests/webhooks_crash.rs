@@ -93,9 +93,9 @@ async fn acknowledged_deliveries_survive_sigkill() {
     let unapplied: i64 =
         conn.query_row("SELECT COUNT(*) FROM webhook_events WHERE applied_at IS NULL", [], |r| r.get(0)).unwrap();
     let mut missing = Vec::new();
-    let mut lookup = conn.prepare("SELECT applied_at IS NOT NULL FROM webhook_events WHERE dedupe_key = ?1").unwrap();
+    let mut lookup = conn.prepare("SELECT applied_at IS NOT NULL FROM webhook_events WHERE webhook_id = ?1").unwrap();
     for id in &acknowledged {
-        match lookup.query_row([format!("webhook_id:{id}")], |r| r.get::<_, bool>(0)) {
+        match lookup.query_row([id], |r| r.get::<_, bool>(0)) {
             Ok(true) => {}
             Ok(false) => missing.push(format!("{id} (stored, not applied)")),
             Err(_) => missing.push(format!("{id} (not stored)")),

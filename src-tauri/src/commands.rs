@@ -435,7 +435,7 @@ pub async fn act_on_subscription<R: Runtime>(
     id: String,
     action: String,
     body: Option<serde_json::Value>,
-) -> Result<staffroom::payments::model::SubscriptionDto, Error> {
+) -> Result<staffroom::payments::SubscriptionActionResult, Error> {
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
     let action = staffroom::payments::SubscriptionAction::parse(&action, &body.unwrap_or_else(|| json!({})))?;
     state.core.payments.act_on_subscription(&actor, &id, action).await

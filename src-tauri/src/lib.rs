@@ -28,6 +28,7 @@ fn parse_args() -> (bool, Option<std::path::PathBuf>) {
 async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staffroom::Result<staffroom::Core> {
     let mut config = Config::new(resolve_data_dir(data_dir.as_deref(), sandbox));
     config.sandbox = sandbox;
+    let mut config = config.with_endpoint_overrides(|name| std::env::var(name).ok())?;
     // The desktop app runs for hours: it receives webhooks and keeps the cache synced.
     config.long_running = true;
     if let Some(backend) = std::env::var("STAFFROOM_SECRET_STORE").ok().and_then(|v| v.parse().ok()) {

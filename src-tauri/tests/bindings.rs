@@ -19,8 +19,7 @@ mod commands;
 fn ui_bindings_are_those_of_the_desktop_types() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/bindings");
     let write = std::env::var_os("STAFFROOM_WRITE_BINDINGS").is_some_and(|v| v == "1");
-    let types =
-        Bindings::new().add::<commands::AppInfo>().add::<commands::SettingsView>();
+    let types = Bindings::new().add::<commands::AppInfo>().add::<commands::SettingsView>();
     if let Err(problems) = types.sync(&dir, "desktop", write) {
         panic!("{problems}");
     }

@@ -45,6 +45,9 @@ pub struct EditorView {
     /// Google could not be reached: this is the offline copy.
     pub stale: bool,
     pub draft: Option<Draft>,
+    /// Why the document opens read-only, when it does (Google gives this user view or comment
+    /// access only).
+    pub read_only_reason: Option<String>,
 }
 
 /// The editor's save: edited blocks against the revision they were made on.
@@ -76,6 +79,12 @@ pub struct DocService {
     audit: Audit,
     permission_locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
+
+/// Every read whose indexes may be written back asks for suggestions inline (the discovery
+/// document: "changes must be based on a document with SUGGESTIONS_INLINE").
+const INLINE: &str = "SUGGESTIONS_INLINE";
+/// What Google shows users who may not see suggestions (viewers): without them.
+const FOR_CURRENT_ACCESS: &str = "DEFAULT_FOR_CURRENT_ACCESS";
 
 const VIEW_MODES: &[&str] = &[
     "DEFAULT_FOR_CURRENT_ACCESS",
@@ -139,11 +148,20 @@ impl DocService {
     pub async fn open_for_editing(&self, actor: &Actor, id: &str) -> Result<EditorView> {
         let read = self.get(id, &HashMap::new()).await?;
         let draft = self.draft(actor, id).await?;
+        let read_only_reason = (!read.document.can_edit).then(|| {
+            if read.document.suggestions_view_mode.as_deref() == Some("PREVIEW_WITHOUT_SUGGESTIONS") {
+                "Google gives you view access only: the document is shown without its pending suggestions, and cannot be edited here."
+            } else {
+                "Google gives you comment or view access only: the document cannot be edited here."
+            }
+            .to_string()
+        });
         Ok(EditorView {
             blocks: planner::editable_blocks(&read.document),
             document: read.document,
             stale: read.stale.unwrap_or(false),
             draft,
+            read_only_reason,
         })
     }
 
@@ -189,8 +207,7 @@ impl DocService {
                 Ok((list, None))
             }
             Err(error) if is_unreachable(&error) => {
-                let Some((json, fetched_at)) = self.db.call(move |conn| sql::get_cached_list(conn, &key)).await?
-                else {
+                let Some((json, fetched_at)) = self.db.call(move |conn| sql::get_cached_list(conn, &key)).await? else {
                     return Err(error);
                 };
                 tracing::info!("serving a document list kept from {fetched_at}");
@@ -201,39 +218,47 @@ impl DocService {
         }
     }
 
-    /// `GET /documents/:id`, read with `SUGGESTIONS_INLINE` unless asked otherwise. Inline reads
-    /// are kept for offline reading; when Google is out of reach, the kept copy is served.
+    /// `GET /documents/:id`, read with `SUGGESTIONS_INLINE` unless asked otherwise; a user who may
+    /// not see suggestions (Google answers 403 to that mode) gets the view of their access
+    /// instead. Reads in the default mode are kept for offline reading; when Google is out of
+    /// reach, the kept copy is served. A refusal of access is never answered from the copy, and
+    /// drops it.
     pub async fn get(&self, id: &str, params: &HashMap<String, String>) -> Result<DocumentEnvelope> {
         let id = validate::document_id(id)?;
         let mut errors = Vec::new();
         for name in params.keys().filter(|k| *k != "suggestionsViewMode") {
             errors.push(crate::error::FieldError::new(name.clone(), "is not a parameter; use suggestionsViewMode"));
         }
-        let mode = match params.get("suggestionsViewMode") {
-            None => "SUGGESTIONS_INLINE",
-            Some(m) if VIEW_MODES.contains(&m.as_str()) => m.as_str(),
-            Some(_) => {
-                errors.push(crate::error::FieldError::new(
-                    "suggestionsViewMode",
-                    format!("must be one of {}", VIEW_MODES.join(", ")),
-                ));
-                ""
-            }
-        };
+        let asked = params.get("suggestionsViewMode").map(String::as_str);
+        if asked.is_some_and(|m| !VIEW_MODES.contains(&m)) {
+            errors.push(crate::error::FieldError::new(
+                "suggestionsViewMode",
+                format!("must be one of {}", VIEW_MODES.join(", ")),
+            ));
+        }
         if !errors.is_empty() {
             return Err(Error::invalid(errors));
         }
-        match self.client.get_document(&id, mode).await {
+        let read = match asked {
+            Some(mode) => self.client.get_document(&id, mode).await,
+            None => match self.client.get_document(&id, INLINE).await {
+                Err(error) if error.code == ErrorCode::Forbidden => {
+                    tracing::info!(document = %id, "suggestions are hidden from this user; reading their view instead");
+                    self.client.get_document(&id, FOR_CURRENT_ACCESS).await
+                }
+                other => other,
+            },
+        };
+        match read {
             Ok(document) => {
-                if mode == "SUGGESTIONS_INLINE" {
-                    let copy = document.clone();
-                    let now = crate::time::now_rfc3339();
-                    self.db.call(move |conn| sql::put_cached(conn, &copy, &now)).await?;
+                if asked.is_none() {
+                    self.cache(&document).await?;
                 }
                 Ok(DocumentEnvelope { document, stale: None, fetched_at: None })
             }
             Err(error) if is_unreachable(&error) => {
-                let cached = self.db.call(move |conn| sql::get_cached(conn, &id)).await?;
+                let key = id.clone();
+                let cached = self.db.call(move |conn| sql::get_cached(conn, &key)).await?;
                 match cached {
                     Some(cached) => {
                         tracing::info!(document = %cached.document.id, "serving the offline copy of a document");
@@ -246,22 +271,29 @@ impl DocService {
                     None => Err(error),
                 }
             }
-            Err(error) => Err(error),
+            Err(error) => {
+                if matches!(error.code, ErrorCode::Forbidden | ErrorCode::NotFound) {
+                    // Access was taken away (or the document is gone): the copy must not outlive it.
+                    let key = id.clone();
+                    self.db.call(move |conn| sql::delete_cached(conn, &key)).await?;
+                }
+                Err(error)
+            }
         }
     }
 
-    /// `POST /documents`: create in the folder, insert the content, add each permission. A
-    /// failure after the create names the created document.
+    /// `POST /documents`: create in the folder, insert the content, add each permission. Each step
+    /// is safe to retry: the file's id is chosen first (`files.generateIds`), so a create sent
+    /// twice makes one document, and the content goes in against the new document's revision, so
+    /// it lands once. A failure after the create names the created document.
     pub async fn create(&self, actor: &Actor, body: &Value) -> Result<DocumentSummary> {
         let input = validate::create_document(body)?;
-        let created = self.client.create_document(&input.name, input.folder_id.as_deref()).await?;
+        let id = self.client.generate_id().await?;
+        let created = self.client.create_document(&id, &input.name, input.folder_id.as_deref()).await?;
         let id = created.id.clone();
         let finish = async {
             if let Some(content) = &input.content {
-                let text = content.replace("\r\n", "\n");
-                let insert = json!({"insertText": {"location": {"index": 1}, "text": text}});
-                self.client
-                    .batch_update(&id, &[insert], None)
+                self.insert_once(&id, &content.replace("\r\n", "\n"))
                     .await
                     .map_err(|e| after_create(e, &id, "adding its content"))?;
             }
@@ -284,6 +316,28 @@ impl DocService {
             )
             .await;
         outcome.map(|_| created)
+    }
+
+    /// Inserts the first text of a new document exactly once. The insert requires the revision
+    /// the document has now; when its answer is lost (a time-out, a 5xx, or a replay refused
+    /// because the revision moved on), the document is read to learn whether the text is in.
+    async fn insert_once(&self, id: &str, text: &str) -> Result<()> {
+        let fresh = self.client.get_document(id, INLINE).await?;
+        let revision = fresh.editable_revision()?.to_string();
+        let insert = json!({"insertText": {"location": {"index": 1}, "text": text}});
+        match self.client.batch_update(id, &[insert], Some(&revision)).await {
+            Ok(_) => Ok(()),
+            Err(error) if matches!(error.code, ErrorCode::Conflict | ErrorCode::IntegrationError) => {
+                let now = self.client.get_document(id, INLINE).await?;
+                if now.revision_id.as_deref() != Some(revision.as_str()) && planner::body_text(&now).starts_with(text) {
+                    tracing::info!(document = id, "the first text had landed although its answer was lost");
+                    Ok(())
+                } else {
+                    Err(error)
+                }
+            }
+            Err(error) => Err(error),
+        }
     }
 
     /// `PATCH /documents/:id`: every request checked, then one batchUpdate.
@@ -311,7 +365,7 @@ impl DocService {
 
     /// A 409 naming the document's current revision.
     async fn conflict(&self, id: &str) -> Error {
-        let current = self.client.get_document(id, "SUGGESTIONS_INLINE").await.ok().map(|d| d.revision_id);
+        let current = self.client.get_document(id, INLINE).await.ok().and_then(|d| d.revision_id);
         Error::conflict("The document changed since it was read; reload it and apply the edits again", current)
     }
 
@@ -361,18 +415,31 @@ impl DocService {
     }
 
     /// The editor's save: plans the minimal batchUpdate against the base revision and sends it
-    /// with `requiredRevisionId`. If the document moved on, nothing is written: the edits are
-    /// rebased onto the newer revision and returned (and kept as the draft) for the user to
-    /// review.
+    /// with `requiredRevisionId`. If Google refuses that revision, the document is read again:
+    /// when only its revision id changed (ids expire after 24 hours, and change for internal
+    /// reasons), the same edits are planned against the fresh read and sent once more; when its
+    /// content changed, nothing is written, and the edits are rebased onto the newer revision and
+    /// returned (and kept as the draft) for the user to review.
     pub async fn save(&self, actor: &Actor, id: &str, edits: SaveEdits) -> Result<SaveOutcome> {
         let id = validate::document_id(id)?;
-        let base = self.base_document(actor, &id, &edits.base_revision_id).await?;
-        let requests = planner::plan(&base, &edits.blocks)?;
-        if !requests.is_empty() {
-            match self.client.batch_update(&id, &requests, Some(&edits.base_revision_id)).await {
-                Ok(_) => {}
+        let mut base = self.base_document(actor, &id, &edits.base_revision_id).await?;
+        let mut requests = planner::plan(&base, &edits.blocks)?;
+        let mut revision = edits.base_revision_id.clone();
+        let mut retried = false;
+        while !requests.is_empty() {
+            match self.client.batch_update(&id, &requests, Some(&revision)).await {
+                Ok(_) => break,
                 Err(error) if error.code == ErrorCode::Conflict => {
-                    let newer = self.client.get_document(&id, "SUGGESTIONS_INLINE").await?;
+                    let newer = self.client.get_document(&id, INLINE).await?;
+                    let fresh_revision = newer.editable_revision()?.to_string();
+                    if !retried && base.body == newer.body {
+                        tracing::info!(document = %id, "the revision id moved on without a change; saving against the fresh one");
+                        self.cache(&newer).await?;
+                        // Same body, same indexes: the edits plan against it unchanged.
+                        requests = planner::plan(&newer, &edits.blocks)?;
+                        (base, revision, retried) = (newer, fresh_revision, true);
+                        continue;
+                    }
                     let rebased = planner::rebase(&base, &edits.blocks, &newer)?;
                     self.cache(&newer).await?;
                     self.put_draft(actor, &newer, &rebased.blocks).await?;
@@ -389,6 +456,8 @@ impl DocService {
                 }
                 Err(error) => return Err(error),
             }
+        }
+        if !requests.is_empty() {
             self.audit
                 .record(
                     actor.audit_name(),
@@ -399,7 +468,7 @@ impl DocService {
                 )
                 .await;
         }
-        let document = self.client.get_document(&id, "SUGGESTIONS_INLINE").await?;
+        let document = self.client.get_document(&id, INLINE).await?;
         self.cache(&document).await?;
         let (user, doc_id) = (user_id(actor), id.clone());
         self.db.call(move |conn| sql::delete_draft(conn, &user, &doc_id)).await?;
@@ -415,17 +484,18 @@ impl DocService {
         }
         let doc_id = id.to_string();
         if let Some(cached) = self.db.call(move |conn| sql::get_cached(conn, &doc_id)).await? {
-            if cached.document.revision_id == revision {
+            if cached.document.revision_id.as_deref() == Some(revision) {
                 return Ok(cached.document);
             }
         }
-        let current = self.client.get_document(id, "SUGGESTIONS_INLINE").await?;
-        if current.revision_id == revision {
+        let current = self.client.get_document(id, INLINE).await?;
+        let current_revision = current.editable_revision()?.to_string();
+        if current_revision == revision {
             return Ok(current);
         }
         Err(Error::conflict(
             "The edits were made on a revision this app no longer has; reload the document",
-            Some(current.revision_id),
+            Some(current_revision),
         ))
     }
 

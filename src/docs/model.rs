@@ -60,7 +60,8 @@ pub struct FileList {
     pub next_page_token: Option<String>,
 }
 
-/// The seed's Document (Docs' Document, read with `SUGGESTIONS_INLINE`).
+/// The seed's Document (Docs' Document, read with `SUGGESTIONS_INLINE` where the user may see
+/// suggestions).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Document {
@@ -70,11 +71,42 @@ pub struct Document {
     pub name: String,
     #[serde(default)]
     pub body: Body,
+    /// Google returns a revision only to users who may edit the document: `null` otherwise.
     #[serde(default)]
-    pub revision_id: String,
+    pub revision_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub suggestions_view_mode: Option<String>,
+    /// Whether this user may edit the document (Google gave a revision id).
+    #[serde(default)]
+    pub can_edit: bool,
+    /// Images and other objects inline in the text, by id (`inlineObjectElement` points here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub inline_objects: Option<Map<String, Value>>,
+    /// Objects anchored to paragraphs, by id (`positionedObjectIds` point here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub positioned_objects: Option<Map<String, Value>>,
+}
+
+impl Document {
+    /// Marks what this user may do, from what Google returned.
+    pub fn with_access(mut self) -> Self {
+        self.can_edit = self.revision_id.as_deref().is_some_and(|r| !r.is_empty());
+        self
+    }
+
+    /// The revision to write against, or why there is none.
+    pub fn editable_revision(&self) -> crate::error::Result<&str> {
+        self.revision_id.as_deref().filter(|r| !r.is_empty()).ok_or_else(|| {
+            crate::error::Error::provider_forbidden(
+                "google",
+                Some("readOnly"),
+                "Google lets you view or comment on this document, not edit it",
+            )
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -113,6 +145,15 @@ pub struct Paragraph {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "unknown")]
     pub bullet: Option<Value>,
+    /// Objects (images, drawings) anchored to this paragraph: deleting it would delete them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub positioned_object_ids: Option<Vec<String>>,
+    /// Anything else Google says of the paragraph (pending suggested style, bullet or object
+    /// changes, …), kept as sent.
+    #[serde(flatten)]
+    #[ts(skip)]
+    pub other: Map<String, Value>,
 }
 
 /// A piece of a paragraph: a text run, or something else (kept as Google sent it).
@@ -135,14 +176,37 @@ pub struct ParagraphElement {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct TextRun {
+    /// The text; Google replaces non-text elements inside a run with U+E907, and a soft line
+    /// break (Shift+Enter) is U+000B.
     pub content: String,
     /// Character style (bold, italic, link, …): Google's `textStyle`.
     #[serde(alias = "textStyle", skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "Record<string, unknown>")]
     pub style: Option<Map<String, Value>>,
+    /// A collaborator suggested adding this text (not accepted yet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub suggested_insertion_ids: Option<Vec<String>>,
+    /// A collaborator suggested deleting this text (not accepted yet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub suggested_deletion_ids: Option<Vec<String>>,
 }
+
+impl TextRun {
+    /// Whether the run is part of a pending suggestion.
+    pub fn is_suggestion(&self) -> bool {
+        self.suggested_insertion_ids.as_ref().is_some_and(|ids| !ids.is_empty())
+            || self.suggested_deletion_ids.as_ref().is_some_and(|ids| !ids.is_empty())
+    }
+}
+
+/// What Google puts in a text run in place of a non-text element.
+pub const NON_TEXT_ELEMENT: char = '\u{E907}';
+/// A soft line break inside a paragraph (Shift+Enter), kept by Docs in text and `insertText`.
+pub const SOFT_BREAK: char = '\u{000B}';
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
@@ -178,9 +242,17 @@ impl Paragraph {
             .unwrap_or("NORMAL_TEXT")
     }
 
-    /// Whether every element is a text run: only such paragraphs can be rewritten as text.
+    /// Whether the paragraph is text alone, so that rewriting it as text loses nothing: every
+    /// element a text run, no list bullet, no non-text element standing in a run (U+E907), no
+    /// pending suggestion, and no object anchored to it.
     pub fn is_plain_text(&self) -> bool {
-        self.bullet.is_none() && self.elements.iter().all(|e| e.text_run.is_some() && e.other.is_empty())
+        self.bullet.is_none()
+            && self.positioned_object_ids.as_ref().is_none_or(|ids| ids.is_empty())
+            && !self.other.keys().any(|k| k.starts_with("suggested"))
+            && self.elements.iter().all(|e| {
+                e.other.is_empty()
+                    && e.text_run.as_ref().is_some_and(|r| !r.is_suggestion() && !r.content.contains(NON_TEXT_ELEMENT))
+            })
     }
 
     /// The text without the final newline.

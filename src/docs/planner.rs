@@ -67,6 +67,26 @@ pub fn base_blocks(doc: &Document) -> Vec<BaseBlock> {
         .collect()
 }
 
+/// The whole text of the body as Google holds it (paragraph newlines included; tables and other
+/// structure contribute their text runs).
+pub fn body_text(doc: &Document) -> String {
+    fn walk(elements: &[StructuralElement], out: &mut String) {
+        for element in elements {
+            if let Some(p) = &element.paragraph {
+                out.extend(p.elements.iter().filter_map(|e| e.text_run.as_ref()).map(|r| r.content.as_str()));
+            }
+            if let Some(table) = &element.table {
+                for cell in table.table_rows.iter().flat_map(|r| &r.table_cells) {
+                    walk(&cell.content, out);
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    walk(&doc.body.content, &mut out);
+    out
+}
+
 /// What the editor shows: one block per top-level element.
 pub fn editable_blocks(doc: &Document) -> Vec<EditBlock> {
     base_blocks(doc)
@@ -83,21 +103,23 @@ struct TextOp {
     pos: u32,
     delete: u32,
     insert: String,
+    /// The edited paragraphs (by position among all edited paragraphs) the inserted text comes
+    /// from, to name the one holding a character Google would strip.
+    paragraphs: std::ops::Range<usize>,
 }
 
 /// Grapheme diffs stop refining after this long (the result stays correct, only less minimal).
 const DIFF_DEADLINE: Duration = Duration::from_millis(500);
 
-/// Validates `edited` against `base`: paragraph texts and styles, and the fixed blocks unchanged
-/// and in order.
+/// Validates `edited` against `base`: paragraphs are one line each with a known style, and the
+/// fixed blocks unchanged and in order. The characters of the text are checked where it changed
+/// only (see [`plan`]): text Google itself returned is never refused.
 fn check_edits(base: &[BaseBlock], edited: &[EditBlock]) -> Result<()> {
     let mut errors = Vec::new();
     for (i, block) in edited.iter().enumerate() {
         if let EditBlock::Paragraph { text, style } = block {
             if text.contains('\n') {
                 errors.push(FieldError::new(format!("blocks[{i}].text"), "must be one paragraph (no newline)"));
-            } else if let Some(problem) = text_problem(text, false) {
-                errors.push(FieldError::new(format!("blocks[{i}].text"), problem));
             }
             if !NAMED_STYLES.contains(&style.as_str()) {
                 errors.push(FieldError::new(
@@ -177,10 +199,16 @@ pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
             })
             .collect();
         let start = base_segments[segment][0].start;
-        let marks = plan_segment(start, &old, &new, &mut text_ops);
+        let mut segment_ops = Vec::new();
+        let marks = plan_segment(start, &old, &new, &mut segment_ops);
         restyle.extend(marks.into_iter().map(|j| j + paragraphs_before));
+        text_ops.extend(segment_ops.into_iter().map(|mut op| {
+            op.paragraphs = op.paragraphs.start + paragraphs_before..op.paragraphs.end + paragraphs_before;
+            op
+        }));
         paragraphs_before += new.len();
     }
+    refuse_stripped_characters(edited, &text_ops)?;
 
     // Text requests, highest index first; at one index, the later-made first (see module docs).
     let mut ordered: Vec<(usize, TextOp)> = text_ops.into_iter().enumerate().collect();
@@ -230,6 +258,41 @@ pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
     Ok(requests)
 }
 
+/// Only inserted text is checked: Google strips some characters from `insertText`, so text
+/// holding them would not arrive as the user sees it. Each offending insert is blamed on the
+/// first edited paragraph it came from that holds the character.
+fn refuse_stripped_characters(edited: &[EditBlock], ops: &[TextOp]) -> Result<()> {
+    let paragraphs: Vec<(usize, &str)> = edited
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| match b {
+            EditBlock::Paragraph { text, .. } => Some((i, text.as_str())),
+            EditBlock::Fixed { .. } => None,
+        })
+        .collect();
+    let mut errors: Vec<FieldError> = Vec::new();
+    for op in ops {
+        let Some((bad, problem)) = text_problem(&op.insert, true) else { continue };
+        let from = op.paragraphs.start.min(paragraphs.len().saturating_sub(1));
+        let to = op.paragraphs.end.clamp(from + 1, paragraphs.len().max(from + 1));
+        let block = paragraphs[from..to.min(paragraphs.len())]
+            .iter()
+            .find(|(_, text)| text.contains(bad))
+            .or_else(|| paragraphs.get(from))
+            .map(|(i, _)| *i)
+            .unwrap_or(0);
+        let field = format!("blocks[{block}].text");
+        if !errors.iter().any(|e| e.field == field) {
+            errors.push(FieldError::new(field, problem));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::invalid(errors))
+    }
+}
+
 /// Plans one segment starting at `start`; returns the (segment-local) paragraphs to restyle.
 fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mut Vec<TextOp>) -> Vec<usize> {
     let n = old.len();
@@ -258,12 +321,22 @@ fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mu
             DiffOp::Delete { old_index, old_len, new_index } => {
                 if old_index + old_len < n {
                     let from = offsets[old_index];
-                    ops.push(TextOp { pos: from, delete: offsets[old_index + old_len] - from, insert: String::new() });
+                    ops.push(TextOp {
+                        pos: from,
+                        delete: offsets[old_index + old_len] - from,
+                        insert: String::new(),
+                        paragraphs: new_index..new_index,
+                    });
                 } else {
                     // The segment's last newline stays: delete the newline before instead, so
                     // the paragraph before takes the last newline (and its style: restyle it).
                     let from = offsets[old_index] - 1;
-                    ops.push(TextOp { pos: from, delete: offsets[n] - 1 - from, insert: String::new() });
+                    ops.push(TextOp {
+                        pos: from,
+                        delete: offsets[n] - 1 - from,
+                        insert: String::new(),
+                        paragraphs: new_index..new_index,
+                    });
                     marks.push(new_index - 1);
                 }
             }
@@ -271,20 +344,37 @@ fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mu
                 let texts = &new_texts[new_index..new_index + new_len];
                 if old_index < n {
                     let insert: String = texts.iter().map(|t| format!("{t}\n")).collect();
-                    ops.push(TextOp { pos: offsets[old_index], delete: 0, insert });
+                    ops.push(TextOp {
+                        pos: offsets[old_index],
+                        delete: 0,
+                        insert,
+                        paragraphs: new_index..new_index + new_len,
+                    });
                     // Inserted paragraphs copy the style of the paragraph they land in, which
                     // another request may have merged: set theirs explicitly.
                     marks.extend(new_index..new_index + new_len);
                 } else {
                     let insert: String = texts.iter().map(|t| format!("\n{t}")).collect();
-                    ops.push(TextOp { pos: offsets[n] - 1, delete: 0, insert });
+                    ops.push(TextOp {
+                        pos: offsets[n] - 1,
+                        delete: 0,
+                        insert,
+                        paragraphs: new_index..new_index + new_len,
+                    });
                     marks.extend(new_index..new_index + new_len);
                 }
             }
             DiffOp::Replace { old_index, old_len, new_index, new_len } => {
                 if old_len == new_len {
                     for k in 0..old_len {
-                        diff_text(old_texts[old_index + k], new_texts[new_index + k], offsets[old_index + k], ops);
+                        let paragraph = new_index + k..new_index + k + 1;
+                        diff_text(
+                            old_texts[old_index + k],
+                            new_texts[new_index + k],
+                            offsets[old_index + k],
+                            paragraph,
+                            ops,
+                        );
                         mark_if_differs(&mut marks, new_index + k, old[old_index + k].1);
                     }
                 } else {
@@ -297,7 +387,7 @@ fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mu
                         old_block.pop();
                         new_block.pop();
                     }
-                    diff_text(&old_block, &new_block, offsets[old_index], ops);
+                    diff_text(&old_block, &new_block, offsets[old_index], new_index..new_index + new_len, ops);
                     // Newlines moved inside the block: restyle it, and the paragraph after it
                     // (a merge into it would give it a style from the block).
                     marks.extend(new_index..(new_index + new_len + 1).min(new.len()));
@@ -336,7 +426,7 @@ fn walk(ops: Vec<DiffOp>) -> Vec<DiffOp> {
 }
 
 /// Appends the grapheme-level edits turning `old` into `new`, `old` starting at index `base`.
-fn diff_text(old: &str, new: &str, base: u32, ops: &mut Vec<TextOp>) {
+fn diff_text(old: &str, new: &str, base: u32, paragraphs: std::ops::Range<usize>, ops: &mut Vec<TextOp>) {
     if old == new {
         return;
     }
@@ -358,16 +448,19 @@ fn diff_text(old: &str, new: &str, base: u32, ops: &mut Vec<TextOp>) {
                 pos: prefix[old_index],
                 delete: prefix[old_index + old_len] - prefix[old_index],
                 insert: String::new(),
+                paragraphs: paragraphs.clone(),
             }),
             DiffOp::Insert { old_index, new_index, new_len } => ops.push(TextOp {
                 pos: prefix[old_index],
                 delete: 0,
                 insert: new_slices[new_index..new_index + new_len].concat(),
+                paragraphs: paragraphs.clone(),
             }),
             DiffOp::Replace { old_index, old_len, new_index, new_len } => ops.push(TextOp {
                 pos: prefix[old_index],
                 delete: prefix[old_index + old_len] - prefix[old_index],
                 insert: new_slices[new_index..new_index + new_len].concat(),
+                paragraphs: paragraphs.clone(),
             }),
         }
     }
@@ -604,11 +697,11 @@ mod tests {
                 elements: vec![ParagraphElement {
                     start_index: start,
                     end_index: end,
-                    text_run: Some(TextRun { content, style: None }),
+                    text_run: Some(TextRun { content, ..Default::default() }),
                     other: Default::default(),
                 }],
                 paragraph_style: Some(serde_json::from_value(json!({"namedStyleType": style})).unwrap()),
-                bullet: None,
+                ..Default::default()
             }),
             ..Default::default()
         }
@@ -627,8 +720,10 @@ mod tests {
             id: "d".into(),
             name: "n".into(),
             body: Body { content },
-            revision_id: "r".into(),
+            revision_id: Some("r".into()),
             suggestions_view_mode: None,
+            can_edit: true,
+            ..Default::default()
         }
     }
 

@@ -160,7 +160,7 @@ pub fn create_document(body: &Value) -> Result<CreateDocument> {
             None
         }
         Some(Value::String(s)) => match text_problem(s, true) {
-            Some(problem) => {
+            Some((_, problem)) => {
                 errors.push(FieldError::new("content", problem));
                 None
             }
@@ -201,15 +201,18 @@ fn notify_flag(object: &Map<String, Value>, errors: &mut Vec<FieldError>) -> Opt
     }
 }
 
-/// Why inserted text would not arrive as sent: Google strips control characters (other than tab
-/// and newline) and the Private Use Area.
-pub fn text_problem(text: &str, newlines_allowed: bool) -> Option<String> {
-    if let Some(c) = text.chars().find(|c| {
-        (c.is_control() && *c != '\t' && (*c != '\n' || !newlines_allowed)) || ('\u{E000}'..='\u{F8FF}').contains(c)
-    }) {
-        return Some(format!("must not contain the character U+{:04X}", c as u32));
-    }
-    None
+/// Whether Google strips `c` from inserted text: U+0000–U+0008, U+000C–U+001F and the Private
+/// Use Area (`InsertTextRequest.text` in the Docs discovery document). Tab, newline and the soft
+/// line break U+000B survive.
+pub fn is_stripped_by_google(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{8}' | '\u{C}'..='\u{1F}' | '\u{E000}'..='\u{F8FF}')
+}
+
+/// Why inserted text would not arrive as sent (a character Google strips, or a newline where one
+/// paragraph is expected): the offending character and a sentence.
+pub fn text_problem(text: &str, newlines_allowed: bool) -> Option<(char, String)> {
+    let c = text.chars().find(|&c| is_stripped_by_google(c) || (c == '\n' && !newlines_allowed))?;
+    Some((c, format!("must not contain the character U+{:04X}", c as u32)))
 }
 
 /// A validated `POST /documents/:id/permissions`.
@@ -448,7 +451,7 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
             unknown_fields(body, &["text", "location"], &format!("{prefix}."), errors);
             let text = match body.get("text") {
                 Some(Value::String(t)) if !t.is_empty() => {
-                    if let Some(problem) = text_problem(t, true) {
+                    if let Some((_, problem)) = text_problem(t, true) {
                         errors.push(FieldError::new(format!("{prefix}.text"), problem));
                     }
                     t.clone()

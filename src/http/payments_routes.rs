@@ -10,9 +10,11 @@ use axum::{Json, Router};
 use crate::auth::Actor;
 use crate::http::extract::{json_body, query_params as params, Staff};
 use crate::http::ApiError;
-use crate::payments::model::{OrderDto, ProductDto, SubscriptionDto};
+use crate::payments::model::{OrderDto, ProductDto};
 use crate::payments::sync::{SyncSettings, SyncStatus};
-use crate::payments::{OrderList, ProductList, SubscriptionAction, SubscriptionList, SyncReport};
+use crate::payments::{
+    OrderList, ProductList, SubscriptionAction, SubscriptionActionResult, SubscriptionList, SyncReport,
+};
 use crate::Core;
 
 pub fn routes() -> Router<Core> {
@@ -34,11 +36,6 @@ pub struct ProductEnvelope {
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct OrderEnvelope {
     order: OrderDto,
-}
-
-#[derive(serde::Serialize, utoipa::ToSchema)]
-pub struct SubscriptionEnvelope {
-    subscription: SubscriptionDto,
 }
 
 #[utoipa::path(get, path = "/api/payments/products", tag = "payments", security(("bearer" = [])),
@@ -113,16 +110,18 @@ pub(crate) async fn list_subscriptions(
 #[utoipa::path(post, path = "/api/payments/subscriptions/{id}/{action}", tag = "payments", security(("bearer" = [])),
     params(("action" = String, Path, description = "cancel, resume, pause, unpause or change-plan")),
     request_body(content = Value, description = "pause: {mode: void|free, resumesAt?}; change-plan: {variantId}; others: none"),
-    responses((status = 200, body = SubscriptionEnvelope), (status = 400, description = "invalid_request"), (status = 404, description = "not_found")))]
+    responses((status = 200, body = SubscriptionActionResult), (status = 202, body = SubscriptionActionResult, description = "the change waits for the customer's confirmation (pendingConfirmation)"),
+              (status = 400, description = "invalid_request"), (status = 404, description = "not_found")))]
 pub(crate) async fn act_on_subscription(
     State(core): State<Core>,
     Staff(who): Staff,
     Path((id, action)): Path<(String, String)>,
     body: Bytes,
-) -> Result<Json<SubscriptionEnvelope>, ApiError> {
+) -> Result<(StatusCode, Json<SubscriptionActionResult>), ApiError> {
     let action = SubscriptionAction::parse(&action, &json_body(&body)?)?;
-    let subscription = core.payments.act_on_subscription(&Actor::Staff(who), &id, action).await?;
-    Ok(Json(SubscriptionEnvelope { subscription }))
+    let result = core.payments.act_on_subscription(&Actor::Staff(who), &id, action).await?;
+    let status = if result.pending_confirmation.is_some() { StatusCode::ACCEPTED } else { StatusCode::OK };
+    Ok((status, Json(result)))
 }
 
 #[utoipa::path(post, path = "/api/payments/sync", tag = "payments", security(("bearer" = [])),

@@ -1,19 +1,19 @@
 //! The Lemon Squeezy API v1 client: JSON:API headers, bearer key, one shared client-side rate
-//! limiter, retries with jittered backoff under a cap on total time, time-outs, and the
+//! limiter, the shared retry policy (creates are never replayed blindly), time-outs, and the
 //! provider's errors mapped to Staffroom's codes. HTTPS only, except on loopback.
 
 use std::num::NonZeroU32;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
-use rand::Rng as _;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
 use super::jsonapi::{Document, Resource};
 use crate::error::{Error, ErrorCode, Result};
-use crate::provider::Attempt;
+pub use crate::provider::check_base_url;
+use crate::provider::{Answer, Attempt, Replay, Retries, RetryPolicy};
 use crate::secrets::Secrets;
 
 /// The provider's name in error details.
@@ -43,9 +43,7 @@ pub struct ClientOptions {
     pub connect_timeout: Duration,
     /// For one attempt, from sending to the whole answer.
     pub request_timeout: Duration,
-    pub max_attempts: u32,
-    /// No retry starts after this much time has passed since the first attempt.
-    pub max_total: Duration,
+    pub retry: RetryPolicy,
     pub rate_limit: RateLimit,
 }
 
@@ -54,8 +52,12 @@ impl Default for ClientOptions {
         ClientOptions {
             connect_timeout: Duration::from_secs(5),
             request_timeout: Duration::from_secs(15),
-            max_attempts: 5,
-            max_total: Duration::from_secs(30),
+            retry: RetryPolicy {
+                max_attempts: 5,
+                max_total: Duration::from_secs(30),
+                backoff_base: Duration::from_millis(200),
+                max_wait: Duration::from_secs(10),
+            },
             rate_limit: RateLimit::default(),
         }
     }
@@ -69,22 +71,6 @@ pub struct LemonSqueezyClient {
     secrets: Secrets,
     limiter: Arc<DefaultDirectRateLimiter>,
     options: ClientOptions,
-}
-
-/// Checks a provider base URL: HTTPS, or plain HTTP on loopback (the sandbox and tests).
-pub fn check_base_url(raw: &str) -> Result<url::Url> {
-    let url = url::Url::parse(raw).map_err(|e| Error::invalid_field("baseUrl", format!("is not a URL: {e}")))?;
-    let loopback = match url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(url::Host::Domain(d)) => d == "localhost",
-        None => false,
-    };
-    match url.scheme() {
-        "https" => Ok(url),
-        "http" if loopback => Ok(url),
-        _ => Err(Error::invalid_field("baseUrl", "must use HTTPS (plain HTTP only on loopback)")),
-    }
 }
 
 impl LemonSqueezyClient {
@@ -130,13 +116,13 @@ impl LemonSqueezyClient {
     }
 
     /// Sends one request with the limiter, retries and error mapping; returns the JSON body.
-    async fn send(&self, method: Method, url: url::Url, body: Option<&Value>) -> Result<Value> {
+    /// An `Unsafe` request is replayed only when the provider surely did nothing with it.
+    async fn send(&self, method: Method, url: url::Url, body: Option<&Value>, replay: Replay) -> Result<Value> {
         let key = self.key().await?;
-        let started = Instant::now();
-        let mut attempt = 0;
+        let mut retries = Retries::start(self.options.retry, replay);
         loop {
-            attempt += 1;
             self.limiter.until_ready().await;
+            // The API asks for the JSON:API media type in both headers on every request.
             let mut request = self
                 .http
                 .request(method.clone(), url.clone())
@@ -147,26 +133,21 @@ impl LemonSqueezyClient {
                 request = request.body(serde_json::to_vec(body).expect("JSON serializes"));
             }
             let outcome = Attempt::send(request).await;
-            let retryable = match &outcome {
-                Attempt::Answered(status, _, _) => *status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error(),
-                Attempt::TimedOut | Attempt::Failed(_) => true,
+            let answer = match &outcome {
+                Attempt::Answered(StatusCode::TOO_MANY_REQUESTS, _, _) => Answer::RateLimited,
+                Attempt::Answered(status, _, _) if status.is_server_error() => Answer::ServerError,
+                _ => Answer::Final,
             };
-            let out_of_time = started.elapsed() >= self.options.max_total;
-            if !retryable || attempt >= self.options.max_attempts || out_of_time {
+            let Some(wait) = retries.next_wait(&outcome, answer) else {
                 return finish(method.as_str(), url.path(), outcome);
-            }
-            let hinted = outcome.retry_after();
-            let backoff = Duration::from_millis(100 * (1 << attempt.min(6)));
-            let jittered = backoff.mul_f64(rand::rng().random_range(0.5..1.5));
-            let wait = hinted.unwrap_or(jittered).min(Duration::from_secs(10));
-            let left = self.options.max_total.saturating_sub(started.elapsed());
+            };
             tracing::debug!(
-                attempt,
+                attempt = retries.attempts(),
                 wait_ms = wait.as_millis() as u64,
                 path = url.path(),
                 "retrying a provider request"
             );
-            tokio::time::sleep(wait.min(left)).await;
+            tokio::time::sleep(wait).await;
         }
     }
 
@@ -176,7 +157,7 @@ impl LemonSqueezyClient {
         if !query.is_empty() {
             url.query_pairs_mut().extend_pairs(query.iter().map(|(k, v)| (*k, v.as_str())));
         }
-        parse_document(self.send(Method::GET, url, None).await?)
+        parse_document(self.send(Method::GET, url, None, Replay::Safe).await?)
     }
 
     /// Every resource of a list, following `links.next`; also returns how many pages it took.
@@ -203,7 +184,7 @@ impl LemonSqueezyClient {
             if !self.same_origin(&url) {
                 return Err(bad_answer("a links.next pointing at another host"));
             }
-            document = parse_document(self.send(Method::GET, url, None).await?)?;
+            document = parse_document(self.send(Method::GET, url, None, Replay::Safe).await?)?;
             resources.extend(document.resources()?);
             pages += 1;
             on_page(pages, total.map(|t| t.max(pages)));
@@ -219,19 +200,21 @@ impl LemonSqueezyClient {
         self.get(path, &[]).await?.resource()
     }
 
-    /// `POST` a document, returning the created resource.
-    pub async fn post(&self, path: &str, body: &Value) -> Result<Resource> {
-        parse_document(self.send(Method::POST, self.url(path)?, Some(body)).await?)?.resource()
+    /// `POST` a document once, returning the created resource. A failure that leaves the outcome
+    /// unknown (a time-out, a 5xx) is not replayed: the caller looks for what was made first.
+    pub async fn post_once(&self, path: &str, body: &Value) -> Result<Resource> {
+        parse_document(self.send(Method::POST, self.url(path)?, Some(body), Replay::Unsafe).await?)?.resource()
     }
 
-    /// `PATCH` a document, returning the updated resource.
+    /// `PATCH` a resource: the same attributes set twice land once, so it may be replayed.
     pub async fn patch(&self, path: &str, body: &Value) -> Result<Resource> {
-        parse_document(self.send(Method::PATCH, self.url(path)?, Some(body)).await?)?.resource()
+        parse_document(self.send(Method::PATCH, self.url(path)?, Some(body), Replay::Safe).await?)?.resource()
     }
 
-    /// `DELETE` a resource that answers with its new state (subscriptions do).
+    /// `DELETE` a resource that answers with its new state (subscriptions do); cancelling twice
+    /// cancels once.
     pub async fn delete(&self, path: &str) -> Result<Resource> {
-        parse_document(self.send(Method::DELETE, self.url(path)?, None).await?)?.resource()
+        parse_document(self.send(Method::DELETE, self.url(path)?, None, Replay::Safe).await?)?.resource()
     }
 }
 
@@ -248,6 +231,15 @@ fn provider_detail(body: &[u8]) -> Option<String> {
     let value: Value = serde_json::from_slice(body).ok()?;
     let first = value.get("errors")?.get(0)?;
     first.get("detail").or_else(|| first.get("title")).and_then(Value::as_str).map(str::to_string)
+}
+
+/// The error Staffroom makes of a refusal Lemon Squeezy answered with `status` and `body`.
+pub fn refusal(status: u16, body: &[u8]) -> Error {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+    match finish("", "", Attempt::Answered(status, body.to_vec(), None)) {
+        Err(error) => error,
+        Ok(_) => Error::integration(PROVIDER, Some(status.as_u16()), "Lemon Squeezy answered a success, not a refusal"),
+    }
 }
 
 fn finish(method: &str, path: &str, outcome: Attempt) -> Result<Value> {
@@ -290,7 +282,7 @@ fn finish(method: &str, path: &str, outcome: Attempt) -> Result<Value> {
             tracing::warn!(method, path, "Lemon Squeezy timed out");
             Err(Error::provider_timeout(PROVIDER))
         }
-        Attempt::Failed(reason) => {
+        Attempt::Failed(reason) | Attempt::Unsent(reason) => {
             tracing::warn!(method, path, %reason, "Lemon Squeezy unreachable");
             Err(Error::integration(PROVIDER, None, "Lemon Squeezy could not be reached"))
         }
@@ -300,17 +292,6 @@ fn finish(method: &str, path: &str, outcome: Attempt) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base_urls_must_be_https_except_on_loopback() {
-        assert!(check_base_url("https://api.lemonsqueezy.com/v1").is_ok());
-        assert!(check_base_url("http://127.0.0.1:9000/v1").is_ok());
-        assert!(check_base_url("http://localhost:9000/v1").is_ok());
-        assert!(check_base_url("http://[::1]:9000/v1").is_ok());
-        assert!(check_base_url("http://api.lemonsqueezy.com/v1").is_err());
-        assert!(check_base_url("ftp://127.0.0.1/").is_err());
-        assert!(check_base_url("not a url").is_err());
-    }
 
     #[test]
     fn provider_errors_map_to_our_codes() {

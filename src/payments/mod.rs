@@ -131,6 +131,17 @@ impl SubscriptionAction {
         }
     }
 
+    /// Whether `after` (the provider's answer) shows this action done.
+    fn took_effect(&self, after: &SubscriptionDto) -> bool {
+        match self {
+            SubscriptionAction::Cancel => matches!(after.provider_status.as_str(), "cancelled" | "expired"),
+            SubscriptionAction::Resume => after.provider_status != "cancelled",
+            SubscriptionAction::Pause { mode, .. } => after.pause_mode.as_deref() == Some(mode.as_str()),
+            SubscriptionAction::Unpause => after.pause_mode.is_none(),
+            SubscriptionAction::ChangePlan { variant_id } => &after.variant_id == variant_id,
+        }
+    }
+
     fn audit_name(&self) -> &'static str {
         match self {
             SubscriptionAction::Cancel => "payments.subscription_cancel",
@@ -240,9 +251,16 @@ impl PaymentService {
             let on_products = |done, total| report.step(SyncStep::Products, done, total);
             let (products, p_pages) = self.client.get_all_observed("products", &query, on_products).await?;
             let on_variants = |done, total| report.step(SyncStep::Variants, done, total);
+            // The variants list has no store filter: it holds every store of the key's account.
             let (variants, v_pages) = self.client.get_all_observed("variants", &[], on_variants).await?;
             let products: Vec<ProductDto> = products.iter().map(|p| model::product_from(p, &currency)).collect();
-            let variants: Vec<_> = variants.iter().map(model::variant_from).collect();
+            let ours: std::collections::HashSet<&str> = products.iter().map(|p| p.id.as_str()).collect();
+            let variants: Vec<_> = variants
+                .iter()
+                .map(model::variant_from)
+                .filter(|(product_id, _, _)| ours.contains(product_id.as_str()))
+                .collect();
+            let variants = model::shown_variants(variants);
             let count = products.len();
             self.db.call(move |conn| store::replace_products(conn, &products, &variants, &now_rfc3339())).await?;
             Ok::<_, Error>((count, p_pages + v_pages + 1))
@@ -459,9 +477,14 @@ impl PaymentService {
         let fresh = async {
             let currency = self.currency().await?;
             let resource = self.client.get_one(&format!("products/{id}")).await?;
+            // The key sees every store of the account: another store's product is not ours.
+            let store_id = self.store_id().await?;
+            if resource.str("store_id").is_some_and(|store| store != store_id) {
+                return Err(Error::not_found(format!("No product {id} in this store")));
+            }
             let (variants, _) = self.client.get_all("variants", &[("filter[product_id]", id.to_string())]).await?;
             let mut product = model::product_from(&resource, &currency);
-            let mut variants: Vec<_> = variants.iter().map(model::variant_from).collect();
+            let mut variants = model::shown_variants(variants.iter().map(model::variant_from).collect());
             variants.sort_by_key(|(_, _, sort)| *sort);
             product.variants = Some(variants.into_iter().map(|(_, v, _)| v).collect());
             Ok::<_, Error>(product)
@@ -489,6 +512,10 @@ impl PaymentService {
             return Err(Error::invalid_field("productId", "is a draft product; only published products can be sold"));
         }
         let variants = product.variants.clone().unwrap_or_default();
+        // A product's only variant is its "default" one, which Lemon Squeezy keeps `pending`
+        // (its variant reference): it sells as the product itself.
+        let sellable =
+            |v: &model::VariantDto| v.status == "published" || (variants.len() == 1 && v.status == "pending");
         let variant = match &new.variant_id {
             Some(id) => variants
                 .iter()
@@ -496,10 +523,10 @@ impl PaymentService {
                 .ok_or_else(|| Error::invalid_field("variantId", "is not a variant of this product"))?,
             None => variants
                 .iter()
-                .find(|v| v.status == "published")
+                .find(|v| sellable(v))
                 .ok_or_else(|| Error::invalid_field("productId", "has no published variant to sell"))?,
         };
-        if variant.status != "published" {
+        if !sellable(variant) {
             return Err(Error::invalid_field("variantId", "is not published"));
         }
         let order_id = uuid::Uuid::new_v4().to_string();
@@ -512,15 +539,16 @@ impl PaymentService {
         if let Some(address) = &new.billing_address {
             checkout_data["billing_address"] = Value::Object(address.clone());
         }
+        let store_id = self.store_id().await?;
         let request = json!({"data": {
             "type": "checkouts",
             "attributes": {"checkout_data": checkout_data},
             "relationships": {
-                "store": {"data": {"type": "stores", "id": self.store_id().await?}},
+                "store": {"data": {"type": "stores", "id": store_id}},
                 "variant": {"data": {"type": "variants", "id": variant.id}}
             }
         }});
-        let checkout = match self.client.post("checkouts", &request).await {
+        let checkout = match self.create_checkout(&request, &store_id, &variant.id, &order_id).await {
             Ok(checkout) => checkout,
             Err(err) => {
                 self.audit
@@ -580,6 +608,61 @@ impl PaymentService {
         Ok(record.dto)
     }
 
+    /// Creates the checkout of our order `order_id` once. `POST /checkouts` is not replayed
+    /// blindly: when its answer is lost (a time-out, a 5xx), the store's checkouts for the
+    /// variant are searched for the one carrying our order id, and only when there is none is it
+    /// sent again.
+    async fn create_checkout(
+        &self,
+        request: &Value,
+        store_id: &str,
+        variant_id: &str,
+        order_id: &str,
+    ) -> Result<jsonapi::Resource> {
+        const ATTEMPTS: u32 = 3;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let error = match self.client.post_once("checkouts", request).await {
+                Ok(checkout) => return Ok(checkout),
+                Err(error) if error.code == ErrorCode::IntegrationError => error,
+                Err(error) => return Err(error),
+            };
+            match self.find_checkout(store_id, variant_id, order_id).await {
+                Ok(Some(made)) => {
+                    tracing::info!(order = order_id, checkout = %made.id, "the checkout had been made although its answer was lost");
+                    return Ok(made);
+                }
+                Ok(None) if attempt < ATTEMPTS => {
+                    tracing::info!(order = order_id, attempt, "no checkout was made; sending it again");
+                    tokio::time::sleep(Duration::from_millis(250 * u64::from(attempt))).await;
+                }
+                // Out of attempts, or the look-up failed too: say what failed first.
+                _ => return Err(error),
+            }
+        }
+    }
+
+    /// The checkout carrying our order id, among the variant's newest checkouts (ours was made
+    /// moments ago, so the first page holds it).
+    async fn find_checkout(
+        &self,
+        store_id: &str,
+        variant_id: &str,
+        order_id: &str,
+    ) -> Result<Option<jsonapi::Resource>> {
+        let query = [
+            ("filter[store_id]", store_id.to_string()),
+            ("filter[variant_id]", variant_id.to_string()),
+            ("page[size]", "100".to_string()),
+        ];
+        let checkouts = self.client.get("checkouts", &query).await?.resources()?;
+        Ok(checkouts.into_iter().find(|c| {
+            c.attributes.get("checkout_data").and_then(|d| d.get("custom")).and_then(|c| c.get("order_id"))
+                == Some(&Value::String(order_id.to_string()))
+        }))
+    }
+
     /// `GET /orders/:id` with the webhook events applied to it.
     pub async fn get_order(&self, id: &str) -> Result<OrderDto> {
         validate_id("id", id)?;
@@ -627,13 +710,16 @@ impl PaymentService {
         Ok(SubscriptionList { subscriptions, meta })
     }
 
-    /// Cancel, resume, pause, unpause or change plan; the answer is the provider's new state.
+    /// Cancel, resume, pause, unpause or change plan. The provider's answer is checked against
+    /// what was asked: a change that waits for the customer (a PayPal subscription is changed
+    /// only once its customer confirms at the URL Lemon Squeezy gives) comes back as pending with
+    /// that URL; a change the provider reports done but did not make is an error.
     pub async fn act_on_subscription(
         &self,
         actor: &Actor,
         id: &str,
         action: SubscriptionAction,
-    ) -> Result<SubscriptionDto> {
+    ) -> Result<SubscriptionActionResult> {
         validate_id("id", id)?;
         let path = format!("subscriptions/{id}");
         let patch = |attributes: Value| json!({"data": {"type": "subscriptions", "id": id, "attributes": attributes}});
@@ -659,17 +745,66 @@ impl PaymentService {
                 self.client.patch(&path, &patch(json!({"variant_id": variant}))).await
             }
         };
-        let outcome = match &result {
-            Ok(_) => "success".to_string(),
+        let checked = result.and_then(|resource| {
+            let subscription = model::subscription_from(&resource);
+            let pending = if action.took_effect(&subscription) {
+                None
+            } else {
+                let url = resource
+                    .attributes
+                    .get("urls")
+                    .and_then(|u| u.get("customer_portal_update_subscription"))
+                    .and_then(Value::as_str)
+                    .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+                    .map(str::to_string);
+                let Some(url) = url else {
+                    return Err(Error::integration(
+                        client::PROVIDER,
+                        None,
+                        "Lemon Squeezy accepted the change but the subscription did not change",
+                    ));
+                };
+                Some(PendingConfirmation {
+                    message: "The customer pays through PayPal: the change happens once they confirm it at this link"
+                        .into(),
+                    url,
+                })
+            };
+            Ok((subscription, pending))
+        });
+        let outcome = match &checked {
+            Ok((_, None)) => "success".to_string(),
+            Ok((_, Some(_))) => "pending: the customer must confirm".to_string(),
             Err(err) => format!("failure: {}", err.code.as_str()),
         };
         self.audit.record(actor.audit_name(), action.audit_name(), Some(id), &outcome, None).await;
-        let subscription = model::subscription_from(&result?);
+        let (subscription, pending_confirmation) = checked?;
         let stored = subscription.clone();
         self.db.call(move |conn| store::upsert_subscription(conn, &stored, &now_rfc3339())).await?;
         let id = subscription.id.clone();
-        Ok(self.db.call(move |conn| store::get_subscription(conn, &id)).await?.unwrap_or(subscription))
+        let subscription = self.db.call(move |conn| store::get_subscription(conn, &id)).await?.unwrap_or(subscription);
+        Ok(SubscriptionActionResult { subscription, pending_confirmation })
     }
+}
+
+/// What a subscription action did: the subscription as it is now, and, when the change waits for
+/// the customer, where they confirm it.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionActionResult {
+    pub subscription: SubscriptionDto,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub pending_confirmation: Option<PendingConfirmation>,
+}
+
+/// A change the provider made wait for the customer's confirmation.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingConfirmation {
+    /// Where the customer confirms (Lemon Squeezy's customer portal).
+    pub url: String,
+    pub message: String,
 }
 
 use self::validate::ListQuery;

@@ -208,6 +208,17 @@ pub fn variant_from(resource: &Resource) -> (String, VariantDto, i64) {
     (product_id, dto, resource.int("sort").unwrap_or(0))
 }
 
+/// The variants staff see, by product: a product's `pending` "default" variant only when it is
+/// the product's one variant (then it is what sells); beside published variants Lemon Squeezy
+/// still lists it, but it is not for sale.
+pub fn shown_variants(variants: Vec<(String, VariantDto, i64)>) -> Vec<(String, VariantDto, i64)> {
+    let mut per_product: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (product, _, _) in &variants {
+        *per_product.entry(product.clone()).or_default() += 1;
+    }
+    variants.into_iter().filter(|(product, v, _)| v.status != "pending" || per_product[product] == 1).collect()
+}
+
 /// A product from the provider's resource (variants attached separately).
 pub fn product_from(resource: &Resource, currency: &str) -> ProductDto {
     let price = resource.int("price").unwrap_or(0);

@@ -37,8 +37,15 @@ pub fn put_cached(conn: &Connection, document: &Document, now: &str) -> Result<(
         "INSERT INTO doc_cache (document_id, name, revision_id, document_json, fetched_at) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (document_id) DO UPDATE SET name = excluded.name, revision_id = excluded.revision_id,
              document_json = excluded.document_json, fetched_at = excluded.fetched_at",
-        params![document.id, document.name, document.revision_id, to_json(document)?, now],
+        // A read-only copy has no revision (Google gives none to viewers): kept as "".
+        params![document.id, document.name, document.revision_id.as_deref().unwrap_or(""), to_json(document)?, now],
     )?;
+    Ok(())
+}
+
+/// Forgets the offline copy of a document (its reader lost access, or it is gone).
+pub fn delete_cached(conn: &Connection, id: &str) -> Result<()> {
+    conn.execute("DELETE FROM doc_cache WHERE document_id = ?1", [id])?;
     Ok(())
 }
 
@@ -57,7 +64,7 @@ pub fn put_draft(conn: &Connection, user_id: &str, base: &Document, blocks: &[Ed
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (user_id, document_id) DO UPDATE SET base_revision_id = excluded.base_revision_id,
              base_json = excluded.base_json, blocks_json = excluded.blocks_json, updated_at = excluded.updated_at",
-        params![user_id, base.id, base.revision_id, to_json(base)?, to_json(&blocks)?, now],
+        params![user_id, base.id, base.revision_id.as_deref().unwrap_or(""), to_json(base)?, to_json(&blocks)?, now],
     )?;
     Ok(())
 }

@@ -206,10 +206,7 @@ impl WebhookReceiver {
         let value: Value = serde_json::from_slice(body)
             .map_err(|e| Error::invalid_field("body", format!("is not valid JSON: {e}")))?;
         let event = payload::parse(&value, event_header).map_err(Error::invalid)?;
-        let dedupe_key = match &event.webhook_id {
-            Some(id) => format!("webhook_id:{id}"),
-            None => format!("sha256:{}", hex::encode(sha2::Sha256::digest(body))),
-        };
+        let dedupe_key = dedupe_key(&event, body);
         let stored = self
             .inbox
             .store(NewDelivery {
@@ -235,6 +232,21 @@ impl WebhookReceiver {
                 Ok(Received { received: true, duplicate: true })
             }
         }
+    }
+}
+
+/// What makes two deliveries the same event. `meta.webhook_id` is undocumented (it may name the
+/// delivery, the purchase or the endpoint), so it counts only together with the event name, the
+/// resource and the resource's `updated_at`: a shared id never makes two events one, and a resent
+/// delivery is still recognised. Without an id, the body itself.
+fn dedupe_key(event: &WebhookEvent, body: &[u8]) -> String {
+    match &event.webhook_id {
+        Some(id) => {
+            let parts =
+                [id.as_str(), &event.name, &event.resource_type, &event.resource_id, event.updated_at().unwrap_or("")];
+            format!("event:{}", hex::encode(sha2::Sha256::digest(parts.join("\u{1f}").as_bytes())))
+        }
+        None => format!("sha256:{}", hex::encode(sha2::Sha256::digest(body))),
     }
 }
 

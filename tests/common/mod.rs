@@ -14,6 +14,13 @@ pub const DEMO_EMAIL: &str = staffroom::sandbox::DEMO_EMAIL;
 /// The sandbox's demo password.
 pub const DEMO_PASSWORD: &str = staffroom::sandbox::DEMO_PASSWORD;
 
+/// The URL of the sandbox checkout page's Pay or Decline button for a checkout URL (which, like
+/// Lemon Squeezy's, carries a signature in its query).
+pub fn checkout_action(checkout_url: &str, action: &str) -> String {
+    let page = checkout_url.split('?').next().unwrap_or(checkout_url);
+    format!("{page}/{action}")
+}
+
 /// The `staffroom` binary built for these tests.
 pub fn binary() -> &'static str {
     env!("CARGO_BIN_EXE_staffroom")
@@ -232,10 +239,10 @@ impl SandboxApp {
         config.long_running = true;
         config.secret_backend = staffroom::secrets::SecretBackend::Memory;
         config.payments.client.request_timeout = std::time::Duration::from_millis(700);
-        config.payments.client.max_total = std::time::Duration::from_secs(3);
+        config.payments.client.retry.max_total = std::time::Duration::from_secs(3);
         config.docs.client.request_timeout = std::time::Duration::from_millis(700);
-        config.docs.client.max_total = std::time::Duration::from_secs(3);
-        config.docs.client.backoff_base = std::time::Duration::from_millis(50);
+        config.docs.client.retry.max_total = std::time::Duration::from_secs(3);
+        config.docs.client.retry.backoff_base = std::time::Duration::from_millis(50);
         let core = staffroom::Core::open(config).await.unwrap();
         staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

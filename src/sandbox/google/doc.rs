@@ -1,7 +1,9 @@
 //! A Google Doc as the simulator keeps it: the body as a flat sequence of UTF-16 code units, so
 //! that an index in a request *is* a position in the sequence. Paragraph styles live on each
 //! paragraph's newline, text styles on each code unit; tables are marker units (start, row,
-//! cell, end), each one index wide, as in Google's own index layout.
+//! cell, end), each one index wide, as in Google's own index layout; a non-text element (an
+//! inline image) is one unit of its own. Text may carry a pending suggestion (insertion or
+//! deletion), which each suggestions view mode shows its own way.
 //!
 //! `batch_update` applies requests in order on a copy and keeps the copy only if every request
 //! succeeded, with the checks and messages of the real API.
@@ -13,11 +15,20 @@ use serde_json::{json, Map, Value};
 pub enum Unit {
     SectionBreak,
     /// A character; astral characters are followed by a `Low` unit (their second code unit).
+    /// `mark` names a pending suggestion (0: none).
     Text {
         ch: char,
         style: u32,
+        mark: u32,
     },
     Low {
+        style: u32,
+        mark: u32,
+    },
+    /// A non-text paragraph element one index wide (an inline object, …): `element` indexes
+    /// [`SimDoc::elements`].
+    Element {
+        element: u32,
         style: u32,
     },
     /// The newline ending a paragraph, which carries the paragraph's style.
@@ -38,8 +49,28 @@ impl Unit {
 
     fn text_style(self) -> Option<u32> {
         match self {
-            Unit::Text { style, .. } | Unit::Low { style } | Unit::Newline { style, .. } => Some(style),
+            Unit::Text { style, .. }
+            | Unit::Low { style, .. }
+            | Unit::Newline { style, .. }
+            | Unit::Element { style, .. } => Some(style),
             _ => None,
+        }
+    }
+
+    fn mark(self) -> u32 {
+        match self {
+            Unit::Text { mark, .. } | Unit::Low { mark, .. } => mark,
+            _ => 0,
+        }
+    }
+
+    fn with_style(self, style: u32) -> Unit {
+        match self {
+            Unit::Text { ch, mark, .. } => Unit::Text { ch, style, mark },
+            Unit::Low { mark, .. } => Unit::Low { style, mark },
+            Unit::Newline { para, .. } => Unit::Newline { para, style },
+            Unit::Element { element, .. } => Unit::Element { element, style },
+            other => other,
         }
     }
 }
@@ -72,6 +103,11 @@ const PARAGRAPH_STYLE_FIELDS: &[&str] = &[
     "pageBreakBefore",
 ];
 
+/// Keys of an interned paragraph style that are the paragraph's own fields, not its style: a
+/// list bullet (copied to a paragraph split off it, as Docs does) and anchored objects (not).
+const BULLET: &str = "_bullet";
+const POSITIONED: &str = "_positionedObjectIds";
+
 /// A simulated document.
 #[derive(Debug, Clone)]
 pub struct SimDoc {
@@ -80,14 +116,39 @@ pub struct SimDoc {
     pub units: Vec<Unit>,
     /// Interned text styles (index 0 is the empty style).
     pub text_styles: Vec<Value>,
-    /// Interned paragraph styles (index 0 is NORMAL_TEXT).
+    /// Interned paragraph styles (index 0 is NORMAL_TEXT), with the paragraph's bullet and
+    /// anchored objects under `_`-prefixed keys.
     pub para_styles: Vec<Value>,
+    /// Interned suggestion marks of text (index 0 is none): the text run fields they add,
+    /// `suggestedInsertionIds` or `suggestedDeletionIds`.
+    pub marks: Vec<Value>,
+    /// Non-text paragraph elements, as Google writes them without their indexes.
+    pub elements: Vec<Value>,
+    /// `Document.inlineObjects`, `positionedObjects` and `lists`, keyed by id.
+    pub inline_objects: Map<String, Value>,
+    pub positioned_objects: Map<String, Value>,
+    pub lists: Map<String, Value>,
+    /// The current revision's id (see the simulator for how ids are issued and expire).
     pub revision_id: String,
+    /// How many times the document was written.
+    pub serial: u64,
 }
 
 /// A refused request: the message of the API's 400.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invalid(pub String);
+
+/// One piece of a seeded paragraph.
+#[derive(Debug, Clone)]
+pub enum Piece<'a> {
+    /// Text with a text style.
+    Text(&'a str, Value),
+    /// Text that is a pending suggestion: its style and its mark (`{"suggestedInsertionIds": …}`
+    /// or `{"suggestedDeletionIds": …}`).
+    Suggested(&'a str, Value, Value),
+    /// A non-text element as Google writes it (`{"inlineObjectElement": {…}}`).
+    Element(Value),
+}
 
 fn intern(styles: &mut Vec<Value>, style: Value) -> u32 {
     match styles.iter().position(|s| *s == style) {
@@ -99,10 +160,11 @@ fn intern(styles: &mut Vec<Value>, style: Value) -> u32 {
     }
 }
 
-/// Characters the API strips from inserted text: controls other than tab and newline, and the
-/// Private Use Area.
+/// Characters the API strips from inserted text (`InsertTextRequest.text` in the discovery
+/// document): U+0000–U+0008, U+000C–U+001F and the Private Use Area. Tab, newline and the soft
+/// line break U+000B survive.
 fn is_stripped(c: char) -> bool {
-    (c.is_control() && c != '\t' && c != '\n') || ('\u{E000}'..='\u{F8FF}').contains(&c)
+    matches!(c, '\u{0}'..='\u{8}' | '\u{C}'..='\u{1F}' | '\u{E000}'..='\u{F8FF}')
 }
 
 impl SimDoc {
@@ -114,7 +176,13 @@ impl SimDoc {
             units: vec![Unit::SectionBreak, Unit::Newline { para: 0, style: 0 }],
             text_styles: vec![json!({})],
             para_styles: vec![json!({"namedStyleType": "NORMAL_TEXT"})],
+            marks: vec![json!({})],
+            elements: Vec::new(),
+            inline_objects: Map::new(),
+            positioned_objects: Map::new(),
+            lists: Map::new(),
             revision_id,
+            serial: 0,
         }
     }
 
@@ -133,22 +201,41 @@ impl SimDoc {
     /// Appends a paragraph of styled runs before the final empty paragraph is dropped by
     /// [`SimDoc::finish_seed`]. Runs must not contain newlines.
     pub fn push_paragraph(&mut self, named_style: &str, runs: &[(&str, Value)]) {
-        let para = intern(&mut self.para_styles, json!({ "namedStyleType": named_style }));
+        let pieces: Vec<Piece> = runs.iter().map(|(text, style)| Piece::Text(text, style.clone())).collect();
+        self.push_pieces(json!({ "namedStyleType": named_style }), &pieces);
+    }
+
+    /// Appends a paragraph of pieces with `paragraph_style` (which may hold `_bullet` and
+    /// `_positionedObjectIds`).
+    pub fn push_pieces(&mut self, paragraph_style: Value, pieces: &[Piece]) {
+        let para = intern(&mut self.para_styles, paragraph_style);
         let mut last_style = 0;
-        for (text, style) in runs {
-            let style = intern(&mut self.text_styles, style.clone());
-            last_style = style;
-            for ch in text.chars() {
-                self.push_char(ch, style);
+        for piece in pieces {
+            match piece {
+                Piece::Text(text, style) | Piece::Suggested(text, style, _) => {
+                    let style = intern(&mut self.text_styles, style.clone());
+                    let mark = match piece {
+                        Piece::Suggested(_, _, mark) => intern(&mut self.marks, mark.clone()),
+                        _ => 0,
+                    };
+                    last_style = style;
+                    for ch in text.chars() {
+                        self.push_char(ch, style, mark);
+                    }
+                }
+                Piece::Element(element) => {
+                    self.elements.push(element.clone());
+                    self.units.push(Unit::Element { element: (self.elements.len() - 1) as u32, style: 0 });
+                }
             }
         }
         self.units.push(Unit::Newline { para, style: last_style });
     }
 
-    fn push_char(&mut self, ch: char, style: u32) {
-        self.units.push(Unit::Text { ch, style });
+    fn push_char(&mut self, ch: char, style: u32, mark: u32) {
+        self.units.push(Unit::Text { ch, style, mark });
         if ch.len_utf16() == 2 {
-            self.units.push(Unit::Low { style });
+            self.units.push(Unit::Low { style, mark });
         }
     }
 
@@ -160,7 +247,7 @@ impl SimDoc {
             for cell in row {
                 self.units.push(Unit::CellStart);
                 for ch in cell.chars() {
-                    self.push_char(ch, 0);
+                    self.push_char(ch, 0, 0);
                 }
                 self.units.push(Unit::Newline { para: 0, style: 0 });
             }
@@ -182,20 +269,53 @@ impl SimDoc {
     // -----------------------------------------------------------------------------------------
     // Reading
 
-    /// The document as `documents.get` returns it.
+    /// The document as `documents.get` returns it in `view_mode`: suggestions inline (as marked
+    /// text), or previewed as accepted or as rejected, which moves every index after them.
     pub fn to_json(&self, view_mode: &str) -> Value {
-        json!({
-            "documentId": self.id,
-            "title": self.title,
-            "body": { "content": self.render_content(1, self.units.len(), true) },
+        let view = self.view(view_mode);
+        let mut doc = json!({
+            "documentId": view.id,
+            "title": view.title,
+            "body": { "content": view.render_content(1, view.units.len(), true) },
             "documentStyle": {
                 "pageSize": {"width": {"magnitude": 612, "unit": "PT"}, "height": {"magnitude": 792, "unit": "PT"}},
                 "marginTop": {"magnitude": 72, "unit": "PT"},
                 "marginBottom": {"magnitude": 72, "unit": "PT"}
             },
-            "revisionId": self.revision_id,
+            "revisionId": view.revision_id,
             "suggestionsViewMode": view_mode,
-        })
+        });
+        for (key, map) in [
+            ("inlineObjects", &view.inline_objects),
+            ("positionedObjects", &view.positioned_objects),
+            ("lists", &view.lists),
+        ] {
+            if !map.is_empty() {
+                doc[key] = Value::Object(map.clone());
+            }
+        }
+        doc
+    }
+
+    /// The body as `view_mode` shows it.
+    fn view(&self, view_mode: &str) -> SimDoc {
+        let hidden = match view_mode {
+            "PREVIEW_WITHOUT_SUGGESTIONS" => "suggestedInsertionIds",
+            "PREVIEW_SUGGESTIONS_ACCEPTED" => "suggestedDeletionIds",
+            _ => return self.clone(),
+        };
+        let mut view = self.clone();
+        view.units = self
+            .units
+            .iter()
+            .filter(|u| self.marks[u.mark() as usize].get(hidden).is_none())
+            .map(|u| match *u {
+                Unit::Text { ch, style, .. } => Unit::Text { ch, style, mark: 0 },
+                Unit::Low { style, .. } => Unit::Low { style, mark: 0 },
+                other => other,
+            })
+            .collect();
+        view
     }
 
     /// Structural elements between `from` and `to`; `body` adds the leading section break.
@@ -227,20 +347,31 @@ impl SimDoc {
         let mut elements = Vec::new();
         let mut run_start = start;
         let mut run_text = String::new();
-        let mut run_style = self.units[start].text_style().unwrap_or(0);
+        let mut run_key = (self.units[start].text_style().unwrap_or(0), self.units[start].mark());
         let mut i = start;
         let para = loop {
             let unit = self.units[i];
-            let style = unit.text_style().unwrap_or(0);
-            if style != run_style && !run_text.is_empty() && !matches!(unit, Unit::Low { .. }) {
-                elements.push(self.text_run(run_start, i, &run_text, run_style));
-                run_start = i;
+            let key = (unit.text_style().unwrap_or(0), unit.mark());
+            let breaks_run =
+                matches!(unit, Unit::Element { .. }) || (key != run_key && !matches!(unit, Unit::Low { .. }));
+            if breaks_run && !run_text.is_empty() {
+                elements.push(self.text_run(run_start, i, &run_text, run_key));
                 run_text.clear();
             }
-            run_style = style;
+            if breaks_run || run_text.is_empty() {
+                run_start = i;
+                run_key = key;
+            }
             match unit {
                 Unit::Text { ch, .. } => run_text.push(ch),
                 Unit::Low { .. } => {}
+                Unit::Element { element, .. } => {
+                    let mut value = self.elements[element as usize].clone();
+                    value["startIndex"] = json!(i);
+                    value["endIndex"] = json!(i + 1);
+                    elements.push(value);
+                    run_start = i + 1;
+                }
                 Unit::Newline { para, .. } => {
                     run_text.push('\n');
                     break para;
@@ -249,25 +380,30 @@ impl SimDoc {
             }
             i += 1;
         };
-        elements.push(self.text_run(run_start, i + 1, &run_text, run_style));
+        elements.push(self.text_run(run_start, i + 1, &run_text, run_key));
         let mut paragraph_style = self.para_styles[para as usize].clone();
+        let extras = paragraph_style.as_object_mut().map(|style| (style.remove(BULLET), style.remove(POSITIONED)));
         paragraph_style["direction"] = json!("LEFT_TO_RIGHT");
-        (
-            json!({
-                "startIndex": start,
-                "endIndex": i + 1,
-                "paragraph": {"elements": elements, "paragraphStyle": paragraph_style}
-            }),
-            i + 1,
-        )
+        let mut paragraph = json!({"elements": elements, "paragraphStyle": paragraph_style});
+        if let Some((bullet, positioned)) = extras {
+            if let Some(bullet) = bullet {
+                paragraph["bullet"] = bullet;
+            }
+            if let Some(positioned) = positioned {
+                paragraph["positionedObjectIds"] = positioned;
+            }
+        }
+        (json!({"startIndex": start, "endIndex": i + 1, "paragraph": paragraph}), i + 1)
     }
 
-    fn text_run(&self, start: usize, end: usize, content: &str, style: u32) -> Value {
-        json!({
-            "startIndex": start,
-            "endIndex": end,
-            "textRun": {"content": content, "textStyle": self.text_styles[style as usize]}
-        })
+    fn text_run(&self, start: usize, end: usize, content: &str, (style, mark): (u32, u32)) -> Value {
+        let mut run = json!({"content": content, "textStyle": self.text_styles[style as usize]});
+        if let Some(fields) = self.marks[mark as usize].as_object() {
+            for (key, value) in fields {
+                run[key] = value.clone();
+            }
+        }
+        json!({"startIndex": start, "endIndex": end, "textRun": run})
     }
 
     fn render_table(&self, start: usize) -> (Value, usize) {
@@ -432,23 +568,31 @@ impl SimDoc {
             // Never split a surrogate pair: the text goes right after the character.
             index += 1;
         }
-        if !matches!(self.units[index], Unit::Text { .. } | Unit::Newline { .. }) {
+        if !matches!(self.units[index], Unit::Text { .. } | Unit::Newline { .. } | Unit::Element { .. }) {
             return Err(Invalid("The insertion index must be inside the bounds of an existing paragraph.".into()));
         }
         // Text takes the style of the text just before it, within the paragraph.
         let style = match self.units[index - 1] {
-            Unit::Text { style, .. } | Unit::Low { style } => style,
+            Unit::Text { style, .. } | Unit::Low { style, .. } | Unit::Element { style, .. } => style,
             _ => self.units[index].text_style().unwrap_or(0),
         };
-        let para = self.paragraph_style_at(index);
+        // A paragraph split off keeps the style and bullet of the one it came from, not the
+        // objects anchored to it.
+        let split_para = {
+            let mut style = self.para_styles[self.paragraph_style_at(index) as usize].clone();
+            if let Some(map) = style.as_object_mut() {
+                map.remove(POSITIONED);
+            }
+            intern(&mut self.para_styles, style)
+        };
         let mut inserted = Vec::with_capacity(text.len());
         for ch in text.chars() {
             if ch == '\n' {
-                inserted.push(Unit::Newline { para, style });
+                inserted.push(Unit::Newline { para: split_para, style });
             } else {
-                inserted.push(Unit::Text { ch, style });
+                inserted.push(Unit::Text { ch, style, mark: 0 });
                 if ch.len_utf16() == 2 {
-                    inserted.push(Unit::Low { style });
+                    inserted.push(Unit::Low { style, mark: 0 });
                 }
             }
         }
@@ -510,7 +654,7 @@ impl SimDoc {
             Unit::Newline { .. } | Unit::SectionBreak | Unit::CellStart | Unit::TableEnd
         );
         let merges = self.units[start..end].iter().any(|u| matches!(u, Unit::Newline { .. }))
-            && matches!(self.units[start], Unit::Text { .. } | Unit::Newline { .. })
+            && matches!(self.units[start], Unit::Text { .. } | Unit::Newline { .. } | Unit::Element { .. })
             && !at_paragraph_start;
         let kept_style = self.paragraph_style_at(start);
         self.units.drain(start..end);
@@ -565,6 +709,8 @@ impl SimDoc {
                         None => current.remove(field),
                     };
                 }
+                // The paragraph's own bullet and objects ride along untouched: the mask names
+                // style fields only.
                 current.entry("namedStyleType").or_insert_with(|| json!("NORMAL_TEXT"));
                 let para = intern(&mut self.para_styles, Value::Object(current));
                 self.units[k] = Unit::Newline { para, style: text };
@@ -602,12 +748,7 @@ impl SimDoc {
                 };
             }
             let new = intern(&mut self.text_styles, Value::Object(current));
-            self.units[k] = match self.units[k] {
-                Unit::Text { ch, .. } => Unit::Text { ch, style: new },
-                Unit::Low { .. } => Unit::Low { style: new },
-                Unit::Newline { para, .. } => Unit::Newline { para, style: new },
-                other => other,
-            };
+            self.units[k] = self.units[k].with_style(new);
         }
         Ok(())
     }

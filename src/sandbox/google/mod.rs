@@ -1,7 +1,10 @@
 //! A simulator of Google Drive v3, Docs v1 and Google's OAuth endpoints on loopback: Drive list
-//! (real `q` parsing, `orderBy`, page tokens, partial responses), create and permissions; Docs
-//! get and batchUpdate with true index semantics (see [`doc`]); authorize, token (PKCE checked)
-//! and revoke. Error bodies are Google's. Fault switches for tests.
+//! (real `q` parsing, `orderBy`, page tokens, partial responses, shared drives only for callers
+//! that ask for them), `generateIds`, create (with a generated id) and permissions; Docs get and
+//! batchUpdate with true index semantics (see [`doc`]), suggestions view modes, and revision ids
+//! that expire; authorize, token (PKCE checked) and revoke. The signed-in user owns most files,
+//! but some are only shared with them to view or comment, with the refusals Google gives such
+//! users. Error bodies are Google's. Fault switches for tests.
 
 pub mod doc;
 mod oauth;
@@ -49,12 +52,19 @@ pub struct GoogleFaults {
     pub reject_token: u32,
     /// Permission changes fail with 403 (a Workspace sharing policy).
     pub sharing_blocked: bool,
+    /// The next this-many creates and writes (`files.create`, `documents.batchUpdate`) are
+    /// carried out, then answered 500, as when Google fails after committing.
+    pub fail_after_commit: u32,
+    /// How long a revision id stays valid (Google guarantees 24 hours); tests shorten it.
+    pub revision_lifetime_secs: Option<u64>,
 }
 
 /// Sizes and limits of a simulator.
 #[derive(Debug, Clone)]
 pub struct GoogleSimOptions {
     pub documents: usize,
+    /// Folders beyond the seeded ones (to show that folder lists read every page).
+    pub extra_folders: usize,
     /// Life of the access tokens the token endpoint issues.
     pub access_token_lifetime: Duration,
     /// Docs allows 60 writes per user per this window.
@@ -65,6 +75,7 @@ impl Default for GoogleSimOptions {
     fn default() -> Self {
         GoogleSimOptions {
             documents: 30,
+            extra_folders: 0,
             access_token_lifetime: Duration::from_secs(3599),
             write_window: Duration::from_secs(60),
         }
@@ -73,6 +84,21 @@ impl Default for GoogleSimOptions {
 
 /// Docs writes allowed per user per window.
 pub const WRITES_PER_WINDOW: usize = 60;
+
+/// Google's guarantee for a revision id's life.
+const REVISION_LIFETIME: Duration = Duration::from_secs(24 * 3600);
+
+/// What the signed-in user may do with a file, from most to least.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    /// Not shared with them at all.
+    None,
+    Reader,
+    Commenter,
+    Writer,
+    Owner,
+}
 
 #[derive(Debug, Clone)]
 struct SimFile {
@@ -86,12 +112,42 @@ struct SimFile {
     owner: String,
     permissions: Vec<Value>,
     version: u64,
+    /// The signed-in user's access.
+    access: Access,
+    /// The shared drive holding the file, if any.
+    drive_id: Option<String>,
 }
 
 struct Data {
     files: Vec<SimFile>,
     docs: HashMap<String, SimDoc>,
     next_id: u64,
+    /// Ids `files.generateIds` handed out and no create has used yet.
+    generated_ids: std::collections::HashSet<String>,
+    /// Every revision id issued: the document, the revision it names, and when it was issued.
+    revisions: HashMap<String, (String, u64, Instant)>,
+}
+
+impl Data {
+    /// A fresh id for the document's current revision (ids name a revision for one user and
+    /// expire; a changed id does not always mean changed content).
+    fn issue_revision(&mut self, doc_id: &str) -> String {
+        let Some(doc) = self.docs.get_mut(doc_id) else { return String::new() };
+        let token = new_revision_id();
+        doc.revision_id = token.clone();
+        self.revisions.insert(token.clone(), (doc_id.to_string(), doc.serial, Instant::now()));
+        token
+    }
+
+    /// The document's current revision id, issued anew once half its life has passed, so that
+    /// a fresh read always gives a usable one.
+    fn current_revision(&mut self, doc_id: &str, lifetime: Duration) -> String {
+        let current = self.docs.get(doc_id).map(|d| d.revision_id.clone()).unwrap_or_default();
+        match self.revisions.get(&current) {
+            Some((_, _, issued)) if issued.elapsed() < lifetime / 2 => current,
+            _ => self.issue_revision(doc_id),
+        }
+    }
 }
 
 struct Sim {
@@ -106,6 +162,31 @@ struct Sim {
     permission_inflight: Mutex<(HashMap<String, usize>, usize)>,
     /// The latest API exchanges, for tests that check shapes against the discovery documents.
     exchanges: Mutex<std::collections::VecDeque<Exchange>>,
+}
+
+impl Sim {
+    fn revision_lifetime(&self) -> Duration {
+        self.faults.lock().unwrap().revision_lifetime_secs.map(Duration::from_secs).unwrap_or(REVISION_LIFETIME)
+    }
+
+    /// Whether this write fails after being carried out (the `fail_after_commit` fault).
+    fn fails_after_commit(&self) -> bool {
+        let mut faults = self.faults.lock().unwrap();
+        let fail = faults.fail_after_commit > 0;
+        faults.fail_after_commit = faults.fail_after_commit.saturating_sub(1);
+        fail
+    }
+}
+
+/// The answer of a write that was carried out and then failed.
+fn failed_after_commit() -> Response {
+    google_error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "backendError",
+        "Internal error encountered.",
+        Some("INTERNAL"),
+        None,
+    )
 }
 
 /// One API request and its answer, as the simulator saw them.
@@ -144,28 +225,52 @@ impl GoogleSimulator {
             tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::internal("simulator", e))?;
         let base = format!("http://{}", listener.local_addr().map_err(|e| Error::internal("simulator", e))?);
         let epoch = Utc.with_ymd_and_hms(2026, 1, 5, 9, 0, 0).unwrap();
-        let mut files = Vec::new();
-        for (n, (id, name)) in seed::FOLDERS.iter().enumerate() {
-            let t = rfc3339(epoch + ChronoDuration::minutes(n as i64));
-            files.push(SimFile {
-                id: id.to_string(),
-                name: name.to_string(),
+        let folder = |id: String, name: String, minute: i64, drive: Option<&str>, parent: &str| {
+            let t = rfc3339(epoch + ChronoDuration::minutes(minute));
+            SimFile {
+                id,
+                name,
                 mime_type: FOLDER_MIME.into(),
-                parents: vec!["root".into()],
+                parents: vec![parent.to_string()],
                 created: t.clone(),
                 modified: t,
                 trashed: false,
                 owner: seed::OWNER_EMAIL.into(),
                 permissions: vec![owner_permission(seed::OWNER_EMAIL)],
                 version: 1,
-            });
+                access: Access::Owner,
+                drive_id: drive.map(str::to_string),
+            }
+        };
+        let mut files = Vec::new();
+        for (n, (id, name)) in seed::FOLDERS.iter().enumerate() {
+            files.push(folder(id.to_string(), name.to_string(), n as i64, None, "root"));
+        }
+        let (drive_id, drive_folder, _) = seed::SHARED_DRIVE;
+        files.push(folder(drive_folder.0.into(), drive_folder.1.into(), 10, Some(drive_id), drive_id));
+        for n in 0..options.extra_folders {
+            files.push(folder(format!("fld_extra{n:05}"), format!("Archive {n:05}"), 20 + n as i64, None, "root"));
         }
         let mut docs = HashMap::new();
-        for (n, seeded) in seed::documents(options.documents).into_iter().enumerate() {
+        let seeded = seed::documents(options.documents);
+        let count = seeded.len();
+        for (n, seeded) in seeded.into_iter().enumerate() {
             let created = epoch + ChronoDuration::hours(6 * n as i64 + 1);
-            let modified = created + ChronoDuration::hours(((n * 37) % 500) as i64);
-            let mut doc = seeded.doc;
-            doc.revision_id = new_revision_id();
+            let modified = created + ChronoDuration::hours(seeded.modified_after_hours);
+            let doc = seeded.doc;
+            let (owner, permissions) = match seeded.access {
+                Access::Owner => (seed::OWNER_EMAIL, vec![owner_permission(seed::OWNER_EMAIL)]),
+                access => {
+                    let role = match access {
+                        Access::Writer => "writer",
+                        Access::Commenter => "commenter",
+                        _ => "reader",
+                    };
+                    let shared = json!({"kind": "drive#permission", "id": permission_id("user", seed::OWNER_EMAIL),
+                        "type": "user", "role": role, "emailAddress": seed::OWNER_EMAIL, "displayName": "owner"});
+                    (seed::COLLEAGUE_EMAIL, vec![owner_permission(seed::COLLEAGUE_EMAIL), shared])
+                }
+            };
             files.push(SimFile {
                 id: doc.id.clone(),
                 name: seeded.title,
@@ -174,16 +279,24 @@ impl GoogleSimulator {
                 created: rfc3339(created),
                 modified: rfc3339(modified),
                 // Two trashed documents, which lists must not show.
-                trashed: n >= options.documents.saturating_sub(2) && options.documents > 10,
-                owner: seed::OWNER_EMAIL.into(),
-                permissions: vec![owner_permission(seed::OWNER_EMAIL)],
+                trashed: n < options.documents && n >= options.documents.saturating_sub(2) && options.documents > 10,
+                owner: owner.into(),
+                permissions,
                 version: 1,
+                access: seeded.access,
+                drive_id: (seeded.folder == drive_folder.0).then(|| drive_id.to_string()),
             });
             docs.insert(doc.id.clone(), doc);
         }
+        debug_assert_eq!(docs.len(), count);
+        let mut data = Data { files, docs, next_id: 1, generated_ids: Default::default(), revisions: HashMap::new() };
+        let ids: Vec<String> = data.docs.keys().cloned().collect();
+        for id in ids {
+            data.issue_revision(&id);
+        }
         let sim = Arc::new(Sim {
             base: base.clone(),
-            data: Mutex::new(Data { files, docs, next_id: 1 }),
+            data: Mutex::new(data),
             oauth: Mutex::new(oauth::OAuthState::new(options.access_token_lifetime)),
             faults: Mutex::new(GoogleFaults::default()),
             writes: Mutex::new(Vec::new()),
@@ -194,6 +307,7 @@ impl GoogleSimulator {
         });
         let api = Router::new()
             .route("/drive/v3/files", get(list_files).post(create_file))
+            .route("/drive/v3/files/generateIds", get(generate_ids))
             .route("/drive/v3/files/{id}", get(get_file))
             .route("/drive/v3/files/{id}/permissions", post(create_permission).get(list_permissions))
             .route("/v1/documents/{id}", get(get_document).post(batch_update))
@@ -207,6 +321,7 @@ impl GoogleSimulator {
             .route("/document/d/{id}/edit", get(view_page))
             .route("/__sandbox/faults", post(set_faults).get(get_faults))
             .route("/__sandbox/stats", get(stats))
+            .route("/__sandbox/access", post(set_access_route))
             .with_state(sim.clone());
         let shutdown = Arc::new(tokio::sync::Notify::new());
         let stop = shutdown.clone();
@@ -275,8 +390,19 @@ impl GoogleSimulator {
         let mut data = self.sim.data.lock().unwrap();
         let doc = data.docs.get_mut(id).ok_or("no such document")?;
         doc.batch_update(requests).map_err(|e| e.0)?;
-        doc.revision_id = new_revision_id();
-        Ok(doc.revision_id.clone())
+        doc.serial += 1;
+        Ok(data.issue_revision(id))
+    }
+
+    /// Changes what the signed-in user may do with a file (as its owner would in Drive's
+    /// sharing dialog), for tests.
+    pub fn set_access(&self, id: &str, access: Access) -> bool {
+        set_access(&self.sim, id, access)
+    }
+
+    /// How many live files are called `name`, for tests.
+    pub fn files_named(&self, name: &str) -> usize {
+        self.sim.data.lock().unwrap().files.iter().filter(|f| f.name == name && !f.trashed).count()
     }
 
     /// The file ids of a folder's live documents, for tests.
@@ -298,6 +424,32 @@ impl GoogleSimulator {
     /// Stops the server.
     pub fn stop(&self) {
         self.shutdown.notify_one();
+    }
+}
+
+fn set_access(sim: &Sim, id: &str, access: Access) -> bool {
+    let mut data = sim.data.lock().unwrap();
+    match data.files.iter_mut().find(|f| f.id == id) {
+        Some(file) => {
+            file.access = access;
+            true
+        }
+        None => false,
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AccessChange {
+    file_id: String,
+    access: Access,
+}
+
+async fn set_access_route(State(sim): State<Arc<Sim>>, Json(change): Json<AccessChange>) -> Response {
+    if set_access(&sim, &change.file_id, change.access) {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        file_not_found(&change.file_id)
     }
 }
 
@@ -489,6 +641,9 @@ impl SimFile {
             "version": self.version.to_string(),
             "owners": [{"kind": "drive#user", "displayName": self.owner.split('@').next().unwrap_or_default(), "emailAddress": self.owner}],
         });
+        if let Some(drive) = &self.drive_id {
+            v["driveId"] = json!(drive);
+        }
         if self.mime_type == DOC_MIME {
             v["webViewLink"] = json!(format!("{base}/document/d/{}/edit?usp=drivesdk", self.id));
         } else {
@@ -513,6 +668,7 @@ fn known_file_field(path: &[&str]) -> bool {
         "owners",
         "webViewLink",
         "thumbnailLink",
+        "driveId",
         "description",
         "starred",
         "size",
@@ -596,10 +752,40 @@ async fn list_files(State(sim): State<Arc<Sim>>, QueryParams(params): Params) ->
             _ => return invalid_param("pageToken", "Invalid Value"),
         },
     };
+    // Shared drives' items are listed only to callers that say they handle them.
+    let flag = |name: &str| params.get(name).is_some_and(|v| v == "true");
+    let drive_id = params.get("driveId");
+    let corpora = params.get("corpora").map(String::as_str).unwrap_or("user");
+    if !["user", "domain", "drive", "allDrives"].contains(&corpora) {
+        return invalid_param("corpora", "Invalid Value");
+    }
+    if (corpora == "drive") != drive_id.is_some() {
+        return invalid_param(
+            "driveId",
+            "The driveId parameter must be specified if and only if corpora is set to drive.",
+        );
+    }
+    if matches!(corpora, "drive" | "allDrives") && !flag("includeItemsFromAllDrives") {
+        return google_error(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "The includeItemsFromAllDrives parameter must be set to true when driveId is specified or corpora contains drive or allDrives.",
+            None,
+            Some(("parameter", "includeItemsFromAllDrives")),
+        );
+    }
+    let shared_drives_too = flag("includeItemsFromAllDrives") && flag("supportsAllDrives") && corpora != "user";
     let data = sim.data.lock().unwrap();
     let mut files: Vec<&SimFile> = data
         .files
         .iter()
+        .filter(|f| f.access != Access::None)
+        .filter(|f| match (&f.drive_id, drive_id) {
+            (Some(file_drive), Some(asked)) => file_drive == asked,
+            (Some(_), None) => shared_drives_too,
+            (None, Some(_)) => false,
+            (None, None) => true,
+        })
         .filter(|f| {
             let text = data.docs.get(&f.id).map(SimDoc::plain_text).unwrap_or_default();
             query.as_ref().is_none_or(|q| {
@@ -659,7 +845,9 @@ async fn list_files(State(sim): State<Arc<Sim>>, QueryParams(params): Params) ->
 
 async fn get_file(State(sim): State<Arc<Sim>>, Path(id): Path<String>, QueryParams(params): Params) -> Response {
     let data = sim.data.lock().unwrap();
-    let Some(file) = data.files.iter().find(|f| f.id == id) else { return file_not_found(&id) };
+    let all_drives = params.get("supportsAllDrives").is_some_and(|v| v == "true");
+    let visible = |f: &&SimFile| f.id == id && f.access != Access::None && (f.drive_id.is_none() || all_drives);
+    let Some(file) = data.files.iter().find(visible) else { return file_not_found(&id) };
     match select_fields(
         file.to_json(&sim.base),
         params.get("fields"),
@@ -669,6 +857,22 @@ async fn get_file(State(sim): State<Arc<Sim>>, Path(id): Path<String>, QueryPara
         Ok(v) => Json(v).into_response(),
         Err(r) => r,
     }
+}
+
+/// `files.generateIds`: ids a create may use, so that a create sent twice makes one file.
+async fn generate_ids(State(sim): State<Arc<Sim>>, QueryParams(params): Params) -> Response {
+    let count = match params.get("count").map(|c| c.parse::<usize>()) {
+        None => 10,
+        Some(Ok(n)) if (1..=1000).contains(&n) => n,
+        Some(_) => return invalid_param("count", "Invalid Value"),
+    };
+    let space = params.get("space").map(String::as_str).unwrap_or("drive");
+    if !["drive", "appDataFolder"].contains(&space) {
+        return invalid_param("space", "Invalid Value");
+    }
+    let ids: Vec<String> = (0..count).map(|_| format!("1{}", hex::encode(rand::random::<[u8; 16]>()))).collect();
+    sim.data.lock().unwrap().generated_ids.extend(ids.iter().cloned());
+    Json(json!({"kind": "drive#generatedIds", "space": space, "ids": ids})).into_response()
 }
 
 async fn create_file(State(sim): State<Arc<Sim>>, QueryParams(params): Params, body: axum::body::Bytes) -> Response {
@@ -700,20 +904,60 @@ async fn create_file(State(sim): State<Arc<Sim>>, QueryParams(params): Params, b
             )
         }
     };
+    let all_drives = params.get("supportsAllDrives").is_some_and(|v| v == "true");
     let mut data = sim.data.lock().unwrap();
+    let mut drive_id = None;
     for parent in &parents {
-        if parent != "root" && !data.files.iter().any(|f| f.id == *parent && f.mime_type == FOLDER_MIME && !f.trashed) {
-            return file_not_found(parent);
+        if parent == "root" {
+            continue;
         }
+        let folder = data.files.iter().find(|f| {
+            f.id == *parent
+                && f.mime_type == FOLDER_MIME
+                && !f.trashed
+                && f.access != Access::None
+                && (f.drive_id.is_none() || all_drives)
+        });
+        let Some(folder) = folder else { return file_not_found(parent) };
+        if folder.access < Access::Writer {
+            return insufficient_permissions(parent);
+        }
+        drive_id = folder.drive_id.clone();
     }
+    let id = match body.get("id") {
+        None => {
+            data.next_id += 1;
+            format!("new{:04}{}", data.next_id, hex::encode(rand::random::<[u8; 8]>()))
+        }
+        Some(Value::String(id)) => {
+            if data.files.iter().any(|f| f.id == *id) {
+                return google_error(
+                    StatusCode::CONFLICT,
+                    "duplicate",
+                    "A file already exists with the provided ID.",
+                    None,
+                    Some(("other", "file.id")),
+                );
+            }
+            if !data.generated_ids.remove(id) {
+                return google_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid",
+                    "The provided file ID is not usable.",
+                    None,
+                    Some(("other", "file.id")),
+                );
+            }
+            id.clone()
+        }
+        Some(_) => return invalid_param("id", "Invalid Value"),
+    };
     let name = body
         .get("name")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .unwrap_or(if mime == DOC_MIME { "Untitled document" } else { "Untitled folder" })
         .to_string();
-    data.next_id += 1;
-    let id = format!("new{:04}{}", data.next_id, hex::encode(rand::random::<[u8; 8]>()));
     let now = rfc3339(Utc::now());
     let file = SimFile {
         id: id.clone(),
@@ -726,16 +970,40 @@ async fn create_file(State(sim): State<Arc<Sim>>, QueryParams(params): Params, b
         owner: seed::OWNER_EMAIL.into(),
         permissions: vec![owner_permission(seed::OWNER_EMAIL)],
         version: 1,
+        access: Access::Owner,
+        drive_id,
     };
     let json = file.to_json(&sim.base);
     data.files.push(file);
     if mime == DOC_MIME {
-        data.docs.insert(id.clone(), SimDoc::new(id, name, new_revision_id()));
+        data.docs.insert(id.clone(), SimDoc::new(id.clone(), name, String::new()));
+        data.issue_revision(&id);
+    }
+    drop(data);
+    if sim.fails_after_commit() {
+        return failed_after_commit();
     }
     match select_fields(json, params.get("fields"), &["kind", "id", "name", "mimeType"], &known_file_field) {
         Ok(v) => Json(v).into_response(),
         Err(r) => r,
     }
+}
+
+/// A personal Google account (not one of a Workspace organisation).
+fn is_consumer_account(email: &str) -> bool {
+    let domain = email.rsplit('@').next().unwrap_or_default().to_ascii_lowercase();
+    domain == "gmail.com" || domain == "googlemail.com"
+}
+
+/// Drive's refusal to someone who may only view or comment.
+fn insufficient_permissions(id: &str) -> Response {
+    google_error(
+        StatusCode::FORBIDDEN,
+        "insufficientFilePermissions",
+        &format!("The user does not have sufficient permissions for file {id}."),
+        None,
+        None,
+    )
 }
 
 fn known_permission_field(path: &[&str]) -> bool {
@@ -849,7 +1117,23 @@ fn create_permission_now(sim: &Sim, id: &str, params: &HashMap<String, String>, 
         );
     }
     let mut data = sim.data.lock().unwrap();
-    let Some(file) = data.files.iter_mut().find(|f| f.id == id) else { return file_not_found(id) };
+    let all_drives = params.get("supportsAllDrives").is_some_and(|v| v == "true");
+    let visible = |f: &&mut SimFile| f.id == id && f.access != Access::None && (f.drive_id.is_none() || all_drives);
+    let Some(file) = data.files.iter_mut().find(visible) else { return file_not_found(id) };
+    // Writers may share; viewers and commenters may not, and only the owner hands ownership on.
+    if file.access < Access::Writer || (role == "owner" && file.access != Access::Owner) {
+        return insufficient_permissions(id);
+    }
+    if role == "owner" && email.is_some_and(is_consumer_account) {
+        // Personal accounts take ownership only by accepting it (Drive's transfer guide).
+        return google_error(
+            StatusCode::FORBIDDEN,
+            "consentRequiredForOwnershipTransfer",
+            "Consent is required to transfer ownership of a file to another user.",
+            None,
+            None,
+        );
+    }
     let who = email.or(domain).unwrap_or("anyone");
     let pid = permission_id(kind, who);
     if role == "owner" {
@@ -884,25 +1168,56 @@ fn create_permission_now(sim: &Sim, id: &str, params: &HashMap<String, String>, 
 // Docs.
 
 async fn get_document(State(sim): State<Arc<Sim>>, Path(id): Path<String>, QueryParams(params): Params) -> Response {
-    let mode = match params.get("suggestionsViewMode").map(String::as_str) {
-        None | Some("DEFAULT_FOR_CURRENT_ACCESS") => "SUGGESTIONS_INLINE",
-        Some(m @ ("SUGGESTIONS_INLINE" | "PREVIEW_SUGGESTIONS_ACCEPTED" | "PREVIEW_WITHOUT_SUGGESTIONS")) => m,
-        Some(other) => {
-            return google_error(
-                StatusCode::BAD_REQUEST,
-                "badRequest",
-                &format!("Invalid value at 'suggestions_view_mode' (type.googleapis.com/google.apps.docs.v1.SuggestionsViewMode), \"{other}\""),
-                Some("INVALID_ARGUMENT"),
-                None,
-            )
-        }
-    };
-    let data = sim.data.lock().unwrap();
-    let live = data.files.iter().any(|f| f.id == id && !f.trashed);
-    match data.docs.get(&id) {
-        Some(doc) if live => Json(doc.to_json(mode)).into_response(),
-        _ => docs_not_found(),
+    let asked = params.get("suggestionsViewMode").map(String::as_str).unwrap_or("DEFAULT_FOR_CURRENT_ACCESS");
+    if ![
+        "DEFAULT_FOR_CURRENT_ACCESS",
+        "SUGGESTIONS_INLINE",
+        "PREVIEW_SUGGESTIONS_ACCEPTED",
+        "PREVIEW_WITHOUT_SUGGESTIONS",
+    ]
+    .contains(&asked)
+    {
+        return google_error(
+            StatusCode::BAD_REQUEST,
+            "badRequest",
+            &format!("Invalid value at 'suggestions_view_mode' (type.googleapis.com/google.apps.docs.v1.SuggestionsViewMode), \"{asked}\""),
+            Some("INVALID_ARGUMENT"),
+            None,
+        );
     }
+    let lifetime = sim.revision_lifetime();
+    let mut data = sim.data.lock().unwrap();
+    let access = match data.files.iter().find(|f| f.id == id && !f.trashed) {
+        Some(file) if data.docs.contains_key(&id) => file.access,
+        _ => return docs_not_found(),
+    };
+    // Viewers may not see suggestions: the modes that show them are refused, and the default
+    // shows them the document without suggestions (discovery document, SuggestionsViewMode).
+    let mode = match (asked, access) {
+        (_, Access::None) => return permission_denied(),
+        ("SUGGESTIONS_INLINE" | "PREVIEW_SUGGESTIONS_ACCEPTED", Access::Reader) => return permission_denied(),
+        ("DEFAULT_FOR_CURRENT_ACCESS", Access::Reader) => "PREVIEW_WITHOUT_SUGGESTIONS",
+        ("DEFAULT_FOR_CURRENT_ACCESS", _) => "SUGGESTIONS_INLINE",
+        (mode, _) => mode,
+    };
+    let revision = data.current_revision(&id, lifetime);
+    let mut json = data.docs[&id].to_json(mode);
+    // "Only populated if the user has edit access to the document."
+    if access >= Access::Writer {
+        json["revisionId"] = json!(revision);
+    } else if let Some(map) = json.as_object_mut() {
+        map.remove("revisionId");
+    }
+    Json(json).into_response()
+}
+
+/// Docs' refusal of a document the caller may not read (or not in this way).
+fn permission_denied() -> Response {
+    (
+        StatusCode::FORBIDDEN,
+        Json(json!({"error": {"code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED"}})),
+    )
+        .into_response()
 }
 
 fn docs_not_found() -> Response {
@@ -946,30 +1261,50 @@ async fn batch_update(State(sim): State<Arc<Sim>>, Path(path): Path<String>, bod
     if required.is_some() && target.is_some() {
         return docs_invalid("Only one of requiredRevisionId and targetRevisionId may be set.");
     }
+    let lifetime = sim.revision_lifetime();
     let mut data = sim.data.lock().unwrap();
-    if !data.files.iter().any(|f| f.id == id && !f.trashed) {
-        return docs_not_found();
+    let access = match data.files.iter().find(|f| f.id == id && !f.trashed) {
+        Some(file) if data.docs.contains_key(id) => file.access,
+        _ => return docs_not_found(),
+    };
+    if access < Access::Writer {
+        return permission_denied();
     }
-    let Some(doc) = data.docs.get_mut(id) else { return docs_not_found() };
     if let Some(required) = required {
-        if required != doc.revision_id {
-            return google_error(
-                StatusCode::BAD_REQUEST,
-                "failedPrecondition",
-                &format!("The required revision ID '{required}' does not match the latest revision."),
-                Some("FAILED_PRECONDITION"),
-                None,
-            );
+        let precondition = |message: String| {
+            google_error(StatusCode::BAD_REQUEST, "failedPrecondition", &message, Some("FAILED_PRECONDITION"), None)
+        };
+        match data.revisions.get(required) {
+            Some((doc, serial, _)) if doc != id || *serial != data.docs[id].serial => {
+                return precondition(format!(
+                    "The required revision ID '{required}' does not match the latest revision."
+                ))
+            }
+            // Ids are "guaranteed to be valid for 24 hours" and name nothing after that.
+            Some((_, _, issued)) if issued.elapsed() >= lifetime => {
+                return precondition(format!("The revision ID '{required}' has expired; read the document again."))
+            }
+            Some(_) => {}
+            None => {
+                return precondition(format!(
+                    "The required revision ID '{required}' is not a revision of this document."
+                ))
+            }
         }
     }
+    let doc = data.docs.get_mut(id).expect("checked above");
     match doc.batch_update(requests) {
         Ok(replies) => {
-            doc.revision_id = new_revision_id();
-            let revision = doc.revision_id.clone();
+            doc.serial += 1;
+            let revision = data.issue_revision(id);
             let now = rfc3339(Utc::now());
             if let Some(file) = data.files.iter_mut().find(|f| f.id == id) {
                 file.modified = now;
                 file.version += 1;
+            }
+            drop(data);
+            if sim.fails_after_commit() {
+                return failed_after_commit();
             }
             Json(json!({"documentId": id, "replies": replies, "writeControl": {"requiredRevisionId": revision}}))
                 .into_response()

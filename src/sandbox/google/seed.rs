@@ -1,16 +1,34 @@
 //! The simulator's seeded Drive: three folders of Google Docs with headings, styled runs, a
-//! table and text outside the Basic Multilingual Plane. Deterministic: the same every run.
+//! table and text outside the Basic Multilingual Plane, and a shared drive. Real documents hold
+//! more than text, so one document has what they hold: a soft line break (U+000B), a tab,
+//! pending suggestions, an inline image, a non-text element standing in a run (U+E907), a
+//! bulleted list and an anchored (positioned) object. Two documents belong to a colleague, who
+//! shared them to view only and to comment only. Deterministic: the same every run.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
-use super::doc::SimDoc;
+use super::doc::{Piece, SimDoc};
+use super::Access;
 
 /// The seeded folders: (id, name).
 pub const FOLDERS: &[(&str, &str)] =
     &[("fld_operations", "Operations"), ("fld_marketing", "Marketing"), ("fld_support", "Support")];
 
-/// The sandbox user who owns everything.
+/// A shared drive: its id, its folder (id, name), and its name.
+pub const SHARED_DRIVE: (&str, (&str, &str), &str) =
+    ("0AsbxTeamDriveUk9PVA", ("fld_playbooks", "Playbooks (shared drive)"), "Team drive");
+
+/// The sandbox user who owns most files.
 pub const OWNER_EMAIL: &str = "owner@staffroom.test";
+/// A colleague who owns a few documents and shared them with the sandbox user.
+pub const COLLEAGUE_EMAIL: &str = "colleague@staffroom.test";
+
+/// The document holding everything a real document may hold besides text.
+pub const RICH_DOCUMENT: usize = 0;
+/// A document the sandbox user may only view (suggestions are hidden from viewers).
+pub const VIEW_ONLY_DOCUMENT: usize = 5;
+/// A document the sandbox user may only comment on.
+pub const COMMENT_ONLY_DOCUMENT: usize = 9;
 
 const TOPICS: &[&str] = &[
     "Quarterly plan",
@@ -38,25 +56,54 @@ const SENTENCES: &[&str] = &[
     "Archive tickets older than ninety days.",
 ];
 
-/// One seeded document (before it has an id and times).
+/// One seeded document (before it has its times).
 pub struct SeedDoc {
     pub title: String,
     pub folder: &'static str,
     pub doc: SimDoc,
+    /// What the sandbox user may do with it.
+    pub access: Access,
+    /// Hours between its creation and its last change.
+    pub modified_after_hours: i64,
 }
 
-/// The seeded documents: `count` docs spread over the folders.
+/// The id of the `n`th seeded document (0-based).
+pub fn document_id(n: usize) -> String {
+    format!("doc{:03}{}", n + 1, "sbxA1b2C3d4E5f6G7h8")
+}
+
+/// The seeded documents: `count` docs spread over the folders, then two in the shared drive.
 pub fn documents(count: usize) -> Vec<SeedDoc> {
-    (0..count)
+    let mut seeded: Vec<SeedDoc> = (0..count)
         .map(|n| {
             let folder = FOLDERS[n % FOLDERS.len()].0;
             let topic = TOPICS[n % TOPICS.len()];
-            let title = format!("{topic} {}", n + 1);
-            let id = format!("doc{:03}{}", n + 1, "sbxA1b2C3d4E5f6G7h8");
-            let mut doc = SimDoc::new(id, title.clone(), String::new());
+            let title = match n {
+                VIEW_ONLY_DOCUMENT => format!("{topic} {} (view only)", n + 1),
+                COMMENT_ONLY_DOCUMENT => format!("{topic} {} (comment only)", n + 1),
+                _ => format!("{topic} {}", n + 1),
+            };
+            let mut doc = SimDoc::new(document_id(n), title.clone(), String::new());
             doc.push_paragraph("TITLE", &[(&title, json!({}))]);
             doc.push_paragraph("SUBTITLE", &[("Shared with the whole team ", json!({})), ("✨", json!({}))]);
             doc.push_paragraph("HEADING_1", &[("Summary", json!({}))]);
+            if n == RICH_DOCUMENT {
+                push_rich_content(&mut doc);
+            }
+            if n == VIEW_ONLY_DOCUMENT || n == COMMENT_ONLY_DOCUMENT {
+                doc.push_pieces(
+                    json!({"namedStyleType": "NORMAL_TEXT"}),
+                    &[
+                        Piece::Text("Prices rise in March", json!({})),
+                        Piece::Suggested(
+                            " (pending finance approval)",
+                            json!({}),
+                            json!({"suggestedInsertionIds": ["suggest.sbxprice"]}),
+                        ),
+                        Piece::Text(".", json!({})),
+                    ],
+                );
+            }
             for k in 0..3 {
                 let sentence = SENTENCES[(n + k) % SENTENCES.len()];
                 doc.push_paragraph(
@@ -78,7 +125,102 @@ pub fn documents(count: usize) -> Vec<SeedDoc> {
             doc.push_paragraph("HEADING_2", &[("Next steps", json!({}))]);
             doc.push_paragraph("NORMAL_TEXT", &[("Reply in the thread by Friday 🙏.", json!({}))]);
             doc.finish_seed();
-            SeedDoc { title, folder, doc }
+            let access = match n {
+                VIEW_ONLY_DOCUMENT => Access::Reader,
+                COMMENT_ONLY_DOCUMENT => Access::Commenter,
+                _ => Access::Owner,
+            };
+            SeedDoc { title, folder, doc, access, modified_after_hours: ((n * 37) % 500) as i64 }
         })
-        .collect()
+        .collect();
+    for (k, title) in ["Team playbook", "On-call rota"].into_iter().enumerate() {
+        let n = count + k;
+        let mut doc = SimDoc::new(document_id(n), title, String::new());
+        doc.push_paragraph("TITLE", &[(title, json!({}))]);
+        doc.push_paragraph("NORMAL_TEXT", &[("Kept in the team's shared drive.", json!({}))]);
+        doc.finish_seed();
+        seeded.push(SeedDoc {
+            title: title.into(),
+            folder: SHARED_DRIVE.1 .0,
+            doc,
+            access: Access::Writer,
+            modified_after_hours: 2,
+        });
+    }
+    seeded
+}
+
+/// Everything a real document holds besides plain paragraphs, with the document-level objects
+/// they point at (shapes from the Docs discovery document).
+fn push_rich_content(doc: &mut SimDoc) {
+    let normal = || json!({"namedStyleType": "NORMAL_TEXT"});
+    // Shift+Enter: a soft line break inside one paragraph.
+    doc.push_paragraph("NORMAL_TEXT", &[("Ship on Tuesday\u{b}announce on Wednesday 🚀.", json!({}))]);
+    doc.push_paragraph("NORMAL_TEXT", &[("Owner:\tSam", json!({})), ("\tBackup:\tKai", json!({"italic": true}))]);
+    doc.push_pieces(
+        normal(),
+        &[
+            Piece::Text("Prices rise in March", json!({})),
+            Piece::Suggested(
+                " (pending finance approval)",
+                json!({}),
+                json!({"suggestedInsertionIds": ["suggest.sbxprice"]}),
+            ),
+            Piece::Text(".", json!({})),
+        ],
+    );
+    doc.push_pieces(
+        normal(),
+        &[
+            Piece::Text("Keep the ", json!({})),
+            Piece::Suggested("old ", json!({}), json!({"suggestedDeletionIds": ["suggest.sbxrefund"]})),
+            Piece::Text("refund window of 30 days.", json!({})),
+        ],
+    );
+    doc.push_pieces(
+        normal(),
+        &[
+            Piece::Text("Team photo: ", json!({})),
+            Piece::Element(json!({"inlineObjectElement": {"inlineObjectId": "kix.sbxphoto", "textStyle": {}}})),
+        ],
+    );
+    // A date chip: Google writes non-text elements inside a run as U+E907.
+    doc.push_paragraph("NORMAL_TEXT", &[("Kick-off on \u{e907} with the whole team.", json!({}))]);
+    let bullet =
+        |text| (json!({"namedStyleType": "NORMAL_TEXT", "_bullet": {"listId": "kix.sbxlist", "textStyle": {}}}), text);
+    for (style, text) in [bullet("Book the venue"), bullet("Order the coffee ☕")] {
+        doc.push_pieces(style, &[Piece::Text(text, json!({}))]);
+    }
+    doc.push_pieces(
+        json!({"namedStyleType": "NORMAL_TEXT", "_positionedObjectIds": ["kix.sbxplan"]}),
+        &[Piece::Text("The floor plan is anchored to this paragraph.", json!({}))],
+    );
+    let size = |w, h| json!({"width": {"magnitude": w, "unit": "PT"}, "height": {"magnitude": h, "unit": "PT"}});
+    let image = |title: &str, description: &str, w, h| -> Value {
+        json!({
+            "title": title,
+            "description": description,
+            "imageProperties": {"contentUri": format!("https://lh3.googleusercontent.com/sandbox/{}", title.to_lowercase().replace(' ', "-")), "sourceUri": ""},
+            "size": size(w, h)
+        })
+    };
+    doc.inline_objects.insert(
+        "kix.sbxphoto".into(),
+        json!({"objectId": "kix.sbxphoto", "inlineObjectProperties": {"embeddedObject": image("Team photo", "The team at the summer offsite", 320, 180)}}),
+    );
+    doc.positioned_objects.insert(
+        "kix.sbxplan".into(),
+        json!({"objectId": "kix.sbxplan", "positionedObjectProperties": {
+            "embeddedObject": image("Floor plan", "Where each desk is", 240, 160),
+            "positioning": {"layout": "WRAP_TEXT", "leftOffset": {"magnitude": 0, "unit": "PT"}, "topOffset": {"magnitude": 0, "unit": "PT"}}
+        }}),
+    );
+    doc.lists.insert(
+        "kix.sbxlist".into(),
+        json!({"listProperties": {"nestingLevels": [{
+            "bulletAlignment": "START", "glyphSymbol": "●", "glyphFormat": "%0", "startNumber": 1,
+            "indentFirstLine": {"magnitude": 18, "unit": "PT"}, "indentStart": {"magnitude": 36, "unit": "PT"},
+            "textStyle": {"underline": false}
+        }]}}),
+    );
 }

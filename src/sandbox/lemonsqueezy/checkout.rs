@@ -14,7 +14,7 @@ use axum::Router;
 use serde_json::{json, Value};
 
 use super::seed::{Order, Subscription};
-use super::{now_stamp, order_json, subscription_json, Sim};
+use super::{now_stamp, order_json, subscription_json, Sim, WebhookIds};
 use crate::webhooks::signature::sign;
 
 pub(super) fn routes() -> Router<Arc<Sim>> {
@@ -59,7 +59,7 @@ async fn page(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
 <form method="post" action="/checkout/custom/{id}/decline" style="display:inline"><button id="decline" type="submit">Decline</button></form>"#,
             escape(&product.name),
             escape(&variant.name),
-            super::format_cents(variant.price),
+            super::format_money(variant.price, super::seed::store_currency(product.store_id)),
             escape(&checkout.name),
             escape(&checkout.email),
         ),
@@ -97,6 +97,7 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
                 let id = 1000 + data.customers.len() as u64 + 1;
                 data.customers.push(super::seed::Customer {
                     id,
+                    store_id: checkout.store_id,
                     name: checkout.name.clone(),
                     email: checkout.email.clone(),
                     country: checkout.country.clone().unwrap_or_else(|| "GB".into()),
@@ -106,15 +107,27 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
         };
         let now = now_stamp();
         let order_id = 9000 + data.orders.len() as u64 + 1;
+        // The merchant of record adds the buyer's VAT on top of the price.
+        let (tax_name, tax_rate, basis_points) = super::seed::tax_for(checkout.country.as_deref());
+        let tax = (variant.price * basis_points + 5_000) / 10_000;
         let order = Order {
             id: order_id,
+            store_id: checkout.store_id,
             identifier: uuid::Uuid::new_v4().to_string(),
             order_number: order_id,
             customer_id,
             user_name: checkout.name.clone(),
             user_email: checkout.email.clone(),
             status: if paid { "paid" } else { "failed" },
-            total: variant.price,
+            currency: super::seed::store_currency(checkout.store_id).to_string(),
+            subtotal: variant.price,
+            discount_total: 0,
+            tax,
+            total: variant.price + tax,
+            tax_name,
+            tax_rate,
+            refunded_amount: 0,
+            refunded_at: None,
             product_id: variant.product_id,
             variant_id: variant.id,
             product_name: product_name.clone(),
@@ -129,6 +142,8 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
                 chrono::Utc::now().timestamp() + if variant.interval == Some("year") { 365 } else { 30 } * 86_400;
             let subscription = Subscription {
                 id: data.subscriptions.iter().map(|s| s.id).max().unwrap_or(0) + 1,
+                store_id: checkout.store_id,
+                payment_processor: "stripe",
                 customer_id: Some(customer_id),
                 order_id,
                 product_id: variant.product_id,
@@ -144,6 +159,7 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
                 ends_at: None,
                 created_at: now.clone(),
                 updated_at: now,
+                confirm_change_url: None,
             };
             deliveries.push(("subscription_created", subscription_json(&sim.base, &subscription)));
             data.subscriptions.push(subscription);
@@ -152,17 +168,27 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
         deliveries.into_iter().map(|(event, resource)| (event, resource, checkout.custom.clone())).collect::<Vec<_>>()
     };
     let target = sim.webhook.lock().unwrap().clone();
+    let ids = sim.faults.lock().unwrap().webhook_ids;
+    let purchase_id = uuid::Uuid::new_v4().to_string();
+    let endpoint_id = sim.endpoint_webhook_id.clone();
     match target {
         Some((url, secret)) => {
             let http = sim.http.clone();
             tokio::spawn(async move {
                 for (event, resource, custom) in deliveries {
-                    let body = serde_json::to_vec(&json!({
-                        "meta": {"event_name": event, "custom_data": Value::Object(custom), "test_mode": true,
-                                 "webhook_id": uuid::Uuid::new_v4().to_string()},
-                        "data": resource
-                    }))
-                    .expect("JSON always serializes");
+                    let mut meta =
+                        json!({"event_name": event, "custom_data": Value::Object(custom), "test_mode": true});
+                    let webhook_id = match ids {
+                        WebhookIds::PerPurchase => Some(purchase_id.clone()),
+                        WebhookIds::PerDelivery => Some(uuid::Uuid::new_v4().to_string()),
+                        WebhookIds::PerEndpoint => Some(endpoint_id.clone()),
+                        WebhookIds::Absent => None,
+                    };
+                    if let Some(id) = webhook_id {
+                        meta["webhook_id"] = json!(id);
+                    }
+                    let body =
+                        serde_json::to_vec(&json!({"meta": meta, "data": resource})).expect("JSON always serializes");
                     deliver(&http, &url, &secret, event, body).await;
                 }
             });

@@ -36,6 +36,28 @@ pub struct Faults {
     pub timeout: bool,
     /// Every API request is answered 401, as if the key were revoked.
     pub reject_key: bool,
+    /// The next this-many creates (`POST /checkouts`) are carried out, then answered 500, as
+    /// when the provider fails after committing: the answer is lost, the checkout exists.
+    pub fail_after_commit: u32,
+    /// How the checkout page's webhooks carry `meta.webhook_id` (undocumented by Lemon
+    /// Squeezy, so the simulator can send each shape a provider could).
+    pub webhook_ids: WebhookIds,
+}
+
+/// Shapes `meta.webhook_id` could take: Lemon Squeezy sends a UUID there but does not say
+/// what it identifies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WebhookIds {
+    /// One id for every event of one purchase (order_created and subscription_created share it).
+    #[default]
+    PerPurchase,
+    /// A new id for every delivery.
+    PerDelivery,
+    /// The same id for everything this endpoint receives.
+    PerEndpoint,
+    /// No `webhook_id` at all (the documented payloads have none).
+    Absent,
 }
 
 /// Sizes and limits of a simulator.
@@ -60,13 +82,18 @@ pub const RATE_LIMIT: usize = 300;
 #[derive(Debug, Clone)]
 struct Checkout {
     id: String,
+    store_id: u64,
     variant_id: u64,
     email: String,
     name: String,
     country: Option<String>,
     custom: Map<String, Value>,
+    /// `checkout_data` as the request sent it (returned as the API returns it).
+    data: Value,
     status: &'static str,
     created_at: String,
+    /// Creation order, for "newest first" within one second.
+    seq: u64,
 }
 
 struct Data {
@@ -91,6 +118,8 @@ struct Sim {
     rate_window: Duration,
     /// Where Pay sends webhooks, and the signing secret.
     webhook: Mutex<Option<(String, Secret)>>,
+    /// The endpoint-wide `webhook_id` (for [`WebhookIds::PerEndpoint`]).
+    endpoint_webhook_id: String,
     http: reqwest::Client,
 }
 
@@ -127,6 +156,7 @@ impl PaymentSimulator {
             max_in_window: Mutex::new(0),
             rate_window: options.rate_window,
             webhook: Mutex::new(None),
+            endpoint_webhook_id: uuid::Uuid::new_v4().to_string(),
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(10))
                 .build()
@@ -147,7 +177,8 @@ impl PaymentSimulator {
             )
             .route("/v1/orders", get(list_orders))
             .route("/v1/orders/{id}", get(one_order))
-            .route("/v1/checkouts", post(create_checkout))
+            .route("/v1/checkouts", post(create_checkout).get(list_checkouts))
+            .route("/v1/checkouts/{id}", get(one_checkout))
             .fallback(|| async { jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "No such endpoint") })
             .layer(axum::middleware::from_fn_with_state(sim.clone(), gate));
         let app = Router::new()
@@ -210,6 +241,28 @@ impl PaymentSimulator {
         data.subscriptions.iter().find(|s| s.id == id).map(|s| s.status.to_string())
     }
 
+    /// How many checkouts exist, for tests.
+    pub fn checkout_count(&self) -> usize {
+        self.sim.data.lock().unwrap().checkouts.len()
+    }
+
+    /// The API's JSON of one resource of each kind the clients read, for the contract suite.
+    pub fn sample_resources(&self) -> Vec<Value> {
+        let data = self.sim.data.lock().unwrap();
+        let base = &self.sim.base;
+        let product = &data.products[0];
+        let mut samples = vec![
+            product_json(base, product),
+            variant_json(base, &product.variants[0]),
+            customer_json(base, &data.customers[0]),
+            subscription_json(base, &data.subscriptions[0]),
+            seed::store_json(base, seed::STORE_ID).expect("our store exists"),
+        ];
+        samples.extend(data.orders.iter().take(1).map(|o| order_json(base, o)));
+        samples.extend(data.checkouts.values().take(1).map(|c| checkout_json(base, c)));
+        samples
+    }
+
     /// Stops the server.
     pub fn stop(&self) {
         self.shutdown.notify_one();
@@ -226,6 +279,30 @@ fn jsonapi_error(status: StatusCode, title: &str, detail: &str) -> Response {
     });
     (status, [("content-type", "application/vnd.api+json")], Json(body)).into_response()
 }
+
+/// The API requires the JSON:API media type in both `Accept` and `Content-Type` (its "Requests"
+/// page); JSON:API answers 406 for an `Accept` without it and 415 for a body of another type.
+fn media_type_refusal(headers: &HeaderMap, has_body: bool) -> Option<Response> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let accepts = header("accept").split(',').any(|t| t.trim() == JSONAPI);
+    if !accepts {
+        return Some(jsonapi_error(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable",
+            "The Accept header must be application/vnd.api+json.",
+        ));
+    }
+    if has_body && header("content-type").trim() != JSONAPI {
+        return Some(jsonapi_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type",
+            "The Content-Type header must be application/vnd.api+json.",
+        ));
+    }
+    None
+}
+
+const JSONAPI: &str = "application/vnd.api+json";
 
 async fn gate(State(sim): State<Arc<Sim>>, headers: HeaderMap, request: Request, next: Next) -> Response {
     let now = Instant::now();
@@ -269,6 +346,10 @@ async fn gate(State(sim): State<Arc<Sim>>, headers: HeaderMap, request: Request,
     if faults.reject_key || !authorized {
         return jsonapi_error(StatusCode::UNAUTHORIZED, "Unauthorized", "Unauthenticated.");
     }
+    let has_body = matches!(*request.method(), axum::http::Method::POST | axum::http::Method::PATCH);
+    if let Some(refusal) = media_type_refusal(&headers, has_body) {
+        return refusal;
+    }
     let mut response = next.run(request).await;
     let remaining = RATE_LIMIT.saturating_sub(in_window);
     response.headers_mut().insert("x-ratelimit-limit", RATE_LIMIT.into());
@@ -298,11 +379,7 @@ async fn stats(State(sim): State<Arc<Sim>>) -> Json<Value> {
 type Params = Query<HashMap<String, String>>;
 
 fn document(data: Value) -> Response {
-    (
-        StatusCode::OK,
-        [("content-type", "application/vnd.api+json")],
-        Json(json!({"jsonapi": {"version": "1.0"}, "data": data})),
-    )
+    (StatusCode::OK, [("content-type", JSONAPI)], Json(json!({"jsonapi": {"version": "1.0"}, "data": data})))
         .into_response()
 }
 
@@ -354,92 +431,195 @@ fn not_found() -> Response {
     jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "The requested resource does not exist.")
 }
 
+/// JSON:API relationship links of a resource, as the API writes them.
+fn relationships(base: &str, kind: &str, id: &str, names: &[&str]) -> Value {
+    let map: Map<String, Value> = names
+        .iter()
+        .map(|name| {
+            let links = json!({"links": {
+                "related": format!("{base}/v1/{kind}/{id}/{name}"),
+                "self": format!("{base}/v1/{kind}/{id}/relationships/{name}")
+            }});
+            (name.to_string(), links)
+        })
+        .collect();
+    Value::Object(map)
+}
+
+/// The price a product shows: its first sellable variant's.
+fn product_price(p: &Product) -> i64 {
+    p.variants.iter().find(|v| seed::sellable(p, v)).map(|v| v.price).unwrap_or(0)
+}
+
 fn product_json(base: &str, p: &Product) -> Value {
     let prices: Vec<i64> = p.variants.iter().filter(|v| v.status == "published").map(|v| v.price).collect();
-    let price = prices.first().copied().unwrap_or(0);
+    let price = product_price(p);
+    let currency = seed::store_currency(p.store_id);
     let (from, to) = if prices.len() > 1 {
-        (json!(prices.iter().min()), json!(prices.iter().max()))
+        let (min, max) = (*prices.iter().min().unwrap(), *prices.iter().max().unwrap());
+        (json!(min), json!(max))
     } else {
         (Value::Null, Value::Null)
     };
+    let formatted = |v: &Value| v.as_i64().map(|c| json!(format_money(c, currency))).unwrap_or(Value::Null);
+    let id = p.id.to_string();
     json!({
-        "type": "products", "id": p.id.to_string(),
+        "type": "products", "id": id,
         "attributes": {
-            "store_id": seed::STORE_ID, "name": p.name, "slug": p.name.to_lowercase().replace(' ', "-"),
+            "store_id": p.store_id, "name": p.name, "slug": p.name.to_lowercase().replace(' ', "-"),
             "description": p.description, "status": p.status, "status_formatted": capitalise(p.status),
-            "thumb_url": null, "large_thumb_url": null, "price": price, "price_formatted": format_cents(price),
-            "from_price": from, "to_price": to, "pay_what_you_want": false,
-            "buy_now_url": format!("{base}/checkout/buy/{}", p.id), "created_at": p.created_at, "updated_at": p.updated_at,
-            "test_mode": true
+            "thumb_url": null, "large_thumb_url": null, "price": price, "price_formatted": format_money(price, currency),
+            "from_price": from, "to_price": to, "from_price_formatted": formatted(&from), "to_price_formatted": formatted(&to),
+            "pay_what_you_want": false, "buy_now_url": format!("{base}/checkout/buy/{}", p.id),
+            "created_at": p.created_at, "updated_at": p.updated_at, "test_mode": true
         },
-        "relationships": {"variants": {"links": {"related": format!("{base}/v1/products/{}/variants", p.id)}}},
+        "relationships": relationships(base, "products", &id, &["store", "variants"]),
         "links": {"self": format!("{base}/v1/products/{}", p.id)}
     })
 }
 
 fn variant_json(base: &str, v: &Variant) -> Value {
+    let id = v.id.to_string();
     json!({
-        "type": "variants", "id": v.id.to_string(),
+        "type": "variants", "id": id,
         "attributes": {
             "product_id": v.product_id, "name": v.name, "slug": v.name.to_lowercase().replace(' ', "-"),
-            "description": "", "price": v.price, "is_subscription": v.is_subscription, "interval": v.interval,
+            "description": "", "links": [], "price": v.price, "is_subscription": v.is_subscription, "interval": v.interval,
             "interval_count": if v.is_subscription { json!(1) } else { Value::Null },
+            "has_free_trial": false, "trial_interval": "day", "trial_interval_count": 30,
+            "pay_what_you_want": false, "min_price": 0, "suggested_price": 0,
+            "has_license_keys": false, "license_activation_limit": 5, "is_license_limit_unlimited": false,
+            "license_length_value": 1, "license_length_unit": "years", "is_license_length_unlimited": false,
             "sort": v.sort, "status": v.status, "status_formatted": capitalise(v.status), "test_mode": true,
             "created_at": seed::stamp(1_767_225_600), "updated_at": seed::stamp(1_767_225_600)
         },
+        "relationships": relationships(base, "variants", &id, &["product", "files", "price-model"]),
         "links": {"self": format!("{base}/v1/variants/{}", v.id)}
     })
 }
 
 fn customer_json(base: &str, c: &Customer) -> Value {
+    let id = c.id.to_string();
     json!({
-        "type": "customers", "id": c.id.to_string(),
-        "attributes": {"store_id": seed::STORE_ID, "name": c.name, "email": c.email, "status": "subscribed",
-                        "country": c.country, "test_mode": true},
+        "type": "customers", "id": id,
+        "attributes": {
+            "store_id": c.store_id, "name": c.name, "email": c.email, "status": "subscribed", "city": null,
+            "region": null, "country": c.country, "total_revenue_currency": 0, "mrr": 0,
+            "status_formatted": "Subscribed", "country_formatted": c.country, "total_revenue_currency_formatted": "$0.00",
+            "mrr_formatted": "$0.00", "urls": {"customer_portal": format!("{base}/billing?customer={}", c.id)},
+            "created_at": seed::stamp(1_767_225_600), "updated_at": seed::stamp(1_767_225_600), "test_mode": true
+        },
+        "relationships": relationships(base, "customers", &id, &["store", "orders", "subscriptions", "license-keys"]),
         "links": {"self": format!("{base}/v1/customers/{}", c.id)}
     })
 }
 
 fn subscription_json(base: &str, s: &Subscription) -> Value {
     let pause = s.pause.as_ref().map(|(mode, resumes)| json!({"mode": mode, "resumes_at": resumes}));
+    let id = s.id.to_string();
+    // Card details are empty for PayPal (the API says so of non-card payments).
+    let (brand, last_four) =
+        if s.payment_processor == "paypal" { (Value::Null, Value::Null) } else { (json!("visa"), json!("4242")) };
     json!({
-        "type": "subscriptions", "id": s.id.to_string(),
+        "type": "subscriptions", "id": id,
         "attributes": {
-            "store_id": seed::STORE_ID, "customer_id": s.customer_id, "order_id": s.order_id, "order_item_id": s.order_id + 100_000,
+            "store_id": s.store_id, "customer_id": s.customer_id, "order_id": s.order_id, "order_item_id": s.order_id + 100_000,
             "product_id": s.product_id, "variant_id": s.variant_id, "product_name": s.product_name, "variant_name": s.variant_name,
             "user_name": s.user_name, "user_email": s.user_email, "status": s.status,
-            "status_formatted": capitalise(&s.status.replace('_', " ")), "card_brand": "visa", "card_last_four": "4242",
+            "status_formatted": capitalise(&s.status.replace('_', " ")), "card_brand": brand, "card_last_four": last_four,
+            "payment_processor": s.payment_processor,
             "pause": pause, "cancelled": s.status == "cancelled", "trial_ends_at": s.trial_ends_at, "billing_anchor": 1,
+            "first_subscription_item": {"id": s.id + 200_000, "subscription_id": s.id, "price_id": s.variant_id + 300_000,
+                                        "quantity": 1, "created_at": s.created_at, "updated_at": s.updated_at},
+            "urls": {
+                "update_payment_method": format!("{base}/subscription/{}/payment-details?signature=sandbox", s.id),
+                "customer_portal": format!("{base}/billing?signature=sandbox"),
+                "customer_portal_update_subscription": s.confirm_change_url,
+            },
             "renews_at": s.renews_at, "ends_at": s.ends_at, "created_at": s.created_at, "updated_at": s.updated_at,
             "test_mode": true
         },
+        "relationships": relationships(base, "subscriptions", &id, &["store", "customer", "order", "order-item", "product", "variant", "subscription-items", "subscription-invoices"]),
         "links": {"self": format!("{base}/v1/subscriptions/{}", s.id)}
     })
 }
 
 fn order_json(base: &str, o: &Order) -> Value {
+    let money = |cents: i64| format_money(cents, &o.currency);
+    let id = o.id.to_string();
     json!({
-        "type": "orders", "id": o.id.to_string(),
+        "type": "orders", "id": id,
         "attributes": {
-            "store_id": seed::STORE_ID, "customer_id": o.customer_id, "identifier": o.identifier, "order_number": o.order_number,
-            "user_name": o.user_name, "user_email": o.user_email, "currency": "USD", "subtotal": o.total, "tax": 0,
-            "total": o.total, "total_formatted": format_cents(o.total), "status": o.status, "status_formatted": capitalise(o.status),
-            "refunded": false, "refunded_at": null,
-            "first_order_item": {"order_id": o.id, "product_id": o.product_id, "variant_id": o.variant_id,
-                                 "product_name": o.product_name, "variant_name": o.variant_name, "price": o.total, "quantity": 1},
+            "store_id": o.store_id, "customer_id": o.customer_id, "identifier": o.identifier, "order_number": o.order_number,
+            "user_name": o.user_name, "user_email": o.user_email, "currency": o.currency, "currency_rate": "1.00000000",
+            "subtotal": o.subtotal, "setup_fee": 0, "discount_total": o.discount_total, "tax": o.tax, "total": o.total,
+            "refunded_amount": o.refunded_amount,
+            "subtotal_usd": o.subtotal, "setup_fee_usd": 0, "discount_total_usd": o.discount_total, "tax_usd": o.tax,
+            "total_usd": o.total, "refunded_amount_usd": o.refunded_amount,
+            "tax_name": o.tax_name, "tax_rate": o.tax_rate, "tax_inclusive": false,
+            "status": o.status, "status_formatted": capitalise(&o.status.replace('_', " ")),
+            "refunded": o.status == "refunded", "refunded_at": o.refunded_at,
+            "subtotal_formatted": money(o.subtotal), "setup_fee_formatted": money(0),
+            "discount_total_formatted": money(o.discount_total), "tax_formatted": money(o.tax),
+            "total_formatted": money(o.total), "refunded_amount_formatted": money(o.refunded_amount),
+            "first_order_item": {"id": o.id + 100_000, "order_id": o.id, "product_id": o.product_id, "variant_id": o.variant_id,
+                                 "product_name": o.product_name, "variant_name": o.variant_name, "price": o.subtotal,
+                                 "created_at": o.created_at, "updated_at": o.updated_at, "deleted_at": null, "test_mode": true},
+            "urls": {"receipt": format!("{base}/my-orders/{}?signature=sandbox", o.identifier)},
             "created_at": o.created_at, "updated_at": o.updated_at, "test_mode": true
         },
+        "relationships": relationships(base, "orders", &id, &["store", "customer", "order-items", "subscriptions", "license-keys", "discount-redemptions"]),
         "links": {"self": format!("{base}/v1/orders/{}", o.id)}
     })
+}
+
+/// An object the request sent, or `[]` when it sent none (the API returns empty objects of
+/// `checkout_data` as arrays).
+fn object_or_empty_list(value: &Value) -> Value {
+    match value {
+        Value::Object(map) if !map.is_empty() => value.clone(),
+        _ => json!([]),
+    }
+}
+
+fn checkout_json(base: &str, c: &Checkout) -> Value {
+    let data = &c.data;
+    let text = |key: &str| data.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+    json!({
+        "type": "checkouts", "id": c.id,
+        "attributes": {
+            "store_id": c.store_id, "variant_id": c.variant_id, "custom_price": null,
+            "product_options": {"name": "", "description": "", "media": [], "redirect_url": "", "receipt_button_text": "",
+                                "receipt_link_url": "", "receipt_thank_you_note": "", "enabled_variants": []},
+            "checkout_options": {"embed": false, "media": true, "logo": true, "desc": true, "discount": true,
+                                 "skip_trial": false, "subscription_preview": true, "button_color": "#7047EB"},
+            "checkout_data": {
+                "email": text("email"), "name": text("name"),
+                "billing_address": object_or_empty_list(&data["billing_address"]),
+                "tax_number": text("tax_number"), "discount_code": text("discount_code"),
+                "custom": object_or_empty_list(&data["custom"]), "variant_quantities": []
+            },
+            "expires_at": null, "created_at": c.created_at, "updated_at": c.created_at, "test_mode": true,
+            "url": format!("{base}/checkout/custom/{}?signature=sandbox", c.id)
+        },
+        "relationships": relationships(base, "checkouts", &c.id, &["store", "variant"]),
+        "links": {"self": format!("{base}/v1/checkouts/{}", c.id)}
+    })
+}
+
+/// Money as the API formats it (`$9.99`, `€18.59`).
+fn format_money(cents: i64, currency: &str) -> String {
+    let symbol = match currency {
+        "EUR" => "€",
+        "GBP" => "£",
+        _ => "$",
+    };
+    format!("{symbol}{}.{:02}", cents / 100, cents % 100)
 }
 
 fn capitalise(s: &str) -> String {
     let mut chars = s.chars();
     chars.next().map(|c| c.to_uppercase().collect::<String>() + chars.as_str()).unwrap_or_default()
-}
-
-fn format_cents(cents: i64) -> String {
-    format!("${}.{:02}", cents / 100, cents % 100)
 }
 
 fn filter<'a>(params: &'a HashMap<String, String>, name: &str) -> Option<&'a str> {
@@ -450,17 +630,18 @@ fn filter<'a>(params: &'a HashMap<String, String>, name: &str) -> Option<&'a str
 // Handlers.
 
 async fn store(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
-    if id != seed::STORE_ID.to_string() {
-        return not_found();
+    match id.parse().ok().and_then(|id| seed::store_json(&sim.base, id)) {
+        Some(store) => document(store),
+        None => not_found(),
     }
-    document(seed::store_json(&sim.base))
 }
 
 async fn list_products(State(sim): State<Arc<Sim>>, Query(params): Params) -> Response {
     let data = sim.data.lock().unwrap();
     let mut products: Vec<&Product> = data.products.iter().collect();
+    // Without the filter, every store of the account.
     if let Some(store) = filter(&params, "store_id") {
-        products.retain(|_| store == seed::STORE_ID.to_string());
+        products.retain(|p| p.store_id.to_string() == store);
     }
     products.sort_by(|a, b| a.name.cmp(&b.name));
     let items = products.into_iter().map(|p| product_json(&sim.base, p)).collect();
@@ -524,7 +705,7 @@ async fn list_subscriptions(State(sim): State<Arc<Sim>>, Query(params): Params) 
         ("variant_id", |s, v| s.variant_id.to_string() == v),
         ("order_id", |s, v| s.order_id.to_string() == v),
         ("user_email", |s, v| s.user_email == v),
-        ("store_id", |_, v| v == seed::STORE_ID.to_string()),
+        ("store_id", |s, v| s.store_id.to_string() == v),
     ];
     for (name, keep) in filters {
         if let Some(value) = filter(&params, name) {
@@ -575,6 +756,12 @@ async fn patch_subscription(State(sim): State<Arc<Sim>>, Path(id): Path<String>,
         None => None,
     };
     let Some(sub) = data.subscriptions.iter_mut().find(|s| s.id.to_string() == id) else { return not_found() };
+    if sub.payment_processor == "paypal" {
+        // "For PayPal subscriptions the update endpoint does not modify the subscription":
+        // the customer confirms at the URL it populates instead.
+        sub.confirm_change_url = Some(format!("{}/billing/{}/update?signature=sandbox", sim.base, sub.id));
+        return document(subscription_json(&sim.base, sub));
+    }
     if let Some(cancelled) = attributes.get("cancelled").and_then(Value::as_bool) {
         if cancelled {
             if sub.status == "expired" {
@@ -643,6 +830,9 @@ async fn list_orders(State(sim): State<Arc<Sim>>, Query(params): Params) -> Resp
     if let Some(email) = filter(&params, "user_email") {
         orders.retain(|o| o.user_email == email);
     }
+    if let Some(store) = filter(&params, "store_id") {
+        orders.retain(|o| o.store_id.to_string() == store);
+    }
     orders.sort_by(|a, b| b.id.cmp(&a.id));
     let items = orders.into_iter().map(|o| order_json(&sim.base, o)).collect();
     page(&sim, "orders", &params, items)
@@ -663,44 +853,78 @@ async fn create_checkout(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -
     if body["data"]["type"] != "checkouts" {
         return unprocessable("data.type must be checkouts");
     }
-    let store = body["data"]["relationships"]["store"]["data"]["id"].as_str().unwrap_or("");
-    if store != seed::STORE_ID.to_string() {
-        return jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "The related resource does not exist.");
-    }
+    let related_missing = |pointer: &str| {
+        let body = json!({"jsonapi": {"version": "1.0"}, "errors": [{
+            "status": "404", "title": "Not Found", "detail": "The related resource does not exist.",
+            "source": {"pointer": pointer}
+        }]});
+        (StatusCode::NOT_FOUND, [("content-type", JSONAPI)], Json(body)).into_response()
+    };
+    let store: Option<u64> = body["data"]["relationships"]["store"]["data"]["id"].as_str().and_then(|v| v.parse().ok());
+    let Some(store) = store.filter(|s| seed::store_json(&sim.base, *s).is_some()) else {
+        return related_missing("/data/relationships/store");
+    };
     let variant_id =
         body["data"]["relationships"]["variant"]["data"]["id"].as_str().and_then(|v| v.parse::<u64>().ok());
     let mut data = sim.data.lock().unwrap();
-    let Some(variant) =
-        variant_id.and_then(|vid| data.products.iter().flat_map(|p| p.variants.iter()).find(|v| v.id == vid)).cloned()
-    else {
-        return jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "The related resource does not exist.");
-    };
-    let checkout_data = &body["data"]["attributes"]["checkout_data"];
+    // A variant of another store is as unknown to this store as a missing one.
+    let variant = variant_id.and_then(|vid| {
+        data.products.iter().filter(|p| p.store_id == store).flat_map(|p| p.variants.iter()).find(|v| v.id == vid)
+    });
+    let Some(variant) = variant.cloned() else { return related_missing("/data/relationships/variant") };
+    let checkout_data = body["data"]["attributes"]["checkout_data"].clone();
     let checkout = Checkout {
         id: uuid::Uuid::new_v4().to_string(),
+        store_id: store,
         variant_id: variant.id,
         email: checkout_data["email"].as_str().unwrap_or("").to_string(),
         name: checkout_data["name"].as_str().unwrap_or("").to_string(),
         country: checkout_data["billing_address"]["country"].as_str().map(str::to_string),
         custom: checkout_data["custom"].as_object().cloned().unwrap_or_default(),
+        data: checkout_data,
         status: "open",
         created_at: now_stamp(),
+        seq: data.checkouts.len() as u64,
     };
-    let json = json!({
-        "type": "checkouts", "id": checkout.id,
-        "attributes": {
-            "store_id": seed::STORE_ID, "variant_id": variant.id, "custom_price": null,
-            "checkout_data": checkout_data, "expires_at": null, "created_at": checkout.created_at,
-            "updated_at": checkout.created_at, "test_mode": true,
-            "url": format!("{}/checkout/custom/{}", sim.base, checkout.id)
-        },
-        "links": {"self": format!("{}/v1/checkouts/{}", sim.base, checkout.id)}
-    });
+    let json = checkout_json(&sim.base, &checkout);
     data.checkouts.insert(checkout.id.clone(), checkout);
-    (
-        StatusCode::CREATED,
-        [("content-type", "application/vnd.api+json")],
-        Json(json!({"jsonapi": {"version": "1.0"}, "data": json})),
-    )
+    drop(data);
+    let failed_after_commit = {
+        let mut faults = sim.faults.lock().unwrap();
+        let fail = faults.fail_after_commit > 0;
+        faults.fail_after_commit = faults.fail_after_commit.saturating_sub(1);
+        fail
+    };
+    if failed_after_commit {
+        return jsonapi_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Internal Server Error",
+            "Simulated failure after the checkout was made",
+        );
+    }
+    (StatusCode::CREATED, [("content-type", JSONAPI)], Json(json!({"jsonapi": {"version": "1.0"}, "data": json})))
         .into_response()
+}
+
+/// `GET /v1/checkouts`: newest first, filtered by store and variant.
+async fn list_checkouts(State(sim): State<Arc<Sim>>, Query(params): Params) -> Response {
+    let data = sim.data.lock().unwrap();
+    let mut checkouts: Vec<&Checkout> = data.checkouts.values().collect();
+    if let Some(store) = filter(&params, "store_id") {
+        checkouts.retain(|c| c.store_id.to_string() == store);
+    }
+    if let Some(variant) = filter(&params, "variant_id") {
+        checkouts.retain(|c| c.variant_id.to_string() == variant);
+    }
+    checkouts.sort_by(|a, b| b.seq.cmp(&a.seq));
+    let items = checkouts.into_iter().map(|c| checkout_json(&sim.base, c)).collect();
+    page(&sim, "checkouts", &params, items)
+}
+
+async fn one_checkout(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    match data.checkouts.get(&id) {
+        Some(c) => document(checkout_json(&sim.base, c)),
+        None => not_found(),
+    }
 }

@@ -1,10 +1,17 @@
-//! The simulator's seeded, deterministic data: one store, products with variants (draft and
-//! published, one-off and subscription), customers, and subscriptions in every provider status.
+//! The simulator's seeded, deterministic data, shaped like a real account's: the store Staffroom
+//! sells through and a second store the same API key sees; products whose only variant is the
+//! `pending` "default" one (most real products), products with several published variants
+//! beside their pending default, draft products and variants; customers; subscriptions in every
+//! provider status, some paid through PayPal, one in fifty without a customer id.
 
 use serde_json::{json, Value};
 
-/// The simulated store's id.
+/// The simulated store's id (the one Staffroom is configured with).
 pub const STORE_ID: u64 = 1;
+/// Another store of the same account: an API key sees every store of its account.
+pub const OTHER_STORE_ID: u64 = 2;
+/// The other store's products start at this id.
+const OTHER_STORE_PRODUCTS: u64 = 500;
 
 /// A tiny deterministic generator (SplitMix64): the same seed gives the same shop every run.
 pub struct Rng(u64);
@@ -36,6 +43,7 @@ impl Rng {
 #[derive(Debug, Clone)]
 pub struct Product {
     pub id: u64,
+    pub store_id: u64,
     pub name: String,
     pub status: &'static str,
     pub description: String,
@@ -61,6 +69,7 @@ pub struct Variant {
 #[derive(Debug, Clone)]
 pub struct Customer {
     pub id: u64,
+    pub store_id: u64,
     pub name: String,
     pub email: String,
     pub country: String,
@@ -70,6 +79,9 @@ pub struct Customer {
 #[derive(Debug, Clone)]
 pub struct Subscription {
     pub id: u64,
+    pub store_id: u64,
+    /// `stripe` or `paypal`: PayPal subscriptions change only once the customer confirms.
+    pub payment_processor: &'static str,
     pub customer_id: Option<u64>,
     pub order_id: u64,
     pub product_id: u64,
@@ -85,19 +97,32 @@ pub struct Subscription {
     pub ends_at: Option<String>,
     pub created_at: String,
     pub updated_at: String,
+    /// Where the customer confirms a change the API could not make (PayPal), once one was asked.
+    pub confirm_change_url: Option<String>,
 }
 
 /// An order (made when a checkout is paid).
 #[derive(Debug, Clone)]
 pub struct Order {
     pub id: u64,
+    pub store_id: u64,
     pub identifier: String,
     pub order_number: u64,
     pub customer_id: u64,
     pub user_name: String,
     pub user_email: String,
     pub status: &'static str,
+    pub currency: String,
+    /// The variant's price, before tax and discounts.
+    pub subtotal: i64,
+    pub discount_total: i64,
+    pub tax: i64,
+    /// What the customer paid: subtotal − discounts + tax.
     pub total: i64,
+    pub tax_name: Option<&'static str>,
+    pub tax_rate: &'static str,
+    pub refunded_amount: i64,
+    pub refunded_at: Option<String>,
     pub product_id: u64,
     pub variant_id: u64,
     pub product_name: String,
@@ -127,79 +152,51 @@ pub fn stamp(secs: i64) -> String {
     chrono::DateTime::from_timestamp(secs, 0).unwrap_or_default().format("%Y-%m-%dT%H:%M:%S.000000Z").to_string()
 }
 
-/// Products: the first ten are subscription plans (monthly and yearly variants), the rest
-/// one-off; every sixth is a draft.
+fn variant(product_id: u64, n: u64, name: &str, price: i64, status: &'static str, sort: u32) -> Variant {
+    Variant {
+        id: product_id * 10 + n,
+        product_id,
+        name: name.into(),
+        price,
+        status,
+        is_subscription: false,
+        interval: None,
+        sort,
+    }
+}
+
+/// Products of our store: the first ten are subscription plans (monthly and yearly variants),
+/// the rest one-off; every sixth is a draft. Every product keeps its `pending` default variant
+/// (listed by the API beside the published ones, as Lemon Squeezy's own packages have to filter
+/// out); most one-off products have nothing else, so their pending default is what sells.
 pub fn products(count: u64) -> Vec<Product> {
     let mut rng = Rng::new(7);
-    (1..=count)
+    let mut products: Vec<Product> = (1..=count)
         .map(|id| {
             let name = format!("{} {}", ADJECTIVES[(id as usize * 5) % 12], NOUNS[(id as usize) % 10]);
             let name = if id > 12 { format!("{name} {id}") } else { name };
-            let subscription = id <= 10;
             let base_price = 500 + 100 * rng.below(95) as i64;
-            let variants = if subscription {
-                vec![
-                    Variant {
-                        id: id * 10 + 1,
-                        product_id: id,
-                        name: "Monthly".into(),
-                        price: base_price,
-                        status: "published",
-                        is_subscription: true,
-                        interval: Some("month"),
-                        sort: 0,
-                    },
-                    Variant {
-                        id: id * 10 + 2,
-                        product_id: id,
-                        name: "Yearly".into(),
-                        price: base_price * 10,
-                        status: "published",
-                        is_subscription: true,
-                        interval: Some("year"),
-                        sort: 1,
-                    },
-                ]
-            } else {
-                let mut v = vec![Variant {
-                    id: id * 10 + 1,
-                    product_id: id,
-                    name: "Standard".into(),
-                    price: base_price,
-                    status: "published",
-                    is_subscription: false,
-                    interval: None,
-                    sort: 0,
-                }];
-                if id % 3 == 0 {
-                    v.push(Variant {
-                        id: id * 10 + 2,
-                        product_id: id,
-                        name: "Team".into(),
-                        price: base_price * 4,
-                        status: "published",
-                        is_subscription: false,
-                        interval: None,
-                        sort: 1,
-                    });
+            let mut variants = vec![variant(id, 0, "Default", base_price, "pending", 0)];
+            if id <= 10 {
+                for (n, (label, interval, price)) in
+                    [("Monthly", "month", base_price), ("Yearly", "year", base_price * 10)].into_iter().enumerate()
+                {
+                    let mut v = variant(id, n as u64 + 1, label, price, "published", n as u32 + 1);
+                    v.is_subscription = true;
+                    v.interval = Some(interval);
+                    variants.push(v);
                 }
-                if id % 4 == 0 {
-                    v.push(Variant {
-                        id: id * 10 + 3,
-                        product_id: id,
-                        name: "Early access".into(),
-                        price: base_price / 2,
-                        status: "draft",
-                        is_subscription: false,
-                        interval: None,
-                        sort: 2,
-                    });
-                }
-                v
-            };
+            } else if id % 3 == 0 {
+                variants.push(variant(id, 1, "Standard", base_price, "published", 1));
+                variants.push(variant(id, 2, "Team", base_price * 4, "published", 2));
+            }
+            if id > 10 && id % 4 == 0 {
+                variants.push(variant(id, 3, "Early access", base_price / 2, "draft", 3));
+            }
             let created = BASE + id as i64 * 86_400;
             Product {
                 id,
+                store_id: STORE_ID,
                 name,
                 status: if id % 6 == 0 { "draft" } else { "published" },
                 description: format!("<p>Seeded sandbox product number {id}.</p>"),
@@ -208,7 +205,28 @@ pub fn products(count: u64) -> Vec<Product> {
                 variants,
             }
         })
-        .collect()
+        .collect();
+    // The account's other store: the API key sees its products and variants too.
+    for n in 1..=3u64 {
+        let id = OTHER_STORE_PRODUCTS + n;
+        let created = BASE + n as i64 * 43_200;
+        products.push(Product {
+            id,
+            store_id: OTHER_STORE_ID,
+            name: format!("Side project {}", ["Poster", "Zine", "Sticker pack"][n as usize - 1]),
+            status: "published",
+            description: "<p>Sold in the account's other store.</p>".into(),
+            created_at: stamp(created),
+            updated_at: stamp(created),
+            variants: vec![variant(id, 0, "Default", 1200 + 300 * n as i64, "pending", 0)],
+        });
+    }
+    products
+}
+
+/// Whether a checkout may sell `v` of `product`: a published variant, or the product's only one.
+pub fn sellable(product: &Product, v: &Variant) -> bool {
+    v.status == "published" || (v.status == "pending" && product.variants.len() == 1)
 }
 
 /// Customers with names from several languages.
@@ -219,6 +237,7 @@ pub fn customers(count: u64) -> Vec<Customer> {
             let last = LAST[(n as usize * 7) % LAST.len()];
             Customer {
                 id: 1000 + n,
+                store_id: STORE_ID,
                 name: format!("{first} {last}"),
                 email: format!("{}.{}{}@example.com", ascii(first), ascii(last), n),
                 country: COUNTRIES[(n as usize) % COUNTRIES.len()].to_string(),
@@ -232,7 +251,7 @@ fn ascii(s: &str) -> String {
 }
 
 /// Subscriptions: statuses cycle through all seven, spread over customers and plans; one in
-/// fifty has no customer id, as real data sometimes has.
+/// fifty has no customer id, as real data sometimes has; one in seven is paid through PayPal.
 pub fn subscriptions(count: u64, products: &[Product], customers: &[Customer]) -> Vec<Subscription> {
     let plans: Vec<&Product> = products.iter().filter(|p| p.variants.iter().any(|v| v.is_subscription)).collect();
     let mut rng = Rng::new(11);
@@ -241,7 +260,7 @@ pub fn subscriptions(count: u64, products: &[Product], customers: &[Customer]) -
             let status = SUBSCRIPTION_STATUSES[(id as usize - 1) % SUBSCRIPTION_STATUSES.len()];
             let customer = &customers[(rng.below(customers.len() as u64)) as usize];
             let plan = plans[(rng.below(plans.len() as u64)) as usize];
-            let variant = &plan.variants[(id % 2) as usize];
+            let variant = &plan.variants[1 + (id % 2) as usize];
             let created = BASE + (id as i64 * 3_607) % (300 * 86_400);
             // Renewal dates lie ahead (into 2027), so cancelled ones can still be resumed.
             let renews = created + 400 * 86_400;
@@ -252,6 +271,8 @@ pub fn subscriptions(count: u64, products: &[Product], customers: &[Customer]) -
             };
             Subscription {
                 id,
+                store_id: STORE_ID,
+                payment_processor: if id % 7 == 3 { "paypal" } else { "stripe" },
                 customer_id: if id % 50 == 0 { None } else { Some(customer.id) },
                 order_id: 5000 + id,
                 product_id: plan.id,
@@ -267,20 +288,56 @@ pub fn subscriptions(count: u64, products: &[Product], customers: &[Customer]) -
                 ends_at,
                 created_at: stamp(created),
                 updated_at: stamp(created + 60),
+                confirm_change_url: None,
             }
         })
         .collect()
 }
 
-/// The store resource.
-pub fn store_json(base: &str) -> Value {
-    json!({
-        "type": "stores", "id": STORE_ID.to_string(),
+/// The currency of a store.
+pub fn store_currency(store: u64) -> &'static str {
+    if store == OTHER_STORE_ID {
+        "EUR"
+    } else {
+        "USD"
+    }
+}
+
+/// Tax the simulated store charges a buyer from `country` on top of the price (Lemon Squeezy is
+/// the merchant of record and adds VAT where it applies): (name, rate as the API writes it,
+/// basis points).
+pub fn tax_for(country: Option<&str>) -> (Option<&'static str>, &'static str, i64) {
+    match country {
+        Some("GB" | "FR") => (Some("VAT"), "20.00", 2000),
+        Some("DE") => (Some("VAT"), "19.00", 1900),
+        _ => (None, "0.00", 0),
+    }
+}
+
+/// A store resource, with every attribute and relationship of the documented store object.
+pub fn store_json(base: &str, id: u64) -> Option<Value> {
+    let (name, slug, country, nicename) = match id {
+        STORE_ID => ("Staffroom Sandbox Store", "staffroom-sandbox", "GB", "United Kingdom"),
+        OTHER_STORE_ID => ("Side Project Shop", "side-project", "DE", "Germany"),
+        _ => return None,
+    };
+    let relationships: serde_json::Map<String, Value> =
+        ["products", "orders", "subscriptions", "discounts", "license-keys", "webhooks"]
+            .iter()
+            .map(|r| {
+                let links = json!({"links": {"related": format!("{base}/v1/stores/{id}/{r}"), "self": format!("{base}/v1/stores/{id}/relationships/{r}")}});
+                (r.to_string(), links)
+            })
+            .collect();
+    Some(json!({
+        "type": "stores", "id": id.to_string(),
         "attributes": {
-            "name": "Staffroom Sandbox Store", "slug": "staffroom-sandbox", "domain": "sandbox.staffroom.test",
-            "url": base, "country": "GB", "currency": "USD", "plan": "fresh",
-            "created_at": stamp(BASE), "updated_at": stamp(BASE)
+            "name": name, "slug": slug, "domain": format!("{slug}.staffroom.test"), "url": base,
+            "avatar_url": format!("{base}/avatars/{slug}.png"), "plan": "fresh", "country": country,
+            "country_nicename": nicename, "currency": store_currency(id), "total_sales": 0, "total_revenue": 0,
+            "thirty_day_sales": 0, "thirty_day_revenue": 0, "created_at": stamp(BASE), "updated_at": stamp(BASE)
         },
-        "links": {"self": format!("{base}/v1/stores/{STORE_ID}")}
-    })
+        "relationships": relationships,
+        "links": {"self": format!("{base}/v1/stores/{id}")}
+    }))
 }

@@ -2,6 +2,23 @@
 import type { Body } from "./Body";
 
 /**
- * The seed's Document (Docs' Document, read with `SUGGESTIONS_INLINE`).
+ * The seed's Document (Docs' Document, read with `SUGGESTIONS_INLINE` where the user may see
+ * suggestions).
  */
-export type Document = { id: string, name: string, body: Body, revisionId: string, suggestionsViewMode?: string, };
+export type Document = { id: string, name: string, body: Body, 
+/**
+ * Google returns a revision only to users who may edit the document: `null` otherwise.
+ */
+revisionId: string | null, suggestionsViewMode?: string, 
+/**
+ * Whether this user may edit the document (Google gave a revision id).
+ */
+canEdit: boolean, 
+/**
+ * Images and other objects inline in the text, by id (`inlineObjectElement` points here).
+ */
+inlineObjects?: Record<string, unknown>, 
+/**
+ * Objects anchored to paragraphs, by id (`positionedObjectIds` point here).
+ */
+positionedObjects?: Record<string, unknown>, };

@@ -10,4 +10,9 @@ export type EditorView = { document: Document, blocks: Array<EditBlock>,
 /**
  * Google could not be reached: this is the offline copy.
  */
-stale: boolean, draft: Draft | null, };
+stale: boolean, draft: Draft | null, 
+/**
+ * Why the document opens read-only, when it does (Google gives this user view or comment
+ * access only).
+ */
+readOnlyReason: string | null, };

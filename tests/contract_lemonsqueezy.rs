@@ -1,0 +1,236 @@
+//! The Lemon Squeezy contract: fixtures written from the provider's documented example objects
+//! (`tests/contract/lemonsqueezy/`, each citing its source in the README there) must decode the
+//! way the client reads them, and the simulator must answer with the same objects field for
+//! field: every documented attribute, nested field and relationship, with the documented JSON
+//! types, and nothing the documentation does not have.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use serde_json::{json, Map, Value};
+use staffroom::payments::jsonapi::{Document, Resource};
+use staffroom::payments::model;
+use staffroom::sandbox::lemonsqueezy::{PaymentSimulator, SimulatorOptions};
+use staffroom::webhooks::payload;
+
+fn fixture(name: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/contract/lemonsqueezy").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The resource object of a fixture: a whole document's `data` (its first item for a list), a
+/// webhook's `data`, or a bare resource as the refund page documents it.
+fn resource_object(fixture: &Value) -> &Value {
+    match fixture.get("data") {
+        Some(Value::Array(items)) => &items[0],
+        Some(data) => data,
+        None => fixture,
+    }
+}
+
+fn resource(fixture: &Value) -> Resource {
+    Resource::from_value(resource_object(fixture)).expect("a documented resource decodes")
+}
+
+#[test]
+fn documented_objects_decode_as_the_client_reads_them() {
+    // Documents, lists and their pagination meta.
+    for name in ["product.json", "variant.json", "order.json", "subscription.json", "checkout.json", "store.json"] {
+        let doc: Document = serde_json::from_value(fixture(name)).unwrap();
+        doc.resource().unwrap_or_else(|e| panic!("{name}: {e:?}"));
+    }
+    for name in ["product-list.json", "variant-list.json"] {
+        let doc: Document = serde_json::from_value(fixture(name)).unwrap();
+        assert!(!doc.resources().unwrap().is_empty(), "{name}");
+        assert_eq!(doc.last_page(), Some(1), "{name}: meta.page.lastPage");
+        assert_eq!(doc.next_link(), None, "{name}: no links.next on the last page");
+    }
+
+    let product = model::product_from(&resource(&fixture("product.json")), "USD");
+    assert_eq!((product.id.as_str(), product.status.as_str()), ("1", "published"));
+    assert!(product.price > 0 && product.created_at.ends_with('Z'), "{product:?}");
+
+    let (product_id, variant, _) = model::variant_from(&resource(&fixture("variant.json")));
+    assert_eq!(product_id, resource_object(&fixture("variant.json"))["attributes"]["product_id"].to_string());
+    assert!(["pending", "draft", "published"].contains(&variant.status.as_str()));
+
+    let subscription = model::subscription_from(&resource(&fixture("subscription.json")));
+    assert_eq!((subscription.status.as_str(), subscription.provider_status.as_str()), ("active", "active"));
+    assert_eq!(subscription.renews_at, "2022-11-12T00:00:00Z", "microseconds normalised to RFC 3339");
+    assert_eq!(subscription.ends_at, None);
+
+    // Webhook bodies as Lemon Squeezy sends them: no webhook_id, no test_mode in `meta`.
+    for (name, event, kind) in [
+        ("webhook-order_created.json", "order_created", "orders"),
+        ("webhook-subscription_created.json", "subscription_created", "subscriptions"),
+    ] {
+        let delivery = payload::parse(&fixture(name), Some(event)).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        assert_eq!((delivery.name.as_str(), delivery.resource_type.as_str()), (event, kind));
+        assert_eq!(delivery.webhook_id, None);
+        assert!(delivery.updated_at().is_some(), "{name}: the order rule needs updated_at");
+    }
+    // Custom data comes back as the caller sent it; a number stays usable as an id.
+    let order = payload::parse(&fixture("webhook-order_created.json"), None).unwrap();
+    assert_eq!(order.custom_data.unwrap()["customer_id"], 25);
+
+    // Empty objects of a checkout come back as empty lists: they must not break decoding.
+    let checkout = resource(&fixture("checkout.json"));
+    assert_eq!(checkout.attributes["checkout_data"]["custom"], json!([]));
+    assert!(checkout.str("url").is_some_and(|u| u.starts_with("https://")));
+
+    // The one error body seen from the API decodes as a JSON:API error list.
+    let error = fixture("error-404.json");
+    assert_eq!(error["errors"][0]["detail"], "The related resource does not exist.");
+}
+
+/// Attribute names of each resource type, with their JSON types, over all fixtures of the type.
+#[derive(Default)]
+struct Shape {
+    /// Name → the JSON kinds seen ("null" never counts: documented nulls take any type).
+    attributes: BTreeMap<String, BTreeSet<&'static str>>,
+    /// Nested object attributes (`urls`, `first_order_item`, `checkout_data`, …) → their keys.
+    nested: BTreeMap<String, BTreeSet<String>>,
+    relationships: BTreeSet<String>,
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+impl Shape {
+    fn add(&mut self, resource: &Value) {
+        let attributes = resource["attributes"].as_object().expect("attributes");
+        for (name, value) in attributes {
+            let kinds = self.attributes.entry(name.clone()).or_default();
+            if !value.is_null() {
+                kinds.insert(kind(value));
+            }
+            if let Value::Object(inner) = value {
+                self.nested.entry(name.clone()).or_default().extend(inner.keys().cloned());
+            }
+        }
+        if let Some(relationships) = resource.get("relationships").and_then(Value::as_object) {
+            self.relationships.extend(relationships.keys().cloned());
+        }
+    }
+}
+
+/// Where `actual` (the simulator's resource) differs from the documented `shape`.
+fn differences(kind_name: &str, shape: &Shape, actual: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let attributes: &Map<String, Value> = actual["attributes"].as_object().expect("attributes");
+    for name in shape.attributes.keys() {
+        if !attributes.contains_key(name) {
+            out.push(format!("{kind_name}: documented attribute {name} is missing"));
+        }
+    }
+    for (name, value) in attributes {
+        let Some(documented) = shape.attributes.get(name) else {
+            out.push(format!("{kind_name}: attribute {name} is not documented"));
+            continue;
+        };
+        if !value.is_null() && !documented.is_empty() && !documented.contains(kind(value)) {
+            out.push(format!("{kind_name}.{name}: {} where the docs show {documented:?}", kind(value)));
+        }
+        if let (Value::Object(inner), Some(keys)) = (value, shape.nested.get(name)) {
+            let got: BTreeSet<String> = inner.keys().cloned().collect();
+            if &got != keys {
+                out.push(format!("{kind_name}.{name}: fields {got:?}, documented {keys:?}"));
+            }
+        }
+    }
+    let relationships: BTreeSet<String> =
+        actual.get("relationships").and_then(Value::as_object).map(|r| r.keys().cloned().collect()).unwrap_or_default();
+    if !shape.relationships.is_empty() && relationships != shape.relationships {
+        out.push(format!("{kind_name}: relationships {relationships:?}, documented {:?}", shape.relationships));
+    }
+    out
+}
+
+#[tokio::test]
+async fn the_simulator_answers_with_the_documented_objects_field_for_field() {
+    let mut shapes: BTreeMap<String, Shape> = BTreeMap::new();
+    for name in [
+        "product.json",
+        "product-list.json",
+        "variant.json",
+        "variant-list.json",
+        "order.json",
+        "order-refund.json",
+        "webhook-order_created.json",
+        "subscription.json",
+        "webhook-subscription_created.json",
+        "checkout.json",
+        "store.json",
+        "customer.json",
+    ] {
+        let value = fixture(name);
+        let object = resource_object(&value);
+        let kind = object["type"].as_str().unwrap_or_else(|| panic!("{name}: a typed resource")).to_string();
+        shapes.entry(kind).or_default().add(object);
+    }
+
+    // A simulator with an order in it: a checkout created and paid as a buyer would.
+    let sim = PaymentSimulator::start(SimulatorOptions::default()).await.unwrap();
+    let http = reqwest::Client::new();
+    let created: Value = http
+        .post(format!("{}/checkouts", sim.api_url()))
+        .bearer_auth(sim.api_key().expose())
+        .header("accept", "application/vnd.api+json")
+        .header("content-type", "application/vnd.api+json")
+        .body(
+            json!({"data": {"type": "checkouts",
+                "attributes": {"checkout_data": {"email": "ada@example.com", "name": "Ada", "billing_address": {"country": "GB"}, "custom": {"order_id": "o-1"}}},
+                "relationships": {"store": {"data": {"type": "stores", "id": sim.store_id()}}, "variant": {"data": {"type": "variants", "id": "11"}}}}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let checkout_id = created["data"]["id"].as_str().expect("a checkout").to_string();
+    let paid = http.post(format!("{}/checkout/custom/{checkout_id}/pay", sim.base_url())).send().await.unwrap();
+    assert!(paid.status().is_success());
+
+    let mut problems = Vec::new();
+    let mut covered = BTreeSet::new();
+    for resource in sim.sample_resources() {
+        let kind = resource["type"].as_str().unwrap().to_string();
+        let shape = shapes.get(&kind).unwrap_or_else(|| panic!("no documented {kind} object"));
+        problems.extend(differences(&kind, shape, &resource));
+        covered.insert(kind);
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_eq!(
+        covered.into_iter().collect::<Vec<_>>(),
+        ["checkouts", "customers", "orders", "products", "stores", "subscriptions", "variants"]
+    );
+}
+
+#[test]
+fn the_shape_check_catches_missing_extra_and_mistyped_fields() {
+    let mut shape = Shape::default();
+    shape.add(&json!({"attributes": {"a": 1, "b": null, "urls": {"x": "y"}}, "relationships": {"store": {}}}));
+    let actual = json!({"attributes": {"a": "1", "c": true, "urls": {"z": 1}}, "relationships": {"store": {}}});
+    let found = differences("things", &shape, &actual);
+    assert_eq!(
+        found,
+        vec![
+            "things: documented attribute b is missing",
+            "things.a: string where the docs show {\"integer\"}",
+            "things: attribute c is not documented",
+            "things.urls: fields {\"z\"}, documented {\"x\"}",
+        ]
+    );
+}
