@@ -100,10 +100,12 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
                 paid_at: (status == "paid").then(|| paid_moment.clone()),
                 refunded_at,
                 updated_at: now,
+                review: None,
                 events: None,
             },
             provider_status: Some(provider_status),
             provider_updated_at: updated_at,
+            expected: None,
             checkout_id: None,
             billing_address: None,
             metadata: None,
@@ -127,9 +129,40 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
     }
     let target = order_status(&provider_status);
     let mut outcome = "applied".to_string();
-    if order_may_move(&order.dto.status, target) {
-        if target == "paid" && order.dto.paid_at.is_none() {
-            order.dto.paid_at = Some(paid_moment);
+    let differences = if target == "paid" && order.dto.status != "paid" {
+        checkout_differences(&order, &r, event.test_mode)
+    } else {
+        Vec::new()
+    };
+    if !differences.is_empty() {
+        // Not what our checkout sold: the order is not marked paid, and a person looks at it.
+        let reason = differences.join("; ");
+        tracing::warn!(order = %order.dto.id, %reason, "a payment event does not match its checkout");
+        crate::store::audit::append(
+            conn,
+            &crate::store::audit::NewAuditEntry {
+                actor: "system",
+                action: "payments.order_review",
+                target: Some(&order.dto.id),
+                outcome: "held for review",
+                detail: Some(
+                    serde_json::json!({ "event": event.name, "providerOrderId": r.id, "differences": differences }),
+                ),
+            },
+        )?;
+        order.dto.review = Some(reason.clone());
+        outcome = format!("held for review: {reason}");
+    } else if order_may_move(&order.dto.status, target) {
+        if target == "paid" && order.dto.status != "paid" {
+            order.dto.paid_at.get_or_insert(paid_moment);
+            // From now on the order shows what the customer was charged (tax in, discounts out).
+            if let Some(total) = r.int("total") {
+                order.dto.total = total;
+            }
+            if let Some(currency) = r.str("currency") {
+                order.dto.currency = currency;
+            }
+            order.dto.review = None;
         }
         order.dto.status = target.into();
     } else {
@@ -142,6 +175,37 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
     order.provider_updated_at = updated_at.or(order.provider_updated_at);
     store::update_order_from_provider(conn, &order)?;
     Ok(linked(outcome))
+}
+
+/// How a payment event differs from what the order's checkout sold: another store, variant,
+/// currency, price before tax and discounts (`subtotal`), or mode (test or live). A fact the event
+/// does not state counts as a difference: an order turns paid only on an event that shows it.
+fn checkout_differences(order: &OrderRecord, event: &Resource, test_mode: Option<bool>) -> Vec<String> {
+    let Some(expected) = &order.expected else { return Vec::new() };
+    let item = event.attributes.get("first_order_item");
+    let facts = [
+        ("store", event.str("store_id"), Some(expected.store_id.clone())),
+        (
+            "variant",
+            item.and_then(|i| i.get("variant_id")).and_then(super::jsonapi::id_of),
+            Some(order.dto.variant_id.clone()),
+        ),
+        ("currency", event.str("currency"), Some(order.dto.currency.clone())),
+        ("subtotal", event.int("subtotal").map(|s| s.to_string()), Some(expected.subtotal.to_string())),
+        (
+            "mode",
+            test_mode.or(event.bool("test_mode")).map(|t| if t { "test" } else { "live" }.to_string()),
+            Some(if expected.test_mode { "test" } else { "live" }.to_string()),
+        ),
+    ];
+    facts
+        .into_iter()
+        .filter(|(_, got, want)| got != want)
+        .map(|(what, got, want)| match got {
+            Some(got) => format!("{what} is {got}, the checkout's is {}", want.unwrap_or_default()),
+            None => format!("the event does not say its {what}"),
+        })
+        .collect()
 }
 
 fn apply_subscription(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {

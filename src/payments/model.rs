@@ -112,7 +112,8 @@ pub struct OrderDto {
     pub order_id: String,
     /// pending, paid or failed.
     pub status: String,
-    /// Cents.
+    /// Cents: the variant's price until paid, then the amount actually charged (with tax,
+    /// less discounts).
     pub total: i64,
     pub currency: String,
     pub checkout_url: String,
@@ -126,6 +127,9 @@ pub struct OrderDto {
     pub paid_at: Option<String>,
     pub refunded_at: Option<String>,
     pub updated_at: String,
+    /// Why the order waits for a person's review: a payment event did not match its checkout
+    /// (another store, variant, currency, price or mode), so it was not marked paid.
+    pub review: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub events: Option<Vec<OrderEvent>>,

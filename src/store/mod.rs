@@ -22,6 +22,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../../migrations/0003_webhooks.sql"),
     include_str!("../../migrations/0004_docs.sql"),
     include_str!("../../migrations/0005_doc_lists.sql"),
+    include_str!("../../migrations/0006_order_checks.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -2,7 +2,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import type {
   ApiError, AppInfo, AuditEntry, AuthResponse, DocumentList, Draft, EditBlock, EditorView, SaveOutcome, DocumentSummary, Folder, GoogleStatus, InboxEntry, Order, PageMeta,
-  Permission, Product, ReceiverStatus, SettingsView, Subscription, SyncStatus, User,
+  Permission, Product, ReceiverStatus, SettingsView, Subscription, SubscriptionActionResult, SyncStatus, User,
 } from "./types";
 
 function isApiError(value: unknown): value is ApiError {
@@ -60,7 +60,7 @@ export const api = {
       page, limit, status: status || null, customerId: customerId || null,
     }),
   actOnSubscription: (id: string, action: string, body?: Record<string, unknown>) =>
-    call<Subscription>("act_on_subscription", { id, action, body: body ?? null }),
+    call<SubscriptionActionResult>("act_on_subscription", { id, action, body: body ?? null }),
   settings: () => call<SettingsView>("settings"),
   setSecret: (name: string, value: string) => call<void>("set_secret", { name, value }),
   googleSignIn: () => call<GoogleStatus>("google_sign_in"),

@@ -20,6 +20,8 @@ export type { OrderDto as Order } from "./bindings/OrderDto";
 export type { OrderList } from "./bindings/OrderList";
 export type { SubscriptionDto as Subscription } from "./bindings/SubscriptionDto";
 export type { SubscriptionList } from "./bindings/SubscriptionList";
+export type { SubscriptionActionResult } from "./bindings/SubscriptionActionResult";
+export type { PendingConfirmation } from "./bindings/PendingConfirmation";
 export type { DocumentSummary } from "./bindings/DocumentSummary";
 export type { DocumentList } from "./bindings/DocumentList";
 export type { Folder } from "./bindings/Folder";

@@ -251,7 +251,7 @@ fn ascii(s: &str) -> String {
 }
 
 /// Subscriptions: statuses cycle through all seven, spread over customers and plans; one in
-/// fifty has no customer id, as real data sometimes has; one in seven is paid through PayPal.
+/// fifty has no customer id, as real data sometimes has; one in five is paid through PayPal.
 pub fn subscriptions(count: u64, products: &[Product], customers: &[Customer]) -> Vec<Subscription> {
     let plans: Vec<&Product> = products.iter().filter(|p| p.variants.iter().any(|v| v.is_subscription)).collect();
     let mut rng = Rng::new(11);
@@ -272,7 +272,7 @@ pub fn subscriptions(count: u64, products: &[Product], customers: &[Customer]) -
             Subscription {
                 id,
                 store_id: STORE_ID,
-                payment_processor: if id % 7 == 3 { "paypal" } else { "stripe" },
+                payment_processor: if id % 5 == 2 { "paypal" } else { "stripe" },
                 customer_id: if id % 50 == 0 { None } else { Some(customer.id) },
                 order_id: 5000 + id,
                 product_id: plan.id,

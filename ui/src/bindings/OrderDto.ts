@@ -18,6 +18,12 @@ orderId: string,
  */
 status: string, 
 /**
- * Cents.
+ * Cents: the variant's price until paid, then the amount actually charged (with tax,
+ * less discounts).
  */
-total: number, currency: string, checkoutUrl: string, createdAt: string, email: string, name: string | null, productId: string, variantId: string, customerId: string | null, providerOrderId: string | null, paidAt: string | null, refundedAt: string | null, updatedAt: string, events?: Array<OrderEvent>, };
+total: number, currency: string, checkoutUrl: string, createdAt: string, email: string, name: string | null, productId: string, variantId: string, customerId: string | null, providerOrderId: string | null, paidAt: string | null, refundedAt: string | null, updatedAt: string, 
+/**
+ * Why the order waits for a person's review: a payment event did not match its checkout
+ * (another store, variant, currency, price or mode), so it was not marked paid.
+ */
+review: string | null, events?: Array<OrderEvent>, };

@@ -7,7 +7,10 @@ export function OrderCells({ order }: { order: Order }) {
     <>
       <td>{order.name ?? order.email}</td>
       <td>{formatMoney(order.total, order.currency)}</td>
-      <td><span className={`status status-${order.status}`}>{order.status}</span></td>
+      <td>
+        <span className={`status status-${order.status}`}>{order.status}</span>
+        {order.review && <span className="badge pending" title={order.review}> needs review</span>}
+      </td>
       <td className="muted">{new Date(order.createdAt).toLocaleString()}</td>
     </>
   );

@@ -11,6 +11,7 @@ const document: GoogleDocument = {
   id: "d1",
   name: "Roadmap",
   revisionId: "rev1",
+  canEdit: true,
   body: {
     content: [
       { startIndex: 0, endIndex: 1, sectionBreak: {} },
@@ -38,6 +39,7 @@ const view = (extra: Partial<EditorView> = {}): EditorView => ({
   ],
   stale: false,
   draft: null,
+  readOnlyReason: null,
   ...extra,
 });
 
@@ -153,6 +155,83 @@ describe("Editor", () => {
     const saves = calls.filter((c) => c.cmd === "save_document").map((c) => c.args.edits as { baseRevisionId: string; blocks: { text?: string }[] });
     expect(saves[1].baseRevisionId).toBe("rev2");
     expect(saves[1].blocks[0].text).toBe("Mine");
+  });
+
+  it("shows a soft line break as a line, and Shift+Enter adds one inside the paragraph", async () => {
+    const calls = mockCommands({
+      editor_document: () => view({ blocks: [
+        { kind: "paragraph", text: "Roadmap", style: "TITLE" },
+        { kind: "paragraph", text: "Ship Tuesday\u000bannounce Wednesday", style: "NORMAL_TEXT" },
+        { kind: "fixed", startIndex: 22 },
+        { kind: "paragraph", text: "", style: "NORMAL_TEXT" },
+      ] }),
+      save_document: () => ({ outcome: "saved", document, requests: 1 }),
+    });
+    renderWithQuery(<Editor id="d1" />);
+    const paragraph = await screen.findByRole("button", { name: "Paragraph 2" });
+    expect(paragraph.textContent).toBe("Ship Tuesday\nannounce Wednesday");
+    await userEvent.click(paragraph);
+    const box = screen.getByRole("textbox", { name: "Paragraph 2" });
+    expect(box).toHaveValue("Ship Tuesday\nannounce Wednesday");
+    await userEvent.type(box, "{Shift>}{Enter}{/Shift}and tell support");
+    expect(screen.queryByRole("textbox", { name: "Paragraph 3" })).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Save" }));
+    await screen.findByText("Saved (1 changes sent).");
+    const edits = calls.find((c) => c.cmd === "save_document")!.args.edits as { blocks: { text?: string }[] };
+    expect(edits.blocks[1].text).toBe("Ship Tuesday\u000bannounce Wednesday\u000band tell support");
+  });
+
+  it("shows suggestions, images and anchored objects as they are, and never as editable text", async () => {
+    const rich: GoogleDocument = {
+      ...document,
+      inlineObjects: { "kix.photo": { inlineObjectProperties: { embeddedObject: { title: "Team photo" } } } },
+      positionedObjects: { "kix.plan": { positionedObjectProperties: { embeddedObject: { title: "Floor plan" } } } },
+      body: { content: [
+        ...document.body.content.slice(0, 2),
+        { startIndex: 9, endIndex: 30, paragraph: { elements: [
+          { startIndex: 9, endIndex: 15, textRun: { content: "Prices" } },
+          { startIndex: 15, endIndex: 29, textRun: { content: " rise in March", suggestedInsertionIds: ["suggest.1"] } },
+          { startIndex: 29, endIndex: 30, textRun: { content: "\n" } },
+        ] } },
+        { startIndex: 30, endIndex: 45, paragraph: { positionedObjectIds: ["kix.plan"], elements: [
+          { startIndex: 30, endIndex: 42, textRun: { content: "Team photo: " } },
+          { startIndex: 42, endIndex: 43, inlineObjectElement: { inlineObjectId: "kix.photo" } } as never,
+          { startIndex: 43, endIndex: 44, textRun: { content: "\ue907" } },
+          { startIndex: 44, endIndex: 45, textRun: { content: "\n" } },
+        ] } },
+      ] },
+    };
+    mockCommands({ editor_document: () => view({ document: rich, blocks: [
+      { kind: "paragraph", text: "Roadmap", style: "TITLE" },
+      { kind: "fixed", startIndex: 9 },
+      { kind: "fixed", startIndex: 30 },
+    ] }) });
+    renderWithQuery(<Editor id="d1" />);
+    const kept = await screen.findAllByLabelText("Read-only paragraph");
+    expect(kept).toHaveLength(2);
+    expect(within(kept[0]).getByText(/Pending suggestion/)).toBeInTheDocument();
+    expect(within(kept[0]).getByText("rise in March", { exact: false }).closest("ins")).not.toBeNull();
+    expect(kept[1]).toHaveTextContent("🖼 Team photo");
+    expect(kept[1]).toHaveTextContent("⚓ Floor plan");
+    expect(kept[1]).toHaveTextContent("◆ chip");
+    expect(within(kept[1]).queryByRole("textbox")).not.toBeInTheDocument();
+  });
+
+  it("opens a document Google lets this user only view as read-only, saying why", async () => {
+    const calls = mockCommands({
+      editor_document: () => view({
+        document: { ...document, revisionId: null, canEdit: false, suggestionsViewMode: "PREVIEW_WITHOUT_SUGGESTIONS" },
+        readOnlyReason: "Google gives you view access only: the document is shown without its pending suggestions, and cannot be edited here.",
+      }),
+    });
+    renderWithQuery(<Editor id="d1" />);
+    expect(await screen.findByText(/Google gives you view access only/)).toBeInTheDocument();
+    expect(screen.getByText("Read only")).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Save" })).not.toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Paragraph 2" })).not.toBeInTheDocument();
+    expect(screen.getByLabelText("Paragraph 2")).toHaveTextContent("Ship Tuesday");
+    expect(screen.queryByLabelText("Style of paragraph 1")).not.toBeInTheDocument();
+    expect(calls.some((c) => c.cmd === "save_draft")).toBe(false);
   });
 
   it("says when the document cannot be opened", async () => {

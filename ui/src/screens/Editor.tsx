@@ -19,6 +19,11 @@ const STYLES: { id: string; label: string }[] = [
 /** How often unsaved edits are kept as a draft. */
 export const DRAFT_DELAY_MS = 3000;
 
+/** A soft line break inside a paragraph (Shift+Enter), as Google Docs keeps it. */
+const SOFT_BREAK = "\u000b";
+/** What Google writes in a text run in place of a non-text element (a smart chip, …). */
+const NON_TEXT = "\ue907";
+
 /** The editor window of one document. */
 export function Editor({ id }: { id: string }) {
   const view = useQuery({ queryKey: ["editor", id], queryFn: () => api.editorDocument(id) });
@@ -32,7 +37,8 @@ type Paragraph = Extract<EditBlock, { kind: "paragraph" }>;
 function EditorBody({ id, view }: { id: string; view: EditorView }) {
   const queryClient = useQueryClient();
   const [doc, setDoc] = useState<GoogleDocument>(view.document);
-  const [base, setBase] = useState(view.draft?.baseRevisionId ?? view.document.revisionId);
+  // A read-only document has no revision (Google gives none to viewers): nothing is saved then.
+  const [base, setBase] = useState<string>(view.draft?.baseRevisionId ?? view.document.revisionId ?? "");
   const [blocks, setBlocks] = useState<EditBlock[]>(view.draft?.blocks ?? view.blocks);
   // A restored draft is unsaved work.
   const [dirty, setDirty] = useState(Boolean(view.draft));
@@ -102,7 +108,7 @@ function EditorBody({ id, view }: { id: string; view: EditorView }) {
         return;
       }
       setDoc(outcome.document);
-      setBase(outcome.document.revisionId);
+      setBase(outcome.document.revisionId ?? "");
       setBlocks(outcome.rebased.blocks);
       setConflicts(outcome.rebased.conflicts);
       setNote(
@@ -126,8 +132,9 @@ function EditorBody({ id, view }: { id: string; view: EditorView }) {
     if ((event.ctrlKey || event.metaKey) && event.key === "s") {
       event.preventDefault();
       save.mutate();
-    } else if (event.key === "Enter") {
-      // Enter splits the paragraph at the caret, as in any editor.
+    } else if (event.key === "Enter" && !event.shiftKey) {
+      // Enter splits the paragraph at the caret, as in any editor; Shift+Enter breaks the line
+      // within it, as in Google Docs.
       event.preventDefault();
       const next: Paragraph = { kind: "paragraph", text: block.text.slice(at), style: "NORMAL_TEXT" };
       update([...blocks.slice(0, index), { ...block, text: block.text.slice(0, at) }, next, ...blocks.slice(index + 1)]);
@@ -155,26 +162,34 @@ function EditorBody({ id, view }: { id: string; view: EditorView }) {
     }
   };
 
+  const readOnly = view.readOnlyReason !== null;
   return (
-    <main className="editor" aria-label={`Editing ${doc.name}`}>
+    <main className="editor" aria-label={`${readOnly ? "Reading" : "Editing"} ${doc.name}`}>
       <header className="editor-bar">
         <h1>{doc.name}</h1>
         <div className="spacer" />
-        <span className="muted small" role="status">{dirty ? "Unsaved changes" : "All changes saved"}</span>
-        <button
-          type="button"
-          className="primary"
-          onClick={() => save.mutate()}
-          disabled={save.isPending || conflicts.length > 0 || !dirty}
-          title="Save (Ctrl+S)"
-        >
-          {save.isPending ? "Saving…" : "Save"}
-        </button>
+        {readOnly ? (
+          <span className="badge" role="status">Read only</span>
+        ) : (
+          <>
+            <span className="muted small" role="status">{dirty ? "Unsaved changes" : "All changes saved"}</span>
+            <button
+              type="button"
+              className="primary"
+              onClick={() => save.mutate()}
+              disabled={save.isPending || conflicts.length > 0 || !dirty}
+              title="Save (Ctrl+S)"
+            >
+              {save.isPending ? "Saving…" : "Save"}
+            </button>
+          </>
+        )}
         <button type="button" onClick={() => void getCurrentWindow().close()} title="Close (Ctrl+W); unsaved edits stay as a draft">
           Close
         </button>
       </header>
       {view.stale && <div className="banner" role="status">Google cannot be reached: this is the copy read earlier. Edits are kept as a draft until it can be saved.</div>}
+      {readOnly && <div className="banner" role="status">{view.readOnlyReason}</div>}
       {note && <p className="callout small" aria-live="polite">{note}</p>}
       {save.isError && <p className="error" role="alert">{describeError(save.error)}</p>}
       {conflicts.map((c, n) => (
@@ -197,8 +212,16 @@ function EditorBody({ id, view }: { id: string; view: EditorView }) {
       ))}
       <article className="page">
         {blocks.map((block, index) => {
-          if (block.kind === "fixed") return <Fixed key={`f${block.startIndex}`} element={elements.get(block.startIndex)} />;
+          if (block.kind === "fixed") return <Fixed key={`f${block.startIndex}`} element={elements.get(block.startIndex)} doc={doc} />;
           const label = `Paragraph ${index + 1}`;
+          if (readOnly) {
+            return (
+              <div key={index} className="para-row">
+                <span className="muted small">{STYLES.find((s) => s.id === block.style)?.label}</span>
+                <div aria-label={label} className={`para para-${block.style}`}><Runs runs={baseRuns.get(block.text)} text={block.text} /></div>
+              </div>
+            );
+          }
           return (
             <div key={index} className="para-row">
               <select
@@ -259,35 +282,84 @@ function AutoTextarea(props: {
       ref={ref}
       aria-label={props.label}
       className={props.className}
-      rows={Math.max(1, Math.ceil(props.value.length / 80))}
-      value={props.value}
-      onChange={(e) => props.onChange(e.target.value.replace(/\n/g, " "))}
+      rows={props.value.split(SOFT_BREAK).reduce((rows, line) => rows + Math.max(1, Math.ceil(line.length / 80)), 0)}
+      // Soft line breaks show as line breaks; a line break typed here (Shift+Enter, or pasted)
+      // is one, since Enter itself splits the paragraph.
+      value={props.value.replaceAll(SOFT_BREAK, "\n")}
+      onChange={(e) => props.onChange(e.target.value.replace(/\r?\n/g, SOFT_BREAK))}
       onKeyDown={props.onKeyDown}
     />
   );
 }
 
+/** Text as shown: soft line breaks as line breaks, non-text elements as a marker. */
+function shown(text: string): React.ReactNode {
+  if (!text.includes(NON_TEXT)) return text.replaceAll(SOFT_BREAK, "\n");
+  return text.split(NON_TEXT).flatMap((part, i) => [
+    ...(i > 0 ? [<span key={`x${i}`} className="object-placeholder" title="A smart chip or other element that only Google Docs shows">◆ chip</span>] : []),
+    part.replaceAll(SOFT_BREAK, "\n"),
+  ]);
+}
+
 /** A paragraph's text with its character styles, when it is still the text that was read. */
 function Runs({ runs, text }: { runs?: TextRun[]; text: string }) {
   if (!text) return <span className="muted">&nbsp;</span>;
-  if (!runs) return <>{text}</>;
+  if (!runs) return <>{shown(text)}</>;
   return (
     <>
       {runs.map((run, i) => {
         const content = run.content.replace(/\n$/, "");
         const style = run.style ?? {};
-        let node: React.ReactNode = content;
+        let node: React.ReactNode = shown(content);
         if (style.bold) node = <strong>{node}</strong>;
         if (style.italic) node = <em>{node}</em>;
         if (style.underline || style.link) node = <u>{node}</u>;
+        if (run.suggestedInsertionIds?.length) node = <ins className="suggestion" title="Suggested addition, not accepted yet">{node}</ins>;
+        if (run.suggestedDeletionIds?.length) node = <del className="suggestion" title="Suggested removal, not accepted yet">{node}</del>;
         return <span key={i} title={style.link ? "Link" : undefined}>{node}</span>;
       })}
     </>
   );
 }
 
-/** A table or other structure: shown, never edited. */
-function Fixed({ element }: { element?: StructuralElement }) {
+/** The title Google gives an inline or anchored object, if any. */
+function objectTitle(objects: Record<string, unknown> | undefined, id: string, kind: "inline" | "positioned"): string {
+  const object = objects?.[id] as Record<string, Record<string, Record<string, unknown>>> | undefined;
+  const props = object?.[kind === "inline" ? "inlineObjectProperties" : "positionedObjectProperties"];
+  const title = props?.embeddedObject?.title;
+  return typeof title === "string" && title ? title : kind === "inline" ? "Image" : "Anchored object";
+}
+
+/** Why a paragraph is shown but not edited here. */
+function keptBecause(p: NonNullable<StructuralElement["paragraph"]>): string {
+  const runs = p.elements.flatMap((e) => (e.textRun ? [e.textRun] : []));
+  if (runs.some((r) => r.suggestedInsertionIds?.length || r.suggestedDeletionIds?.length)) return "Pending suggestion: accept or reject it in Google Docs";
+  if (p.positionedObjectIds?.length) return "An object is anchored here";
+  if (p.bullet) return "List item";
+  if (p.elements.some((e) => !e.textRun)) return "Holds an image or other object";
+  return "Holds an element only Google Docs shows";
+}
+
+/** A table or other structure, or a paragraph holding more than text: shown, never edited. */
+function Fixed({ element, doc }: { element?: StructuralElement; doc: GoogleDocument }) {
+  const paragraph = element?.paragraph;
+  if (paragraph) {
+    return (
+      <p className="fixed-para" aria-label="Read-only paragraph">
+        <span className="why">{keptBecause(paragraph)}</span>
+        {paragraph.bullet ? "• " : null}
+        {paragraph.elements.map((e, i) => {
+          if (e.textRun) return <Runs key={i} runs={[e.textRun]} text={e.textRun.content.replace(/\n$/, "")} />;
+          const inline = (e as unknown as { inlineObjectElement?: { inlineObjectId?: string } }).inlineObjectElement;
+          const title = inline?.inlineObjectId ? objectTitle(doc.inlineObjects, inline.inlineObjectId, "inline") : "Element";
+          return <span key={i} className="object-placeholder">🖼 {title}</span>;
+        })}
+        {(paragraph.positionedObjectIds ?? []).map((id) => (
+          <span key={id} className="object-placeholder"> ⚓ {objectTitle(doc.positionedObjects, id, "positioned")}</span>
+        ))}
+      </p>
+    );
+  }
   if (element?.table) {
     return (
       <table className="table doc-table" aria-label="Table (read-only)">

@@ -9,7 +9,7 @@ import type { Order } from "../types";
 const order = (status: Order["status"]): Order => ({
   id: "o1", orderId: "SR-000001", status, total: 1999, currency: "USD", checkoutUrl: "http://127.0.0.1/checkout/custom/1",
   createdAt: "2026-11-22T10:00:00Z", email: "ada@example.com", name: "Ada", productId: "p1", variantId: "v1",
-  customerId: null, providerOrderId: null, paidAt: null, refundedAt: null, updatedAt: "2026-11-22T10:00:00Z",
+  customerId: null, providerOrderId: null, paidAt: null, refundedAt: null, updatedAt: "2026-11-22T10:00:00Z", review: null,
 });
 const page = (orders: Order[]) => ({ orders, meta: { currentPage: 1, totalPages: 1, totalItems: orders.length } });
 
@@ -41,5 +41,15 @@ describe("Orders", () => {
     mockCommands({ list_orders: () => { throw { code: "internal", message: "The database is locked" }; } });
     renderWithQuery(<Orders />);
     expect(await screen.findByRole("alert")).toHaveTextContent("The database is locked (internal)");
+  });
+
+  it("marks an order whose payment did not match its checkout for review, and says why", async () => {
+    const held = { ...order("pending"), review: "subtotal is 100, the checkout's is 1999" };
+    mockCommands({ list_orders: () => page([held]), get_order: () => ({ ...held, events: [] }) });
+    renderWithQuery(<Orders />);
+    const table = await screen.findByRole("table", { name: "Orders" });
+    expect(within(table).getByText("needs review")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "SR-000001" }));
+    expect(await screen.findByText(/subtotal is 100, the checkout's is 1999/)).toBeInTheDocument();
   });
 });

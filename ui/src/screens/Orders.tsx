@@ -55,6 +55,11 @@ function OrderDetail({ id }: { id: string }) {
     <aside className="card detail" aria-label={`Order ${o.orderId}`}>
       <h3>{o.orderId} <span className={`status status-${o.status}`}>{o.status}</span></h3>
       <p className="muted small">{o.email} · {formatMoney(o.total, o.currency)}{o.paidAt ? ` · paid ${new Date(o.paidAt).toLocaleString()}` : ""}</p>
+      {o.review && (
+        <p className="callout small" role="status">
+          <strong>Needs review:</strong> a payment event did not match this order's checkout, so it was not marked paid ({o.review}). Check the order in Lemon Squeezy.
+        </p>
+      )}
       <h4>Events</h4>
       {(o.events ?? []).length === 0 ? (
         <p className="muted">No webhook has arrived for this order yet.</p>

@@ -33,7 +33,7 @@ describe("Subscriptions", () => {
     let cancelled = false;
     const calls = mockCommands({
       list_subscriptions: () => page([sub("s1", cancelled ? "cancelled" : "active"), sub("s2", "expired")], { totalPages: 1 }),
-      act_on_subscription: (args) => { cancelled = args.action === "cancel"; return sub("s1", cancelled ? "cancelled" : "active"); },
+      act_on_subscription: (args) => { cancelled = args.action === "cancel"; return { subscription: sub("s1", cancelled ? "cancelled" : "active") }; },
     });
     renderWithQuery(<Subscriptions />);
     await userEvent.click(await screen.findByRole("button", { name: "Cancel Customer s1" }));
@@ -55,7 +55,7 @@ describe("Subscriptions", () => {
   it("pauses with a mode and a resume date, and changes plan to another plan of the product", async () => {
     const calls = mockCommands({
       list_subscriptions: () => page([sub("s1", "active"), sub("s3", "paused", { pauseMode: "free", pauseResumesAt: "2027-02-01T00:00:00Z" })], { totalPages: 1 }),
-      act_on_subscription: () => sub("s1", "active"),
+      act_on_subscription: () => ({ subscription: sub("s1", "active") }),
       get_product: () => ({
         id: "p1", name: "Pro plan", slug: "pro", price: 900, currency: "USD", status: "published", createdAt: "", updatedAt: "",
         variants: [
@@ -110,5 +110,26 @@ describe("Subscriptions", () => {
     mockCommands({ list_subscriptions: () => { throw { code: "unauthorized", message: "No Lemon Squeezy API key is set" }; } });
     renderWithQuery(<Subscriptions />);
     expect(await screen.findByRole("alert")).toHaveTextContent("(unauthorized)");
+  });
+
+  it("says when a plan change waits for the customer (PayPal) and where they confirm it", async () => {
+    mockCommands({
+      list_subscriptions: () => page([sub("s1", "active")], { totalPages: 1 }),
+      act_on_subscription: () => ({
+        subscription: sub("s1", "active"),
+        pendingConfirmation: { url: "https://shop.example/billing/1/update", message: "The customer pays through PayPal: the change happens once they confirm it at this link" },
+      }),
+      get_product: () => ({
+        id: "p1", name: "Pro plan", slug: "pro", price: 900, currency: "USD", status: "published", createdAt: "", updatedAt: "", priceFormatted: "$9.00",
+        variants: [{ id: "v1", name: "Monthly", price: 900, status: "published", isSubscription: true }, { id: "v2", name: "Yearly", price: 9000, status: "published", isSubscription: true }],
+      }),
+    });
+    renderWithQuery(<Subscriptions />);
+    await userEvent.click(await screen.findByRole("button", { name: "Change plan Customer s1" }));
+    await userEvent.selectOptions(await screen.findByLabelText("New plan"), "v2");
+    await userEvent.click(screen.getByRole("button", { name: "Change plan subscription" }));
+    const waiting = await screen.findByRole("status", { name: "Change of subscription s1 waits for the customer" });
+    expect(waiting).toHaveTextContent("https://shop.example/billing/1/update");
+    expect(screen.getByText("change pending: customer confirms")).toBeInTheDocument();
   });
 });

@@ -4,7 +4,7 @@ import { Pager } from "../components/Pager";
 import { StaleBanner } from "../components/StaleBanner";
 import { useRefetchOnWebhook } from "../events";
 import { api, describeError, formatMoney } from "../api";
-import type { Subscription } from "../types";
+import type { PendingConfirmation, Subscription } from "../types";
 
 const PAGE_SIZE = 20;
 
@@ -57,6 +57,8 @@ export function Subscriptions() {
   const [page, setPage] = useState(1);
   const [pending, setPending] = useState<{ subscription: Subscription; action: Action } | null>(null);
   const [choices, setChoices] = useState<Choices>(NO_CHOICES);
+  // Changes that wait for the customer (PayPal), by subscription id.
+  const [waiting, setWaiting] = useState<Record<string, PendingConfirmation>>({});
   const list = useQuery({
     queryKey: ["subscriptions", status, customer, page],
     queryFn: () => api.listSubscriptions(page, PAGE_SIZE, status, customer),
@@ -66,8 +68,10 @@ export function Subscriptions() {
   const act = useMutation({
     mutationFn: ({ subscription, action }: { subscription: Subscription; action: Action }) =>
       api.actOnSubscription(subscription.id, action, bodyFor(action, choices)),
-    onSuccess: () => {
+    onSuccess: (result) => {
       setPending(null);
+      const confirmation = result.pendingConfirmation;
+      if (confirmation) setWaiting((w) => ({ ...w, [result.subscription.id]: confirmation }));
       void queryClient.invalidateQueries({ queryKey: ["subscriptions"] });
     },
   });
@@ -111,6 +115,14 @@ export function Subscriptions() {
             </div>
           </div>
         )}
+        {Object.entries(waiting).map(([id, confirmation]) => (
+          <div key={id} className="callout" role="status" aria-label={`Change of subscription ${id} waits for the customer`}>
+            <strong>Waiting for the customer (subscription {id}).</strong> {confirmation.message}:{" "}
+            <code>{confirmation.url}</code>{" "}
+            <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(confirmation.url)}>Copy link</button>
+            <button type="button" className="link" onClick={() => setWaiting(({ [id]: _, ...rest }) => rest)}>Dismiss</button>
+          </div>
+        ))}
         {list.isPending && <p className="muted">Loading subscriptions…</p>}
         {list.isError && <p className="error" role="alert">{describeError(list.error)}</p>}
         {list.data && list.data.subscriptions.length === 0 && <p className="muted">No subscriptions match.</p>}
@@ -122,7 +134,10 @@ export function Subscriptions() {
                 <tr key={s.id} data-id={s.id}>
                   <td>{s.customerName ?? s.customerEmail ?? s.customerId}<div className="muted small">{s.customerEmail}</div></td>
                   <td>{s.productName}<div className="muted small">{s.variantName}</div></td>
-                  <td><span className={`status status-${s.status}`}>{s.status}</span> <span className="muted small">{s.pauseMode ? pausedLabel(s) : s.providerStatus}</span></td>
+                  <td>
+                    <span className={`status status-${s.status}`}>{s.status}</span> <span className="muted small">{s.pauseMode ? pausedLabel(s) : s.providerStatus}</span>
+                    {waiting[s.id] && <div className="badge pending">change pending: customer confirms</div>}
+                  </td>
                   <td className="muted">{new Date(s.endsAt ?? s.renewsAt).toLocaleDateString()}</td>
                   <td>
                     <div className="row">
