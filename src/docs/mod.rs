@@ -183,7 +183,7 @@ impl DocService {
         Ok(list)
     }
 
-    /// The Drive folders (the first 200 by name), for the folder filter; the last list read
+    /// Every Drive folder, in My Drive and shared drives, by name, for the folder filter; the last list read
     /// while Google is out of reach.
     pub async fn folders(&self) -> Result<Vec<model::Folder>> {
         Ok(self.read_through(json!(["folders"]).to_string(), self.client.list_folders()).await?.0)

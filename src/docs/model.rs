@@ -193,6 +193,10 @@ pub struct TextRun {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub suggested_deletion_ids: Option<Vec<String>>,
+    /// A collaborator suggested restyling this text (not accepted yet), by suggestion id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub suggested_text_style_changes: Option<Map<String, Value>>,
 }
 
 impl TextRun {
@@ -200,6 +204,7 @@ impl TextRun {
     pub fn is_suggestion(&self) -> bool {
         self.suggested_insertion_ids.as_ref().is_some_and(|ids| !ids.is_empty())
             || self.suggested_deletion_ids.as_ref().is_some_and(|ids| !ids.is_empty())
+            || self.suggested_text_style_changes.as_ref().is_some_and(|changes| !changes.is_empty())
     }
 }
 

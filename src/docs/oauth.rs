@@ -205,7 +205,15 @@ impl GoogleAuth {
             .await
             .map_err(|e| {
                 tracing::warn!(error = %e, "Google token refresh failed");
-                unauthorized("Google refused to refresh the sign-in; sign in again from Settings")
+                match e {
+                    // Google answered: the refresh token is revoked, expired or invalid
+                    // (`invalid_grant` and kin): only signing in again helps.
+                    oauth2::RequestTokenError::ServerResponse(_) => {
+                        unauthorized("Google refused to refresh the sign-in; sign in again from Settings")
+                    }
+                    // Google could not be reached or answered nonsense: the sign-in may be fine.
+                    _ => Error::integration(PROVIDER, None, "Google could not be reached to refresh the sign-in"),
+                }
             })?;
         let fresh = StoredToken::from_response(&answer, Some(refresh));
         self.store(&fresh).await?;

@@ -247,13 +247,18 @@ impl PaymentService {
         let outcome = async {
             let store_id = self.store_id().await?;
             let currency = self.currency().await?;
-            let query = [("filter[store_id]", store_id)];
+            let query = [("filter[store_id]", store_id.clone())];
             let on_products = |done, total| report.step(SyncStep::Products, done, total);
             let (products, p_pages) = self.client.get_all_observed("products", &query, on_products).await?;
             let on_variants = |done, total| report.step(SyncStep::Variants, done, total);
             // The variants list has no store filter: it holds every store of the key's account.
             let (variants, v_pages) = self.client.get_all_observed("variants", &[], on_variants).await?;
-            let products: Vec<ProductDto> = products.iter().map(|p| model::product_from(p, &currency)).collect();
+            // Only this store's, whatever the pages after the first kept of the filter.
+            let products: Vec<ProductDto> = products
+                .iter()
+                .filter(|p| p.str("store_id").is_none_or(|store| store == store_id))
+                .map(|p| model::product_from(p, &currency))
+                .collect();
             let ours: std::collections::HashSet<&str> = products.iter().map(|p| p.id.as_str()).collect();
             let variants: Vec<_> = variants
                 .iter()

@@ -50,7 +50,7 @@ pub struct ProductDto {
     pub id: String,
     pub name: String,
     pub slug: String,
-    /// Cents (the price of the first published variant).
+    /// Cents, as Lemon Squeezy reports the product's price (its variants' lowest).
     pub price: i64,
     pub currency: String,
     pub price_formatted: String,

@@ -208,7 +208,11 @@ test("the order turns paid on screen, without a reload, when the sandbox checkou
   const page = await fetch(order.checkoutUrl);
   assert.equal(page.status, 200);
   assert.match(await page.text(), /id="pay"/);
-  const paid = await fetch(`${order.checkoutUrl}/pay`, { method: "POST", redirect: "manual" });
+  // The Pay form posts to the page's own path (the checkout URL carries a signature query).
+  const payUrl = new URL(order.checkoutUrl);
+  payUrl.search = "";
+  payUrl.pathname += "/pay";
+  const paid = await fetch(payUrl, { method: "POST", redirect: "manual" });
   assert.ok(paid.status < 400, `paying answered ${paid.status}`);
 
   await eventually("the order row turning paid", async () => /paid/.test(await textOf(By.css(`tr[data-id='${order.id}'] .status`))));
@@ -289,6 +293,33 @@ test("the document is shared with a colleague", async () => {
   await find(By.xpath(`${form}//*[@role='status']`));
   await shot("13-document-shared");
   await click(button("Done", form));
+});
+
+test("a document holding more than text opens as it is, and one shared to view only opens read-only", async () => {
+  await goTo("Documents");
+  const folder = (id) => click(By.css(`#folder-filter option[value='${id}']`));
+  await folder("fld_operations");
+  await click(By.css(`button[aria-label=${literal("Edit Quarterly plan 1")}]`));
+  await switchToNewWindow([mainWindow]);
+  await find(By.css("main.editor"));
+  // A soft line break (Shift+Enter in Google Docs) is a line inside its paragraph; paragraphs
+  // holding a suggestion, an image or an anchored object are shown as they are, saying why.
+  const soft = await find(By.xpath("//div[contains(@class,'para')][contains(., 'announce on Wednesday')]"));
+  assert.match(await soft.getText(), /Ship on Tuesday\s*\n\s*announce on Wednesday/);
+  await find(By.xpath("//p[@aria-label='Read-only paragraph'][contains(., 'Pending suggestion')]//ins"));
+  await find(By.xpath("//span[contains(@class,'object-placeholder')][contains(., 'Team photo')]"));
+  await find(By.xpath("//span[contains(@class,'object-placeholder')][contains(., 'Floor plan')]"));
+  await shot("13a-editor-rich-document");
+  await closeEditor();
+
+  await folder("fld_support");
+  await click(By.css(`button[aria-label=${literal("Edit Pricing review 6 (view only)")}]`));
+  await switchToNewWindow([mainWindow]);
+  await find(By.xpath("//*[@role='status'][contains(., 'view access only')]"));
+  assert.equal((await driver.findElements(button("Save"))).length, 0, "nothing to save in a read-only document");
+  await shot("13b-editor-view-only");
+  await closeEditor();
+  await folder("");
 });
 
 test("the admin screens show the day's work", async () => {

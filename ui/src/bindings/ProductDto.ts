@@ -6,7 +6,7 @@ import type { VariantDto } from "./VariantDto";
  */
 export type ProductDto = { id: string, name: string, slug: string, 
 /**
- * Cents (the price of the first published variant).
+ * Cents, as Lemon Squeezy reports the product's price (its variants' lowest).
  */
 price: number, currency: string, priceFormatted: string, 
 /**

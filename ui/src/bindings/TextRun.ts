@@ -17,4 +17,8 @@ suggestedInsertionIds?: Array<string>,
 /**
  * A collaborator suggested deleting this text (not accepted yet).
  */
-suggestedDeletionIds?: Array<string>, };
+suggestedDeletionIds?: Array<string>, 
+/**
+ * A collaborator suggested restyling this text (not accepted yet), by suggestion id.
+ */
+suggestedTextStyleChanges?: Record<string, unknown>, };
