@@ -39,6 +39,9 @@ const COMMANDS: &[&str] = &[
     "list_users",
     "add_user",
     "set_user_disabled",
+    "unlock_user",
+    "audit_retention",
+    "set_audit_retention",
     "audit_log",
 ];
 

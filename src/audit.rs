@@ -6,6 +6,20 @@ use crate::error::Result;
 use crate::store::audit::{self, AuditEntry, NewAuditEntry};
 use crate::store::Db;
 
+/// The meta key of the retention setting.
+const RETENTION_KEY: &str = "audit_retention_days";
+/// A year and a month: long enough for a yearly review.
+pub const DEFAULT_RETENTION_DAYS: u32 = 400;
+pub const MIN_RETENTION_DAYS: u32 = 30;
+pub const MAX_RETENTION_DAYS: u32 = 3650;
+
+/// How long audit entries are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema, ts_rs::TS)]
+pub struct AuditRetention {
+    /// Entries older than this many days are deleted (30 to 3,650).
+    pub days: u32,
+}
+
 /// Appends audit entries; a failure to write one is logged, never turned into a user error.
 #[derive(Clone)]
 pub struct Audit {
@@ -40,6 +54,60 @@ impl Audit {
         if let Err(err) = written {
             tracing::error!(%err, "could not write an audit entry");
         }
+    }
+
+    /// How many days entries are kept (an admin setting).
+    pub async fn retention(&self) -> Result<AuditRetention> {
+        let days = self.db.meta(RETENTION_KEY).await?.and_then(|d| d.parse().ok()).unwrap_or(DEFAULT_RETENTION_DAYS);
+        Ok(AuditRetention { days })
+    }
+
+    /// Changes how long entries are kept (admins; audited) and prunes at once.
+    pub async fn set_retention(&self, actor: &crate::auth::Actor, days: u32) -> Result<AuditRetention> {
+        actor.require_admin()?;
+        if !(MIN_RETENTION_DAYS..=MAX_RETENTION_DAYS).contains(&days) {
+            return Err(crate::Error::invalid_field(
+                "days",
+                format!("must be a whole number from {MIN_RETENTION_DAYS} to {MAX_RETENTION_DAYS}"),
+            ));
+        }
+        self.db.set_meta(RETENTION_KEY, days.to_string()).await?;
+        self.record(
+            actor.audit_name(),
+            "settings.audit_retention",
+            None,
+            "success",
+            Some(serde_json::json!({ "days": days })),
+        )
+        .await;
+        self.prune().await?;
+        Ok(AuditRetention { days })
+    }
+
+    /// Deletes entries older than the retention; how many went.
+    pub async fn prune(&self) -> Result<usize> {
+        let days = self.retention().await?.days;
+        let cutoff = (chrono::Utc::now() - chrono::Duration::days(days as i64))
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let pruned = self.db.call(move |conn| audit::prune(conn, &cutoff)).await?;
+        if pruned > 0 {
+            tracing::info!(pruned, days, "audit entries older than the retention were deleted");
+        }
+        Ok(pruned)
+    }
+
+    /// Prunes now and then daily, for a long-running core.
+    pub fn prune_daily(&self) {
+        let audit = self.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(std::time::Duration::from_secs(24 * 3600));
+            loop {
+                every.tick().await;
+                if let Err(err) = audit.prune().await {
+                    tracing::warn!(error = %err.message, "could not prune the audit log");
+                }
+            }
+        });
     }
 
     /// The newest entries first.

@@ -28,6 +28,17 @@ pub struct Config {
     pub payments: PaymentsConfig,
     /// Google Drive and Docs.
     pub docs: DocsConfig,
+    /// Who the HTTP service answers to.
+    pub http: HttpConfig,
+}
+
+/// What the HTTP service trusts and answers to.
+#[derive(Debug, Clone, Default)]
+pub struct HttpConfig {
+    /// Reverse proxies (`--trusted-proxy CIDR`) whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Host names the service answers to besides its address and `localhost` (`--public-name`).
+    pub public_names: Vec<String>,
 }
 
 /// Where Google's endpoints are (the sandbox points them at its simulator).
@@ -116,6 +127,7 @@ impl Config {
             long_running: false,
             payments: PaymentsConfig::default(),
             docs: DocsConfig::default(),
+            http: HttpConfig::default(),
         }
     }
 }

@@ -40,9 +40,22 @@ pub struct Core {
 }
 
 impl Core {
-    /// Opens the data dir (creating it), the database, the secrets, and builds the services.
+    /// Opens the data dir (creating it, private to its owner), the database, the secrets, and
+    /// builds the services. The service and the app record the dir's mode (sandbox or real) on
+    /// first start and are refused the other mode later; CLI commands follow the recorded mode.
     /// Blocking work (migrations, keyring) runs off the async threads.
     pub async fn open(mut config: Config) -> Result<Core> {
+        let (dir, asked, decides) = (config.data_dir.clone(), config.sandbox, config.long_running);
+        let (db, sandbox) = tokio::task::spawn_blocking(move || {
+            crate::data_dir::prepare(&dir)?;
+            let db = Db::open(&dir).map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
+            let sandbox = crate::data_dir::settle_mode(&db, &dir, asked, decides)?;
+            // The WAL and shared-memory files SQLite has just made are private too.
+            crate::data_dir::tighten(&dir)?;
+            Ok::<_, Error>((db, sandbox))
+        })
+        .await??;
+        config.sandbox = sandbox;
         // In the sandbox, the payment provider is a simulator on loopback, signed in from the start.
         let (simulator, google) = if config.sandbox {
             let simulator =
@@ -55,11 +68,11 @@ impl Core {
         } else {
             (None, None)
         };
-        let mut core = tokio::task::spawn_blocking(move || Core::open_blocking(config)).await??;
+        let mut core = tokio::task::spawn_blocking(move || Core::open_blocking(config, db)).await??;
         if let Some(simulator) = &simulator {
             core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
             core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));
-            if core.secrets.get("webhook_secret").map_err(Error::from)?.is_none() {
+            if !matches!(core.secrets.get("webhook_secret"), Ok(Some(_))) {
                 // The sandbox signs its own deliveries with a secret made for this run.
                 core.secrets.set_override("webhook_secret", crate::auth::token::generate_key());
             }
@@ -80,6 +93,7 @@ impl Core {
         }
         core.google_simulator = google;
         if core.config.long_running {
+            core.audit.prune_daily();
             let applier: Arc<dyn EventApplier> = Arc::new(PaymentsApplier::new(core.db.clone()));
             core.webhooks = Some(WebhookReceiver::start(&core.db, core.secrets.clone(), applier).await?);
             core.payments.start_background_sync().await?;
@@ -100,18 +114,13 @@ impl Core {
         Ok(())
     }
 
-    fn open_blocking(config: Config) -> Result<Core> {
-        std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-            Error::new(
-                crate::ErrorCode::Internal,
-                format!("cannot create the data dir {}: {e}", config.data_dir.display()),
-            )
-        })?;
-        let db = Db::open(&config.data_dir).map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
+    fn open_blocking(config: Config, db: Db) -> Result<Core> {
         let install_id = db.meta_or_insert_blocking(INSTALL_ID_KEY, || uuid::Uuid::new_v4().simple().to_string())?;
+        // A sandbox keeps its secrets apart: nothing it makes can stand in for a real one.
+        let namespace = if config.sandbox { format!("sandbox-{install_id}") } else { install_id };
         let store = config
             .secret_backend
-            .open(&install_id)
+            .open(&namespace)
             .map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
         let secrets = Secrets::new(store);
         let key = secrets

@@ -26,6 +26,12 @@ pub enum ErrorCode {
     PayloadTooLarge,
     /// A body that is not JSON where JSON is required (415).
     UnsupportedMediaType,
+    /// A request for a host name this service does not answer to (421): a browser page that
+    /// reached it through DNS rebinding, or a misrouted proxy.
+    MisdirectedRequest,
+    /// The service cannot do this until an admin fixes its set-up (503), e.g. the webhook
+    /// receiver without a usable signing secret.
+    Unavailable,
     /// Something failed inside Staffroom; the details are in the logs, never in the answer.
     Internal,
 }
@@ -44,6 +50,8 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::UnsupportedMediaType => 415,
+            ErrorCode::MisdirectedRequest => 421,
+            ErrorCode::Unavailable => 503,
             ErrorCode::Internal => 500,
         }
     }
@@ -61,6 +69,8 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => "method_not_allowed",
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::MisdirectedRequest => "misdirected_request",
+            ErrorCode::Unavailable => "unavailable",
             ErrorCode::Internal => "internal",
         }
     }

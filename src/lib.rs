@@ -10,6 +10,7 @@ pub mod auth;
 pub mod bindings;
 pub mod config;
 pub mod core;
+pub mod data_dir;
 pub mod docs;
 pub mod error;
 pub mod http;

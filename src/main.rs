@@ -56,6 +56,18 @@ enum Command {
         /// A session ends this many seconds after sign-in.
         #[arg(long, env = "STAFFROOM_SESSION_MAX_SECS", default_value_t = 12 * 60 * 60)]
         session_max_secs: u64,
+        /// Serve only the webhook receiver on this address too, for a tunnel or a provider to
+        /// reach (nothing else is served there). Beyond loopback it needs the TLS files too.
+        #[arg(long)]
+        webhooks_addr: Option<SocketAddr>,
+        /// A reverse proxy (CIDR, e.g. 10.0.0.0/8) whose X-Forwarded-For names the client, for
+        /// sign-in throttling. Repeatable.
+        #[arg(long = "trusted-proxy", value_name = "CIDR")]
+        trusted_proxies: Vec<ipnet::IpNet>,
+        /// A host name the service answers to besides its address and localhost (the name a
+        /// reverse proxy or TLS certificate serves). Repeatable.
+        #[arg(long = "public-name", value_name = "NAME")]
+        public_names: Vec<String>,
     },
     /// Manage staff accounts.
     #[command(subcommand)]
@@ -116,6 +128,12 @@ enum UsersCommand {
         #[arg(long)]
         sandbox: bool,
     },
+    /// Lift every sign-in lock of an account (too many wrong guesses).
+    Unlock {
+        email: String,
+        #[arg(long)]
+        sandbox: bool,
+    },
     /// Set an account's password from stdin and end its sessions.
     SetPassword {
         email: String,
@@ -139,6 +157,8 @@ enum SecretsCommand {
 }
 
 fn main() -> ExitCode {
+    // Everything this process writes (database, WAL, logs) is private to its owner.
+    staffroom::data_dir::private_files_from_now_on();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
@@ -201,6 +221,9 @@ async fn run(cli: Cli) -> Result<(), Error> {
             token_ttl_secs,
             session_idle_secs,
             session_max_secs,
+            webhooks_addr,
+            trusted_proxies,
+            public_names,
         } => {
             let mut config = config(&cli, *sandbox)?;
             config.long_running = true;
@@ -210,11 +233,13 @@ async fn run(cli: Cli) -> Result<(), Error> {
                 idle: Duration::from_secs(*session_idle_secs),
                 absolute: Duration::from_secs(*session_max_secs),
             };
+            config.http.trusted_proxies = trusted_proxies.clone();
+            config.http.public_names = public_names.clone();
             let tls = match (tls_cert, tls_key) {
                 (Some(cert), Some(key)) => Some(TlsFiles { cert: cert.clone(), key: key.clone() }),
                 _ => None,
             };
-            serve(config, *addr, tls).await
+            serve(config, *addr, *webhooks_addr, tls).await
         }
         Command::Users(command) => users(&cli, command).await,
         Command::Secrets(command) => secrets(&cli, command).await,
@@ -222,14 +247,22 @@ async fn run(cli: Cli) -> Result<(), Error> {
     }
 }
 
-async fn serve(config: Config, addr: SocketAddr, tls: Option<TlsFiles>) -> Result<(), Error> {
+async fn serve(
+    config: Config,
+    addr: SocketAddr,
+    hooks: Option<SocketAddr>,
+    tls: Option<TlsFiles>,
+) -> Result<(), Error> {
     check_bind(addr, tls.is_some())?;
+    if let Some(hooks) = hooks {
+        check_bind(hooks, tls.is_some())?;
+    }
     let tls = tls.as_ref().map(load_tls).transpose()?;
     let (data_dir, sandbox) = (config.data_dir.clone(), config.sandbox);
     std::fs::create_dir_all(&data_dir).ok();
     let _log_guard = staffroom::logging::init(Some(&data_dir.join("logs")));
     let core = Core::open(config).await?;
-    if sandbox {
+    if core.config.sandbox {
         staffroom::sandbox::ensure_demo_account(&core).await?;
     }
     let listener = tokio::net::TcpListener::bind(addr)
@@ -239,16 +272,49 @@ async fn serve(config: Config, addr: SocketAddr, tls: Option<TlsFiles>) -> Resul
     tracing::info!(addr = %local, sandbox, data_dir = %data_dir.display(), "Staffroom service started");
     let scheme = if tls.is_some() { "https" } else { "http" };
     core.connect_sandbox_webhooks(&format!("{scheme}://{local}"))?;
+    // One signal stops every listener; each finishes what is in flight.
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        staffroom::http::shutdown_signal().await;
+        let _ = stop.send(true);
+    });
+    let until_stopped = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = stopped.wait_for(|stop| *stop).await;
+    };
+    let hooks_server = match hooks {
+        Some(hooks) => {
+            let listener = tokio::net::TcpListener::bind(hooks)
+                .await
+                .map_err(|e| Error::new(staffroom::ErrorCode::Internal, format!("cannot listen on {hooks}: {e}")))?;
+            let local = listener.local_addr().map_err(|e| Error::internal("listener", e))?;
+            println!("webhooks on {scheme}://{local}/api/payments/webhooks");
+            tracing::info!(addr = %local, "serving only the webhook receiver here");
+            let router = staffroom::http::webhook_router(core.clone());
+            Some(tokio::spawn(staffroom::http::server::serve_router(
+                listener,
+                router,
+                tls.clone(),
+                until_stopped(stopped.clone()),
+            )))
+        }
+        None => None,
+    };
     println!("listening on {scheme}://{local}");
     if sandbox {
         println!("sandbox: sign in as {} / {}", staffroom::sandbox::DEMO_EMAIL, staffroom::sandbox::DEMO_PASSWORD);
     }
     use std::io::Write as _;
     std::io::stdout().flush().ok();
-    let router = staffroom::http::router(core);
-    staffroom::http::server::serve_router(listener, router, tls, staffroom::http::shutdown_signal())
+    let router = staffroom::http::router(core, local.ip());
+    staffroom::http::server::serve_router(listener, router, tls, until_stopped(stopped))
         .await
         .map_err(|e| Error::internal("http server", e))?;
+    if let Some(hooks_server) = hooks_server {
+        hooks_server
+            .await
+            .map_err(|e| Error::internal("webhook listener", e))?
+            .map_err(|e| Error::internal("webhook listener", e))?;
+    }
     tracing::info!("stopped");
     Ok(())
 }
@@ -259,6 +325,7 @@ async fn users(cli: &Cli, command: &UsersCommand) -> Result<(), Error> {
         | UsersCommand::List { sandbox }
         | UsersCommand::Disable { sandbox, .. }
         | UsersCommand::Enable { sandbox, .. }
+        | UsersCommand::Unlock { sandbox, .. }
         | UsersCommand::SetPassword { sandbox, .. } => *sandbox,
     };
     let core = open(cli, sandbox).await?;
@@ -289,6 +356,10 @@ async fn users(cli: &Cli, command: &UsersCommand) -> Result<(), Error> {
         UsersCommand::Enable { email, .. } => {
             let user = core.auth.set_disabled(&actor, email, false).await?;
             println!("enabled {}", user.email);
+        }
+        UsersCommand::Unlock { email, .. } => {
+            let user = core.auth.unlock(&actor, email).await?;
+            println!("unlocked {}: it can sign in again", user.email);
         }
         UsersCommand::SetPassword { email, .. } => {
             let password = read_stdin_secret("password")?;

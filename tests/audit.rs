@@ -24,8 +24,8 @@ async fn sign_ins_failures_and_account_changes_are_audited() {
     assert_eq!(again.unwrap_err().code, staffroom::ErrorCode::Conflict, "only one first admin");
 
     let login = |password: &str| LoginInput { email: "ada@example.com".into(), password: Secret::new(password) };
-    let session = core.auth.login(login("analytical-engine-notes-1843")).await.unwrap();
-    assert!(core.auth.login(login("wrong-passphrase-here")).await.is_err());
+    let session = core.auth.login(login("analytical-engine-notes-1843"), "127.0.0.1").await.unwrap();
+    assert!(core.auth.login(login("wrong-passphrase-here"), "127.0.0.1").await.is_err());
     let admin = Actor::Staff(core.auth.authenticate(&session.token).await.unwrap());
     let new = NewUser {
         email: "bo@example.com".into(),
@@ -60,7 +60,7 @@ async fn sign_ins_failures_and_account_changes_are_audited() {
     assert_eq!(summary, expected);
     assert!(entries.iter().all(|e| e.at.ends_with('Z')));
     let failure = entries.iter().find(|e| e.outcome == "failure").unwrap();
-    assert_eq!(failure.detail.as_deref(), Some(r#"{"reason":"wrong password"}"#));
+    assert_eq!(failure.detail.as_deref(), Some(r#"{"address":"127.0.0.1","reason":"wrong password"}"#));
 }
 
 #[tokio::test]
@@ -76,11 +76,15 @@ async fn staff_cannot_manage_users() {
     core.auth.add_user(&Actor::Cli, staff).await.unwrap();
     let session = core
         .auth
-        .login(LoginInput { email: "bo@example.com".into(), password: Secret::new("quiet-harbour-lighthouse-5") })
+        .login(
+            LoginInput { email: "bo@example.com".into(), password: Secret::new("quiet-harbour-lighthouse-5") },
+            "127.0.0.1",
+        )
         .await
         .unwrap();
     let bo = Actor::Staff(core.auth.authenticate(&session.token).await.unwrap());
-    assert_eq!(core.auth.list_users(&bo).await.unwrap_err().code, staffroom::ErrorCode::Unauthorized);
+    // Not allowed, which is not the same as signed out.
+    assert_eq!(core.auth.list_users(&bo).await.unwrap_err().code, staffroom::ErrorCode::Forbidden);
     // ...but may change their own password.
     core.auth.set_password(&bo, "bo@example.com", Secret::new("new-quiet-harbour-lighthouse")).await.unwrap();
 }

@@ -24,7 +24,7 @@ fn app() -> App {
     let router = runtime.block_on(async {
         let core = staffroom::Core::open(config).await.unwrap();
         staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
-        staffroom::http::router(core)
+        staffroom::http::router(core, std::net::Ipv4Addr::LOCALHOST.into())
     });
     App { runtime, router, _dir: dir }
 }
@@ -35,7 +35,13 @@ impl App {
     }
 
     fn login(&self, body: Vec<u8>, content_type: &str) -> StatusCode {
-        self.status(Request::post("/api/auth").header("content-type", content_type).body(Body::from(body)).unwrap())
+        self.status(
+            Request::post("/api/auth")
+                .header("host", "localhost")
+                .header("content-type", content_type)
+                .body(Body::from(body))
+                .unwrap(),
+        )
     }
 }
 
@@ -80,7 +86,7 @@ proptest! {
     #[test]
     fn arbitrary_tokens_are_refused_with_401(token in "[ -~]{0,600}") {
         thread_local!(static APP: App = app());
-        let request = Request::get("/api/auth/me").header("authorization", format!("Bearer {token}")).body(Body::empty()).unwrap();
+        let request = Request::get("/api/auth/me").header("host", "localhost").header("authorization", format!("Bearer {token}")).body(Body::empty()).unwrap();
         APP.with(|app| assert_client_error(app.status(request), &[401]))?;
     }
 
@@ -89,7 +95,7 @@ proptest! {
         thread_local!(static APP: App = app());
         let b64 = |b: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b);
         let token = format!("{}.{}.{}", b64(header.to_string().as_bytes()), b64(claims.to_string().as_bytes()), b64(&sig));
-        let request = Request::get("/api/auth/me").header("authorization", format!("Bearer {token}")).body(Body::empty()).unwrap();
+        let request = Request::get("/api/auth/me").header("host", "localhost").header("authorization", format!("Bearer {token}")).body(Body::empty()).unwrap();
         APP.with(|app| assert_client_error(app.status(request), &[401]))?;
     }
 }

@@ -23,7 +23,7 @@ async fn core_with(dir: &std::path::Path, access_token: Duration, idle: Duration
 
 async fn sign_in(core: &Core) -> String {
     let body = json!({ "email": "ada@example.com", "password": "a long passphrase 1" });
-    core.auth.login_json(&body).await.map_err(Error::from).unwrap().token
+    core.auth.login_json(&body, staffroom::auth::THIS_COMPUTER).await.map_err(Error::from).unwrap().token
 }
 
 fn remembered(core: &Core) -> Option<String> {

@@ -10,11 +10,13 @@ use staffroom::bindings::Bindings;
 /// Every core type the UI receives or sends through the desktop commands and events; the types
 /// they refer to come along.
 fn core_types() -> Bindings {
-    use staffroom::{auth, docs, error, http, payments, sandbox, store, webhooks};
+    use staffroom::{audit, auth, docs, error, http, payments, sandbox, store, webhooks};
     Bindings::new()
         .add::<error::ErrorObject<'static>>()
         .add::<error::FieldError>()
         .add::<auth::AuthResponse>()
+        .add::<auth::SignedIn>()
+        .add::<audit::AuditRetention>()
         .add::<auth::UserDto>()
         .add::<store::audit::AuditEntry>()
         .add::<sandbox::DemoCredentials>()

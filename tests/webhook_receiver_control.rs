@@ -62,7 +62,12 @@ async fn admins_switch_it_and_the_choice_outlives_a_restart() {
     let core = desktop_core(dir.path(), false).await;
     let control = ReceiverControl::new(core.clone());
     let status = control.restore().await.unwrap();
-    assert_eq!(status, ReceiverStatus { running: false, url: None, has_secret: false }, "off by default");
+    let problem = Some("No webhook signing secret is set; an admin must set one in Settings".to_string());
+    assert_eq!(
+        status,
+        ReceiverStatus { running: false, url: None, has_secret: false, secret_problem: problem },
+        "off by default"
+    );
 
     // A staff member who is not an admin is refused, and nothing starts.
     let password = "correct horse battery staple 7";
@@ -73,10 +78,11 @@ async fn admins_switch_it_and_the_choice_outlives_a_restart() {
         password: Secret::new(password),
     };
     core.auth.add_user(&Actor::Cli, staff).await.unwrap();
-    let signed_in = core.auth.login_json(&json!({ "email": "sam@example.com", "password": password })).await;
+    let signed_in =
+        core.auth.login_json(&json!({ "email": "sam@example.com", "password": password }), "127.0.0.1").await;
     let sam = Actor::Staff(core.auth.authenticate(&signed_in.unwrap().token).await.unwrap());
     let refused = control.set(&sam, true, None).await.unwrap_err();
-    assert_eq!(refused.code, ErrorCode::Unauthorized);
+    assert_eq!(refused.code, ErrorCode::Forbidden);
     assert!(!control.status().await.running);
 
     let port = free_port();

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 use serde_json::json;
-use staffroom::auth::{AuthResponse, UserDto};
+use staffroom::auth::{SignedIn, UserDto, THIS_COMPUTER};
 use staffroom::http::receiver::ReceiverStatus;
 use staffroom::secrets::Secret;
 use staffroom::{Error, ErrorCode};
@@ -43,22 +43,23 @@ pub async fn app_info(state: State<'_, DesktopState>) -> Result<AppInfo, Error> 
 }
 
 /// Signs in; with `remember` ("keep me signed in") the session's token goes into the keyring so
-/// the next launch resumes it, and without it any remembered one is forgotten.
+/// the next launch resumes it, and without it any remembered one is forgotten. The token stays
+/// here in Rust: the window gets who signed in and until when.
 #[tauri::command]
 pub async fn login(
     state: State<'_, DesktopState>,
     email: String,
     password: String,
     remember: Option<bool>,
-) -> Result<AuthResponse, Error> {
-    let response = state.core.auth.login_json(&json!({ "email": email, "password": password })).await?;
+) -> Result<SignedIn, Error> {
+    let response = state.core.auth.login_json(&json!({ "email": email, "password": password }), THIS_COMPUTER).await?;
     state.set_token(Some(response.token.clone())).await;
     let remembered = remember.unwrap_or(false).then_some(response.token.as_str());
     // The sign-in stands even when the keyring cannot keep it; the next launch then asks again.
     if let Err(err) = state.core.remember_session(remembered).await {
         tracing::warn!(error = %err.message, "could not update the remembered sign-in");
     }
-    Ok(response)
+    Ok(SignedIn::from(&response))
 }
 
 #[tauri::command]
@@ -83,9 +84,7 @@ pub async fn current_user(state: State<'_, DesktopState>) -> Result<Option<UserD
         }
     }
     match state.identity().await {
-        Ok(who) => {
-            Ok(Some(UserDto { id: who.user_id, email: who.email, name: who.name, role: who.role, disabled: false }))
-        }
+        Ok(who) => Ok(Some(UserDto::from(&who))),
         Err(err) if err.code == ErrorCode::Unauthorized => {
             state.set_token(None).await;
             Ok(None)
@@ -95,15 +94,12 @@ pub async fn current_user(state: State<'_, DesktopState>) -> Result<Option<UserD
 }
 
 #[tauri::command]
-pub async fn refresh_session<R: Runtime>(
-    app: AppHandle<R>,
-    state: State<'_, DesktopState>,
-) -> Result<AuthResponse, Error> {
+pub async fn refresh_session<R: Runtime>(app: AppHandle<R>, state: State<'_, DesktopState>) -> Result<SignedIn, Error> {
     let token = state.token().await.ok_or_else(|| expired(&app, Error::unauthorized("Sign in first")))?;
     match state.core.refresh_session(&token).await {
         Ok(response) => {
             state.set_token(Some(response.token.clone())).await;
-            Ok(response)
+            Ok(SignedIn::from(&response))
         }
         Err(err) => {
             state.set_token(None).await;
@@ -572,6 +568,38 @@ pub async fn set_user_disabled<R: Runtime>(
 ) -> Result<UserDto, Error> {
     let actor = state.actor().await.map_err(|e| expired(&app, e))?;
     state.core.auth.set_disabled(&actor, &email, disabled).await
+}
+
+/// Lifts every sign-in lock of an account (admins).
+#[tauri::command]
+pub async fn unlock_user<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, DesktopState>,
+    email: String,
+) -> Result<UserDto, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    state.core.auth.unlock(&actor, &email).await
+}
+
+/// How long audit entries are kept.
+#[tauri::command]
+pub async fn audit_retention<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, DesktopState>,
+) -> Result<staffroom::audit::AuditRetention, Error> {
+    state.actor().await.map_err(|e| expired(&app, e))?.require_admin()?;
+    state.core.audit.retention().await
+}
+
+/// Changes how long audit entries are kept (admins).
+#[tauri::command]
+pub async fn set_audit_retention<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, DesktopState>,
+    days: u32,
+) -> Result<staffroom::audit::AuditRetention, Error> {
+    let actor = state.actor().await.map_err(|e| expired(&app, e))?;
+    state.core.audit.set_retention(&actor, days).await
 }
 
 /// The audit log, newest first, `limit` entries before the entry id `before`.

@@ -39,7 +39,7 @@ async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staff
         config.sandbox_products = products;
     }
     let core = staffroom::Core::open(config).await?;
-    if sandbox {
+    if core.config.sandbox {
         staffroom::sandbox::ensure_demo_account(&core).await?;
     }
     Ok(core)
@@ -115,6 +115,9 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Bu
         commands::list_users,
         commands::add_user,
         commands::set_user_disabled,
+        commands::unlock_user,
+        commands::audit_retention,
+        commands::set_audit_retention,
         commands::audit_log,
     ])
 }

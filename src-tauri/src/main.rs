@@ -2,5 +2,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() {
+    // Everything the app writes (database, WAL, logs) is private to its owner.
+    staffroom::data_dir::private_files_from_now_on();
     staffroom_desktop::run();
 }

@@ -16,6 +16,7 @@ use crate::audit::Audit;
 use crate::config::SessionLimits;
 use crate::error::{Error, ErrorCode, FieldError, Result};
 use crate::secrets::Secret;
+use crate::store::throttle;
 use crate::store::users::{self, Role, SessionRecord, UserRecord};
 use crate::store::Db;
 use crate::time::{now_rfc3339, now_unix, unix_to_rfc3339};
@@ -24,21 +25,11 @@ pub use self::password::PasswordHasher;
 pub use self::token::{Claims, TokenKeys};
 pub use self::validate::LoginInput;
 
-/// Consecutive failures allowed before an account is locked for a while.
-pub const FAILURES_BEFORE_LOCK: u32 = 5;
-/// The first lock; each further failure doubles it.
-pub const FIRST_LOCK: Duration = Duration::from_secs(30);
-/// The longest lock.
-pub const MAX_LOCK: Duration = Duration::from_secs(3600);
 /// A session's last-seen time is written at most this often.
 const TOUCH_EVERY_SECS: i64 = 30;
 
-/// How long an account is locked after `failures` consecutive failures (none below the limit).
-pub fn lock_duration(failures: u32) -> Option<Duration> {
-    let over = failures.checked_sub(FAILURES_BEFORE_LOCK)?;
-    let secs = FIRST_LOCK.as_secs().saturating_mul(1u64 << over.min(20));
-    Some(Duration::from_secs(secs.min(MAX_LOCK.as_secs())))
-}
+/// The client address of sign-ins from the desktop app itself (no network between).
+pub const THIS_COMPUTER: &str = "this computer";
 
 /// A staff member as every door shows them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
@@ -50,16 +41,26 @@ pub struct UserDto {
     pub role: Role,
     #[serde(default)]
     pub disabled: bool,
+    /// Sign-ins are refused for now: too many wrong guesses (an admin may unlock it).
+    #[serde(default)]
+    pub locked: bool,
 }
 
 impl From<&UserRecord> for UserDto {
     fn from(u: &UserRecord) -> Self {
-        UserDto { id: u.id.clone(), email: u.email.clone(), name: u.name.clone(), role: u.role, disabled: u.disabled }
+        UserDto {
+            id: u.id.clone(),
+            email: u.email.clone(),
+            name: u.name.clone(),
+            role: u.role,
+            disabled: u.disabled,
+            locked: false,
+        }
     }
 }
 
 /// The seed's AuthResponse, plus when the token and its session end.
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[derive(Clone, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthResponse {
     pub token: String,
@@ -68,6 +69,56 @@ pub struct AuthResponse {
     pub expires_at: String,
     /// When the session ends at the latest, whatever the activity (RFC 3339).
     pub session_expires_at: String,
+}
+
+impl std::fmt::Debug for AuthResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthResponse")
+            .field("token", &"[redacted]")
+            .field("user", &self.user)
+            .field("expires_at", &self.expires_at)
+            .field("session_expires_at", &self.session_expires_at)
+            .finish()
+    }
+}
+
+/// A sign-in as the desktop's web view sees it: who, and until when; never the token, which
+/// stays in Rust.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SignedIn {
+    pub user: UserDto,
+    pub expires_at: String,
+    pub session_expires_at: String,
+}
+
+impl From<&AuthResponse> for SignedIn {
+    fn from(response: &AuthResponse) -> Self {
+        SignedIn {
+            user: response.user.clone(),
+            expires_at: response.expires_at.clone(),
+            session_expires_at: response.session_expires_at.clone(),
+        }
+    }
+}
+
+impl From<&StaffIdentity> for UserDto {
+    /// The signed-in staff member (live, so neither disabled nor locked).
+    fn from(who: &StaffIdentity) -> Self {
+        UserDto {
+            id: who.user_id.clone(),
+            email: who.email.clone(),
+            name: who.name.clone(),
+            role: who.role,
+            disabled: false,
+            locked: false,
+        }
+    }
+}
+
+/// A new token id (`jti`).
+fn new_token_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
 }
 
 /// Who is calling: a signed-in staff member, from a verified token and a live session.
@@ -105,8 +156,9 @@ impl Actor {
     /// Fails unless the actor may manage users and settings.
     pub fn require_admin(&self) -> Result<()> {
         match self {
+            // Signed in, but not allowed: `forbidden`, so a client tells it from "signed out".
             Actor::Staff(who) if who.role != Role::Admin => {
-                Err(Error::new(ErrorCode::Unauthorized, "Only an admin can do this")
+                Err(Error::new(ErrorCode::Forbidden, "Only an admin can do this")
                     .with_details(json!({ "requiredRole": "admin" })))
             }
             _ => Ok(()),
@@ -177,46 +229,49 @@ impl AuthService {
         self.limits
     }
 
-    /// Signs in with a raw JSON body (validated here, so every door reports the same fields).
-    pub async fn login_json(&self, body: &Value) -> Result<AuthResponse, LoginError> {
+    /// Signs in with a raw JSON body (validated here, so every door reports the same fields),
+    /// from the client at `address` (an IP address, or [`THIS_COMPUTER`]).
+    pub async fn login_json(&self, body: &Value, address: &str) -> Result<AuthResponse, LoginError> {
         let input = validate::login_input(body).map_err(LoginError::Validation)?;
-        self.login(input).await
+        self.login(input, address).await
     }
 
-    /// Signs in: throttling first (cheap), then one hash whatever the account's state.
-    pub async fn login(&self, input: LoginInput) -> Result<AuthResponse, LoginError> {
-        let key = input.email.to_lowercase();
+    /// Signs in. The attempt is counted first, in one transaction, so that only five per account
+    /// and address reach the hasher before a lock however many arrive at once; then one hash,
+    /// whatever the account's state (unknown, disabled and wrong passwords look the same).
+    pub async fn login(&self, input: LoginInput, address: &str) -> Result<AuthResponse, LoginError> {
         let now = now_unix();
-        let (user, throttle) = {
-            let (email, key) = (input.email.clone(), key.clone());
-            self.db
-                .call(move |conn| Ok((users::find_by_email(conn, &email)?, users::throttle_state(conn, &key)?)))
-                .await?
+        let reservation = {
+            let (email, address) = (input.email.clone(), address.to_string());
+            self.db.call(move |conn| throttle::reserve(conn, &email, &address, now)).await?
         };
-        if throttle.locked_until > now {
-            let retry_after = (throttle.locked_until - now) as u64;
-            self.audit.record("anonymous", "auth.sign_in", Some(&input.email), "throttled", None).await;
+        if let throttle::Reservation::Refused { retry_after } = reservation {
             return Err(LoginError::Throttled { retry_after });
         }
-
+        let user = {
+            let email = input.email.clone();
+            self.db.call(move |conn| users::find_by_email(conn, &email)).await?
+        };
         let verified = self.hasher.verify(&input.password, user.as_ref().map(|u| u.password_hash.as_str())).await?;
         let user = match user {
             Some(user) if verified.matches && !user.disabled => user,
             other => {
-                let state = self.db.call(move |conn| users::record_failure(conn, &key, now, lock_duration)).await?;
-                tracing::debug!(failures = state.failures, "sign-in failed");
+                let (email, from) = (input.email.clone(), address.to_string());
+                let account_locked =
+                    self.db.call(move |conn| throttle::record(conn, &email, &from, now, false)).await?;
                 let reason = match other {
                     None => "unknown email",
                     Some(u) if u.disabled => "account disabled",
                     Some(_) => "wrong password",
                 };
+                tracing::debug!(reason, account_locked, "sign-in failed");
                 self.audit
                     .record(
                         "anonymous",
                         "auth.sign_in",
                         Some(&input.email),
                         "failure",
-                        Some(json!({ "reason": reason })),
+                        Some(json!({ "reason": reason, "address": address })),
                     )
                     .await;
                 return Err(LoginError::InvalidCredentials);
@@ -231,17 +286,22 @@ impl AuthService {
             last_seen_at: now,
             expires_at: now + self.limits.absolute.as_secs() as i64,
             revoked_at: None,
+            token_id: Some(new_token_id()),
         };
         {
-            let (session, user_id) = (session.clone(), user.id.clone());
+            let (session, user_id, email, from) =
+                (session.clone(), user.id.clone(), input.email.clone(), address.to_string());
             self.db
-                .transaction(move |tx| {
-                    users::clear_throttle(tx, &key)?;
+                .call(move |conn| {
+                    throttle::record(conn, &email, &from, now, true)?;
+                    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                     if let Some(hash) = new_hash {
-                        users::set_password_hash(tx, &user_id, &hash, &now_rfc3339(), false)?;
+                        users::set_password_hash(&tx, &user_id, &hash, &now_rfc3339(), false)?;
                     }
-                    users::prune_sessions(tx, now)?;
-                    users::insert_session(tx, &session)
+                    users::prune_sessions(&tx, now)?;
+                    users::insert_session(&tx, &session)?;
+                    tx.commit()?;
+                    Ok(())
                 })
                 .await?;
         }
@@ -252,6 +312,7 @@ impl AuthService {
         Ok(self.issue(&user, &session, now)?)
     }
 
+    /// A token for the session's current token id.
     fn issue(&self, user: &UserRecord, session: &SessionRecord, now: i64) -> Result<AuthResponse> {
         let exp = (now + self.limits.access_token.as_secs() as i64).min(session.expires_at);
         let claims = Claims {
@@ -265,6 +326,7 @@ impl AuthService {
             iat: now,
             nbf: now,
             exp,
+            jti: session.token_id.clone().unwrap_or_default(),
         };
         Ok(AuthResponse {
             token: self.keys.sign(&claims)?,
@@ -272,6 +334,25 @@ impl AuthService {
             expires_at: unix_to_rfc3339(exp),
             session_expires_at: unix_to_rfc3339(session.expires_at),
         })
+    }
+
+    /// A new token for the live session behind `claims`; the one it replaces stops working now.
+    async fn rotate(
+        &self,
+        claims: &token::Claims,
+        user: UserRecord,
+        mut session: SessionRecord,
+    ) -> Result<AuthResponse> {
+        let now = now_unix();
+        let fresh = new_token_id();
+        let (sid, old, new) = (session.id.clone(), claims.jti.clone(), fresh.clone());
+        let rotated = self.db.call(move |conn| users::rotate_token(conn, &sid, &old, &new, now)).await?;
+        if !rotated {
+            // Another refresh of this same token won: this one is already old.
+            return Err(Error::unauthorized("Your session has ended; sign in again"));
+        }
+        session.token_id = Some(fresh);
+        self.issue(&user, &session, now)
     }
 
     /// Checks a bearer token: valid signature and claims, and a live session of an enabled user.
@@ -284,11 +365,20 @@ impl AuthService {
     /// within its absolute life, user enabled).
     pub async fn resume(&self, token: &str) -> Result<AuthResponse> {
         let claims = self.keys.verify_allowing_expired(token)?;
-        let (_, user, session) = self.live_session_of(claims).await?;
-        let now = now_unix();
-        let sid = session.id.clone();
-        self.db.call(move |conn| users::touch_session(conn, &sid, now)).await?;
-        self.issue(&user, &session, now)
+        let (_, user, session) = self.live_session_of(claims.clone()).await?;
+        self.rotate(&claims, user, session).await
+    }
+
+    /// The session of an account with this email is unlocked at every address (an admin's act).
+    pub async fn unlock(&self, actor: &Actor, email: &str) -> Result<UserDto> {
+        actor.require_admin()?;
+        let user = self.find(email).await?;
+        let key = user.email.clone();
+        let lifted = self.db.call(move |conn| throttle::unlock(conn, &key)).await?;
+        self.audit
+            .record(actor.audit_name(), "users.unlock", Some(&user.email), "success", Some(json!({ "locks": lifted })))
+            .await;
+        Ok(UserDto::from(&user))
     }
 
     async fn live_session(&self, token: &str) -> Result<(StaffIdentity, UserRecord, SessionRecord)> {
@@ -315,7 +405,11 @@ impl AuthService {
                 Ok(live.then_some((user, session)))
             })
             .await?;
-        let Some((user, session)) = found.filter(|(_, session)| session.user_id == claims.sub) else {
+        // The session's own user, and its current token: a token a refresh replaced is dead.
+        let current = |session: &SessionRecord| {
+            session.user_id == claims.sub && session.token_id.as_deref() == Some(claims.jti.as_str())
+        };
+        let Some((user, session)) = found.filter(|(_, session)| current(session)) else {
             return Err(Error::unauthorized("Your session has ended; sign in again"));
         };
         let identity = StaffIdentity {
@@ -328,13 +422,11 @@ impl AuthService {
         Ok((identity, user, session))
     }
 
-    /// A fresh token for the live session behind `token`.
+    /// A fresh token for the live session behind `token`, which stops working at once.
     pub async fn refresh(&self, token: &str) -> Result<AuthResponse> {
-        let (_, user, session) = self.live_session(token).await?;
-        let now = now_unix();
-        let sid = session.id.clone();
-        self.db.call(move |conn| users::touch_session(conn, &sid, now)).await?;
-        self.issue(&user, &session, now)
+        let claims = self.keys.verify(token)?;
+        let (_, user, session) = self.live_session_of(claims.clone()).await?;
+        self.rotate(&claims, user, session).await
     }
 
     /// Ends the session behind `token` at once.
@@ -407,8 +499,15 @@ impl AuthService {
     /// Every account.
     pub async fn list_users(&self, actor: &Actor) -> Result<Vec<UserDto>> {
         actor.require_admin()?;
-        let users = self.db.call(|conn| users::list(conn)).await?;
-        Ok(users.iter().map(UserDto::from).collect())
+        let now = now_unix();
+        self.db
+            .call(move |conn| {
+                users::list(conn)?
+                    .iter()
+                    .map(|u| Ok(UserDto { locked: throttle::is_locked(conn, &u.email, now)?, ..UserDto::from(u) }))
+                    .collect()
+            })
+            .await
     }
 
     async fn find(&self, email: &str) -> Result<UserRecord> {
@@ -464,9 +563,14 @@ impl AuthService {
         let id = user.id.clone();
         let revoked = self
             .db
-            .transaction(move |tx| {
-                users::set_password_hash(tx, &id, &hash, &now_rfc3339(), true)?;
-                users::revoke_user_sessions(tx, &id, now_unix())
+            .transaction({
+                let email = user.email.clone();
+                move |tx| {
+                    users::set_password_hash(tx, &id, &hash, &now_rfc3339(), true)?;
+                    // A new password is a fresh start: no lock from guesses at the old one.
+                    throttle::unlock(tx, &email)?;
+                    users::revoke_user_sessions(tx, &id, now_unix())
+                }
             })
             .await?;
         self.audit
@@ -487,12 +591,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn locks_grow_from_thirty_seconds_to_an_hour() {
-        assert_eq!(lock_duration(4), None);
-        assert_eq!(lock_duration(5), Some(Duration::from_secs(30)));
-        assert_eq!(lock_duration(6), Some(Duration::from_secs(60)));
-        assert_eq!(lock_duration(7), Some(Duration::from_secs(120)));
-        assert_eq!(lock_duration(12), Some(Duration::from_secs(3600)));
-        assert_eq!(lock_duration(u32::MAX), Some(Duration::from_secs(3600)));
+    fn auth_responses_never_print_their_token() {
+        let response = AuthResponse {
+            token: "eyJ.secret.token".into(),
+            user: UserDto {
+                id: "u".into(),
+                email: "a@x.test".into(),
+                name: "A".into(),
+                role: Role::Staff,
+                disabled: false,
+                locked: false,
+            },
+            expires_at: "t".into(),
+            session_expires_at: "t".into(),
+        };
+        assert!(!format!("{response:?}").contains("secret"));
     }
 }

@@ -34,6 +34,8 @@ pub struct Claims {
     pub iat: i64,
     pub nbf: i64,
     pub exp: i64,
+    /// The token's own id: the session accepts only its current one.
+    pub jti: String,
 }
 
 /// Signs and verifies staff tokens with one key.
@@ -70,7 +72,7 @@ impl TokenKeys {
         validation.algorithms = vec![Algorithm::HS256];
         validation.set_issuer(&[ISSUER]);
         validation.set_audience(&[ISSUER]);
-        validation.set_required_spec_claims(&["exp", "nbf", "iat", "iss", "aud", "sub"]);
+        validation.set_required_spec_claims(&["exp", "nbf", "iat", "iss", "aud", "sub", "jti"]);
         validation.validate_exp = true;
         validation.validate_nbf = true;
         validation.leeway = LEEWAY_SECS;
@@ -136,6 +138,7 @@ mod tests {
             iat: now,
             nbf: now,
             exp: now + 900,
+            jti: "t1".into(),
         }
     }
 

@@ -27,7 +27,7 @@ pub const SCOPES: &[&str] = &["https://www.googleapis.com/auth/documents", "http
 const EARLY_REFRESH_SECS: i64 = 60;
 
 /// The token set kept in the keyring.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredToken {
     pub access_token: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -35,6 +35,16 @@ pub struct StoredToken {
     /// Unix seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<i64>,
+}
+
+impl std::fmt::Debug for StoredToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredToken")
+            .field("access_token", &"[redacted]")
+            .field("refresh_token", &self.refresh_token.as_ref().map(|_| "[redacted]"))
+            .field("expires_at", &self.expires_at)
+            .finish()
+    }
 }
 
 impl StoredToken {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::auth::{AuthResponse, LoginError, UserDto};
 use crate::error::FieldError;
-use crate::http::extract::{BearerToken, Staff};
+use crate::http::extract::{BearerToken, ClientAddress, Staff};
 use crate::http::response::AuthEndpointError;
 use crate::Core;
 
@@ -32,9 +32,7 @@ pub struct MeResponse {
     (status = 401, description = "unauthorized: missing, invalid, expired or revoked token"),
 ))]
 pub(crate) async fn me(Staff(who): Staff) -> Json<MeResponse> {
-    Json(MeResponse {
-        user: UserDto { id: who.user_id, email: who.email, name: who.name, role: who.role, disabled: false },
-    })
+    Json(MeResponse { user: UserDto::from(&who) })
 }
 
 /// The sign-in body, for the OpenAPI document (the handler validates raw JSON itself so that it
@@ -52,11 +50,15 @@ pub struct AuthRequest {
     (status = 422, description = "errors[] naming each bad field"),
     (status = 429, description = "RATE_LIMITED, with Retry-After"),
 ))]
-pub(crate) async fn login(State(core): State<Core>, body: Bytes) -> Result<Json<AuthResponse>, AuthEndpointError> {
+pub(crate) async fn login(
+    State(core): State<Core>,
+    ClientAddress(address): ClientAddress,
+    body: Bytes,
+) -> Result<Json<AuthResponse>, AuthEndpointError> {
     let body: Value = serde_json::from_slice(&body).map_err(|_| {
         LoginError::Validation(vec![FieldError::new("body", "must be a JSON object with email and password")])
     })?;
-    Ok(Json(core.auth.login_json(&body).await?))
+    Ok(Json(core.auth.login_json(&body, &address).await?))
 }
 
 #[utoipa::path(post, path = "/api/auth/refresh", tag = "auth", security(("bearer" = [])), responses(

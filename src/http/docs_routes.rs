@@ -2,7 +2,7 @@
 //! additions). Each handler translates; the rules live in `DocService`.
 
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -11,7 +11,7 @@ use crate::auth::Actor;
 use crate::docs::model::{DocumentList, DocumentSummary, PatchResult, PermissionList};
 use crate::docs::{DocumentEnvelope, SaveEdits, SaveOutcome};
 use crate::error::Error;
-use crate::http::extract::{json_body, query_params as params, Staff};
+use crate::http::extract::{json_body, query_params as params, PathParam, Staff};
 use crate::http::ApiError;
 use crate::store::docs::Draft;
 use crate::Core;
@@ -43,7 +43,7 @@ pub(crate) async fn list(
     _: Staff,
     RawQuery(q): RawQuery,
 ) -> Result<Json<DocumentList>, ApiError> {
-    Ok(Json(core.docs.list(&params(q)).await?))
+    Ok(Json(core.docs.list(&params(q)?).await?))
 }
 
 #[utoipa::path(get, path = "/api/docs/documents/{id}", tag = "docs", security(("bearer" = [])),
@@ -52,10 +52,10 @@ pub(crate) async fn list(
 pub(crate) async fn read(
     State(core): State<Core>,
     _: Staff,
-    Path(id): Path<String>,
+    PathParam(id): PathParam<String>,
     RawQuery(q): RawQuery,
 ) -> Result<Json<DocumentEnvelope>, ApiError> {
-    Ok(Json(core.docs.get(&id, &params(q)).await?))
+    Ok(Json(core.docs.get(&id, &params(q)?).await?))
 }
 
 #[utoipa::path(post, path = "/api/docs/documents", tag = "docs", security(("bearer" = [])),
@@ -76,7 +76,7 @@ pub(crate) async fn create(
 pub(crate) async fn patch(
     State(core): State<Core>,
     Staff(who): Staff,
-    Path(id): Path<String>,
+    PathParam(id): PathParam<String>,
     body: Bytes,
 ) -> Result<Json<PatchResult>, ApiError> {
     Ok(Json(core.docs.patch(&Actor::Staff(who), &id, &json_body(&body)?).await?))
@@ -88,7 +88,7 @@ pub(crate) async fn patch(
 pub(crate) async fn share(
     State(core): State<Core>,
     Staff(who): Staff,
-    Path(id): Path<String>,
+    PathParam(id): PathParam<String>,
     body: Bytes,
 ) -> Result<Json<PermissionList>, ApiError> {
     Ok(Json(core.docs.share(&Actor::Staff(who), &id, &json_body(&body)?).await?))
@@ -100,7 +100,7 @@ pub(crate) async fn share(
 pub(crate) async fn save(
     State(core): State<Core>,
     Staff(who): Staff,
-    Path(id): Path<String>,
+    PathParam(id): PathParam<String>,
     body: Bytes,
 ) -> Result<Json<SaveOutcome>, ApiError> {
     Ok(Json(core.docs.save(&Actor::Staff(who), &id, typed_body(&body)?).await?))
@@ -111,7 +111,7 @@ pub(crate) async fn save(
 pub(crate) async fn draft(
     State(core): State<Core>,
     Staff(who): Staff,
-    Path(id): Path<String>,
+    PathParam(id): PathParam<String>,
 ) -> Result<Json<Draft>, ApiError> {
     match core.docs.draft(&Actor::Staff(who), &id).await? {
         Some(draft) => Ok(Json(draft)),
@@ -124,7 +124,7 @@ pub(crate) async fn draft(
 pub(crate) async fn put_draft(
     State(core): State<Core>,
     Staff(who): Staff,
-    Path(id): Path<String>,
+    PathParam(id): PathParam<String>,
     body: Bytes,
 ) -> Result<Json<Draft>, ApiError> {
     Ok(Json(core.docs.save_draft(&Actor::Staff(who), &id, typed_body(&body)?).await?))
@@ -135,7 +135,7 @@ pub(crate) async fn put_draft(
 pub(crate) async fn discard_draft(
     State(core): State<Core>,
     Staff(who): Staff,
-    Path(id): Path<String>,
+    PathParam(id): PathParam<String>,
 ) -> Result<StatusCode, ApiError> {
     core.docs.discard_draft(&Actor::Staff(who), &id).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -32,6 +32,37 @@ impl FromRequestParts<Core> for Staff {
     }
 }
 
+/// The client's address (see [`crate::http::guard::client_address`]), for throttling sign-ins.
+pub struct ClientAddress(pub String);
+
+impl FromRequestParts<Core> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, core: &Core) -> Result<Self, Self::Rejection> {
+        let peer = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip());
+        let forwarded = parts.headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
+        Ok(ClientAddress(crate::http::guard::client_address(peer, forwarded, &core.config.http.trusted_proxies)))
+    }
+}
+
+/// A path parameter; a malformed one (bad percent-encoding, not UTF-8) is the error object.
+pub struct PathParam<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for PathParam<T>
+where
+    T: serde::de::DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(value)) => Ok(PathParam(value)),
+            Err(rejection) => Err(ApiError(Error::invalid_field("path", rejection.body_text()))),
+        }
+    }
+}
+
 /// The raw bearer token, for refresh and logout (they check it themselves).
 pub struct BearerToken(pub String);
 
@@ -45,9 +76,25 @@ impl<S: Send + Sync> FromRequestParts<S> for BearerToken {
     }
 }
 
-/// Query parameters as a map; a malformed query string never fails here, validation names fields.
-pub fn query_params(query: Option<String>) -> HashMap<String, String> {
-    url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()).into_owned().collect()
+/// Query parameters as a map; a parameter given twice is refused (which one was meant cannot be
+/// known), anything else is left to validation, which names every bad field.
+pub fn query_params(query: Option<String>) -> Result<HashMap<String, String>, Error> {
+    let mut params = HashMap::new();
+    let mut repeated = Vec::new();
+    for (name, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()).into_owned() {
+        if params.contains_key(&name) {
+            if !repeated.iter().any(|f: &crate::error::FieldError| f.field == name) {
+                repeated.push(crate::error::FieldError::new(name.clone(), "is given more than once"));
+            }
+        } else {
+            params.insert(name, value);
+        }
+    }
+    if repeated.is_empty() {
+        Ok(params)
+    } else {
+        Err(Error::invalid(repeated))
+    }
 }
 
 /// A JSON body (`{}` when empty), or `invalid_request` on `body`.

@@ -4,6 +4,7 @@
 mod auth_routes;
 pub mod docs_routes;
 pub mod extract;
+pub mod guard;
 pub mod openapi;
 pub mod payments_routes;
 pub mod receiver;
@@ -59,19 +60,42 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response<axum::
         .into_response()
 }
 
-/// The whole service as one router over `core`.
-pub fn router(core: Core) -> Router {
-    Router::new()
+/// How long a client may take to send a request's body.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The whole service as one router over `core`, answering to the hosts of a service bound to
+/// `bound` (and `--public-name`s). Every route but the webhook receiver stands behind the
+/// browser guard (see [`guard`]); the receiver is authenticated by its signature instead, so a
+/// tunnel's deliveries (any host, no origin) reach it.
+pub fn router(core: Core, bound: std::net::IpAddr) -> Router {
+    let hosts = guard::AllowedHosts::new(bound, &core.config.http.public_names);
+    let guarded = Router::new()
         .route("/api/health", get(health))
         .route("/api/openapi.json", get(openapi::serve_document))
         .merge(auth_routes::routes())
-        .merge(webhook_routes::routes())
+        .merge(webhook_routes::log_routes())
         .merge(payments_routes::routes())
         .merge(docs_routes::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(hosts, guard::browser_guard));
+    hardened(guarded.merge(webhook_routes::receiver_routes()).with_state(core))
+}
+
+/// The layers every router gets: a body size limit and read time-out, a panic catcher that
+/// answers the error object, headers that keep answers out of caches and browsers from guessing
+/// types, and a span with the latency of every request.
+fn hardened(router: Router) -> Router {
+    use axum::http::header::{CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS};
+    use axum::http::HeaderValue;
+    use tower_http::set_header::SetResponseHeaderLayer;
+    router
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))
         .layer(CatchPanicLayer::custom(panic_response))
+        // Tokens, customers and documents: nothing here belongs in a cache.
+        .layer(SetResponseHeaderLayer::overriding(CACHE_CONTROL, HeaderValue::from_static("no-store")))
+        .layer(SetResponseHeaderLayer::overriding(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
         .layer(
             TraceLayer::new_for_http()
                 .make_span_with(|request: &Request<_>| {
@@ -87,12 +111,17 @@ pub fn router(core: Core) -> Router {
                     );
                 }),
         )
-        .with_state(core)
 }
 
-/// Only the webhook receiver: what the desktop app serves when its receiver is on.
+/// Only the webhook receiver: what the desktop app serves when its receiver is on, and what
+/// `serve --webhooks-addr` serves to a tunnel.
 pub fn webhook_router(core: Core) -> Router {
-    webhook_routes::routes().fallback(not_found).method_not_allowed_fallback(method_not_allowed).with_state(core)
+    hardened(
+        webhook_routes::receiver_routes()
+            .fallback(not_found)
+            .method_not_allowed_fallback(method_not_allowed)
+            .with_state(core),
+    )
 }
 
 /// A webhook receiver started on its own (the desktop app's); dropping it does not stop it.
@@ -132,7 +161,8 @@ pub async fn serve(
     core: Core,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    server::serve_router(listener, router(core), None, shutdown).await
+    let bound = listener.local_addr()?.ip();
+    server::serve_router(listener, router(core, bound), None, shutdown).await
 }
 
 /// Resolves on SIGINT or SIGTERM.

@@ -2,13 +2,13 @@
 //! Each handler translates; the rules live in `PaymentService`.
 
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 
 use crate::auth::Actor;
-use crate::http::extract::{json_body, query_params as params, Staff};
+use crate::http::extract::{json_body, query_params as params, PathParam, Staff};
 use crate::http::ApiError;
 use crate::payments::model::{OrderDto, ProductDto};
 use crate::payments::sync::{SyncSettings, SyncStatus};
@@ -48,7 +48,7 @@ pub(crate) async fn list_products(
     _: Staff,
     RawQuery(q): RawQuery,
 ) -> Result<Json<ProductList>, ApiError> {
-    Ok(Json(core.payments.list_products(&params(q)).await?))
+    Ok(Json(core.payments.list_products(&params(q)?).await?))
 }
 
 #[utoipa::path(get, path = "/api/payments/products/{id}", tag = "payments", security(("bearer" = [])),
@@ -56,7 +56,7 @@ pub(crate) async fn list_products(
 pub(crate) async fn get_product(
     State(core): State<Core>,
     _: Staff,
-    Path(id): Path<String>,
+    PathParam(id): PathParam<String>,
 ) -> Result<Json<ProductEnvelope>, ApiError> {
     Ok(Json(ProductEnvelope { product: core.payments.get_product(&id).await? }))
 }
@@ -82,7 +82,7 @@ pub(crate) async fn list_orders(
     _: Staff,
     RawQuery(q): RawQuery,
 ) -> Result<Json<OrderList>, ApiError> {
-    Ok(Json(core.payments.list_orders(&params(q)).await?))
+    Ok(Json(core.payments.list_orders(&params(q)?).await?))
 }
 
 #[utoipa::path(get, path = "/api/payments/orders/{id}", tag = "payments", security(("bearer" = [])),
@@ -90,7 +90,7 @@ pub(crate) async fn list_orders(
 pub(crate) async fn get_order(
     State(core): State<Core>,
     _: Staff,
-    Path(id): Path<String>,
+    PathParam(id): PathParam<String>,
 ) -> Result<Json<OrderEnvelope>, ApiError> {
     Ok(Json(OrderEnvelope { order: core.payments.get_order(&id).await? }))
 }
@@ -104,7 +104,7 @@ pub(crate) async fn list_subscriptions(
     _: Staff,
     RawQuery(q): RawQuery,
 ) -> Result<Json<SubscriptionList>, ApiError> {
-    Ok(Json(core.payments.list_subscriptions(&params(q)).await?))
+    Ok(Json(core.payments.list_subscriptions(&params(q)?).await?))
 }
 
 #[utoipa::path(post, path = "/api/payments/subscriptions/{id}/{action}", tag = "payments", security(("bearer" = [])),
@@ -115,7 +115,7 @@ pub(crate) async fn list_subscriptions(
 pub(crate) async fn act_on_subscription(
     State(core): State<Core>,
     Staff(who): Staff,
-    Path((id, action)): Path<(String, String)>,
+    PathParam((id, action)): PathParam<(String, String)>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<SubscriptionActionResult>), ApiError> {
     let action = SubscriptionAction::parse(&action, &json_body(&body)?)?;

@@ -25,8 +25,10 @@ pub struct ReceiverStatus {
     pub running: bool,
     /// Where Lemon Squeezy (through a tunnel) or the sandbox checkout delivers.
     pub url: Option<String>,
-    /// Without a signing secret every delivery is refused.
+    /// Without a usable signing secret every delivery is refused.
     pub has_secret: bool,
+    /// Why deliveries are refused, when they are.
+    pub secret_problem: Option<String>,
 }
 
 /// Owns the running receiver, if any; one per app.
@@ -48,6 +50,7 @@ impl ReceiverControl {
             running: addr.is_some(),
             url: addr.map(|a| format!("http://{a}/api/payments/webhooks")),
             has_secret: self.core.webhooks.as_ref().is_some_and(|w| w.has_secret()),
+            secret_problem: self.core.webhooks.as_ref().and_then(|w| w.secret_problem()),
         }
     }
 

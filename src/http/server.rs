@@ -23,6 +23,9 @@ use crate::error::{Error, ErrorCode, Result};
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a shutdown waits for requests in flight.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
+/// Connections served at once; more wait in the listen queue (a flood of idle connections
+/// cannot take every file descriptor).
+pub const MAX_CONNECTIONS: usize = 1024;
 
 /// A certificate chain and its private key, as PEM files.
 #[derive(Debug, Clone)]
@@ -83,8 +86,13 @@ pub async fn serve_router(
     builder.http1().timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
     let builder = Arc::new(builder);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let connections = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     tokio::pin!(shutdown);
     loop {
+        let permit = tokio::select! {
+            permit = connections.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
+            _ = &mut shutdown => break,
+        };
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(pair) => pair,
@@ -110,6 +118,7 @@ pub async fn serve_router(
                 let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned();
                 let conn = graceful.watch(conn);
                 tokio::spawn(async move {
+                    let _permit = permit;
                     if let Err(err) = conn.await {
                         tracing::debug!(%err, %peer, "connection ended with an error");
                     }
@@ -119,6 +128,7 @@ pub async fn serve_router(
                 let acceptor = acceptor.clone();
                 let watcher = graceful.watcher();
                 tokio::spawn(async move {
+                    let _permit = permit;
                     let stream = match tokio::time::timeout(HEADER_READ_TIMEOUT, acceptor.accept(stream)).await {
                         Ok(Ok(stream)) => stream,
                         Ok(Err(err)) => return tracing::debug!(%err, %peer, "TLS handshake failed"),

@@ -70,3 +70,8 @@ pub fn list(conn: &Connection, limit: u32, before: Option<i64>) -> Result<Vec<Au
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
+
+/// Deletes entries older than `cutoff` (RFC 3339); how many went.
+pub fn prune(conn: &Connection, cutoff: &str) -> Result<usize> {
+    Ok(conn.execute("DELETE FROM audit_log WHERE at < ?1", [cutoff])?)
+}

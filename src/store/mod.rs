@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod docs;
 pub mod payments;
+pub mod throttle;
 pub mod users;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../../migrations/0004_docs.sql"),
     include_str!("../../migrations/0005_doc_lists.sql"),
     include_str!("../../migrations/0006_order_checks.sql"),
+    include_str!("../../migrations/0007_hardening.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -136,23 +136,41 @@ pub struct SessionRecord {
     pub last_seen_at: i64,
     pub expires_at: i64,
     pub revoked_at: Option<i64>,
+    /// The `jti` of the session's current token: only that token works.
+    pub token_id: Option<String>,
 }
 
 /// Starts a session.
 pub fn insert_session(conn: &Connection, session: &SessionRecord) -> Result<()> {
     conn.execute(
-        "INSERT INTO sessions (id, user_id, created_at, last_seen_at, expires_at, revoked_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, NULL)",
-        params![session.id, session.user_id, session.created_at, session.last_seen_at, session.expires_at],
+        "INSERT INTO sessions (id, user_id, created_at, last_seen_at, expires_at, revoked_at, token_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)",
+        params![
+            session.id,
+            session.user_id,
+            session.created_at,
+            session.last_seen_at,
+            session.expires_at,
+            session.token_id
+        ],
     )?;
     Ok(())
+}
+
+/// Makes `new` the session's current token, if `old` still is (two refreshes of one token: only
+/// the first wins). True when it was swapped.
+pub fn rotate_token(conn: &Connection, id: &str, old: &str, new: &str, now: i64) -> Result<bool> {
+    Ok(conn.execute(
+        "UPDATE sessions SET token_id = ?3, last_seen_at = ?4 WHERE id = ?1 AND token_id = ?2 AND revoked_at IS NULL",
+        params![id, old, new, now],
+    )? == 1)
 }
 
 /// The session with this id.
 pub fn find_session(conn: &Connection, id: &str) -> Result<Option<SessionRecord>> {
     Ok(conn
         .query_row(
-            "SELECT id, user_id, created_at, last_seen_at, expires_at, revoked_at FROM sessions WHERE id = ?1",
+            "SELECT id, user_id, created_at, last_seen_at, expires_at, revoked_at, token_id FROM sessions WHERE id = ?1",
             [id],
             |row| {
                 Ok(SessionRecord {
@@ -162,6 +180,7 @@ pub fn find_session(conn: &Connection, id: &str) -> Result<Option<SessionRecord>
                     last_seen_at: row.get(3)?,
                     expires_at: row.get(4)?,
                     revoked_at: row.get(5)?,
+                    token_id: row.get(6)?,
                 })
             },
         )
@@ -190,54 +209,4 @@ pub fn revoke_user_sessions(conn: &Connection, user_id: &str, now: i64) -> Resul
 /// Drops sessions that ended more than a day ago, so the table does not grow forever.
 pub fn prune_sessions(conn: &Connection, now: i64) -> Result<usize> {
     Ok(conn.execute("DELETE FROM sessions WHERE expires_at < ?1 OR revoked_at < ?1", params![now - 24 * 3600])?)
-}
-
-/// The throttling state of one email.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ThrottleState {
-    pub failures: u32,
-    pub locked_until: i64,
-}
-
-/// The throttling state of `email` (lower-cased by the caller).
-pub fn throttle_state(conn: &Connection, email: &str) -> Result<ThrottleState> {
-    Ok(conn
-        .query_row("SELECT failures, locked_until FROM login_throttle WHERE email = ?1", [email], |row| {
-            Ok(ThrottleState { failures: row.get(0)?, locked_until: row.get(1)? })
-        })
-        .optional()?
-        .unwrap_or_default())
-}
-
-/// Counts one more consecutive failure for `email` (atomically, so concurrent failures all
-/// count), locks it for `lock_for(failures)` when that says so, and returns the new state.
-pub fn record_failure(
-    conn: &mut Connection,
-    email: &str,
-    now: i64,
-    lock_for: impl Fn(u32) -> Option<std::time::Duration>,
-) -> Result<ThrottleState> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let failures: u32 = tx.query_row(
-        "INSERT INTO login_throttle (email, failures, locked_until, updated_at) VALUES (?1, 1, 0, ?2)
-         ON CONFLICT(email) DO UPDATE SET failures = failures + 1, updated_at = ?2
-         RETURNING failures",
-        params![email, now],
-        |row| row.get(0),
-    )?;
-    let locked_until = lock_for(failures).map(|d| now + d.as_secs() as i64).unwrap_or(0);
-    tx.execute("UPDATE login_throttle SET locked_until = ?2 WHERE email = ?1", params![email, locked_until])?;
-    // Forget emails nobody has tried for a day, so guessing random emails cannot fill the disk.
-    tx.execute(
-        "DELETE FROM login_throttle WHERE updated_at < ?1 AND locked_until < ?2",
-        params![now - 24 * 3600, now],
-    )?;
-    tx.commit()?;
-    Ok(ThrottleState { failures, locked_until })
-}
-
-/// Clears the throttling state of `email` after a success.
-pub fn clear_throttle(conn: &Connection, email: &str) -> Result<()> {
-    conn.execute("DELETE FROM login_throttle WHERE email = ?1", [email])?;
-    Ok(())
 }

@@ -90,6 +90,15 @@ impl FeedItem {
     }
 }
 
+/// The receiver's signing key, as last read.
+#[derive(Debug)]
+enum SigningKey {
+    Usable(Secret),
+    Missing,
+    /// Set but unusable (empty): why, naming where it came from.
+    Unusable(String),
+}
+
 /// The answer to a delivery: `{"received":true,"duplicate":bool}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Received {
@@ -102,7 +111,7 @@ pub struct Received {
 pub struct WebhookReceiver {
     inbox: WebhookInbox,
     reader: InboxReader,
-    secret: Arc<RwLock<Option<Secret>>>,
+    secret: Arc<RwLock<SigningKey>>,
     secrets: Secrets,
     to_apply: mpsc::UnboundedSender<(i64, WebhookEvent)>,
     feed: broadcast::Sender<FeedItem>,
@@ -120,7 +129,7 @@ impl WebhookReceiver {
         let receiver = WebhookReceiver {
             inbox,
             reader: reader.clone(),
-            secret: Arc::new(RwLock::new(None)),
+            secret: Arc::new(RwLock::new(SigningKey::Missing)),
             secrets,
             to_apply,
             feed: feed.clone(),
@@ -153,20 +162,39 @@ impl WebhookReceiver {
         Ok(receiver)
     }
 
-    /// Re-reads the signing secret (after an admin changed it).
+    /// Re-reads the signing secret (after an admin changed it). A missing or unusable one does
+    /// not stop the service: every delivery is refused (503) until a usable one is set.
     pub async fn reload_secret(&self) -> Result<()> {
         let secrets = self.secrets.clone();
-        let secret = tokio::task::spawn_blocking(move || secrets.get("webhook_secret")).await?.map_err(Error::from)?;
-        if secret.is_none() {
-            tracing::warn!("no webhook signing secret: deliveries will be refused until one is set");
-        }
-        *self.secret.write().expect("secret lock poisoned") = secret;
+        let read = tokio::task::spawn_blocking(move || secrets.get("webhook_secret")).await?;
+        let key = match read {
+            Ok(Some(secret)) => SigningKey::Usable(secret),
+            Ok(None) => {
+                tracing::warn!("no webhook signing secret: every delivery is refused until one is set");
+                SigningKey::Missing
+            }
+            Err(err @ crate::secrets::SecretError::Empty { .. }) => {
+                tracing::error!(problem = %err, "the webhook signing secret is unusable: every delivery is refused until a usable one is set");
+                SigningKey::Unusable(err.to_string())
+            }
+            Err(err) => return Err(Error::from(err)),
+        };
+        *self.secret.write().expect("secret lock poisoned") = key;
         Ok(())
     }
 
-    /// Whether a signing secret is set (without one the receiver refuses everything).
+    /// Whether a usable signing secret is set (without one the receiver refuses everything).
     pub fn has_secret(&self) -> bool {
-        self.secret.read().expect("secret lock poisoned").is_some()
+        matches!(*self.secret.read().expect("secret lock poisoned"), SigningKey::Usable(_))
+    }
+
+    /// Why deliveries are refused, when they are (no usable signing secret).
+    pub fn secret_problem(&self) -> Option<String> {
+        match &*self.secret.read().expect("secret lock poisoned") {
+            SigningKey::Usable(_) => None,
+            SigningKey::Missing => Some("No webhook signing secret is set; an admin must set one in Settings".into()),
+            SigningKey::Unusable(reason) => Some(reason.clone()),
+        }
     }
 
     /// The live feed: received, rejected, duplicate and applied deliveries.
@@ -189,10 +217,19 @@ impl WebhookReceiver {
         event_header: Option<&str>,
     ) -> Result<Received> {
         let verified = {
-            let secret = self.secret.read().expect("secret lock poisoned");
-            match secret.as_ref() {
-                Some(secret) => signature::verify(secret, body, signature),
-                None => false,
+            let key = self.secret.read().expect("secret lock poisoned");
+            match &*key {
+                SigningKey::Usable(secret) => signature::verify(secret, body, signature),
+                // Without a usable key nothing can be verified: refuse, and say it is set-up.
+                _ => {
+                    drop(key);
+                    let problem = self.secret_problem().unwrap_or_default();
+                    tracing::warn!(bytes = body.len(), %problem, "refused a webhook delivery: no usable signing secret");
+                    return Err(Error::new(
+                        ErrorCode::Unavailable,
+                        format!("Webhook deliveries are refused until a usable signing secret is set: {problem}"),
+                    ));
+                }
             }
         };
         if !verified {

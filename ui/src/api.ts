@@ -1,7 +1,7 @@
 // Typed wrappers over the desktop commands. Every rejection is the core's error object.
 import { invoke } from "@tauri-apps/api/core";
 import type {
-  ApiError, AppInfo, AuditEntry, AuthResponse, DocumentList, Draft, EditBlock, EditorView, SaveOutcome, DocumentSummary, Folder, GoogleStatus, InboxEntry, Order, PageMeta,
+  ApiError, AppInfo, AuditEntry, AuditRetention, SignedIn, DocumentList, Draft, EditBlock, EditorView, SaveOutcome, DocumentSummary, Folder, GoogleStatus, InboxEntry, Order, PageMeta,
   Permission, Product, ReceiverStatus, SettingsView, Subscription, SubscriptionActionResult, SyncStatus, User,
 } from "./types";
 
@@ -22,10 +22,10 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 
 export const api = {
   appInfo: () => call<AppInfo>("app_info"),
-  login: (email: string, password: string, remember = false) => call<AuthResponse>("login", { email, password, remember }),
+  login: (email: string, password: string, remember = false) => call<SignedIn>("login", { email, password, remember }),
   logout: () => call<void>("logout"),
   currentUser: () => call<User | null>("current_user"),
-  refreshSession: () => call<AuthResponse>("refresh_session"),
+  refreshSession: () => call<SignedIn>("refresh_session"),
   createFirstAdmin: (email: string, name: string, password: string) =>
     call<User>("create_first_admin", { email, name, password }),
   webhookReceiver: () => call<ReceiverStatus>("webhook_receiver"),
@@ -69,6 +69,9 @@ export const api = {
   addUser: (email: string, name: string, role: "admin" | "staff", password: string) =>
     call<User>("add_user", { email, name, role, password }),
   setUserDisabled: (email: string, disabled: boolean) => call<User>("set_user_disabled", { email, disabled }),
+  unlockUser: (email: string) => call<User>("unlock_user", { email }),
+  auditRetention: () => call<AuditRetention>("audit_retention"),
+  setAuditRetention: (days: number) => call<AuditRetention>("set_audit_retention", { days }),
   auditLog: (limit: number, before: number | null) => call<AuditEntry[]>("audit_log", { limit, before }),
 };
 

@@ -6,7 +6,8 @@ import type { FieldError } from "./bindings/FieldError";
 
 export type { Role } from "./bindings/Role";
 export type { UserDto as User } from "./bindings/UserDto";
-export type { AuthResponse } from "./bindings/AuthResponse";
+export type { SignedIn } from "./bindings/SignedIn";
+export type { AuditRetention } from "./bindings/AuditRetention";
 export type { AppInfo } from "./bindings/desktop/AppInfo";
 export type { ErrorCode } from "./bindings/ErrorCode";
 export type { FieldError };

@@ -4,4 +4,4 @@
  * The stable error codes of the integration areas (the seed's five, plus `forbidden`, `conflict`
  * and `internal`).
  */
-export type ErrorCode = "unauthorized" | "not_found" | "invalid_request" | "forbidden" | "conflict" | "rate_limited" | "integration_error" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "internal";
+export type ErrorCode = "unauthorized" | "not_found" | "invalid_request" | "forbidden" | "conflict" | "rate_limited" | "integration_error" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "unavailable" | "internal";

@@ -9,6 +9,10 @@ export type ReceiverStatus = { running: boolean,
  */
 url: string | null, 
 /**
- * Without a signing secret every delivery is refused.
+ * Without a usable signing secret every delivery is refused.
  */
-hasSecret: boolean, };
+hasSecret: boolean, 
+/**
+ * Why deliveries are refused, when they are.
+ */
+secretProblem: string | null, };

@@ -4,4 +4,8 @@ import type { Role } from "./Role";
 /**
  * A staff member as every door shows them.
  */
-export type UserDto = { id: string, email: string, name: string, role: Role, disabled: boolean, };
+export type UserDto = { id: string, email: string, name: string, role: Role, disabled: boolean, 
+/**
+ * Sign-ins are refused for now: too many wrong guesses (an admin may unlock it).
+ */
+locked: boolean, };

@@ -6,7 +6,7 @@ import { Overview } from "./Overview";
 import { mockCommands, renderWithQuery, sandboxInfo } from "../test/render";
 import type { Order } from "../types";
 
-const user = { id: "u1", email: "demo@staffroom.test", name: "Demo Admin", role: "admin" as const, disabled: false };
+const user = { id: "u1", email: "demo@staffroom.test", name: "Demo Admin", role: "admin" as const, disabled: false, locked: false };
 const order = (n: number, status: Order["status"]): Order => ({
   id: `o${n}`, orderId: `SR-00000${n}`, status, total: 3300, currency: "USD", checkoutUrl: "http://127.0.0.1/checkout/custom/1",
   createdAt: "2026-11-22T10:00:00Z", email: "buyer@example.com", name: `Buyer ${n}`, productId: "p1", variantId: "v1",

@@ -94,8 +94,8 @@ describe("Settings", () => {
   });
 
   it("says when settings cannot be read (not an admin)", async () => {
-    mockCommands({ settings: () => { throw { code: "unauthorized", message: "Only an admin can do this" }; } });
+    mockCommands({ settings: () => { throw { code: "forbidden", message: "Only an admin can do this" }; } });
     renderWithQuery(<Settings />);
-    expect(await screen.findByRole("alert")).toHaveTextContent("Only an admin can do this (unauthorized)");
+    expect(await screen.findByRole("alert")).toHaveTextContent("Only an admin can do this (forbidden)");
   });
 });

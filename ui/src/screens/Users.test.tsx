@@ -5,8 +5,8 @@ import { Users } from "./Users";
 import { mockCommands, renderWithQuery } from "../test/render";
 import type { AuditEntry, User } from "../types";
 
-const me: User = { id: "u1", email: "demo@staffroom.test", name: "Demo Admin", role: "admin", disabled: false };
-const sam: User = { id: "u2", email: "sam@example.com", name: "Sam", role: "staff", disabled: false };
+const me: User = { id: "u1", email: "demo@staffroom.test", name: "Demo Admin", role: "admin", disabled: false, locked: false };
+const sam: User = { id: "u2", email: "sam@example.com", name: "Sam", role: "staff", disabled: false, locked: false };
 const entry = (id: number): AuditEntry => ({ id, at: "2026-11-22T10:00:00Z", actor: "demo@staffroom.test", action: `docs.edit`, target: `doc${id}`, outcome: "success", detail: null });
 
 describe("Users and audit", () => {
@@ -57,8 +57,28 @@ describe("Users and audit", () => {
   });
 
   it("says when users cannot be listed", async () => {
-    mockCommands({ list_users: () => { throw { code: "unauthorized", message: "Only an admin can do this" }; }, audit_log: () => [] });
+    mockCommands({ list_users: () => { throw { code: "forbidden", message: "Only an admin can do this" }; }, audit_log: () => [] });
     renderWithQuery(<Users me={me} />);
-    expect(await screen.findByRole("alert")).toHaveTextContent("Only an admin can do this (unauthorized)");
+    expect(await screen.findByRole("alert")).toHaveTextContent("Only an admin can do this (forbidden)");
+  });
+
+  it("unlocks an account locked by wrong guesses, and sets how long the audit log keeps entries", async () => {
+    let locked = true;
+    const calls = mockCommands({
+      list_users: () => [me, { ...sam, locked }],
+      unlock_user: () => { locked = false; return { ...sam, locked }; },
+      audit_log: () => [],
+      audit_retention: () => ({ days: 400 }),
+      set_audit_retention: (args) => ({ days: args.days }),
+    });
+    renderWithQuery(<Users me={me} />);
+    const table = await screen.findByRole("table", { name: "Users" });
+    expect(within(table).getByText("locked")).toBeInTheDocument();
+    await userEvent.click(within(table).getByRole("button", { name: "Unlock sam@example.com" }));
+    await screen.findByRole("button", { name: "Disable sam@example.com" });
+    expect(within(table).queryByText("locked")).not.toBeInTheDocument();
+    expect(calls.find((c) => c.cmd === "unlock_user")!.args).toEqual({ email: "sam@example.com" });
+    await userEvent.selectOptions(await screen.findByLabelText("Keep entries for"), "730");
+    expect(calls.find((c) => c.cmd === "set_audit_retention")!.args).toEqual({ days: 730 });
   });
 });

@@ -13,12 +13,20 @@ export function Users({ me }: { me: User }) {
     mutationFn: (u: User) => api.setUserDisabled(u.email, !u.disabled),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["users"] }),
   });
+  const unlock = useMutation({
+    mutationFn: (u: User) => api.unlockUser(u.email),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ["users"] });
+      void queryClient.invalidateQueries({ queryKey: ["audit"] });
+    },
+  });
   return (
     <section className="content stack" aria-labelledby="users-title">
       <h2 id="users-title">Users</h2>
       {users.isPending && <p className="muted">Loading users…</p>}
       {users.isError && <p className="error" role="alert">{describeError(users.error)}</p>}
       {toggle.isError && <p className="error" role="alert">{describeError(toggle.error)}</p>}
+      {unlock.isError && <p className="error" role="alert">{describeError(unlock.error)}</p>}
       {users.data && (
         <table className="table" aria-label="Users">
           <thead><tr><th>Name</th><th>Email</th><th>Role</th><th>Account</th><th><span className="sr-only">Actions</span></th></tr></thead>
@@ -28,13 +36,23 @@ export function Users({ me }: { me: User }) {
                 <td>{u.name}</td>
                 <td>{u.email}</td>
                 <td>{u.role}</td>
-                <td>{u.disabled ? <span className="status status-failed">disabled</span> : <span className="status status-paid">active</span>}</td>
                 <td>
-                  {u.id !== me.id && (
-                    <button type="button" onClick={() => toggle.mutate(u)} disabled={toggle.isPending} aria-label={`${u.disabled ? "Enable" : "Disable"} ${u.email}`}>
-                      {u.disabled ? "Enable" : "Disable"}
-                    </button>
-                  )}
+                  {u.disabled ? <span className="status status-failed">disabled</span> : <span className="status status-paid">active</span>}
+                  {u.locked && <span className="badge pending" title="Too many wrong passwords: sign-ins are refused until the lock ends or an admin unlocks it">locked</span>}
+                </td>
+                <td>
+                  <div className="row">
+                    {u.locked && (
+                      <button type="button" onClick={() => unlock.mutate(u)} disabled={unlock.isPending} aria-label={`Unlock ${u.email}`}>
+                        Unlock
+                      </button>
+                    )}
+                    {u.id !== me.id && (
+                      <button type="button" onClick={() => toggle.mutate(u)} disabled={toggle.isPending} aria-label={`${u.disabled ? "Enable" : "Disable"} ${u.email}`}>
+                        {u.disabled ? "Enable" : "Disable"}
+                      </button>
+                    )}
+                  </div>
                 </td>
               </tr>
             ))}
@@ -104,7 +122,11 @@ function Audit() {
   const entries = log.data ?? [];
   return (
     <div className="stack" aria-labelledby="audit-title">
-      <h3 id="audit-title">Audit log</h3>
+      <div className="toolbar">
+        <h3 id="audit-title">Audit log</h3>
+        <div className="spacer" />
+        <Retention />
+      </div>
       {log.isPending && <p className="muted">Loading the audit log…</p>}
       {log.isError && <p className="error" role="alert">{describeError(log.error)}</p>}
       {log.data && entries.length === 0 && <p className="muted">Nothing recorded yet.</p>}
@@ -131,5 +153,32 @@ function Audit() {
         </nav>
       )}
     </div>
+  );
+}
+
+const RETENTION_CHOICES = [90, 180, 400, 730, 1825, 3650];
+
+/** How long the audit log keeps entries (admins). */
+function Retention() {
+  const queryClient = useQueryClient();
+  const retention = useQuery({ queryKey: ["audit-retention"], queryFn: api.auditRetention });
+  const change = useMutation({
+    mutationFn: (days: number) => api.setAuditRetention(days),
+    onSuccess: (value) => {
+      queryClient.setQueryData(["audit-retention"], value);
+      void queryClient.invalidateQueries({ queryKey: ["audit"] });
+    },
+  });
+  if (!retention.data) return null;
+  const days = retention.data.days;
+  const choices = RETENTION_CHOICES.includes(days) ? RETENTION_CHOICES : [...RETENTION_CHOICES, days].sort((a, b) => a - b);
+  return (
+    <>
+      <label htmlFor="audit-retention" className="muted">Keep entries for</label>
+      <select id="audit-retention" value={days} disabled={change.isPending} onChange={(e) => change.mutate(Number(e.target.value))}>
+        {choices.map((d) => <option key={d} value={d}>{d} days</option>)}
+      </select>
+      {change.isError && <span className="error" role="alert">{describeError(change.error)}</span>}
+    </>
   );
 }

@@ -6,7 +6,7 @@ import { Webhooks } from "./Webhooks";
 import { mockCommands, renderWithQuery } from "../test/render";
 import type { InboxEntry } from "../types";
 
-const admin = { id: "u1", email: "ada@example.com", name: "Ada", role: "admin" as const, disabled: false };
+const admin = { id: "u1", email: "ada@example.com", name: "Ada", role: "admin" as const, disabled: false, locked: false };
 const staff = { ...admin, role: "staff" as const };
 const entry = (id: number, eventName: string): InboxEntry => ({
   id,
@@ -24,7 +24,7 @@ const entry = (id: number, eventName: string): InboxEntry => ({
 describe("Webhooks", () => {
   it("shows loading, then an empty feed with the receiver's address", async () => {
     mockCommands({
-      webhook_receiver: () => ({ running: true, url: "http://127.0.0.1:8787/api/payments/webhooks", hasSecret: true }),
+      webhook_receiver: () => ({ running: true, url: "http://127.0.0.1:8787/api/payments/webhooks", hasSecret: true, secretProblem: null }),
       webhook_events: () => [],
     });
     renderWithQuery(<Webhooks user={admin} />);
@@ -37,7 +37,7 @@ describe("Webhooks", () => {
   it("refreshes the feed the moment a delivery arrives", async () => {
     let stored: InboxEntry[] = [entry(1, "order_created")];
     mockCommands({
-      webhook_receiver: () => ({ running: true, url: "http://127.0.0.1:1/api/payments/webhooks", hasSecret: true }),
+      webhook_receiver: () => ({ running: true, url: "http://127.0.0.1:1/api/payments/webhooks", hasSecret: true, secretProblem: null }),
       webhook_events: () => stored,
     });
     renderWithQuery(<Webhooks user={admin} />);
@@ -49,15 +49,15 @@ describe("Webhooks", () => {
 
   it("lets an admin switch the receiver on at a port, and explains a failure", async () => {
     const calls = mockCommands({
-      webhook_receiver: () => ({ running: false, url: null, hasSecret: false }),
+      webhook_receiver: () => ({ running: false, url: null, hasSecret: false, secretProblem: null }),
       webhook_events: () => [],
       set_webhook_receiver: (args) => {
         if (args.port === 1) throw { code: "invalid_request", message: "port: cannot listen on 127.0.0.1:1: permission denied" };
-        return { running: true, url: `http://127.0.0.1:${args.port}/api/payments/webhooks`, hasSecret: false };
+        return { running: true, url: `http://127.0.0.1:${args.port}/api/payments/webhooks`, hasSecret: false, secretProblem: null };
       },
     });
     renderWithQuery(<Webhooks user={admin} />);
-    expect(await screen.findByText(/No signing secret is set/)).toBeInTheDocument();
+    expect(await screen.findByText(/No usable signing secret is set/)).toBeInTheDocument();
     const port = screen.getByLabelText("Port on 127.0.0.1");
     await userEvent.clear(port);
     await userEvent.type(port, "1{Enter}");
@@ -73,7 +73,7 @@ describe("Webhooks", () => {
 
   it("does not offer the switch to staff, and shows errors as sentences", async () => {
     mockCommands({
-      webhook_receiver: () => ({ running: false, url: null, hasSecret: true }),
+      webhook_receiver: () => ({ running: false, url: null, hasSecret: true, secretProblem: null }),
       webhook_events: () => {
         throw { code: "unauthorized", message: "Your session has ended; sign in again" };
       },

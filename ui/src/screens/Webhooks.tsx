@@ -42,7 +42,7 @@ export function Webhooks({ user }: { user: User }) {
             </p>
             {!status.data.hasSecret && (
               <p className="error" role="alert">
-                No signing secret is set: every delivery is refused. An admin sets it under Settings.
+                {status.data.secretProblem ?? "No usable signing secret is set"}: every delivery is refused. An admin sets it under Settings.
               </p>
             )}
             {user.role === "admin" ? (
