@@ -47,7 +47,7 @@ pub(crate) async fn list(
 }
 
 #[utoipa::path(get, path = "/api/docs/documents/{id}", tag = "docs", security(("bearer" = [])),
-    params(("suggestionsViewMode" = Option<String>, Query, description = "default SUGGESTIONS_INLINE")),
+    params(("id" = String, Path, description = "the resource's id"), ("suggestionsViewMode" = Option<String>, Query, description = "default SUGGESTIONS_INLINE")),
     responses((status = 200, body = Value, description = "{document, stale?, fetchedAt?}"), (status = 404, description = "not_found")))]
 pub(crate) async fn read(
     State(core): State<Core>,
@@ -71,6 +71,7 @@ pub(crate) async fn create(
 }
 
 #[utoipa::path(patch, path = "/api/docs/documents/{id}", tag = "docs", security(("bearer" = [])),
+    params(("id" = String, Path, description = "the resource's id")),
     request_body(content = Value, description = "requests (insertText, deleteContentRange, updateParagraphStyle), requiredRevisionId?"),
     responses((status = 200, body = PatchResult), (status = 400, description = "invalid_request"), (status = 409, description = "conflict, with details.currentRevisionId")))]
 pub(crate) async fn patch(
@@ -83,6 +84,7 @@ pub(crate) async fn patch(
 }
 
 #[utoipa::path(post, path = "/api/docs/documents/{id}/permissions", tag = "docs", security(("bearer" = [])),
+    params(("id" = String, Path, description = "the resource's id")),
     request_body(content = Value, description = "permissions (role, type, emailAddress?, domain?), sendNotificationEmail?"),
     responses((status = 200, body = PermissionList), (status = 400, description = "invalid_request")))]
 pub(crate) async fn share(
@@ -95,6 +97,7 @@ pub(crate) async fn share(
 }
 
 #[utoipa::path(post, path = "/api/docs/documents/{id}/save", tag = "docs", security(("bearer" = [])),
+    params(("id" = String, Path, description = "the resource's id")),
     request_body(content = SaveEdits, description = "The editor's blocks against baseRevisionId"),
     responses((status = 200, body = Value, description = "{outcome: saved, document, requests} or {outcome: conflict, document, rebased}")))]
 pub(crate) async fn save(
@@ -107,6 +110,7 @@ pub(crate) async fn save(
 }
 
 #[utoipa::path(get, path = "/api/docs/documents/{id}/draft", tag = "docs", security(("bearer" = [])),
+    params(("id" = String, Path, description = "the resource's id")),
     responses((status = 200, body = Draft), (status = 404, description = "no draft")))]
 pub(crate) async fn draft(
     State(core): State<Core>,
@@ -120,6 +124,7 @@ pub(crate) async fn draft(
 }
 
 #[utoipa::path(put, path = "/api/docs/documents/{id}/draft", tag = "docs", security(("bearer" = [])),
+    params(("id" = String, Path, description = "the resource's id")),
     request_body(content = SaveEdits), responses((status = 200, body = Draft)))]
 pub(crate) async fn put_draft(
     State(core): State<Core>,
@@ -131,6 +136,7 @@ pub(crate) async fn put_draft(
 }
 
 #[utoipa::path(delete, path = "/api/docs/documents/{id}/draft", tag = "docs", security(("bearer" = [])),
+    params(("id" = String, Path, description = "the resource's id")),
     responses((status = 204, description = "dropped")))]
 pub(crate) async fn discard_draft(
     State(core): State<Core>,

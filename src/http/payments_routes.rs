@@ -52,6 +52,7 @@ pub(crate) async fn list_products(
 }
 
 #[utoipa::path(get, path = "/api/payments/products/{id}", tag = "payments", security(("bearer" = [])),
+    params(("id" = String, Path, description = "the resource's id")),
     responses((status = 200, body = ProductEnvelope), (status = 404, description = "not_found")))]
 pub(crate) async fn get_product(
     State(core): State<Core>,
@@ -86,6 +87,7 @@ pub(crate) async fn list_orders(
 }
 
 #[utoipa::path(get, path = "/api/payments/orders/{id}", tag = "payments", security(("bearer" = [])),
+    params(("id" = String, Path, description = "the resource's id")),
     responses((status = 200, body = OrderEnvelope), (status = 404, description = "not_found")))]
 pub(crate) async fn get_order(
     State(core): State<Core>,
@@ -108,7 +110,7 @@ pub(crate) async fn list_subscriptions(
 }
 
 #[utoipa::path(post, path = "/api/payments/subscriptions/{id}/{action}", tag = "payments", security(("bearer" = [])),
-    params(("action" = String, Path, description = "cancel, resume, pause, unpause or change-plan")),
+    params(("id" = String, Path, description = "the resource's id"), ("action" = String, Path, description = "cancel, resume, pause, unpause or change-plan")),
     request_body(content = Value, description = "pause: {mode: void|free, resumesAt?}; change-plan: {variantId}; others: none"),
     responses((status = 200, body = SubscriptionActionResult), (status = 202, body = SubscriptionActionResult, description = "the change waits for the customer's confirmation (pendingConfirmation)"),
               (status = 400, description = "invalid_request"), (status = 404, description = "not_found")))]
