@@ -99,7 +99,9 @@ pub(crate) async fn share(
 #[utoipa::path(post, path = "/api/docs/documents/{id}/save", tag = "docs", security(("bearer" = [])),
     params(("id" = String, Path, description = "the resource's id")),
     request_body(content = SaveEdits, description = "The editor's blocks against baseRevisionId"),
-    responses((status = 200, body = Value, description = "{outcome: saved, document, requests} or {outcome: conflict, document, rebased}")))]
+    responses((status = 200, body = Value, description = "{outcome: saved, document, requests} or {outcome: conflict, document, rebased}"),
+              (status = 404, description = "not_found"),
+              (status = 409, description = "conflict: the edits were made on a revision this app no longer has (details.currentRevisionId)")))]
 pub(crate) async fn save(
     State(core): State<Core>,
     Staff(who): Staff,
@@ -125,7 +127,8 @@ pub(crate) async fn draft(
 
 #[utoipa::path(put, path = "/api/docs/documents/{id}/draft", tag = "docs", security(("bearer" = [])),
     params(("id" = String, Path, description = "the resource's id")),
-    request_body(content = SaveEdits), responses((status = 200, body = Draft)))]
+    request_body(content = SaveEdits), responses((status = 200, body = Draft), (status = 404, description = "not_found"),
+        (status = 409, description = "conflict: the edits were made on a revision this app no longer has (details.currentRevisionId)")))]
 pub(crate) async fn put_draft(
     State(core): State<Core>,
     Staff(who): Staff,

@@ -142,7 +142,7 @@ pub(crate) async fn sync_status(State(core): State<Core>, _: Staff) -> Result<Js
 #[utoipa::path(put, path = "/api/payments/sync", tag = "payments", security(("bearer" = [])),
     request_body = SyncSettings,
     responses((status = 200, body = SyncStatus), (status = 400, description = "invalid_request"),
-              (status = 401, description = "unauthorized (also for staff who are not admins)")))]
+              (status = 403, description = "forbidden: for staff who are not admins")))]
 pub(crate) async fn set_sync_interval(
     State(core): State<Core>,
     Staff(who): Staff,
