@@ -128,6 +128,123 @@ async fn an_empty_signing_secret_makes_the_receiver_refuse_everything() {
     assert!(said.contains("empty"), "{said}");
 }
 
+// 2, continued. A signed delivery is the provider's word on what was paid, not on what was sold:
+// an order event that does not match its checkout (a $1.00 event for a $33.00 order, another
+// mode) leaves the order unpaid and held for review.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payment_event_that_does_not_match_its_checkout_does_not_mark_the_order_paid() {
+    use staffroom::sandbox::lemonsqueezy::{PaymentSimulator, SimulatorOptions};
+    let provider = PaymentSimulator::start(SimulatorOptions::default()).await.unwrap();
+    let secret = "a real signing secret, not empty";
+    let dir = tempfile::tempdir().unwrap();
+    add_user(dir.path(), "ada@example.com", "Ada", "admin", PASSWORD);
+    let server = Server::start(ServerOptions {
+        sandbox: false,
+        data_dir: Some(dir.path().into()),
+        env: vec![
+            ("STAFFROOM_LEMONSQUEEZY_API_URL".into(), provider.api_url()),
+            ("STAFFROOM_LEMONSQUEEZY_API_KEY".into(), provider.api_key().expose().to_string()),
+            ("STAFFROOM_LEMONSQUEEZY_STORE_ID".into(), provider.store_id()),
+            ("STAFFROOM_WEBHOOK_SECRET".into(), secret.into()),
+        ],
+        ..Default::default()
+    });
+    let session: Value = sign_in_as(&server, "ada@example.com", PASSWORD, None).await.json().await.unwrap();
+    let bearer = format!("Bearer {}", session["token"].as_str().unwrap());
+    let products: Value = client()
+        .get(server.url("/api/payments/products?status=published"))
+        .header("authorization", &bearer)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let product = &products["products"][0]["id"];
+    let created = client()
+        .post(server.url("/api/payments/orders"))
+        .header("authorization", &bearer)
+        .json(&json!({"productId": product, "email": "buyer@example.com"}))
+        .send()
+        .await
+        .unwrap();
+    let status = created.status();
+    let order: Value = created.json().await.unwrap();
+    assert_eq!(status, 201, "{order} {products}");
+    let order = &order["order"];
+    let (id, price) = (order["id"].as_str().unwrap(), order["total"].as_i64().unwrap());
+    assert!(price > 100, "the seeded price is more than the event's $1.00");
+
+    let deliver = |provider_order: u64, subtotal: i64, test_mode: bool| {
+        let body = json!({
+            "meta": {"event_name": "order_created", "webhook_id": format!("wh-{provider_order}"),
+                     "test_mode": test_mode, "custom_data": {"order_id": id}},
+            "data": {"type": "orders", "id": provider_order.to_string(), "attributes": {
+                "store_id": provider.store_id().parse::<u64>().unwrap(), "status": "paid", "currency": order["currency"],
+                "subtotal": subtotal, "total": subtotal + subtotal / 5, "user_email": "buyer@example.com",
+                "first_order_item": {"variant_id": order["variantId"].as_str().unwrap().parse::<u64>().unwrap()},
+                "created_at": "2026-11-23T10:00:00.000000Z", "updated_at": "2026-11-23T10:00:00.000000Z"}}
+        })
+        .to_string();
+        client()
+            .post(server.url("/api/payments/webhooks"))
+            .header("content-type", "application/json")
+            .header("x-signature", sign(secret.as_bytes(), body.as_bytes()))
+            .body(body)
+            .send()
+    };
+    // Deliveries are applied after they are acknowledged: wait until the order shows the outcome.
+    let order_url = server.url(&format!("/api/payments/orders/{id}"));
+    let (order_url, bearer_ref) = (&order_url, &bearer);
+    let shown_when = |done: fn(&Value) -> bool| async move {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let answer: Value = client()
+                .get(order_url)
+                .header("authorization", bearer_ref)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            if done(&answer["order"]) || Instant::now() > deadline {
+                return answer["order"].clone();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let review = |order: &Value| order["review"].as_str().unwrap_or_default().to_string();
+
+    // $1.00 for what the checkout sold at its price: acknowledged, not paid, held for review.
+    assert_eq!(deliver(9001, 100, true).await.unwrap().status(), 200);
+    let held = shown_when(|order| !order["review"].is_null()).await;
+    assert_eq!(held["status"], "pending", "{held}");
+    assert!(review(&held).contains("subtotal"), "{held}");
+    assert_eq!(held["total"], price);
+    // A live-mode event for a test-mode checkout (the simulator's key is a test key).
+    assert_eq!(deliver(9002, price, false).await.unwrap().status(), 200);
+    let held = shown_when(|order| order["review"].as_str().is_some_and(|r| r.contains("mode"))).await;
+    assert_eq!(held["status"], "pending", "{held}");
+    assert_eq!(review(&held), "mode is live, the checkout's is test", "{held}");
+    // Both were audited for a person to look at.
+    let conn = rusqlite::Connection::open(dir.path().join("staffroom.sqlite3")).unwrap();
+    let reviews: i64 = conn
+        .query_row("SELECT COUNT(*) FROM audit_log WHERE action = 'payments.order_review' AND target = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(reviews, 2);
+
+    // The matching event pays it, and the order then shows what the customer was charged.
+    assert_eq!(deliver(9003, price, true).await.unwrap().status(), 200);
+    let paid = shown_when(|order| order["status"] != "pending").await;
+    assert_eq!(paid["status"], "paid", "{paid}");
+    assert_eq!(paid["total"], price + price / 5);
+    assert!(paid["review"].is_null(), "{paid}");
+}
+
 // 3. Parallel guesses bypass the lockout.
 
 #[tokio::test]
