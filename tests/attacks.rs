@@ -478,6 +478,27 @@ async fn a_refreshed_token_is_dead_at_once_and_staff_are_forbidden_not_signed_ou
 // 8. The smaller ones.
 
 #[tokio::test]
+async fn a_body_that_never_finishes_arriving_is_cut_off() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::sandbox();
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let started = Instant::now();
+    let head = format!(
+        "POST /api/auth HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"email\""
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // The rest of the body never comes: the service answers once its body time-out (30 s) ends,
+    // rather than holding the connection, and a task, for as long as the client likes.
+    let mut answer = String::new();
+    let read = tokio::time::timeout(Duration::from_secs(60), stream.read_to_string(&mut answer)).await;
+    assert!(read.is_ok(), "the connection was still held after 60 s");
+    assert!(started.elapsed() >= Duration::from_secs(25), "answered before the body time-out: {answer}");
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("application/json") && answer.contains("\"code\":\"invalid_request\""), "{answer}");
+}
+
+#[tokio::test]
 async fn every_refusal_is_the_error_object_and_answers_carry_safe_headers() {
     let server = Server::sandbox();
     let token = demo_token(&server).await;
@@ -501,4 +522,17 @@ async fn every_refusal_is_the_error_object_and_answers_carry_safe_headers() {
         .await
         .unwrap();
     assert_eq!(login.headers()["cache-control"], "no-store");
+    // A body over the limit, on a route that reads one.
+    let huge = format!("{{\"name\":\"{}\"}}", "x".repeat(2 * 1024 * 1024));
+    let response = client()
+        .post(server.url("/api/docs/documents"))
+        .bearer_auth(&token)
+        .header("content-type", "application/json")
+        .body(huge)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 413);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "payload_too_large", "{body}");
 }

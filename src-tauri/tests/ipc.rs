@@ -166,6 +166,34 @@ fn a_signed_in_window_gets_the_core_dtos() {
     assert_eq!(shell.invoke("list_products", json!({})).unwrap_err()["code"], "unauthorized");
 }
 
+/// Every string in an answer, for looking for a token in it.
+fn strings(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items.iter().flat_map(strings).collect(),
+        Value::Object(fields) => fields.iter().flat_map(|(k, v)| [vec![k.clone()], strings(v)].concat()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[test]
+fn the_web_view_never_receives_a_token() {
+    let shell = Shell::start();
+    let demo = shell.invoke("app_info", json!({})).unwrap()["demo"].clone();
+    let answers = [
+        shell.invoke("login", json!({ "email": demo["email"], "password": demo["password"], "remember": true })).unwrap(),
+        shell.invoke("refresh_session", json!({})).unwrap(),
+        shell.restart().invoke("current_user", json!({})).unwrap(),
+    ];
+    for answer in answers {
+        assert_eq!(answer["email"].as_str().or(answer["user"]["email"].as_str()), Some("demo@staffroom.test"));
+        // A JWT's header is base64url JSON, so it starts "eyJ"; no key says "token" either.
+        let leaked: Vec<String> =
+            strings(&answer).into_iter().filter(|s| s.contains("eyJ") || s.to_lowercase().contains("token")).collect();
+        assert!(leaked.is_empty(), "{leaked:?} in {answer}");
+    }
+}
+
 #[test]
 fn keep_me_signed_in_survives_a_restart_until_signing_out() {
     let shell = Shell::start();

@@ -1,6 +1,6 @@
 //! `POST /api/auth`, `/api/auth/refresh`, `/api/auth/logout`.
 
-use axum::body::Bytes;
+
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::auth::{AuthResponse, LoginError, UserDto};
 use crate::error::FieldError;
-use crate::http::extract::{BearerToken, ClientAddress, Staff};
+use crate::http::extract::{BearerToken, ClientAddress, RawBody, Staff};
 use crate::http::response::AuthEndpointError;
 use crate::Core;
 
@@ -53,7 +53,7 @@ pub struct AuthRequest {
 pub(crate) async fn login(
     State(core): State<Core>,
     ClientAddress(address): ClientAddress,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> Result<Json<AuthResponse>, AuthEndpointError> {
     let body: Value = serde_json::from_slice(&body).map_err(|_| {
         LoginError::Validation(vec![FieldError::new("body", "must be a JSON object with email and password")])

@@ -1,7 +1,7 @@
 //! `/api/docs/*`: documents, their edits and sharing, plus the editor's save and drafts (our
 //! additions). Each handler translates; the rules live in `DocService`.
 
-use axum::body::Bytes;
+
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
@@ -11,7 +11,7 @@ use crate::auth::Actor;
 use crate::docs::model::{DocumentList, DocumentSummary, PatchResult, PermissionList};
 use crate::docs::{DocumentEnvelope, SaveEdits, SaveOutcome};
 use crate::error::Error;
-use crate::http::extract::{json_body, query_params as params, PathParam, Staff};
+use crate::http::extract::{json_body, query_params as params, PathParam, RawBody, Staff};
 use crate::http::ApiError;
 use crate::store::docs::Draft;
 use crate::Core;
@@ -25,7 +25,7 @@ pub fn routes() -> Router<Core> {
         .route("/api/docs/documents/{id}/draft", get(draft).put(put_draft).delete(discard_draft))
 }
 
-fn typed_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, Error> {
+fn typed_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Error> {
     serde_json::from_value(json_body(body)?).map_err(|e| Error::invalid_field("body", e.to_string()))
 }
 
@@ -64,7 +64,7 @@ pub(crate) async fn read(
 pub(crate) async fn create(
     State(core): State<Core>,
     Staff(who): Staff,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> Result<(StatusCode, Json<SummaryEnvelope>), ApiError> {
     let document = core.docs.create(&Actor::Staff(who), &json_body(&body)?).await?;
     Ok((StatusCode::CREATED, Json(SummaryEnvelope { document })))
@@ -78,7 +78,7 @@ pub(crate) async fn patch(
     State(core): State<Core>,
     Staff(who): Staff,
     PathParam(id): PathParam<String>,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> Result<Json<PatchResult>, ApiError> {
     Ok(Json(core.docs.patch(&Actor::Staff(who), &id, &json_body(&body)?).await?))
 }
@@ -91,7 +91,7 @@ pub(crate) async fn share(
     State(core): State<Core>,
     Staff(who): Staff,
     PathParam(id): PathParam<String>,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> Result<Json<PermissionList>, ApiError> {
     Ok(Json(core.docs.share(&Actor::Staff(who), &id, &json_body(&body)?).await?))
 }
@@ -106,7 +106,7 @@ pub(crate) async fn save(
     State(core): State<Core>,
     Staff(who): Staff,
     PathParam(id): PathParam<String>,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> Result<Json<SaveOutcome>, ApiError> {
     Ok(Json(core.docs.save(&Actor::Staff(who), &id, typed_body(&body)?).await?))
 }
@@ -133,7 +133,7 @@ pub(crate) async fn put_draft(
     State(core): State<Core>,
     Staff(who): Staff,
     PathParam(id): PathParam<String>,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> Result<Json<Draft>, ApiError> {
     Ok(Json(core.docs.save_draft(&Actor::Staff(who), &id, typed_body(&body)?).await?))
 }

@@ -3,12 +3,13 @@
 use std::collections::HashMap;
 
 use axum::body::Bytes;
-use axum::extract::FromRequestParts;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 
 use crate::auth::StaffIdentity;
-use crate::error::Error;
+use crate::error::{Error, ErrorCode};
 use crate::http::ApiError;
 use crate::Core;
 
@@ -42,6 +43,36 @@ impl FromRequestParts<Core> for ClientAddress {
         let peer = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip());
         let forwarded = parts.headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
         Ok(ClientAddress(crate::http::guard::client_address(peer, forwarded, &core.config.http.trusted_proxies)))
+    }
+}
+
+/// A request's raw body. One that is too large, or stops arriving before the body time-out, is
+/// refused with the error object like any other bad input.
+pub struct RawBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        Bytes::from_request(request, state)
+            .await
+            .map(RawBody)
+            .map_err(|rejection| ApiError(body_refusal(&rejection, crate::http::MAX_BODY_BYTES)))
+    }
+}
+
+/// Why a body could not be read, for a route whose bodies may be `limit` bytes.
+pub fn body_refusal(rejection: &BytesRejection, limit: usize) -> Error {
+    if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        Error::new(ErrorCode::PayloadTooLarge, format!("Request bodies are limited to {} KiB", limit / 1024))
+    } else {
+        Error::invalid_field(
+            "body",
+            format!(
+                "could not be read in full: it stopped arriving, or took longer than {} s",
+                crate::http::BODY_READ_TIMEOUT.as_secs()
+            ),
+        )
     }
 }
 
@@ -98,7 +129,7 @@ pub fn query_params(query: Option<String>) -> Result<HashMap<String, String>, Er
 }
 
 /// A JSON body (`{}` when empty), or `invalid_request` on `body`.
-pub fn json_body(body: &Bytes) -> Result<serde_json::Value, Error> {
+pub fn json_body(body: &[u8]) -> Result<serde_json::Value, Error> {
     if body.is_empty() {
         return Ok(serde_json::json!({}));
     }

@@ -1,14 +1,14 @@
 //! `/api/payments/*` (except webhooks): products, orders, subscriptions and their actions.
 //! Each handler translates; the rules live in `PaymentService`.
 
-use axum::body::Bytes;
+
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 
 use crate::auth::Actor;
-use crate::http::extract::{json_body, query_params as params, PathParam, Staff};
+use crate::http::extract::{json_body, query_params as params, PathParam, RawBody, Staff};
 use crate::http::ApiError;
 use crate::payments::model::{OrderDto, ProductDto};
 use crate::payments::sync::{SyncSettings, SyncStatus};
@@ -68,7 +68,7 @@ pub(crate) async fn get_product(
 pub(crate) async fn create_order(
     State(core): State<Core>,
     Staff(who): Staff,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> Result<(StatusCode, Json<OrderEnvelope>), ApiError> {
     let body = json_body(&body)?;
     let order = core.payments.create_order(&Actor::Staff(who), &body).await?;
@@ -118,7 +118,7 @@ pub(crate) async fn act_on_subscription(
     State(core): State<Core>,
     Staff(who): Staff,
     PathParam((id, action)): PathParam<(String, String)>,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> Result<(StatusCode, Json<SubscriptionActionResult>), ApiError> {
     let action = SubscriptionAction::parse(&action, &json_body(&body)?)?;
     let result = core.payments.act_on_subscription(&Actor::Staff(who), &id, action).await?;
@@ -146,7 +146,7 @@ pub(crate) async fn sync_status(State(core): State<Core>, _: Staff) -> Result<Js
 pub(crate) async fn set_sync_interval(
     State(core): State<Core>,
     Staff(who): Staff,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> Result<Json<SyncStatus>, ApiError> {
     let settings: SyncSettings = serde_json::from_value(json_body(&body)?)
         .map_err(|e| crate::Error::invalid_field("body", format!("is not {{\"intervalSecs\": seconds}}: {e}")))?;

@@ -81,12 +81,23 @@ pub async fn serve_router(
     tls: Option<Arc<ServerConfig>>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_capped(listener, router, tls, shutdown, MAX_CONNECTIONS).await
+}
+
+/// [`serve_router`] with at most `max_connections` connections served at once.
+async fn serve_capped(
+    listener: TcpListener,
+    router: Router,
+    tls: Option<Arc<ServerConfig>>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    max_connections: usize,
+) -> std::io::Result<()> {
     let acceptor = tls.map(TlsAcceptor::from);
     let mut builder = Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
     let builder = Arc::new(builder);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let connections = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let connections = Arc::new(tokio::sync::Semaphore::new(max_connections));
     tokio::pin!(shutdown);
     loop {
         let permit = tokio::select! {
@@ -160,5 +171,32 @@ mod tests {
         let err = check_bind("0.0.0.0:8787".parse().unwrap(), false).unwrap_err();
         assert!(err.message.contains("without TLS"));
         assert!(check_bind("0.0.0.0:8787".parse().unwrap(), true).is_ok());
+    }
+
+    /// Connections beyond the cap wait, unserved, until one of those being served ends.
+    #[tokio::test]
+    async fn connections_beyond_the_cap_wait_their_turn() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let router = Router::new().route("/", axum::routing::get(|| async { "ok" }));
+        tokio::spawn(serve_capped(listener, router, None, std::future::pending(), 2));
+        let request = b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+        let answer = |mut stream: tokio::net::TcpStream| async move {
+            stream.write_all(request).await.unwrap();
+            let mut answer = String::new();
+            stream.read_to_string(&mut answer).await.map(|_| answer)
+        };
+        // Two idle connections take both places.
+        let idle = [
+            tokio::net::TcpStream::connect(addr).await.unwrap(),
+            tokio::net::TcpStream::connect(addr).await.unwrap(),
+        ];
+        let third = tokio::spawn(answer(tokio::net::TcpStream::connect(addr).await.unwrap()));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(!third.is_finished(), "a third connection is served while two hold the places");
+        drop(idle);
+        let served = tokio::time::timeout(Duration::from_secs(5), third).await.unwrap().unwrap().unwrap();
+        assert!(served.starts_with("HTTP/1.1 200"), "{served}");
     }
 }

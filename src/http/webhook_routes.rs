@@ -7,7 +7,7 @@ use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 
-use crate::error::{Error, ErrorCode};
+use crate::error::Error;
 use crate::http::extract::Staff;
 use crate::http::ApiError;
 use crate::webhooks::{InboxEntry, Received, MAX_BODY_BYTES};
@@ -79,10 +79,7 @@ pub(crate) async fn receive(
 ) -> Result<Json<Received>, ApiError> {
     let receiver =
         core.webhooks.as_ref().ok_or_else(|| Error::not_found("This Staffroom does not receive webhooks"))?;
-    let body = body.map_err(|rejection| match rejection.status().as_u16() {
-        413 => Error::new(ErrorCode::PayloadTooLarge, "Webhook bodies are limited to 256 KiB"),
-        _ => Error::invalid_field("body", rejection.body_text()),
-    })?;
+    let body = body.map_err(|rejection| super::extract::body_refusal(&rejection, MAX_BODY_BYTES))?;
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let received =
         receiver.receive(&body, header("x-signature"), header("content-type"), header("x-event-name")).await?;
