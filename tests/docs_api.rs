@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bad_fields, SandboxApp};
+use common::{bad_fields, client, SandboxApp};
 use reqwest::Method;
 use serde_json::{json, Value};
 use staffroom::sandbox::google::GoogleFaults;
@@ -456,6 +456,19 @@ async fn the_editor_saves_through_the_planner_and_never_overwrites_silently() {
     assert_eq!(status, 200);
     let (status, draft) = app.get(&format!("/api/docs/documents/{DOC}/draft")).await;
     assert_eq!((status, draft["baseRevisionId"].as_str()), (200, base.revision_id.as_deref()));
+    // A draft is its author's: a colleague neither sees it nor can drop it.
+    let colleague = staffroom::auth::NewUser {
+        email: "sam@example.com".into(),
+        name: "Sam".into(),
+        role: staffroom::store::users::Role::Staff,
+        password: staffroom::secrets::Secret::new("correct horse battery staple 7"),
+    };
+    app.core.auth.add_user(&staffroom::auth::Actor::Cli, colleague).await.unwrap();
+    let sam = app.sign_in("sam@example.com", "correct horse battery staple 7").await;
+    let draft_url = format!("{}/api/docs/documents/{DOC}/draft", app.base);
+    assert_eq!(client().get(&draft_url).bearer_auth(&sam).send().await.unwrap().status(), 404);
+    assert_eq!(client().delete(&draft_url).bearer_auth(&sam).send().await.unwrap().status(), 204);
+    assert_eq!(app.get(&format!("/api/docs/documents/{DOC}/draft")).await.0, 200, "still there for its author");
 
     let (status, saved) = app.post(&format!("/api/docs/documents/{DOC}/save"), edits.clone()).await;
     assert_eq!(status, 200, "{saved}");
