@@ -5,6 +5,7 @@
 // serde_json's `json!` recurses once per field: the simulators write whole provider objects in one.
 #![recursion_limit = "256"]
 
+pub mod api;
 pub mod audit;
 pub mod auth;
 pub mod bindings;

@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::*;
 use serde_json::{json, Value};
 use staffroom::auth::{Actor, NewUser};
-use staffroom::payments::sync::{SyncProgress, SyncSettings, SyncStep};
+use staffroom::payments::sync::{SyncProgress, SyncStep};
 use staffroom::sandbox::lemonsqueezy::Faults;
 use staffroom::secrets::Secret;
 use staffroom::store::users::Role;
@@ -121,9 +121,14 @@ async fn an_admin_changes_the_interval_within_a_minute_to_a_day_and_it_is_audite
         let (status, body) = put(bad.clone()).await;
         assert_eq!((status, bad_fields(&body)), (400, vec!["intervalSecs".to_string()]), "{bad}: {body}");
     }
-    for bad in [json!({ "intervalSecs": "hourly" }), json!({ "interval": 60 }), json!([])] {
+    // Every bad field is named, the wrong type of one as much as one that is not a field.
+    for (bad, named) in [
+        (json!({ "intervalSecs": "hourly" }), vec!["intervalSecs"]),
+        (json!({ "interval": 60 }), vec!["interval", "intervalSecs"]),
+        (json!([]), vec!["body"]),
+    ] {
         let (status, body) = put(bad.clone()).await;
-        assert_eq!((status, bad_fields(&body)), (400, vec!["body".to_string()]), "{bad}: {body}");
+        assert_eq!((status, bad_fields(&body)), (400, named.iter().map(|f| f.to_string()).collect()), "{bad}: {body}");
     }
     assert_eq!(app.get("/api/payments/sync").await.1["intervalSecs"], 3600, "refusals change nothing");
 
@@ -152,7 +157,7 @@ async fn a_chosen_interval_outlives_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     {
         let core = memory_core(dir.path()).await;
-        core.payments.set_sync_interval(&Actor::Cli, &SyncSettings { interval_secs: 900 }).await.unwrap();
+        core.payments.set_sync_interval(&Actor::Cli, 900).await.unwrap();
     }
     // A long-running core (as the desktop app and `serve`) takes it at start.
     let mut config = staffroom::config::Config::new(dir.path());
@@ -194,7 +199,7 @@ async fn product_lists_asked_for_together_read_an_old_catalogue_once() {
 #[tokio::test]
 async fn subscription_lists_asked_for_before_the_first_sync_make_it_once() {
     let requests_for = |core: &staffroom::Core| core.payment_simulator.as_ref().unwrap().request_count();
-    let all = std::collections::HashMap::new();
+    let all = staffroom::payments::ops::ListSubscriptionsRequest::default();
     // Sandbox cores that do not sync in the background, so the first list makes the first sync.
 
     let dir = tempfile::tempdir().unwrap();

@@ -6,7 +6,7 @@ pub mod docs_routes;
 pub mod extract;
 pub mod guard;
 pub mod openapi;
-pub mod payments_routes;
+pub mod ops;
 pub mod receiver;
 pub mod response;
 pub mod server;
@@ -73,8 +73,7 @@ pub fn router(core: Core, bound: std::net::IpAddr) -> Router {
         .route("/api/health", get(health))
         .route("/api/openapi.json", get(openapi::serve_document))
         .merge(auth_routes::routes())
-        .merge(webhook_routes::log_routes())
-        .merge(payments_routes::routes())
+        .merge(ops::routes())
         .merge(docs_routes::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

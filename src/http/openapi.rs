@@ -1,10 +1,14 @@
 //! The OpenAPI 3.1 document, generated from the route and DTO annotations.
 
 use axum::Json;
-use utoipa::openapi::path::Operation;
-use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
-use utoipa::openapi::Response;
+use utoipa::openapi::path::{HttpMethod, Operation, OperationBuilder, ParameterBuilder, ParameterIn};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, RefOr, Required, Response, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
+
+use crate::api::{self, Access, Method, OpEntry, Route};
 
 struct BearerScheme;
 
@@ -13,6 +17,100 @@ impl Modify for BearerScheme {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme("bearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
     }
+}
+
+/// Adds every operation that has a route, from its declaration and its types.
+struct Operations;
+
+impl Modify for Operations {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        for entry in api::operations() {
+            let Some(route) = entry.spec.route else { continue };
+            let schemas = (entry.types.schemas)();
+            for (name, schema) in &schemas.components {
+                components.schemas.entry(name.clone()).or_insert_with(|| schema.clone());
+            }
+            let operation = operation(entry, &route, schemas.request, schemas.response);
+            openapi.paths.add_path_operation(route.path, vec![http_method(route.method)], operation);
+        }
+    }
+}
+
+fn http_method(method: Method) -> HttpMethod {
+    match method {
+        Method::Get => HttpMethod::Get,
+        Method::Post => HttpMethod::Post,
+        Method::Put => HttpMethod::Put,
+        Method::Patch => HttpMethod::Patch,
+        Method::Delete => HttpMethod::Delete,
+    }
+}
+
+/// One operation: its path parameters, then its other fields as query parameters (GET, DELETE)
+/// or a JSON body, its success answer and what it may refuse with.
+fn operation(entry: &OpEntry, route: &Route, request: api::SchemaRef, response: Option<api::SchemaRef>) -> Operation {
+    let spec = &entry.spec;
+    let mut builder = OperationBuilder::new()
+        .operation_id(Some(spec.name))
+        .summary(Some(spec.summary))
+        .tag(spec.tag);
+    let (properties, required) = match request {
+        RefOr::T(Schema::Object(object)) => (object.properties, object.required),
+        _ => Default::default(),
+    };
+    let path_params = route.path_params();
+    let parameter = |name: &str, place: ParameterIn, schema: &api::SchemaRef, needed: bool| {
+        ParameterBuilder::new()
+            .name(name)
+            .parameter_in(place)
+            .required(if needed { Required::True } else { Required::False })
+            .schema(Some(schema.clone()))
+            .build()
+    };
+    for name in &path_params {
+        if let Some(schema) = properties.get(*name) {
+            builder = builder.parameter(parameter(name, ParameterIn::Path, schema, true));
+        }
+    }
+    let rest: Vec<(&String, &api::SchemaRef)> =
+        properties.iter().filter(|(name, _)| !path_params.contains(&name.as_str())).collect();
+    if route.method.reads_query() {
+        for (name, schema) in rest {
+            builder = builder.parameter(parameter(name, ParameterIn::Query, schema, required.contains(name)));
+        }
+    } else if !rest.is_empty() {
+        let mut body = utoipa::openapi::schema::ObjectBuilder::new();
+        for (name, schema) in rest {
+            body = body.property(name, schema.clone());
+            if required.contains(name) {
+                body = body.required(name);
+            }
+        }
+        let body_required = required.iter().any(|name| !path_params.contains(&name.as_str()));
+        builder = builder.request_body(Some(
+            RequestBodyBuilder::new()
+                .content("application/json", ContentBuilder::new().schema(Some(body.build())).build())
+                .required(Some(if body_required { Required::True } else { Required::False }))
+                .build(),
+        ));
+    }
+    let answer = |description: &str| {
+        let mut answer = ResponseBuilder::new().description(description);
+        if let Some(schema) = &response {
+            answer = answer.content("application/json", ContentBuilder::new().schema(Some(schema.clone())).build());
+        }
+        answer.build()
+    };
+    builder = builder.response(route.status.to_string(), answer(spec.summary));
+    for (status, meaning) in spec.errors {
+        let refusal = if *status < 300 { answer(meaning) } else { Response::new(*meaning) };
+        builder = builder.response(status.to_string(), refusal);
+    }
+    if spec.access != Access::Public {
+        builder = builder.security(SecurityRequirement::new("bearer", Vec::<String>::new()));
+    }
+    builder.build()
 }
 
 /// Adds the answers that come from the layers every route shares (the browser guard, the extractors,
@@ -77,16 +175,12 @@ fn reaches_provider(path: &str, method: &str) -> bool {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Staffroom", description = "Staff auth, payments and documents: the headless door onto the Staffroom core."),
-    paths(super::health, super::auth_routes::login, super::auth_routes::refresh, super::auth_routes::logout, super::auth_routes::me, super::webhook_routes::receive, super::webhook_routes::list,
-        super::payments_routes::list_products, super::payments_routes::get_product, super::payments_routes::create_order,
-        super::payments_routes::list_orders, super::payments_routes::get_order, super::payments_routes::list_subscriptions,
-        super::payments_routes::act_on_subscription, super::payments_routes::sync,
-        super::payments_routes::sync_status, super::payments_routes::set_sync_interval,
+    paths(super::health, super::auth_routes::login, super::auth_routes::refresh, super::auth_routes::logout, super::auth_routes::me, super::webhook_routes::receive,
         super::docs_routes::list, super::docs_routes::read, super::docs_routes::create, super::docs_routes::patch,
         super::docs_routes::share, super::docs_routes::save, super::docs_routes::draft, super::docs_routes::put_draft,
         super::docs_routes::discard_draft),
     components(schemas(crate::error::ErrorCode, crate::error::FieldError)),
-    modifiers(&BearerScheme, &SharedErrors)
+    modifiers(&BearerScheme, &Operations, &SharedErrors)
 )]
 struct CoreApi;
 

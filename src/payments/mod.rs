@@ -5,10 +5,10 @@ pub mod apply;
 pub mod client;
 pub mod jsonapi;
 pub mod model;
+pub mod ops;
 pub mod sync;
 pub mod validate;
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -26,10 +26,6 @@ use crate::store::Db;
 use crate::time::now_rfc3339;
 use crate::webhooks::InboxReader;
 
-/// Product statuses of the seed.
-pub const PRODUCT_STATUSES: &[&str] = &["draft", "published"];
-/// Subscription statuses of the seed.
-pub const SUBSCRIPTION_STATUSES: &[&str] = &["active", "cancelled", "expired"];
 /// A products list re-reads the catalogue from the provider when it is older than this.
 const PRODUCTS_FRESH_FOR: Duration = Duration::from_secs(60);
 
@@ -55,7 +51,7 @@ pub struct OrderList {
 }
 
 /// What a sync did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SyncReport {
     pub products: usize,
@@ -344,11 +340,11 @@ impl PaymentService {
     }
 
     /// Changes the interval between background syncs (admins; audited), from the next one on.
-    pub async fn set_sync_interval(&self, actor: &Actor, settings: &sync::SyncSettings) -> Result<SyncStatus> {
+    pub async fn set_sync_interval(&self, actor: &Actor, interval_secs: u64) -> Result<SyncStatus> {
         actor.require_admin()?;
-        let interval = sync::validate_interval(settings.interval_secs)?;
+        let interval = sync::validate_interval(interval_secs)?;
         self.sync.set_interval(&self.db, interval).await?;
-        let detail = json!({ "intervalSecs": settings.interval_secs });
+        let detail = json!({ "intervalSecs": interval_secs });
         self.audit.record(actor.audit_name(), "settings.sync_interval", None, "success", Some(detail)).await;
         self.sync_status().await
     }
@@ -357,10 +353,6 @@ impl PaymentService {
     /// down longer than the provider retries). The API does not return checkout custom data, so
     /// a provider order is matched by buyer email and variant, made after our order, and not
     /// linked to another local order yet.
-    pub async fn reconcile_orders(&self) -> Result<(usize, u32)> {
-        self.reconcile_orders_reporting(&SyncReporter::silent()).await
-    }
-
     async fn reconcile_orders_reporting(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let since =
             (chrono::Utc::now() - chrono::Duration::days(30)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
@@ -464,14 +456,13 @@ impl PaymentService {
     }
 
     /// `GET /products`: fresh from the provider when it answers, else the cache marked stale.
-    pub async fn list_products(&self, params: &HashMap<String, String>) -> Result<ProductList> {
-        let query = validate::list_query(params, PRODUCT_STATUSES, false)?;
+    pub async fn list_products(&self, query: &ops::ListProductsRequest) -> Result<ProductList> {
         let stale = self.refresh_catalogue_if_old().await?;
-        let (page, limit) = (query.page, query.limit);
-        let (products, total) = self
-            .db
-            .call(move |conn| store::list_products(conn, query.status.as_deref(), query.search.as_deref(), page, limit))
-            .await?;
+        let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
+        let status = query.status.map(ops::ProductStatus::as_str);
+        let search = query.search.clone();
+        let (products, total) =
+            self.db.call(move |conn| store::list_products(conn, status, search.as_deref(), page, limit)).await?;
         let meta = self.meta_for("products", PageMeta::new(page, limit, total), stale).await?;
         Ok(ProductList { products, meta })
     }
@@ -510,8 +501,7 @@ impl PaymentService {
     }
 
     /// `POST /orders`: a provider checkout for the variant, and our local order record.
-    pub async fn create_order(&self, actor: &Actor, body: &Value) -> Result<OrderDto> {
-        let new = validate::new_order(body)?;
+    pub async fn create_order(&self, actor: &Actor, new: validate::NewOrder) -> Result<OrderDto> {
         let product = self.get_product(&new.product_id).await?;
         if product.status != "published" {
             return Err(Error::invalid_field("productId", "is a draft product; only published products can be sold"));
@@ -691,16 +681,14 @@ impl PaymentService {
     }
 
     /// `GET /orders`: local orders, newest first.
-    pub async fn list_orders(&self, params: &HashMap<String, String>) -> Result<OrderList> {
-        let query = validate::list_query(params, &[], false)?;
-        let (page, limit) = (query.page, query.limit);
+    pub async fn list_orders(&self, query: &ops::ListOrdersRequest) -> Result<OrderList> {
+        let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
         let (orders, total) = self.db.call(move |conn| store::list_orders(conn, page, limit)).await?;
         Ok(OrderList { orders, meta: PageMeta::new(page, limit, total) })
     }
 
     /// `GET /subscriptions`: from the cache, with exact filters; synced first when never synced.
-    pub async fn list_subscriptions(&self, params: &HashMap<String, String>) -> Result<SubscriptionList> {
-        let query = validate::list_query(params, SUBSCRIPTION_STATUSES, true)?;
+    pub async fn list_subscriptions(&self, query: &ops::ListSubscriptionsRequest) -> Result<SubscriptionList> {
         let state = self.db.call(|conn| store::sync_state(conn, "subscriptions")).await?;
         let mut stale = false;
         if state.synced_at.is_none() {
@@ -712,10 +700,12 @@ impl PaymentService {
         } else if older_than(state.synced_at.as_deref(), self.sync.interval() * 2) {
             stale = true;
         }
-        let ListQuery { page, limit, status, customer_id, .. } = query;
+        let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
+        let status = query.status.map(ops::SubscriptionStatus::as_str);
+        let customer_id = query.customer_id.clone();
         let (subscriptions, total) = self
             .db
-            .call(move |conn| store::list_subscriptions(conn, customer_id.as_deref(), status.as_deref(), page, limit))
+            .call(move |conn| store::list_subscriptions(conn, customer_id.as_deref(), status, page, limit))
             .await?;
         let meta = self.meta_for("subscriptions", PageMeta::new(page, limit, total), stale).await?;
         Ok(SubscriptionList { subscriptions, meta })
@@ -818,11 +808,9 @@ pub struct PendingConfirmation {
     pub message: String,
 }
 
-use self::validate::ListQuery;
-
 /// Path ids: provider ids are digits, ours are UUIDs; anything else is refused before any I/O.
 fn validate_id(field: &str, id: &str) -> Result<()> {
-    if !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+    if validate::is_id(id) {
         Ok(())
     } else {
         Err(Error::invalid_field(field, "is not a valid id"))

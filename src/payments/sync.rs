@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tokio::sync::{broadcast, watch, Mutex, MutexGuard};
 
 use crate::error::{Error, ErrorCode, Result};
@@ -73,13 +73,6 @@ pub struct SyncStatus {
     /// Seconds between background syncs.
     pub interval_secs: u64,
     pub resources: Vec<ResourceSync>,
-}
-
-/// `PUT /api/payments/sync`: a new interval between background syncs.
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema, ts_rs::TS)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SyncSettings {
-    pub interval_secs: u64,
 }
 
 /// Validates an interval between background syncs.

@@ -1,7 +1,6 @@
 //! Validation of the payment area's queries and bodies: every bad field is named at once.
 
-use std::collections::HashMap;
-
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::auth::validate::email_problem;
@@ -23,89 +22,50 @@ pub fn is_country(code: &str) -> bool {
 /// Most metadata keys an order may carry.
 pub const MAX_METADATA_KEYS: usize = 50;
 
-/// A validated list query.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListQuery {
-    pub page: u32,
-    pub limit: u32,
-    pub status: Option<String>,
-    pub customer_id: Option<String>,
-    /// Words the name must contain (products only), trimmed; `None` when blank.
-    pub search: Option<String>,
+/// Whether `id` can name a resource: a provider id (digits) or ours (a UUID). Anything else is
+/// refused before any I/O.
+pub fn is_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
 }
 
-fn whole_number(
-    params: &HashMap<String, String>,
-    name: &str,
-    default: u32,
-    range: (u32, u32),
-    errors: &mut Vec<FieldError>,
-) -> u32 {
-    match params.get(name) {
-        None => default,
-        Some(raw) => match raw.trim().parse::<u32>() {
-            Ok(n) if n >= range.0 && n <= range.1 => n,
-            _ if range.1 == u32::MAX => {
-                errors.push(FieldError::new(name, format!("must be a whole number of at least {}", range.0)));
-                default
-            }
-            _ => {
-                errors.push(FieldError::new(name, format!("must be a whole number from {} to {}", range.0, range.1)));
-                default
-            }
-        },
-    }
-}
-
-/// `page` (default 1), `limit` (default 10, 1 to 100), `status` from `statuses`, and `customerId`
-/// when `with_customer`.
-pub fn list_query(params: &HashMap<String, String>, statuses: &[&str], with_customer: bool) -> Result<ListQuery> {
-    let mut errors = Vec::new();
-    let page = whole_number(params, "page", 1, (1, u32::MAX), &mut errors);
-    let limit = whole_number(params, "limit", 10, (1, 100), &mut errors);
-    let status = match params.get("status") {
-        None => None,
-        Some(s) if statuses.contains(&s.as_str()) => Some(s.clone()),
-        Some(_) => {
-            errors.push(FieldError::new("status", format!("must be one of {}", statuses.join(", "))));
-            None
-        }
-    };
-    let customer_id = match params.get("customerId") {
-        Some(id) if with_customer => {
-            if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-            {
-                errors.push(FieldError::new("customerId", "must be a provider customer id (letters, digits, - or _)"));
-                None
-            } else {
-                Some(id.clone())
-            }
-        }
-        _ => None,
-    };
-    let search = params.get("search").map(|s| s.trim()).filter(|s| !s.is_empty());
-    if search.is_some_and(|s| s.chars().count() > 100 || s.chars().any(char::is_control)) {
-        errors.push(FieldError::new("search", "must be at most 100 characters, without control characters"));
-    }
-    let search = search.map(str::to_owned);
-    if errors.is_empty() {
-        Ok(ListQuery { page, limit, status, customer_id, search })
-    } else {
-        Err(Error::invalid(errors))
-    }
-}
-
-/// A validated order request.
-#[derive(Debug, Clone, PartialEq)]
+/// `POST /api/payments/orders`: an order (a checkout) for a product.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct NewOrder {
+    #[schema(min_length = 1, max_length = 64)]
     pub product_id: String,
+    /// One of the product's variants; its only one when absent.
+    #[schema(min_length = 1, max_length = 64)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub variant_id: Option<String>,
+    #[schema(min_length = 1, max_length = 64)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub customer_id: Option<String>,
+    #[schema(format = Email)]
     pub email: String,
+    #[schema(max_length = 255)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub name: Option<String>,
-    /// `country` first, then the other keys.
+    /// `country` (ISO 3166-1 alpha-2), and any other lines as strings of at most 200 characters.
+    #[schema(value_type = Option<Object>)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable, type = "{ country: string } & Record<string, string>")]
     pub billing_address: Option<Map<String, Value>>,
+    /// Passed to the checkout: at most 50 keys of 1 to 40 characters, 16 KiB as JSON;
+    /// `order_id` is Staffroom's own.
+    #[schema(value_type = Object)]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[ts(optional, type = "Record<string, unknown>")]
     pub metadata: Map<String, Value>,
+}
+
+impl crate::api::Request for NewOrder {
+    fn from_input(input: &crate::api::Input) -> Result<Self> {
+        new_order(&Value::Object(input.clone()))
+    }
 }
 
 fn id_field(object: &Map<String, Value>, name: &str, required: bool, errors: &mut Vec<FieldError>) -> Option<String> {
@@ -233,23 +193,26 @@ mod tests {
             .collect()
     }
 
-    fn query(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    fn query(pairs: &[(&str, &str)]) -> crate::api::Input {
+        pairs.iter().map(|(k, v)| (k.to_string(), json!(v))).collect()
     }
 
     #[test]
     fn list_queries() {
-        let ok = list_query(&query(&[]), &["active"], true).unwrap();
-        assert_eq!((ok.page, ok.limit), (1, 10));
+        use crate::api::Request;
+        use crate::payments::ops::{ListOrdersRequest, ListSubscriptionsRequest};
+        let ok = ListSubscriptionsRequest::from_input(&query(&[])).unwrap();
+        assert_eq!((ok.page, ok.limit), (None, None));
         for bad in ["0", "101", "abc", "-1", "1.5", ""] {
-            assert_eq!(fields(list_query(&query(&[("limit", bad)]), &[], false).unwrap_err()), ["limit"], "{bad}");
+            assert_eq!(fields(ListOrdersRequest::from_input(&query(&[("limit", bad)])).unwrap_err()), ["limit"], "{bad}");
         }
-        assert_eq!(fields(list_query(&query(&[("page", "0")]), &[], false).unwrap_err()), ["page"]);
-        let err = list_query(
-            &query(&[("page", "x"), ("limit", "0"), ("status", "paused"), ("customerId", "a b")]),
-            &["active"],
-            true,
-        );
+        assert_eq!(fields(ListOrdersRequest::from_input(&query(&[("page", "0")])).unwrap_err()), ["page"]);
+        let err = ListSubscriptionsRequest::from_input(&query(&[
+            ("page", "x"),
+            ("limit", "0"),
+            ("status", "paused"),
+            ("customerId", "a b"),
+        ]));
         assert_eq!(fields(err.unwrap_err()), ["page", "limit", "status", "customerId"]);
     }
 
@@ -282,7 +245,8 @@ mod tests {
             if let Ok(value) = serde_json::from_str::<Value>(&s) {
                 let _ = new_order(&value);
             }
-            let _ = list_query(&query(&[(k.as_str(), v.as_str())]), &["active"], true);
+            use crate::api::Request;
+            let _ = crate::payments::ops::ListSubscriptionsRequest::from_input(&query(&[(k.as_str(), v.as_str())]));
         }
     }
 }

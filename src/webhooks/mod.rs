@@ -287,6 +287,31 @@ fn dedupe_key(event: &WebhookEvent, body: &[u8]) -> String {
     }
 }
 
+/// The stored deliveries as staff see them, and whether deliveries are received.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookLog {
+    /// Whether this Staffroom receives deliveries (a usable signing secret is set).
+    pub receiving: bool,
+    /// Why deliveries are refused, when they are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub problem: Option<String>,
+    pub events: Vec<InboxEntry>,
+}
+
+/// The newest `limit` stored deliveries of `receiver` (none when this Staffroom does not receive).
+pub async fn log(receiver: Option<&WebhookReceiver>, limit: u32) -> Result<WebhookLog> {
+    let Some(receiver) = receiver else {
+        return Ok(WebhookLog { receiving: false, problem: None, events: Vec::new() });
+    };
+    Ok(WebhookLog {
+        receiving: receiver.has_secret(),
+        problem: receiver.secret_problem(),
+        events: receiver.reader().recent(limit).await?,
+    })
+}
+
 fn is_json(content_type: Option<&str>) -> bool {
     let Some(value) = content_type else { return false };
     let mime = value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();

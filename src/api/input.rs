@@ -1,0 +1,205 @@
+//! Reading an operation's input. A door hands over one JSON object of named fields: over HTTP the
+//! path parameters, then the query parameters (as strings) or the JSON body's fields; from the
+//! desktop, the object the window sent. Each request type reads it leniently and checks every
+//! field before refusing, so a refusal names every bad field at once (SPEC section 2) rather
+//! than the first one a deserializer trips over.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::{Error, FieldError, Result};
+
+/// An operation's input: its fields by name.
+pub type Input = Map<String, Value>;
+
+/// A request type: what an operation takes, declared with its constraints for the OpenAPI
+/// document and the UI's types, and read from an [`Input`] by checking every field.
+pub trait Request: Serialize + ts_rs::TS + utoipa::ToSchema + Send + Sized + 'static {
+    fn from_input(input: &Input) -> Result<Self>;
+}
+
+/// The request of an operation that takes nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct NoInput {}
+
+impl Request for NoInput {
+    fn from_input(_: &Input) -> Result<Self> {
+        Ok(NoInput {})
+    }
+}
+
+/// Reads fields one by one, collecting every problem; [`Fields::finish`] refuses with them all.
+pub struct Fields<'a> {
+    input: &'a Input,
+    errors: Vec<FieldError>,
+}
+
+impl<'a> Fields<'a> {
+    pub fn new(input: &'a Input) -> Self {
+        Fields { input, errors: Vec::new() }
+    }
+
+    /// A field's value; a `null` is the same as no value.
+    pub fn value(&self, name: &str) -> Option<&'a Value> {
+        self.input.get(name).filter(|v| !v.is_null())
+    }
+
+    /// Records a problem with a field.
+    pub fn problem(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(FieldError::new(field, message));
+    }
+
+    /// The problems found so far, for checks that collect their own.
+    pub fn errors(&mut self) -> &mut Vec<FieldError> {
+        &mut self.errors
+    }
+
+    /// Refuses every field not in `known`, saying `why`.
+    pub fn only(&mut self, known: &[&str], why: &str) {
+        let unknown: Vec<String> = self.input.keys().filter(|k| !known.contains(&k.as_str())).cloned().collect();
+        for name in unknown {
+            self.problem(name, why);
+        }
+    }
+
+    /// A whole number from `min` to `max` (any size above `min` when `max` is `None`), given as a
+    /// JSON number or, as query parameters are, a string of digits.
+    pub fn whole_number(&mut self, name: &str, min: u32, max: Option<u32>) -> Option<u32> {
+        let value = self.value(name)?;
+        let number = match value {
+            Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
+            Value::String(s) => s.trim().parse::<u32>().ok(),
+            _ => None,
+        };
+        match (number, max) {
+            (Some(n), Some(max)) if (min..=max).contains(&n) => Some(n),
+            (Some(n), None) if n >= min => Some(n),
+            (_, Some(max)) => {
+                self.problem(name, format!("must be a whole number from {min} to {max}"));
+                None
+            }
+            (_, None) => {
+                self.problem(name, format!("must be a whole number of at least {min}"));
+                None
+            }
+        }
+    }
+
+    /// A string field.
+    pub fn string(&mut self, name: &str) -> Option<&'a str> {
+        match self.value(name)? {
+            Value::String(s) => Some(s),
+            _ => {
+                self.problem(name, "must be a string");
+                None
+            }
+        }
+    }
+
+    /// A required string field.
+    pub fn required_string(&mut self, name: &str) -> Option<&'a str> {
+        if self.value(name).is_none() {
+            self.problem(name, "is required");
+            return None;
+        }
+        self.string(name)
+    }
+
+    /// `true` or `false`, as JSON or, as query parameters are, as a string.
+    pub fn flag(&mut self, name: &str) -> Option<bool> {
+        match self.value(name)? {
+            Value::Bool(b) => Some(*b),
+            Value::String(s) if s == "true" => Some(true),
+            Value::String(s) if s == "false" => Some(false),
+            _ => {
+                self.problem(name, "must be true or false");
+                None
+            }
+        }
+    }
+
+    /// One of `choices`, as a string.
+    pub fn choice(&mut self, name: &str, choices: &[&'static str]) -> Option<&'static str> {
+        let value = self.value(name)?;
+        match choices.iter().find(|c| value.as_str() == Some(c)) {
+            Some(choice) => Some(choice),
+            None => {
+                self.problem(name, format!("must be one of {}", choices.join(", ")));
+                None
+            }
+        }
+    }
+
+    /// The fields other than `names`, as a body of their own (for checks written for a body).
+    pub fn without(&self, names: &[&str]) -> Value {
+        Value::Object(self.input.iter().filter(|(k, _)| !names.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect())
+    }
+
+    /// Adds the problems of a check that refused with `invalid_request` (any other error is
+    /// passed on), and returns what it read.
+    pub fn take<T>(&mut self, checked: Result<T>) -> Result<Option<T>> {
+        match checked {
+            Ok(value) => Ok(Some(value)),
+            Err(error) if error.code == crate::error::ErrorCode::InvalidRequest => {
+                let fields: Vec<FieldError> = error
+                    .details
+                    .as_ref()
+                    .and_then(|d| d.get("fields"))
+                    .and_then(|f| serde_json::from_value(f.clone()).ok())
+                    .unwrap_or_default();
+                if fields.is_empty() {
+                    return Err(error);
+                }
+                self.errors.extend(fields);
+                Ok(None)
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    /// `value` when every field was fine, else the refusal naming every problem.
+    pub fn finish<T>(self, value: impl FnOnce() -> T) -> Result<T> {
+        if self.errors.is_empty() {
+            Ok(value())
+        } else {
+            Err(Error::invalid(self.errors))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn input(value: Value) -> Input {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn numbers_come_as_json_or_as_query_strings_and_every_problem_is_named() {
+        let given = input(json!({"page": "2", "limit": 500, "open": "yes", "kind": "x"}));
+        let mut fields = Fields::new(&given);
+        assert_eq!(fields.whole_number("page", 1, None), Some(2));
+        assert_eq!(fields.whole_number("limit", 1, Some(100)), None);
+        assert_eq!(fields.flag("open"), None);
+        assert_eq!(fields.choice("kind", &["a", "b"]), None);
+        assert_eq!(fields.whole_number("absent", 1, None), None);
+        let error = fields.finish(|| ()).unwrap_err();
+        let named: Vec<String> = error.details.unwrap()["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["field"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(named, ["limit", "open", "kind"]);
+    }
+
+    #[test]
+    fn null_is_absent() {
+        let given = input(json!({"page": null}));
+        let mut fields = Fields::new(&given);
+        assert_eq!(fields.whole_number("page", 1, None), None);
+        assert!(fields.finish(|| ()).is_ok());
+    }
+}
