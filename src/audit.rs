@@ -17,6 +17,7 @@ pub const MAX_RETENTION_DAYS: u32 = 3650;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema, ts_rs::TS)]
 pub struct AuditRetention {
     /// Entries older than this many days are deleted (30 to 3,650).
+    #[schema(minimum = 30, maximum = 3650)]
     pub days: u32,
 }
 

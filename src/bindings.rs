@@ -36,12 +36,14 @@ impl Bindings {
     }
 
     fn render<T: TS + ?Sized + 'static>(&mut self) {
-        let Some(path) = T::output_path() else { return };
         if !self.seen.insert(TypeId::of::<T>()) {
             return;
         }
-        let text = T::export_to_string(&config()).unwrap_or_else(|e| panic!("rendering {path:?}: {e}"));
-        self.files.insert(path, text);
+        // A type without a file of its own (a `Vec`, an `Option`) still brings the types in it.
+        if let Some(path) = T::output_path() {
+            let text = T::export_to_string(&config()).unwrap_or_else(|e| panic!("rendering {path:?}: {e}"));
+            self.files.insert(path, text);
+        }
         struct Visit<'a>(&'a mut Bindings);
         impl TypeVisitor for Visit<'_> {
             fn visit<U: TS + 'static + ?Sized>(&mut self) {

@@ -20,6 +20,7 @@ pub mod payments;
 pub mod provider;
 pub mod sandbox;
 pub mod secrets;
+pub mod settings;
 pub mod store;
 pub mod time;
 pub mod webhooks;

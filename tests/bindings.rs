@@ -7,11 +7,12 @@ use std::path::Path;
 
 use staffroom::bindings::Bindings;
 
-/// Every core type the UI receives or sends through the desktop commands and events; the types
-/// they refer to come along.
+/// Every core type the UI receives or sends: each operation's request and response, and what
+/// the events and the error object carry; the types they refer to come along.
 fn core_types() -> Bindings {
     use staffroom::{audit, auth, docs, error, http, payments, sandbox, store, webhooks};
-    Bindings::new()
+    let operations = staffroom::api::operations().iter().fold(Bindings::new(), |bindings, op| (op.types.bindings)(bindings));
+    operations
         .add::<error::ErrorObject<'static>>()
         .add::<error::FieldError>()
         .add::<auth::AuthResponse>()

@@ -1,6 +1,7 @@
 //! Staff authentication: accounts with roles, sign-in with throttling, sessions behind short-lived
 //! tokens, refresh, logout, and immediate revocation (SPEC section 3).
 
+pub mod ops;
 pub mod password;
 mod remember;
 pub use remember::REMEMBERED_SESSION;

@@ -12,10 +12,14 @@ pub const MAX_LOGIN_PASSWORD_BYTES: usize = 1024;
 /// Longest display name.
 pub const MAX_NAME_CHARS: usize = 100;
 
-/// A sign-in request that passed validation.
-#[derive(Debug, Clone)]
+/// `POST /api/auth`: a sign-in.
+#[derive(Debug, Clone, serde::Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct LoginInput {
+    #[schema(format = Email, max_length = 254)]
     pub email: String,
+    #[schema(value_type = String, format = Password, min_length = 1, max_length = 1024)]
+    #[serde(serialize_with = "crate::secrets::serialize_exposed")]
+    #[ts(type = "string")]
     pub password: Secret,
 }
 

@@ -5,6 +5,7 @@
 pub mod client;
 pub mod model;
 pub mod oauth;
+pub mod ops;
 pub mod planner;
 pub mod validate;
 
@@ -12,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use self::client::GoogleClient;
 use self::model::{Document, DocumentList, DocumentSummary, PatchResult, PermissionList};
@@ -25,19 +26,21 @@ use crate::store::docs::{self as sql, Draft};
 use crate::store::Db;
 
 /// `GET /documents/:id`: the document, and whether it came from the offline copy.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentEnvelope {
     pub document: Document,
     /// Google could not be reached: this is the copy read at `fetchedAt`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub stale: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub fetched_at: Option<String>,
 }
 
 /// What the editor window opens with.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EditorView {
     pub document: Document,
@@ -59,7 +62,7 @@ pub struct SaveEdits {
 }
 
 /// What a save did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(tag = "outcome", rename_all = "camelCase")]
 pub enum SaveOutcome {
     /// Written (or nothing to write): the document as it is now.
@@ -85,13 +88,6 @@ pub struct DocService {
 const INLINE: &str = "SUGGESTIONS_INLINE";
 /// What Google shows users who may not see suggestions (viewers): without them.
 const FOR_CURRENT_ACCESS: &str = "DEFAULT_FOR_CURRENT_ACCESS";
-
-const VIEW_MODES: &[&str] = &[
-    "DEFAULT_FOR_CURRENT_ACCESS",
-    "SUGGESTIONS_INLINE",
-    "PREVIEW_SUGGESTIONS_ACCEPTED",
-    "PREVIEW_WITHOUT_SUGGESTIONS",
-];
 
 fn user_id(actor: &Actor) -> String {
     match actor {
@@ -146,7 +142,7 @@ impl DocService {
     /// What the editor window opens with: the document (the offline copy when Google is out of
     /// reach), its blocks as the planner sees them, and the unsaved draft if one was kept.
     pub async fn open_for_editing(&self, actor: &Actor, id: &str) -> Result<EditorView> {
-        let read = self.get(id, &HashMap::new()).await?;
+        let read = self.get(id, None).await?;
         let draft = self.draft(actor, id).await?;
         let read_only_reason = (!read.document.can_edit).then(|| {
             if read.document.suggestions_view_mode.as_deref() == Some("PREVIEW_WITHOUT_SUGGESTIONS") {
@@ -166,13 +162,14 @@ impl DocService {
     }
 
     /// `GET /documents`.
-    pub async fn list(&self, params: &HashMap<String, String>) -> Result<DocumentList> {
-        let query = validate::list_query(params)?;
-        let q = validate::drive_query(&query);
-        let order_by = format!("{} desc", query.order_by);
-        let key = json!(["documents", query.folder_id, query.order_by, query.page_size, query.page_token]);
+    pub async fn list(&self, query: &ops::ListDocumentsRequest) -> Result<DocumentList> {
+        let q = validate::drive_query(query.folder_id.as_deref());
+        let order = query.order_by.unwrap_or(ops::DocumentOrder::ModifiedTime).as_str();
+        let order_by = format!("{order} desc");
+        let page_size = query.page_size.unwrap_or(20);
+        let key = json!(["documents", query.folder_id, order, page_size, query.page_token]);
         let fresh = async {
-            let files = self.client.list_files(&q, &order_by, query.page_size, query.page_token.as_deref()).await?;
+            let files = self.client.list_files(&q, &order_by, page_size, query.page_token.as_deref()).await?;
             let next_page_token = files.next_page_token.filter(|t| !t.is_empty());
             Ok(DocumentList { documents: files.files, next_page_token, stale: None, fetched_at: None })
         };
@@ -223,22 +220,9 @@ impl DocService {
     /// instead. Reads in the default mode are kept for offline reading; when Google is out of
     /// reach, the kept copy is served. A refusal of access is never answered from the copy, and
     /// drops it.
-    pub async fn get(&self, id: &str, params: &HashMap<String, String>) -> Result<DocumentEnvelope> {
+    pub async fn get(&self, id: &str, mode: Option<ops::SuggestionsViewMode>) -> Result<DocumentEnvelope> {
         let id = validate::document_id(id)?;
-        let mut errors = Vec::new();
-        for name in params.keys().filter(|k| *k != "suggestionsViewMode") {
-            errors.push(crate::error::FieldError::new(name.clone(), "is not a parameter; use suggestionsViewMode"));
-        }
-        let asked = params.get("suggestionsViewMode").map(String::as_str);
-        if asked.is_some_and(|m| !VIEW_MODES.contains(&m)) {
-            errors.push(crate::error::FieldError::new(
-                "suggestionsViewMode",
-                format!("must be one of {}", VIEW_MODES.join(", ")),
-            ));
-        }
-        if !errors.is_empty() {
-            return Err(Error::invalid(errors));
-        }
+        let asked = mode.map(ops::SuggestionsViewMode::as_str);
         let read = match asked {
             Some(mode) => self.client.get_document(&id, mode).await,
             None => match self.client.get_document(&id, INLINE).await {
@@ -286,8 +270,7 @@ impl DocService {
     /// is safe to retry: the file's id is chosen first (`files.generateIds`), so a create sent
     /// twice makes one document, and the content goes in against the new document's revision, so
     /// it lands once. A failure after the create names the created document.
-    pub async fn create(&self, actor: &Actor, body: &Value) -> Result<DocumentSummary> {
-        let input = validate::create_document(body)?;
+    pub async fn create(&self, actor: &Actor, input: validate::CreateDocument) -> Result<DocumentSummary> {
         let id = self.client.generate_id().await?;
         let created = self.client.create_document(&id, &input.name, input.folder_id.as_deref()).await?;
         let id = created.id.clone();
@@ -341,9 +324,8 @@ impl DocService {
     }
 
     /// `PATCH /documents/:id`: every request checked, then one batchUpdate.
-    pub async fn patch(&self, actor: &Actor, id: &str, body: &Value) -> Result<PatchResult> {
-        let id = validate::document_id(id)?;
-        let patch = validate::patch(body)?;
+    pub async fn patch(&self, actor: &Actor, patch: &ops::PatchDocumentRequest) -> Result<PatchResult> {
+        let id = validate::document_id(&patch.id)?;
         let answer = self.client.batch_update(&id, &patch.requests, patch.required_revision_id.as_deref()).await;
         let answer = match answer {
             Ok(answer) => answer,
@@ -370,9 +352,8 @@ impl DocService {
     }
 
     /// `POST /documents/:id/permissions`.
-    pub async fn share(&self, actor: &Actor, id: &str, body: &Value) -> Result<PermissionList> {
-        let id = validate::document_id(id)?;
-        let share = validate::share(body)?;
+    pub async fn share(&self, actor: &Actor, share: &ops::ShareRequest) -> Result<PermissionList> {
+        let id = validate::document_id(&share.id)?;
         let outcome = self.add_permissions(&id, &share.permissions, share.send_notification_email).await;
         let detail = json!({
             "permissions": share.permissions.iter().map(|p| json!({"role": p.role, "type": p.kind, "emailAddress": p.email_address, "domain": p.domain})).collect::<Vec<_>>()

@@ -62,7 +62,7 @@ pub struct FileList {
 
 /// The seed's Document (Docs' Document, read with `SUGGESTIONS_INLINE` where the user may see
 /// suggestions).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Document {
     #[serde(alias = "documentId", default)]
@@ -109,14 +109,14 @@ impl Document {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(default)]
 pub struct Body {
     pub content: Vec<StructuralElement>,
 }
 
 /// A block of the body: a paragraph, a section break, a table, or a table of contents.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct StructuralElement {
     pub start_index: u32,
@@ -135,7 +135,7 @@ pub struct StructuralElement {
     pub table_of_contents: Option<Value>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Paragraph {
     pub elements: Vec<ParagraphElement>,
@@ -157,7 +157,7 @@ pub struct Paragraph {
 }
 
 /// A piece of a paragraph: a text run, or something else (kept as Google sent it).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ParagraphElement {
     #[serde(default)]
@@ -175,7 +175,7 @@ pub struct ParagraphElement {
     pub other: Map<String, Value>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TextRun {
     /// The text; Google replaces non-text elements inside a run with U+E907, and a soft line
@@ -213,7 +213,7 @@ pub const NON_TEXT_ELEMENT: char = '\u{E907}';
 /// A soft line break inside a paragraph (Shift+Enter), kept by Docs in text and `insertText`.
 pub const SOFT_BREAK: char = '\u{000B}';
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Table {
     pub rows: u32,
@@ -221,7 +221,7 @@ pub struct Table {
     pub table_rows: Vec<TableRow>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TableRow {
     pub start_index: u32,
@@ -229,11 +229,13 @@ pub struct TableRow {
     pub table_cells: Vec<TableCell>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TableCell {
     pub start_index: u32,
     pub end_index: u32,
+    /// A cell holds paragraphs (and tables) like the body: the schema refers back, not down.
+    #[schema(no_recursion)]
     pub content: Vec<StructuralElement>,
 }
 
@@ -296,13 +298,14 @@ pub struct PermissionList {
 }
 
 /// `PATCH /documents/:id`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PatchResult {
     pub document_id: String,
     /// The revision after the edit.
     pub revision_id: String,
     /// One reply per request (Google's, `{}` for these kinds).
+    #[ts(type = "Array<unknown>")]
     pub replies: Vec<Value>,
 }
 

@@ -1,23 +1,12 @@
 //! Validation of the document area's queries and bodies: every bad field is named at once, and
 //! nothing reaches Google before the whole input has passed.
 
-use std::collections::HashMap;
-
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::model::{Permission, NAMED_STYLES};
 use crate::auth::validate::email_problem;
 use crate::error::{Error, FieldError, Result};
-
-/// A validated `GET /documents`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListQuery {
-    pub folder_id: Option<String>,
-    pub page_size: u32,
-    pub page_token: Option<String>,
-    /// `modifiedTime` or `createdTime` (always newest first).
-    pub order_by: String,
-}
 
 /// A Drive id: letters, digits, `-` and `_` (Drive's ids are base64url-like). Anything else is
 /// refused, so an id can never change the meaning of a Drive query or a URL path.
@@ -34,62 +23,15 @@ pub fn document_id(id: &str) -> Result<String> {
     }
 }
 
-const LIST_PARAMS: &[&str] = &["folderId", "pageSize", "pageToken", "orderBy"];
-
-pub fn list_query(params: &HashMap<String, String>) -> Result<ListQuery> {
-    let mut errors = Vec::new();
-    for name in params.keys() {
-        if !LIST_PARAMS.contains(&name.as_str()) {
-            errors.push(FieldError::new(name.clone(), format!("is not a parameter; use {}", LIST_PARAMS.join(", "))));
-        }
-    }
-    let folder_id = params.get("folderId").and_then(|id| {
-        if is_drive_id(id) {
-            Some(id.clone())
-        } else {
-            errors.push(FieldError::new("folderId", "must be a Drive folder id (letters, digits, - or _)"));
-            None
-        }
-    });
-    let page_size = match params.get("pageSize").map(|s| s.trim().parse::<u32>()) {
-        None => 20,
-        Some(Ok(n)) if (1..=100).contains(&n) => n,
-        Some(_) => {
-            errors.push(FieldError::new("pageSize", "must be a whole number from 1 to 100"));
-            20
-        }
-    };
-    let page_token = params.get("pageToken").and_then(|t| {
-        if t.is_empty() || t.len() > 2048 || t.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            errors.push(FieldError::new("pageToken", "must be a nextPageToken from an earlier page"));
-            None
-        } else {
-            Some(t.clone())
-        }
-    });
-    let order_by = match params.get("orderBy").map(String::as_str) {
-        None => "modifiedTime".to_string(),
-        Some(o @ ("modifiedTime" | "createdTime")) => o.to_string(),
-        Some(_) => {
-            errors.push(FieldError::new("orderBy", "must be modifiedTime or createdTime"));
-            String::new()
-        }
-    };
-    if !errors.is_empty() {
-        return Err(Error::invalid(errors));
-    }
-    Ok(ListQuery { folder_id, page_size, page_token, order_by })
-}
-
 /// A Drive query string literal: single quotes, with `\` and `'` escaped.
 pub fn quote(value: &str) -> String {
     format!("'{}'", value.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
 /// The Drive query of a list: Google Docs, not trashed, optionally in one folder.
-pub fn drive_query(query: &ListQuery) -> String {
+pub fn drive_query(folder_id: Option<&str>) -> String {
     let mut q = format!("mimeType = {} and trashed = false", quote(super::model::DOC_MIME));
-    if let Some(folder) = &query.folder_id {
+    if let Some(folder) = folder_id {
         q.push_str(&format!(" and {} in parents", quote(folder)));
     }
     q
@@ -113,14 +55,49 @@ fn unknown_fields(object: &Map<String, Value>, known: &[&str], prefix: &str, err
     }
 }
 
-/// A validated `POST /documents`.
-#[derive(Debug, Clone, PartialEq)]
+/// `POST /api/docs/documents`: a new document.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct CreateDocument {
+    /// 1 to 255 characters, no control characters.
+    #[schema(min_length = 1, max_length = 255, pattern = "^[^\\x00-\\x1f\\x7f]*[^\\s\\x00-\\x1f\\x7f][^\\x00-\\x1f\\x7f]*$")]
     pub name: String,
+    /// Its first text (at most 512 KiB); newlines start paragraphs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub content: Option<String>,
+    /// The Drive folder to create it in (My Drive when absent).
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub folder_id: Option<String>,
+    /// Who it is shared with (at most 50 entries).
+    #[schema(value_type = Vec<NewPermission>, max_items = 50)]
+    #[ts(as = "Vec<NewPermission>")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub permissions: Vec<Permission>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub send_notification_email: Option<bool>,
+}
+
+/// A permission to add: `role` (owner only for a user, as an ownership transfer), `type`,
+/// `emailAddress` for a user or group, `domain` for a domain.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NewPermission {
+    #[schema(pattern = "^(owner|writer|reader)$")]
+    pub role: String,
+    #[serde(rename = "type")]
+    #[schema(pattern = "^(user|group|domain|anyone)$")]
+    pub kind: String,
+    #[schema(format = Email)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub email_address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub domain: Option<String>,
 }
 
 /// Largest `content` accepted on create.
@@ -534,15 +511,19 @@ mod tests {
             .collect()
     }
 
+    fn list_query(pairs: &[(&str, &str)]) -> Result<crate::docs::ops::ListDocumentsRequest> {
+        use crate::api::Request;
+        crate::docs::ops::ListDocumentsRequest::from_input(&pairs.iter().map(|(k, v)| (k.to_string(), json!(v))).collect())
+    }
+
     #[test]
     fn folder_ids_never_reach_the_query_raw() {
-        let params = |id: &str| HashMap::from([("folderId".to_string(), id.to_string())]);
         for bad in ["x' or trashed = true or 'y", "a b", "", "fld\\", "é"] {
-            assert_eq!(fields(list_query(&params(bad)).unwrap_err()), vec!["folderId"], "{bad}");
+            assert_eq!(fields(list_query(&[("folderId", bad)]).unwrap_err()), vec!["folderId"], "{bad}");
         }
-        let q = list_query(&params("fld_A-1")).unwrap();
+        let q = list_query(&[("folderId", "fld_A-1")]).unwrap();
         assert_eq!(
-            drive_query(&q),
+            drive_query(q.folder_id.as_deref()),
             "mimeType = 'application/vnd.google-apps.document' and trashed = false and 'fld_A-1' in parents"
         );
         assert_eq!(quote(r"a'b\c"), r"'a\'b\\c'");
@@ -550,11 +531,7 @@ mod tests {
 
     #[test]
     fn names_every_bad_list_parameter() {
-        let params: HashMap<String, String> = [("pageSize", "0"), ("orderBy", "name"), ("bogus", "1")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let mut names = fields(list_query(&params).unwrap_err());
+        let mut names = fields(list_query(&[("pageSize", "0"), ("orderBy", "name"), ("bogus", "1")]).unwrap_err());
         names.sort();
         assert_eq!(names, vec!["bogus", "orderBy", "pageSize"]);
     }

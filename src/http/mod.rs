@@ -1,8 +1,6 @@
 //! The headless door: an axum router serving the seed's interface (auth now; payments, webhooks
 //! and documents as their areas land), health and the generated OpenAPI document.
 
-mod auth_routes;
-pub mod docs_routes;
 pub mod extract;
 pub mod guard;
 pub mod openapi;
@@ -72,9 +70,7 @@ pub fn router(core: Core, bound: std::net::IpAddr) -> Router {
     let guarded = Router::new()
         .route("/api/health", get(health))
         .route("/api/openapi.json", get(openapi::serve_document))
-        .merge(auth_routes::routes())
         .merge(ops::routes())
-        .merge(docs_routes::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(hosts, guard::browser_guard));

@@ -175,10 +175,7 @@ fn reaches_provider(path: &str, method: &str) -> bool {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Staffroom", description = "Staff auth, payments and documents: the headless door onto the Staffroom core."),
-    paths(super::health, super::auth_routes::login, super::auth_routes::refresh, super::auth_routes::logout, super::auth_routes::me, super::webhook_routes::receive,
-        super::docs_routes::list, super::docs_routes::read, super::docs_routes::create, super::docs_routes::patch,
-        super::docs_routes::share, super::docs_routes::save, super::docs_routes::draft, super::docs_routes::put_draft,
-        super::docs_routes::discard_draft),
+    paths(super::health, super::webhook_routes::receive),
     components(schemas(crate::error::ErrorCode, crate::error::FieldError)),
     modifiers(&BearerScheme, &Operations, &SharedErrors)
 )]

@@ -218,11 +218,12 @@ pub struct SubscriptionActionRequest {
     pub id: String,
     /// `cancel`, `resume`, `pause`, `unpause` or `change-plan`.
     #[schema(pattern = "^(cancel|resume|pause|unpause|change-plan)$")]
+    #[ts(type = "\"cancel\" | \"resume\" | \"pause\" | \"unpause\" | \"change-plan\"")]
     pub action: String,
     /// pause: `void` (default) or `free`.
     #[schema(pattern = "^(void|free)$")]
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional = nullable)]
+    #[ts(optional, type = "\"void\" | \"free\" | null")]
     pub mode: Option<String>,
     /// pause: when it resumes by itself (RFC 3339, in the future).
     #[schema(format = DateTime)]

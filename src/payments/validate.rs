@@ -52,7 +52,7 @@ pub struct NewOrder {
     /// `country` (ISO 3166-1 alpha-2), and any other lines as strings of at most 200 characters.
     #[schema(value_type = Option<Object>)]
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional = nullable, type = "{ country: string } & Record<string, string>")]
+    #[ts(optional, type = "({ country: string } & Record<string, string>) | null")]
     pub billing_address: Option<Map<String, Value>>,
     /// Passed to the checkout: at most 50 keys of 1 to 40 characters, 16 KiB as JSON;
     /// `order_id` is Staffroom's own.

@@ -37,6 +37,12 @@ impl fmt::Debug for Secret {
     }
 }
 
+/// Serializes a secret's value: only for a request that carries it to where it is used (a
+/// password sent to the team server that checks it).
+pub fn serialize_exposed<S: serde::Serializer>(secret: &Secret, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(secret.expose())
+}
+
 impl fmt::Display for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("[redacted]")

@@ -1,0 +1,237 @@
+//! The operations of staff accounts: signing in and out over HTTP, the first admin's set-up on
+//! the desktop, and the accounts admins manage.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::validate::{self, LoginInput};
+use super::{AuthResponse, NewUser, UserDto};
+use crate::api::{Access, Caller, ErrorStyle, Fields, Input, NoInput, OpSpec, Operation, Request, Route, NO_WINDOW};
+use crate::error::Result;
+use crate::secrets::Secret;
+use crate::store::users::Role;
+use crate::Core;
+
+const NO_ACCOUNT: &[(u16, &str)] = &[(404, "not_found: no account with this email")];
+
+impl Request for LoginInput {
+    fn from_input(input: &Input) -> Result<Self> {
+        validate::login_input(&Value::Object(input.clone())).map_err(crate::Error::invalid)
+    }
+}
+
+/// `GET /api/auth/me`: the signed-in staff member.
+#[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct MeResponse {
+    pub user: UserDto,
+}
+
+/// A new account, or the first admin (whose role is admin whatever is asked).
+#[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct NewAccount {
+    #[schema(format = Email, max_length = 254)]
+    pub email: String,
+    /// 1 to 100 characters.
+    #[schema(min_length = 1, max_length = 100)]
+    pub name: String,
+    /// `staff` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub role: Option<Role>,
+    /// 15 to 128 characters, not a common or easily guessed one.
+    #[schema(value_type = String, format = Password, min_length = 15, max_length = 128)]
+    #[serde(serialize_with = "crate::secrets::serialize_exposed")]
+    #[ts(type = "string")]
+    pub password: Secret,
+}
+
+impl Request for NewAccount {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let email = fields.required_string("email").unwrap_or_default().to_string();
+        let name = fields.required_string("name").unwrap_or_default().to_string();
+        let role = match fields.choice("role", &["admin", "staff"]) {
+            Some("admin") => Some(Role::Admin),
+            Some(_) => Some(Role::Staff),
+            None => None,
+        };
+        let password = fields.required_string("password").unwrap_or_default().to_string();
+        // The rules of each field are the account service's, which names every broken one.
+        fields.finish(|| NewAccount { email, name, role, password: Secret::new(password) })
+    }
+}
+
+impl From<NewAccount> for NewUser {
+    fn from(account: NewAccount) -> Self {
+        NewUser {
+            email: account.email,
+            name: account.name,
+            role: account.role.unwrap_or(Role::Staff),
+            password: account.password,
+        }
+    }
+}
+
+/// A request naming an account by its email.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct AccountRequest {
+    #[schema(format = Email, max_length = 254)]
+    pub email: String,
+}
+
+impl Request for AccountRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let email = fields.required_string("email").unwrap_or_default().to_string();
+        fields.finish(|| AccountRequest { email })
+    }
+}
+
+/// `PATCH /api/users/{email}`: disables or re-enables an account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct SetDisabledRequest {
+    #[schema(format = Email, max_length = 254)]
+    pub email: String,
+    pub disabled: bool,
+}
+
+impl Request for SetDisabledRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let email = fields.required_string("email").unwrap_or_default().to_string();
+        let disabled = fields.flag("disabled");
+        if fields.value("disabled").is_none() {
+            fields.problem("disabled", "is required");
+        }
+        fields.finish(|| SetDisabledRequest { email, disabled: disabled.unwrap_or(false) })
+    }
+}
+
+pub struct SignIn;
+impl Operation for SignIn {
+    const SPEC: OpSpec = OpSpec::new("sign_in", "auth", "Signs in: a token for the session it starts")
+        .route(Route::post("/api/auth").errors(ErrorStyle::SignIn))
+        .access(Access::Public)
+        .windows(NO_WINDOW)
+        .errors(&[
+            (401, "INVALID_CREDENTIALS: the email or password is wrong"),
+            (422, "errors[] naming each bad field"),
+            (429, "RATE_LIMITED: too many failed sign-ins, with Retry-After"),
+        ]);
+    type Request = LoginInput;
+    type Response = AuthResponse;
+    async fn run(core: &Core, caller: &Caller, request: LoginInput) -> Result<AuthResponse> {
+        Ok(core.auth.login(request, &caller.address).await?)
+    }
+}
+
+pub struct RefreshToken;
+impl Operation for RefreshToken {
+    const SPEC: OpSpec = OpSpec::new("refresh_token", "auth", "A fresh token for the session; the one before stops working")
+        .route(Route::post("/api/auth/refresh").errors(ErrorStyle::Session))
+        .access(Access::Token)
+        .windows(NO_WINDOW)
+        .errors(&[(401, "INVALID_TOKEN: the session has ended")]);
+    type Request = NoInput;
+    type Response = AuthResponse;
+    async fn run(core: &Core, caller: &Caller, _: NoInput) -> Result<AuthResponse> {
+        core.auth.refresh(caller.token()?).await
+    }
+}
+
+pub struct SignOut;
+impl Operation for SignOut {
+    const SPEC: OpSpec = OpSpec::new("sign_out", "auth", "Ends the session at once")
+        .route(Route::post("/api/auth/logout").status(204).errors(ErrorStyle::Session))
+        .access(Access::Token)
+        .windows(NO_WINDOW)
+        .errors(&[(401, "INVALID_TOKEN: the session has already ended")]);
+    type Request = NoInput;
+    type Response = ();
+    async fn run(core: &Core, caller: &Caller, _: NoInput) -> Result<()> {
+        core.auth.logout(caller.token()?).await
+    }
+}
+
+pub struct Me;
+impl Operation for Me {
+    const SPEC: OpSpec = OpSpec::new("me", "auth", "The signed-in staff member")
+        .route(Route::get("/api/auth/me"))
+        .windows(NO_WINDOW);
+    type Request = NoInput;
+    type Response = MeResponse;
+    async fn run(_: &Core, caller: &Caller, _: NoInput) -> Result<MeResponse> {
+        let who = caller.identity.as_ref().ok_or_else(crate::api::signed_out)?;
+        Ok(MeResponse { user: UserDto::from(who) })
+    }
+}
+
+pub struct CreateFirstAdmin;
+impl Operation for CreateFirstAdmin {
+    const SPEC: OpSpec = OpSpec::new(
+        "create_first_admin",
+        "users",
+        "The first account, an admin, on a Staffroom that has none (the desktop's first run)",
+    )
+    .access(Access::Public)
+    .errors(&[(409, "conflict: Staffroom already has accounts")]);
+    type Request = NewAccount;
+    type Response = UserDto;
+    async fn run(core: &Core, _: &Caller, request: NewAccount) -> Result<UserDto> {
+        core.auth.create_first_admin(request.email, request.name, request.password).await
+    }
+}
+
+pub struct ListUsers;
+impl Operation for ListUsers {
+    const SPEC: OpSpec = OpSpec::new("list_users", "users", "Every staff account, and whether it is disabled or locked")
+        .route(Route::get("/api/users"))
+        .access(Access::Admin);
+    type Request = NoInput;
+    type Response = Vec<UserDto>;
+    async fn run(core: &Core, caller: &Caller, _: NoInput) -> Result<Vec<UserDto>> {
+        core.auth.list_users(&caller.actor()?).await
+    }
+}
+
+pub struct AddUser;
+impl Operation for AddUser {
+    const SPEC: OpSpec = OpSpec::new("add_user", "users", "Adds a staff account")
+        .route(Route::post("/api/users").status(201))
+        .access(Access::Admin);
+    type Request = NewAccount;
+    type Response = UserDto;
+    async fn run(core: &Core, caller: &Caller, request: NewAccount) -> Result<UserDto> {
+        core.auth.add_user(&caller.actor()?, request.into()).await
+    }
+}
+
+pub struct SetUserDisabled;
+impl Operation for SetUserDisabled {
+    const SPEC: OpSpec = OpSpec::new(
+        "set_user_disabled",
+        "users",
+        "Disables an account (signing it out everywhere) or enables it again",
+    )
+    .route(Route::patch("/api/users/{email}"))
+    .access(Access::Admin)
+    .errors(NO_ACCOUNT);
+    type Request = SetDisabledRequest;
+    type Response = UserDto;
+    async fn run(core: &Core, caller: &Caller, request: SetDisabledRequest) -> Result<UserDto> {
+        core.auth.set_disabled(&caller.actor()?, &request.email, request.disabled).await
+    }
+}
+
+pub struct UnlockUser;
+impl Operation for UnlockUser {
+    const SPEC: OpSpec = OpSpec::new("unlock_user", "users", "Lifts every sign-in lock of an account")
+        .route(Route::post("/api/users/{email}/unlock"))
+        .access(Access::Admin)
+        .errors(NO_ACCOUNT);
+    type Request = AccountRequest;
+    type Response = UserDto;
+    async fn run(core: &Core, caller: &Caller, request: AccountRequest) -> Result<UserDto> {
+        core.auth.unlock(&caller.actor()?, &request.email).await
+    }
+}

@@ -1,0 +1,438 @@
+//! The document area's operations: lists, reads, creates, edits and shares over Google Docs and
+//! Drive, the editor's saves and drafts, and the Google sign-in's state.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::model::{DocumentList, DocumentSummary, Folder, PatchResult, Permission, PermissionList};
+use super::oauth::GoogleStatus;
+use super::validate::{self, CreateDocument};
+use super::{DocumentEnvelope, EditorView, SaveEdits, SaveOutcome};
+use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route, EDITOR, NO_WINDOW};
+use crate::error::{Error, Result};
+use crate::store::docs::Draft;
+use crate::Core;
+
+const NOT_FOUND: &[(u16, &str)] = &[(404, "not_found: no such document, or it is not shared with this account")];
+const STALE: &[(u16, &str)] = &[
+    (404, "not_found: no such document, or it is not shared with this account"),
+    (409, "conflict: the document changed since the edits were made (details.currentRevisionId)"),
+];
+
+/// A Google document id, checked.
+fn document_id(fields: &mut Fields) -> String {
+    let id = fields.required_string("id").unwrap_or_default();
+    if !id.is_empty() && !validate::is_drive_id(id) {
+        fields.problem("id", "must be a Google document id (letters, digits, - or _)");
+    }
+    id.to_string()
+}
+
+/// How a document list is ordered (always newest first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub enum DocumentOrder {
+    #[serde(rename = "modifiedTime")]
+    ModifiedTime,
+    #[serde(rename = "createdTime")]
+    CreatedTime,
+}
+
+impl DocumentOrder {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocumentOrder::ModifiedTime => "modifiedTime",
+            DocumentOrder::CreatedTime => "createdTime",
+        }
+    }
+}
+
+/// `GET /api/docs/documents`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListDocumentsRequest {
+    /// Only documents in this Drive folder.
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub folder_id: Option<String>,
+    /// Default 20.
+    #[schema(minimum = 1, maximum = 100)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub page_size: Option<u32>,
+    /// `nextPageToken` of the page before.
+    #[schema(min_length = 1, max_length = 2048, pattern = "^[^\\s\\x00-\\x1f\\x7f]+$")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub page_token: Option<String>,
+    /// Default `modifiedTime`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub order_by: Option<DocumentOrder>,
+}
+
+const LIST_PARAMS: &[&str] = &["folderId", "pageSize", "pageToken", "orderBy"];
+
+impl Request for ListDocumentsRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        fields.only(LIST_PARAMS, &format!("is not a parameter; use {}", LIST_PARAMS.join(", ")));
+        let folder_id = fields.string("folderId").map(str::to_owned);
+        if folder_id.as_deref().is_some_and(|id| !validate::is_drive_id(id)) {
+            fields.problem("folderId", "must be a Drive folder id (letters, digits, - or _)");
+        }
+        let page_size = fields.whole_number("pageSize", 1, Some(100));
+        let page_token = fields.string("pageToken").map(str::to_owned);
+        if page_token
+            .as_deref()
+            .is_some_and(|t| t.is_empty() || t.len() > 2048 || t.chars().any(|c| c.is_control() || c.is_whitespace()))
+        {
+            fields.problem("pageToken", "must be a nextPageToken from an earlier page");
+        }
+        let order_by = match fields.value("orderBy").map(|v| v.as_str()) {
+            None => None,
+            Some(Some("modifiedTime")) => Some(DocumentOrder::ModifiedTime),
+            Some(Some("createdTime")) => Some(DocumentOrder::CreatedTime),
+            Some(_) => {
+                fields.problem("orderBy", "must be modifiedTime or createdTime");
+                None
+            }
+        };
+        fields.finish(|| ListDocumentsRequest { folder_id, page_size, page_token, order_by })
+    }
+}
+
+/// What Google shows of suggested changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SuggestionsViewMode {
+    DefaultForCurrentAccess,
+    SuggestionsInline,
+    PreviewSuggestionsAccepted,
+    PreviewWithoutSuggestions,
+}
+
+impl SuggestionsViewMode {
+    pub const NAMES: &'static [&'static str] = &[
+        "DEFAULT_FOR_CURRENT_ACCESS",
+        "SUGGESTIONS_INLINE",
+        "PREVIEW_SUGGESTIONS_ACCEPTED",
+        "PREVIEW_WITHOUT_SUGGESTIONS",
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SuggestionsViewMode::DefaultForCurrentAccess => Self::NAMES[0],
+            SuggestionsViewMode::SuggestionsInline => Self::NAMES[1],
+            SuggestionsViewMode::PreviewSuggestionsAccepted => Self::NAMES[2],
+            SuggestionsViewMode::PreviewWithoutSuggestions => Self::NAMES[3],
+        }
+    }
+
+    fn parse(name: &str) -> Option<Self> {
+        [
+            SuggestionsViewMode::DefaultForCurrentAccess,
+            SuggestionsViewMode::SuggestionsInline,
+            SuggestionsViewMode::PreviewSuggestionsAccepted,
+            SuggestionsViewMode::PreviewWithoutSuggestions,
+        ]
+        .into_iter()
+        .find(|mode| mode.as_str() == name)
+    }
+}
+
+/// `GET /api/docs/documents/{id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadDocumentRequest {
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    pub id: String,
+    /// Default: suggestions inline, or the reader's own view when Google hides suggestions from them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub suggestions_view_mode: Option<SuggestionsViewMode>,
+}
+
+impl Request for ReadDocumentRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        fields.only(&["id", "suggestionsViewMode"], "is not a parameter; use suggestionsViewMode");
+        let id = document_id(&mut fields);
+        let suggestions_view_mode =
+            fields.choice("suggestionsViewMode", SuggestionsViewMode::NAMES).and_then(SuggestionsViewMode::parse);
+        fields.finish(|| ReadDocumentRequest { id, suggestions_view_mode })
+    }
+}
+
+/// A request naming one document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct DocumentIdRequest {
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    pub id: String,
+}
+
+impl Request for DocumentIdRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let id = document_id(&mut fields);
+        fields.finish(|| DocumentIdRequest { id })
+    }
+}
+
+impl Request for CreateDocument {
+    fn from_input(input: &Input) -> Result<Self> {
+        validate::create_document(&Value::Object(input.clone()))
+    }
+}
+
+/// `{document}`: the new document's summary.
+#[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct SummaryEnvelope {
+    pub document: DocumentSummary,
+}
+
+/// `PATCH /api/docs/documents/{id}`: Docs edit requests, checked and rebuilt.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PatchDocumentRequest {
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    pub id: String,
+    /// 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`.
+    #[schema(value_type = Vec<Object>, min_items = 1, max_items = 1000)]
+    #[ts(type = "Array<Record<string, unknown>>")]
+    pub requests: Vec<Value>,
+    /// The revision the edits were made on; refused with `conflict` when it is not the latest.
+    #[schema(min_length = 1, max_length = 512)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub required_revision_id: Option<String>,
+}
+
+impl Request for PatchDocumentRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let id = document_id(&mut fields);
+        let patch = fields.take(validate::patch(&fields.without(&["id"])))?;
+        fields.finish(|| {
+            let patch = patch.expect("checked");
+            PatchDocumentRequest { id, requests: patch.requests, required_revision_id: patch.required_revision_id }
+        })
+    }
+}
+
+/// `POST /api/docs/documents/{id}/permissions`.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShareRequest {
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    pub id: String,
+    /// 1 to 50 entries, added one at a time.
+    #[schema(value_type = Vec<validate::NewPermission>, min_items = 1, max_items = 50)]
+    #[ts(as = "Vec<validate::NewPermission>")]
+    pub permissions: Vec<Permission>,
+    /// Whether Google e-mails the people added.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub send_notification_email: Option<bool>,
+}
+
+impl Request for ShareRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let id = document_id(&mut fields);
+        let share = fields.take(validate::share(&fields.without(&["id"])))?;
+        fields.finish(|| {
+            let share = share.expect("checked");
+            ShareRequest { id, permissions: share.permissions, send_notification_email: share.send_notification_email }
+        })
+    }
+}
+
+/// The editor's save or draft: its blocks against the revision they were made on.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EditsRequest {
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    pub id: String,
+    #[serde(flatten)]
+    pub edits: SaveEdits,
+}
+
+impl Request for EditsRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let id = document_id(&mut fields);
+        let edits = serde_json::from_value::<SaveEdits>(fields.without(&["id"]))
+            .map_err(|e| fields.problem("body", e.to_string()))
+            .ok();
+        fields.finish(|| EditsRequest { id, edits: edits.expect("checked") })
+    }
+}
+
+pub struct ListDocuments;
+impl Operation for ListDocuments {
+    const SPEC: OpSpec = OpSpec::new("list_documents", "docs", "One page of Google documents, newest first")
+        .route(Route::get("/api/docs/documents"));
+    type Request = ListDocumentsRequest;
+    type Response = DocumentList;
+    async fn run(core: &Core, _: &Caller, request: ListDocumentsRequest) -> Result<DocumentList> {
+        core.docs.list(&request).await
+    }
+}
+
+pub struct ListFolders;
+impl Operation for ListFolders {
+    const SPEC: OpSpec = OpSpec::new("list_folders", "docs", "Every Drive folder, by name, for the folder filter")
+        .route(Route::get("/api/docs/folders"));
+    type Request = NoInput;
+    type Response = Vec<Folder>;
+    async fn run(core: &Core, _: &Caller, _: NoInput) -> Result<Vec<Folder>> {
+        core.docs.folders().await
+    }
+}
+
+pub struct ReadDocument;
+impl Operation for ReadDocument {
+    const SPEC: OpSpec = OpSpec::new("read_document", "docs", "A document, from the offline copy when Google is out of reach")
+        .route(Route::get("/api/docs/documents/{id}"))
+        .errors(NOT_FOUND);
+    type Request = ReadDocumentRequest;
+    type Response = DocumentEnvelope;
+    async fn run(core: &Core, _: &Caller, request: ReadDocumentRequest) -> Result<DocumentEnvelope> {
+        core.docs.get(&request.id, request.suggestions_view_mode).await
+    }
+}
+
+pub struct CreateDocumentOp;
+impl Operation for CreateDocumentOp {
+    const SPEC: OpSpec = OpSpec::new("create_document", "docs", "A Google document, with its first text and who it is shared with")
+        .route(Route::post("/api/docs/documents").status(201));
+    type Request = CreateDocument;
+    type Response = SummaryEnvelope;
+    async fn run(core: &Core, caller: &Caller, request: CreateDocument) -> Result<SummaryEnvelope> {
+        Ok(SummaryEnvelope { document: core.docs.create(&caller.actor()?, request).await? })
+    }
+}
+
+pub struct PatchDocument;
+impl Operation for PatchDocument {
+    const SPEC: OpSpec = OpSpec::new("patch_document", "docs", "Docs edit requests, sent as one batch")
+        .route(Route::patch("/api/docs/documents/{id}"))
+        .windows(NO_WINDOW)
+        .errors(STALE);
+    type Request = PatchDocumentRequest;
+    type Response = PatchResult;
+    async fn run(core: &Core, caller: &Caller, request: PatchDocumentRequest) -> Result<PatchResult> {
+        core.docs.patch(&caller.actor()?, &request).await
+    }
+}
+
+pub struct ShareDocument;
+impl Operation for ShareDocument {
+    const SPEC: OpSpec = OpSpec::new("share_document", "docs", "Shares a document, one permission at a time")
+        .route(Route::post("/api/docs/documents/{id}/permissions"))
+        .errors(NOT_FOUND);
+    type Request = ShareRequest;
+    type Response = PermissionList;
+    async fn run(core: &Core, caller: &Caller, request: ShareRequest) -> Result<PermissionList> {
+        core.docs.share(&caller.actor()?, &request).await
+    }
+}
+
+pub struct EditorDocument;
+impl Operation for EditorDocument {
+    const SPEC: OpSpec = OpSpec::new(
+        "editor_document",
+        "docs",
+        "What the editor opens with: the document, its blocks, the unsaved draft, and why it is read-only when it is",
+    )
+    .route(Route::get("/api/docs/documents/{id}/editor"))
+    .windows(EDITOR)
+    .errors(NOT_FOUND);
+    type Request = DocumentIdRequest;
+    type Response = EditorView;
+    async fn run(core: &Core, caller: &Caller, request: DocumentIdRequest) -> Result<EditorView> {
+        core.docs.open_for_editing(&caller.actor()?, &request.id).await
+    }
+}
+
+pub struct SaveDocument;
+impl Operation for SaveDocument {
+    const SPEC: OpSpec = OpSpec::new(
+        "save_document",
+        "docs",
+        "Saves the editor's blocks, or answers the newer revision with the edits carried onto it",
+    )
+    .route(Route::post("/api/docs/documents/{id}/save"))
+    .windows(EDITOR)
+    .errors(STALE);
+    type Request = EditsRequest;
+    type Response = SaveOutcome;
+    async fn run(core: &Core, caller: &Caller, request: EditsRequest) -> Result<SaveOutcome> {
+        core.docs.save(&caller.actor()?, &request.id, request.edits).await
+    }
+}
+
+pub struct GetDraft;
+impl Operation for GetDraft {
+    const SPEC: OpSpec = OpSpec::new("get_draft", "docs", "The caller's unsaved edits of a document")
+        .route(Route::get("/api/docs/documents/{id}/draft"))
+        .windows(NO_WINDOW)
+        .errors(&[(404, "not_found: this document has no unsaved edits")]);
+    type Request = DocumentIdRequest;
+    type Response = Draft;
+    async fn run(core: &Core, caller: &Caller, request: DocumentIdRequest) -> Result<Draft> {
+        core.docs
+            .draft(&caller.actor()?, &request.id)
+            .await?
+            .ok_or_else(|| Error::not_found("This document has no unsaved edits"))
+    }
+}
+
+pub struct SaveDraft;
+impl Operation for SaveDraft {
+    const SPEC: OpSpec = OpSpec::new("save_draft", "docs", "Keeps the editor's unsaved edits")
+        .route(Route::put("/api/docs/documents/{id}/draft"))
+        .windows(EDITOR)
+        .errors(STALE);
+    type Request = EditsRequest;
+    type Response = Draft;
+    async fn run(core: &Core, caller: &Caller, request: EditsRequest) -> Result<Draft> {
+        core.docs.save_draft(&caller.actor()?, &request.id, request.edits).await
+    }
+}
+
+pub struct DiscardDraft;
+impl Operation for DiscardDraft {
+    const SPEC: OpSpec = OpSpec::new("discard_draft", "docs", "Drops the caller's unsaved edits of a document")
+        .route(Route::delete("/api/docs/documents/{id}/draft").status(204))
+        .windows(EDITOR);
+    type Request = DocumentIdRequest;
+    type Response = ();
+    async fn run(core: &Core, caller: &Caller, request: DocumentIdRequest) -> Result<()> {
+        core.docs.discard_draft(&caller.actor()?, &request.id).await
+    }
+}
+
+pub struct GetGoogleStatus;
+impl Operation for GetGoogleStatus {
+    const SPEC: OpSpec = OpSpec::new("google_status", "docs", "Whether documents can work: Google's credentials and sign-in")
+        .route(Route::get("/api/docs/google"));
+    type Request = NoInput;
+    type Response = GoogleStatus;
+    async fn run(core: &Core, _: &Caller, _: NoInput) -> Result<GoogleStatus> {
+        core.docs.auth().status().await
+    }
+}
+
+pub struct GoogleSignOut;
+impl Operation for GoogleSignOut {
+    const SPEC: OpSpec = OpSpec::new("google_sign_out", "docs", "Signs out of Google: revokes and forgets the tokens")
+        .route(Route::post("/api/docs/google/sign-out"))
+        .access(Access::Admin);
+    type Request = NoInput;
+    type Response = GoogleStatus;
+    async fn run(core: &Core, caller: &Caller, _: NoInput) -> Result<GoogleStatus> {
+        core.docs.sign_out(&caller.actor()?).await
+    }
+}

@@ -1,0 +1,190 @@
+//! The admins' operations on the whole Staffroom: what Settings shows, the provider credentials,
+//! and the audit log with how long it is kept.
+
+use serde::Serialize;
+
+use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route};
+use crate::audit::{AuditRetention, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS};
+use crate::docs::oauth::GoogleStatus;
+use crate::error::Result;
+use crate::secrets::Secret;
+use crate::store::audit::AuditEntry;
+use crate::Core;
+
+/// Where one secret comes from (never its value).
+#[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretInfo {
+    pub name: String,
+    pub about: String,
+    /// e.g. "not set", "keyring (kernel keyring)", "environment (STAFFROOM_…)".
+    pub source: String,
+}
+
+/// What Settings shows.
+#[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsView {
+    pub sandbox: bool,
+    pub data_dir: String,
+    /// The credentials an admin may set; the app's own (the token key, a remembered sign-in) are
+    /// not among them.
+    pub secrets: Vec<SecretInfo>,
+    pub google: GoogleStatus,
+    /// In the sandbox, where the two simulators listen (each has `/__sandbox/faults`, to try the
+    /// app with a provider slow, failing or out of reach).
+    pub simulators: Option<Simulators>,
+}
+
+/// The sandbox's simulators, by root URL.
+#[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct Simulators {
+    pub payments: String,
+    pub google: String,
+}
+
+/// Secrets Staffroom keeps for itself, which Settings neither shows nor sets.
+const OWN_SECRETS: &[&str] = &["jwt_key", crate::auth::REMEMBERED_SESSION];
+
+/// `PUT /api/settings/secrets/{name}`: a credential's new value.
+#[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct SecretRequest {
+    /// One of the names Settings lists.
+    #[schema(pattern = "^[a-z_]{1,64}$")]
+    pub name: String,
+    /// Not blank; kept in the OS keyring, never shown again.
+    #[schema(value_type = String, format = Password, min_length = 1, pattern = "\\S")]
+    #[serde(serialize_with = "crate::secrets::serialize_exposed")]
+    #[ts(type = "string")]
+    pub value: Secret,
+}
+
+impl Request for SecretRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let name = fields.required_string("name").unwrap_or_default().to_string();
+        if OWN_SECRETS.contains(&name.as_str()) {
+            fields.problem("name", "is kept by Staffroom itself");
+        } else if !name.is_empty() {
+            if let Err(err) = crate::secrets::validate_name(&name) {
+                fields.problem("name", err.to_string());
+            }
+        }
+        let value = fields.required_string("value").unwrap_or_default().trim().to_string();
+        if value.is_empty() && fields.value("value").is_some() {
+            fields.problem("value", "must not be empty");
+        }
+        fields.finish(|| SecretRequest { name, value: Secret::new(value) })
+    }
+}
+
+/// `GET /api/audit`: the newest entries first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct AuditLogRequest {
+    /// Default 50.
+    #[schema(minimum = 1, maximum = 200)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub limit: Option<u32>,
+    /// Only entries older than the entry with this id (the next page).
+    #[schema(minimum = 1)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub before: Option<u32>,
+}
+
+impl Request for AuditLogRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let limit = fields.whole_number("limit", 1, Some(200));
+        let before = fields.whole_number("before", 1, None);
+        fields.finish(|| AuditLogRequest { limit, before })
+    }
+}
+
+impl Request for AuditRetention {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let days = fields.whole_number("days", MIN_RETENTION_DAYS, Some(MAX_RETENTION_DAYS));
+        if fields.value("days").is_none() {
+            fields.problem("days", "is required");
+        }
+        fields.finish(|| AuditRetention { days: days.unwrap_or_default() })
+    }
+}
+
+pub struct GetSettings;
+impl Operation for GetSettings {
+    const SPEC: OpSpec = OpSpec::new("settings", "settings", "What Settings shows: mode, data dir, credentials' sources, Google")
+        .route(Route::get("/api/settings"))
+        .access(Access::Admin);
+    type Request = NoInput;
+    type Response = SettingsView;
+    async fn run(core: &Core, _: &Caller, _: NoInput) -> Result<SettingsView> {
+        let secrets = core
+            .secret_sources()
+            .await?
+            .into_iter()
+            .filter(|(name, _, _)| !OWN_SECRETS.contains(name))
+            .map(|(name, about, source)| SecretInfo { name: name.into(), about: about.into(), source: source.to_string() })
+            .collect();
+        let simulators = core.payment_simulator.as_ref().zip(core.google_simulator.as_ref()).map(|(payments, google)| {
+            Simulators { payments: payments.base_url().to_string(), google: google.base_url().to_string() }
+        });
+        Ok(SettingsView {
+            sandbox: core.config.sandbox,
+            data_dir: core.config.data_dir.display().to_string(),
+            secrets,
+            google: core.docs.auth().status().await?,
+            simulators,
+        })
+    }
+}
+
+pub struct SetSecret;
+impl Operation for SetSecret {
+    const SPEC: OpSpec = OpSpec::new("set_secret", "settings", "Stores a provider credential in the OS keyring")
+        .route(Route::put("/api/settings/secrets/{name}").status(204))
+        .access(Access::Admin);
+    type Request = SecretRequest;
+    type Response = ();
+    async fn run(core: &Core, caller: &Caller, request: SecretRequest) -> Result<()> {
+        core.set_secret(&caller.actor()?, &request.name, request.value).await
+    }
+}
+
+pub struct AuditLog;
+impl Operation for AuditLog {
+    const SPEC: OpSpec = OpSpec::new("audit_log", "settings", "The audit log, newest first")
+        .route(Route::get("/api/audit"))
+        .access(Access::Admin);
+    type Request = AuditLogRequest;
+    type Response = Vec<AuditEntry>;
+    async fn run(core: &Core, _: &Caller, request: AuditLogRequest) -> Result<Vec<AuditEntry>> {
+        core.audit.list(request.limit.unwrap_or(50), request.before.map(i64::from)).await
+    }
+}
+
+pub struct GetAuditRetention;
+impl Operation for GetAuditRetention {
+    const SPEC: OpSpec = OpSpec::new("audit_retention", "settings", "How many days audit entries are kept")
+        .route(Route::get("/api/audit/retention"))
+        .access(Access::Admin);
+    type Request = NoInput;
+    type Response = AuditRetention;
+    async fn run(core: &Core, _: &Caller, _: NoInput) -> Result<AuditRetention> {
+        core.audit.retention().await
+    }
+}
+
+pub struct SetAuditRetention;
+impl Operation for SetAuditRetention {
+    const SPEC: OpSpec = OpSpec::new("set_audit_retention", "settings", "Changes how many days audit entries are kept, and prunes")
+        .route(Route::put("/api/audit/retention"))
+        .access(Access::Admin);
+    type Request = AuditRetention;
+    type Response = AuditRetention;
+    async fn run(core: &Core, caller: &Caller, request: AuditRetention) -> Result<AuditRetention> {
+        core.audit.set_retention(&caller.actor()?, request.days).await
+    }
+}
