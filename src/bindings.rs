@@ -107,6 +107,88 @@ impl Bindings {
     }
 }
 
+/// The named TypeScript types that `T`'s name uses, with their files: `T` itself when it has a
+/// file, else the types it is made of (a `Vec<UserDto>` uses `UserDto`).
+pub fn imports_of<T: TS + ?Sized + 'static>() -> Vec<(String, PathBuf)> {
+    if let Some(path) = T::output_path() {
+        return vec![(T::ident(&config()), path)];
+    }
+    struct Collect(Vec<(String, PathBuf)>);
+    impl TypeVisitor for Collect {
+        fn visit<U: TS + 'static + ?Sized>(&mut self) {
+            self.0.extend(imports_of::<U>());
+        }
+    }
+    let mut collect = Collect(Vec::new());
+    T::visit_generics(&mut collect);
+    collect.0
+}
+
+/// The UI's typed client of `operations` (`ui/src/ops.ts`, beside the bindings folder): a map of every operation to
+/// its request and response types, and one function per operation.
+pub fn client_module(operations: &[(crate::api::OpSpec, crate::api::OpTypes)]) -> String {
+    let mut imports = BTreeMap::new();
+    let mut map = String::new();
+    let mut functions = String::new();
+    for (spec, types) in operations {
+        for (name, path) in (types.ts_imports)() {
+            let module = format!("./bindings/{}", path.with_extension("").display());
+            imports.insert(name, module);
+        }
+        let (request, response) = (types.ts_names)();
+        map.push_str(&format!("  {}: {{ request: {request}; response: {response} }};\n", spec.name));
+        let function = lower_camel(spec.name);
+        let (params, args) = if (types.no_input)() { (String::new(), "{}".to_string()) } else { (format!("request: {request}"), "request".to_string()) };
+        functions.push_str(&format!(
+            "    /** {} */\n    {function}: ({params}) => call(\"{}\", {args}),\n",
+            spec.summary, spec.name
+        ));
+    }
+    let imports: String = imports.iter().map(|(name, module)| format!("import type {{ {name} }} from \"{module}\";\n")).collect();
+    format!(
+        "// Generated from the operations' declarations by the desktop shell's tests/bindings.rs\n\
+         // (scripts/gen-types): do not edit.\n{imports}\n\
+         /** Every operation a window may call: what it takes and what it answers. */\n\
+         export type Operations = {{\n{map}}};\n\n\
+         /** Calls one operation; rejects with the error object. */\n\
+         export type Call = <K extends keyof Operations>(op: K, request: Operations[K][\"request\"]) => Promise<Operations[K][\"response\"]>;\n\n\
+         /** One function per operation, over `call`. */\n\
+         export function client(call: Call) {{\n  return {{\n{functions}  }};\n}}\n"
+    )
+}
+
+/// `list_products` → `listProducts`.
+fn lower_camel(name: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Compares `text` with the file at `path`, or writes it there when `write`.
+pub fn sync_file(path: &Path, text: &str, write: bool) -> Result<(), String> {
+    let current = std::fs::read_to_string(path).ok();
+    if current.as_deref() == Some(text) {
+        return Ok(());
+    }
+    if write {
+        return std::fs::write(path, text).map_err(|e| format!("{}: could not write it: {e}", path.display()));
+    }
+    Err(format!(
+        "{} is not what the operations' declarations generate; run scripts/gen-types, then commit the result",
+        path.display()
+    ))
+}
+
 /// The `.ts` files directly in `dir/owned`, as paths relative to `dir`.
 fn ts_files(dir: &Path, owned: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir.join(owned)) else { return Vec::new() };

@@ -1,7 +1,11 @@
-//! Staffroom's desktop shell: a thin door onto the core. Every command calls a core service and
-//! returns its DTO, or rejects with the core's error object `{code, message, details?}`.
+//! Staffroom's desktop shell: a thin door onto the core. Its one command, `call`, runs any
+//! operation a window may call (the core's, through the [`backend::Backend`], or the desktop's
+//! own in [`ops`]) and answers with its response, or rejects with the core's error object
+//! `{code, message, details?}`.
 
-mod commands;
+pub mod backend;
+mod call;
+pub mod ops;
 mod state;
 
 use staffroom::config::{resolve_data_dir, Config};
@@ -66,6 +70,7 @@ pub fn run() {
             tracing::info!(sandbox, data_dir = %core.config.data_dir.display(), "desktop app started");
             forward_webhook_feed(app.handle().clone(), &core);
             forward_sync_progress(app.handle().clone(), &core);
+            forward_document_saves(app.handle().clone(), &core);
             let state = DesktopState::new(core);
             tauri::async_runtime::block_on(state.receiver.restore())
                 .map_err(|e| format!("the webhook receiver could not start: {}", e.message))?;
@@ -76,50 +81,16 @@ pub fn run() {
         .expect("error while running Staffroom");
 }
 
-/// Registers every command on a builder: the real app's, or a mock runtime's in the shell tests.
+/// Registers the shell's command on a builder: the real app's, or a mock runtime's in the shell
+/// tests.
 pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
-    builder.invoke_handler(tauri::generate_handler![
-        commands::app_info,
-        commands::login,
-        commands::logout,
-        commands::current_user,
-        commands::refresh_session,
-        commands::create_first_admin,
-        commands::webhook_receiver,
-        commands::set_webhook_receiver,
-        commands::webhook_events,
-        commands::list_products,
-        commands::get_product,
-        commands::create_order,
-        commands::list_documents,
-        commands::list_folders,
-        commands::create_document,
-        commands::share_document,
-        commands::google_status,
-        commands::open_editor,
-        commands::editor_document,
-        commands::save_document,
-        commands::save_draft,
-        commands::discard_draft,
-        commands::sync_status,
-        commands::sync_now,
-        commands::set_sync_interval,
-        commands::list_orders,
-        commands::get_order,
-        commands::list_subscriptions,
-        commands::act_on_subscription,
-        commands::settings,
-        commands::set_secret,
-        commands::google_sign_in,
-        commands::google_sign_out,
-        commands::list_users,
-        commands::add_user,
-        commands::set_user_disabled,
-        commands::unlock_user,
-        commands::audit_retention,
-        commands::set_audit_retention,
-        commands::audit_log,
-    ])
+    builder.invoke_handler(tauri::generate_handler![call::call])
+}
+
+/// Every operation a window may call: the core's that name a window, and the desktop's own.
+pub fn window_operations() -> Vec<(staffroom::api::OpSpec, staffroom::api::OpTypes)> {
+    let core = staffroom::api::operations().iter().filter(|op| !op.spec.windows.is_empty()).map(|op| (op.spec, op.types));
+    core.chain(ops::declarations()).collect()
 }
 
 /// Sends every webhook feed item (received, rejected, applied) to every window at once, so
@@ -135,8 +106,7 @@ fn forward_webhook_feed(app: tauri::AppHandle, core: &staffroom::Core) {
                     let _ = app.emit("webhook", item);
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::warn!(missed, "the window feed fell behind; windows will refetch");
-                    let _ = app.emit("webhook-feed-lagged", missed);
+                    tracing::warn!(missed, "the window feed fell behind; the next item refreshes the lists");
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             }
@@ -155,6 +125,24 @@ fn forward_sync_progress(app: tauri::AppHandle, core: &staffroom::Core) {
                     let _ = app.emit("sync-progress", step);
                 }
                 // Only the newest step matters on screen.
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    });
+}
+
+/// Tells every window when a document was saved with changes (the main window's document list
+/// shows the new modified time).
+fn forward_document_saves(app: tauri::AppHandle, core: &staffroom::Core) {
+    use tauri::Emitter;
+    let mut saved = core.docs.subscribe_saved();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match saved.recv().await {
+                Ok(id) => {
+                    let _ = app.emit("document-saved", id);
+                }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             }

@@ -1,14 +1,15 @@
-//! Shell tests on Tauri's mock runtime: commands are called through the real IPC path (argument
-//! decoding, managed state, the core in sandbox mode on loopback), with no window or display.
-//! They show that every command the UI invokes is registered and that failures reach the web
-//! view as the core's error object `{code, message, details?}`, not as a bare string.
+//! Shell tests on Tauri's mock runtime: operations are called through the real IPC path (the
+//! `call` command, argument decoding, managed state, the core in sandbox mode on loopback), with
+//! no display. They show that every operation a window may call answers through `call`, that a
+//! window gets only the operations declared for it, and that failures reach the web view as the
+//! core's error object `{code, message, details?}`, not as a bare string.
 
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use staffroom::config::Config;
 use staffroom::secrets::SecretBackend;
-use staffroom_desktop::{with_commands, DesktopState};
+use staffroom_desktop::{window_operations, with_commands, DesktopState};
 use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
@@ -18,6 +19,7 @@ use tauri::{App, Listener, WebviewWindow};
 struct Shell {
     _app: App<MockRuntime>,
     window: WebviewWindow<MockRuntime>,
+    editor: WebviewWindow<MockRuntime>,
     core: staffroom::Core,
     expired: Arc<Mutex<usize>>,
     _dir: Arc<tempfile::TempDir>,
@@ -52,13 +54,21 @@ impl Shell {
         let seen = expired.clone();
         app.listen_any("session-expired", move |_| *seen.lock().unwrap() += 1);
         let window = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
-        Shell { _app: app, window, core, expired, _dir: dir }
+        let editor = tauri::WebviewWindowBuilder::new(&app, "editor-doc001", Default::default()).build().unwrap();
+        Shell { _app: app, window, editor, core, expired, _dir: dir }
     }
 
-    /// Invokes a command as the web view would; Err carries what the UI's promise rejects with.
-    fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
+    /// Calls an operation as the main window's web view would; Err carries what the UI's promise
+    /// rejects with.
+    fn invoke(&self, op: &str, request: Value) -> Result<Value, Value> {
+        self.invoke_in(&self.window, op, request)
+    }
+
+    /// Calls an operation from `window`.
+    fn invoke_in(&self, window: &WebviewWindow<MockRuntime>, op: &str, request: Value) -> Result<Value, Value> {
+        let args = json!({ "op": op, "request": request });
         let request = InvokeRequest {
-            cmd: cmd.into(),
+            cmd: "call".into(),
             callback: CallbackFn(0),
             error: CallbackFn(1),
             url: "tauri://localhost".parse().unwrap(),
@@ -66,7 +76,7 @@ impl Shell {
             headers: Default::default(),
             invoke_key: INVOKE_KEY.to_string(),
         };
-        get_ipc_response(&self.window, request).map(|body| body.deserialize().unwrap())
+        get_ipc_response(window, request).map(|body| body.deserialize().unwrap())
     }
 
     fn sign_in(&self) {
@@ -80,33 +90,46 @@ impl Shell {
     }
 }
 
-/// The commands `ui/src/api.ts` invokes: every `call<T>("name"` (its one wrapper of `invoke`).
-fn ui_commands() -> Vec<String> {
-    let api = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../ui/src/api.ts")).unwrap();
-    let mut names: Vec<String> =
-        api.match_indices(">(\"").map(|(at, _)| api[at + 3..].split('"').next().unwrap().to_string()).collect();
-    names.sort();
-    names.dedup();
-    names
-}
-
-/// An unknown command rejects with a string naming it; anything else means it is registered.
-fn is_not_registered(response: &Result<Value, Value>) -> bool {
-    matches!(response, Err(Value::String(message)) if message.contains("not found"))
+#[test]
+fn every_operation_a_window_may_call_answers_through_call() {
+    let shell = Shell::start();
+    let operations = window_operations();
+    assert!(operations.len() >= 30, "only {} operations", operations.len());
+    // The check itself can fail: an operation nobody declared is refused as such.
+    let unknown = shell.invoke("no_such_operation", json!({})).unwrap_err();
+    assert_eq!(unknown["code"], "not_found", "{unknown}");
+    shell.sign_in();
+    for (spec, _) in &operations {
+        // Sign-in state and the editor window aside, any answer or refusal is the core's: an
+        // answer, or the error object (never a bare string).
+        if ["logout", "google_sign_in", "set_webhook_receiver", "open_editor"].contains(&spec.name) {
+            continue;
+        }
+        let window = if spec.windows.contains(&staffroom::api::Window::Main) { &shell.window } else { &shell.editor };
+        match shell.invoke_in(window, spec.name, json!({})) {
+            Ok(_) => {}
+            Err(err) => assert!(err["code"].is_string() && err["message"].is_string(), "{}: {err}", spec.name),
+        }
+    }
 }
 
 #[test]
-fn every_command_the_ui_invokes_is_registered() {
+fn a_window_gets_only_the_operations_declared_for_it() {
     let shell = Shell::start();
-    let commands = ui_commands();
-    assert!(commands.len() >= 30, "found only {commands:?} in ui/src/api.ts");
-    // The check itself can fail: a command nobody registered is reported as such.
-    assert!(is_not_registered(&shell.invoke("no_such_command", json!({}))));
-    for cmd in &commands {
-        // Empty arguments: a registered command answers, or rejects for the missing arguments.
-        let response = shell.invoke(cmd, json!({}));
-        assert!(!is_not_registered(&response), "the UI invokes `{cmd}`, which the shell does not register");
+    shell.sign_in();
+    // The editor window may keep a draft, not manage staff or open other windows.
+    for op in ["list_users", "create_order", "open_editor", "set_secret"] {
+        let err = shell.invoke_in(&shell.editor, op, json!({})).unwrap_err();
+        assert_eq!(err["code"], "forbidden", "{op}: {err}");
     }
+    let err = shell.invoke_in(&shell.editor, "save_draft", json!({ "id": "doc001" })).unwrap_err();
+    assert_eq!(err["code"], "invalid_request", "the editor may save drafts: {err}");
+    // And the main window does not edit.
+    let err = shell.invoke("save_document", json!({ "id": "doc001" })).unwrap_err();
+    assert_eq!(err["code"], "forbidden", "{err}");
+    // An operation only the HTTP service offers is not the windows' either.
+    let err = shell.invoke("sign_in", json!({})).unwrap_err();
+    assert_eq!(err["code"], "not_found", "{err}");
 }
 
 #[test]
@@ -126,13 +149,14 @@ fn errors_arrive_as_the_error_object() {
 
     // Bad input once signed in: invalid_request naming the field, not a panic or a bare string.
     shell.sign_in();
-    let err =
-        shell.invoke("create_order", json!({ "order": { "variant_id": "x", "email": "not an email" } })).unwrap_err();
+    let err = shell.invoke("create_order", json!({ "variant_id": "x", "email": "not an email" })).unwrap_err();
     assert_eq!(err["code"], "invalid_request", "{err}");
     assert!(err["details"].is_object() || err["details"].is_array(), "{err}");
 
     let err = shell.invoke("get_order", json!({ "id": "ord_does_not_exist" })).unwrap_err();
-    assert!(err["code"] == "not_found" || err["code"] == "invalid_request", "{err}");
+    assert_eq!(err["code"], "invalid_request", "{err}");
+    let err = shell.invoke("get_order", json!({ "id": "6f1c1f2e-0000-4000-8000-000000000000" })).unwrap_err();
+    assert_eq!(err["code"], "not_found", "{err}");
 }
 
 #[test]

@@ -250,6 +250,8 @@ pub struct OpTypes {
     pub bindings: fn(Bindings) -> Bindings,
     /// Their TypeScript names.
     pub ts_names: fn() -> (String, String),
+    /// The TypeScript types those names use, with their files (relative to the bindings folder).
+    pub ts_imports: fn() -> Vec<(String, std::path::PathBuf)>,
     /// Their OpenAPI schemas (`request`, `response`), with every schema they refer to.
     pub schemas: fn() -> OpSchemas,
     /// Whether the operation takes no input at all.
@@ -275,6 +277,11 @@ impl OpTypes {
             ts_names: || {
                 let config = crate::bindings::config();
                 (<Q as ts_rs::TS>::name(&config), <S as ts_rs::TS>::name(&config))
+            },
+            ts_imports: || {
+                let mut imports = crate::bindings::imports_of::<Q>();
+                imports.extend(crate::bindings::imports_of::<S>());
+                imports
             },
             schemas: || {
                 let mut components = Vec::new();

@@ -85,7 +85,7 @@ impl std::fmt::Debug for AuthResponse {
 
 /// A sign-in as the desktop's web view sees it: who, and until when; never the token, which
 /// stays in Rust.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SignedIn {
     pub user: UserDto,

@@ -21,7 +21,7 @@ impl Request for LoginInput {
 }
 
 /// `GET /api/auth/me`: the signed-in staff member.
-#[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct MeResponse {
     pub user: UserDto,
 }

@@ -74,13 +74,15 @@ pub enum SaveOutcome {
     Conflict { document: Document, rebased: Rebased },
 }
 
-/// The document service; clones share the client and the per-file permission locks.
+/// The document service; clones share the client, the per-file permission locks and the feed
+/// of saved documents.
 #[derive(Clone)]
 pub struct DocService {
     db: Db,
     client: GoogleClient,
     audit: Audit,
     permission_locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+    saved: tokio::sync::broadcast::Sender<String>,
 }
 
 /// Every read whose indexes may be written back asks for suggestions inline (the discovery
@@ -103,7 +105,14 @@ fn is_unreachable(error: &Error) -> bool {
 
 impl DocService {
     pub fn new(db: Db, client: GoogleClient, audit: Audit) -> Self {
-        DocService { db, client, audit, permission_locks: Default::default() }
+        let (saved, _) = tokio::sync::broadcast::channel(64);
+        DocService { db, client, audit, permission_locks: Default::default(), saved }
+    }
+
+    /// The id of every document saved with changes from now on (the desktop's document list
+    /// shows the new modified time).
+    pub fn subscribe_saved(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.saved.subscribe()
     }
 
     /// Google sign-in.
@@ -453,6 +462,10 @@ impl DocService {
         self.cache(&document).await?;
         let (user, doc_id) = (user_id(actor), id.clone());
         self.db.call(move |conn| sql::delete_draft(conn, &user, &doc_id)).await?;
+        if !requests.is_empty() {
+            // Nobody listening is fine.
+            let _ = self.saved.send(id);
+        }
         Ok(SaveOutcome::Saved { document, requests: requests.len() })
     }
 

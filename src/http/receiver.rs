@@ -18,7 +18,7 @@ const PORT_SETTING: &str = "desktop_webhook_port";
 pub const DEFAULT_PORT: u16 = 8787;
 
 /// The receiver as Settings shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct ReceiverStatus {

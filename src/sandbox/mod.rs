@@ -18,7 +18,7 @@ pub const DEMO_PASSWORD: &str = "sandbox-demo-passphrase";
 pub const DEMO_NAME: &str = "Demo Admin";
 
 /// The credentials the login screen shows in sandbox mode.
-#[derive(Debug, Clone, serde::Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, serde::Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DemoCredentials {
     pub email: &'static str,

@@ -1,4 +1,4 @@
-// The shapes of what the desktop commands answer and take: the TypeScript types ts-rs renders
+// The shapes of what the operations answer and take: the TypeScript types ts-rs renders
 // from the Rust DTOs into ./bindings (run scripts/gen-types after changing a DTO), under the
 // names the screens use.
 import type { ErrorObject } from "./bindings/ErrorObject";
@@ -17,14 +17,18 @@ export type { PageMeta } from "./bindings/PageMeta";
 export type { VariantDto as Variant } from "./bindings/VariantDto";
 export type { ProductDto as Product } from "./bindings/ProductDto";
 export type { ProductList } from "./bindings/ProductList";
+export type { ProductStatus } from "./bindings/ProductStatus";
+export type { SubscriptionStatus } from "./bindings/SubscriptionStatus";
 export type { OrderDto as Order } from "./bindings/OrderDto";
 export type { OrderList } from "./bindings/OrderList";
 export type { SubscriptionDto as Subscription } from "./bindings/SubscriptionDto";
 export type { SubscriptionList } from "./bindings/SubscriptionList";
 export type { SubscriptionActionResult } from "./bindings/SubscriptionActionResult";
+export type { SubscriptionActionRequest } from "./bindings/SubscriptionActionRequest";
 export type { PendingConfirmation } from "./bindings/PendingConfirmation";
 export type { DocumentSummary } from "./bindings/DocumentSummary";
 export type { DocumentList } from "./bindings/DocumentList";
+export type { DocumentOrder } from "./bindings/DocumentOrder";
 export type { Folder } from "./bindings/Folder";
 export type { Permission } from "./bindings/Permission";
 export type { PermissionList } from "./bindings/PermissionList";
@@ -37,7 +41,8 @@ export type { Draft } from "./bindings/Draft";
 export type { EditorView } from "./bindings/EditorView";
 export type { RebaseConflict } from "./bindings/RebaseConflict";
 export type { SaveOutcome } from "./bindings/SaveOutcome";
-export type { SettingsView } from "./bindings/desktop/SettingsView";
+export type { SettingsView } from "./bindings/SettingsView";
+export type { WebhookLog } from "./bindings/WebhookLog";
 export type { AuditEntry } from "./bindings/AuditEntry";
 export type { SyncStatus } from "./bindings/SyncStatus";
 export type { SyncProgress } from "./bindings/SyncProgress";

@@ -103,8 +103,7 @@ describe("Documents", () => {
       create_document: (args) => {
         attempts += 1;
         if (attempts === 1) throw { code: "invalid_request", message: "name: must not be blank", details: { fields: [{ field: "name", message: "must not be blank" }] } };
-        const body = args.document as { name: string };
-        return doc("new1", body.name);
+        return { document: doc("new1", args.name as string) };
       },
     });
     renderWithQuery(<Documents />);
@@ -119,7 +118,7 @@ describe("Documents", () => {
     await userEvent.type(screen.getByLabelText("Email"), "sam@example.com");
     await userEvent.click(screen.getByRole("button", { name: "Create document" }));
     expect(await screen.findByRole("status", { name: "Document created" })).toHaveTextContent("Plan 🚀 was created.");
-    expect(calls.filter((c) => c.cmd === "create_document").at(-1)!.args.document).toEqual({
+    expect(calls.filter((c) => c.cmd === "create_document").at(-1)!.args).toEqual({
       name: "Plan 🚀",
       content: "Hello 😀",
       folderId: "fld_a",
@@ -142,7 +141,8 @@ describe("Documents", () => {
     expect(await screen.findByText("Shared: anyone with the link (reader).")).toBeInTheDocument();
     expect(calls.find((c) => c.cmd === "share_document")!.args).toEqual({
       id: "d1",
-      share: { permissions: [{ role: "reader", type: "anyone" }], sendNotificationEmail: undefined },
+      permissions: [{ role: "reader", type: "anyone" }],
+      sendNotificationEmail: undefined,
     });
   });
 });

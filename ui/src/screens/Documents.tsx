@@ -4,14 +4,14 @@ import { openUrl } from "@tauri-apps/plugin-opener";
 import { api, describeError, fieldError } from "../api";
 import { useRefetchOnEvent } from "../events";
 import { SlowHint } from "../components/SlowHint";
-import type { DocumentSummary, Permission } from "../types";
+import type { DocumentOrder, DocumentSummary, Permission } from "../types";
 
 const PAGE_SIZE = 20;
 
 /** Documents: folder filter, sort, pages (Drive page tokens), create and share dialogs. */
 export function Documents() {
   const [folderId, setFolderId] = useState("");
-  const [orderBy, setOrderBy] = useState("modifiedTime");
+  const [orderBy, setOrderBy] = useState<DocumentOrder>("modifiedTime");
   // Drive pages by token: the tokens of the pages before the current one.
   const [tokens, setTokens] = useState<(string | null)[]>([null]);
   const [creating, setCreating] = useState(false);
@@ -21,7 +21,7 @@ export function Documents() {
   const folders = useQuery({ queryKey: ["folders"], queryFn: api.listFolders, enabled: google.data?.signedIn === true });
   const list = useQuery({
     queryKey: ["documents", folderId, orderBy, token],
-    queryFn: () => api.listDocuments(folderId, orderBy, token, PAGE_SIZE),
+    queryFn: () => api.listDocuments({ folderId: folderId || null, orderBy, pageToken: token, pageSize: PAGE_SIZE }),
     placeholderData: keepPreviousData,
     enabled: google.data?.signedIn === true,
   });
@@ -55,7 +55,7 @@ export function Documents() {
             {(folders.data ?? []).map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
           </select>
           <label htmlFor="doc-sort" className="muted">Sort</label>
-          <select id="doc-sort" value={orderBy} onChange={(e) => { setOrderBy(e.target.value); restart(); }}>
+          <select id="doc-sort" value={orderBy} onChange={(e) => { setOrderBy(e.target.value as DocumentOrder); restart(); }}>
             <option value="modifiedTime">Last modified</option>
             <option value="createdTime">Created</option>
           </select>
@@ -90,7 +90,7 @@ export function Documents() {
                   <td className="muted">{new Date(orderBy === "createdTime" ? d.createdTime : d.modifiedTime).toLocaleString()}</td>
                   <td>
                     <div className="row">
-                      <button type="button" className="primary" onClick={() => void api.openEditor(d.id, d.name)} aria-label={`Edit ${d.name}`}>Edit</button>
+                      <button type="button" className="primary" onClick={() => void api.openEditor({ id: d.id, name: d.name })} aria-label={`Edit ${d.name}`}>Edit</button>
                       <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
                       <button type="button" onClick={() => void openUrl(d.webViewLink)} aria-label={`Open ${d.name} in the browser`}>Open in browser</button>
                     </div>
@@ -170,13 +170,13 @@ function CreateDocument({ folders, folderId, onClose }: { folders: { id: string;
   const [share, setShare] = useState(false);
   const [permission, setPermission] = useState<Permission>({ role: "writer", type: "user", emailAddress: "" });
   const create = useMutation({
-    mutationFn: () =>
-      api.createDocument({
+    mutationFn: async () =>
+      (await api.createDocument({
         name,
         content: content || undefined,
         folderId: folder || undefined,
-        permissions: share ? [cleanPermission(permission)] : undefined,
-      }),
+        permissions: share ? [cleanPermission(permission)] : [],
+      })).document,
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["documents"] }),
   });
   const submit = (event: FormEvent) => {
@@ -228,7 +228,8 @@ function ShareDocument({ document, onClose }: { document: DocumentSummary; onClo
   const [notify, setNotify] = useState(true);
   const share = useMutation({
     mutationFn: () =>
-      api.shareDocument(document.id, {
+      api.shareDocument({
+        id: document.id,
         permissions: [cleanPermission(permission)],
         sendNotificationEmail: permission.type === "user" || permission.type === "group" ? notify : undefined,
       }),

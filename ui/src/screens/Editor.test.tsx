@@ -50,7 +50,7 @@ describe("Editor", () => {
   it("closes with Ctrl+W or Close, keeping unsaved edits as a draft when the window goes", async () => {
     const calls = mockCommands({
       editor_document: () => view(),
-      save_draft: (args) => ({ documentId: "d1", ...(args.edits as object), updatedAt: "2026-11-23T10:00:00Z" }),
+      save_draft: (args) => ({ documentId: "d1", baseRevisionId: args.baseRevisionId, blocks: args.blocks, updatedAt: "2026-11-23T10:00:00Z" }),
       "plugin:window|close": () => null,
       "plugin:window|destroy": () => null,
     });
@@ -68,7 +68,7 @@ describe("Editor", () => {
     const kept = calls.findIndex((c) => c.cmd === "save_draft");
     expect(kept).toBeGreaterThan(-1);
     expect(kept).toBeLessThan(calls.findIndex((c) => c.cmd === "plugin:window|destroy"));
-    expect((calls[kept].args.edits as { blocks: { text?: string }[] }).blocks[1].text).toBe("Ship Tuesday!");
+    expect((calls[kept].args as { blocks: { text?: string }[] }).blocks[1].text).toBe("Ship Tuesday!");
   });
 
   it("shows styles, character styles and a read-only table", async () => {
@@ -97,7 +97,7 @@ describe("Editor", () => {
     expect(await screen.findByText("Saved (2 changes sent).")).toBeInTheDocument();
     expect(calls.find((c) => c.cmd === "save_document")!.args).toEqual({
       id: "d1",
-      edits: {
+      ...{
         baseRevisionId: "rev1",
         blocks: [
           { kind: "paragraph", text: "Roadmap", style: "HEADING_1" },
@@ -131,7 +131,7 @@ describe("Editor", () => {
         { kind: "paragraph", text: "", style: "NORMAL_TEXT" },
       ] } }),
       save_document: (args) => {
-        const edits = args.edits as { baseRevisionId: string };
+        const edits = args as { baseRevisionId: string };
         if (edits.baseRevisionId === "rev1") {
           return { outcome: "conflict", document: { ...document, revisionId: "rev2" }, rebased: {
             blocks: [{ kind: "paragraph", text: "Theirs", style: "TITLE" }, { kind: "paragraph", text: "Ship Tuesday", style: "NORMAL_TEXT" }, { kind: "fixed", startIndex: 22 }, { kind: "paragraph", text: "", style: "NORMAL_TEXT" }],
@@ -152,7 +152,7 @@ describe("Editor", () => {
     await userEvent.click(within(conflict).getByRole("button", { name: "Use mine" }));
     await userEvent.click(screen.getByRole("button", { name: "Save" }));
     await screen.findByText("Saved (1 changes sent).");
-    const saves = calls.filter((c) => c.cmd === "save_document").map((c) => c.args.edits as { baseRevisionId: string; blocks: { text?: string }[] });
+    const saves = calls.filter((c) => c.cmd === "save_document").map((c) => c.args as { baseRevisionId: string; blocks: { text?: string }[] });
     expect(saves[1].baseRevisionId).toBe("rev2");
     expect(saves[1].blocks[0].text).toBe("Mine");
   });
@@ -177,7 +177,7 @@ describe("Editor", () => {
     expect(screen.queryByRole("textbox", { name: "Paragraph 3" })).not.toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "Save" }));
     await screen.findByText("Saved (1 changes sent).");
-    const edits = calls.find((c) => c.cmd === "save_document")!.args.edits as { blocks: { text?: string }[] };
+    const edits = calls.find((c) => c.cmd === "save_document")!.args as { blocks: { text?: string }[] };
     expect(edits.blocks[1].text).toBe("Ship Tuesday\u000bannounce Wednesday\u000band tell support");
   });
 

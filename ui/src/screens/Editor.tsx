@@ -26,7 +26,7 @@ const NON_TEXT = "\ue907";
 
 /** The editor window of one document. */
 export function Editor({ id }: { id: string }) {
-  const view = useQuery({ queryKey: ["editor", id], queryFn: () => api.editorDocument(id) });
+  const view = useQuery({ queryKey: ["editor", id], queryFn: () => api.editorDocument({ id }) });
   if (view.isPending) return <main className="editor"><p className="muted">Opening the document…</p></main>;
   if (view.isError) return <main className="editor"><p className="error" role="alert">{describeError(view.error)}</p></main>;
   return <EditorBody key={view.data.document.revisionId} id={id} view={view.data} />;
@@ -66,7 +66,7 @@ function EditorBody({ id, view }: { id: string; view: EditorView }) {
   }, [doc]);
 
   const draft = useMutation({
-    mutationFn: () => api.saveDraft(id, base, blocks),
+    mutationFn: () => api.saveDraft({ id, baseRevisionId: base, blocks }),
     onSuccess: (d) => setNote(`Unsaved edits kept at ${new Date(d.updatedAt).toLocaleTimeString()}.`),
   });
   useEffect(() => {
@@ -83,7 +83,7 @@ function EditorBody({ id, view }: { id: string; view: EditorView }) {
   useEffect(() => {
     const stop = getCurrentWindow().onCloseRequested(async () => {
       const { dirty, base, blocks } = latest.current;
-      if (dirty) await api.saveDraft(id, base, blocks).catch(() => undefined);
+      if (dirty) await api.saveDraft({ id, baseRevisionId: base, blocks }).catch(() => undefined);
     });
     const onKey = (event: globalThis.KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "w") {
@@ -99,7 +99,7 @@ function EditorBody({ id, view }: { id: string; view: EditorView }) {
   }, [id]);
 
   const save = useMutation({
-    mutationFn: () => api.saveDocument(id, base, blocks),
+    mutationFn: () => api.saveDocument({ id, baseRevisionId: base, blocks }),
     onSuccess: (outcome) => {
       if (outcome.outcome === "saved") {
         setDirty(false);

@@ -14,8 +14,8 @@ export function FirstAdmin({ onCreated }: Props) {
   const [password, setPassword] = useState("");
   const create = useMutation({
     mutationFn: async () => {
-      await api.createFirstAdmin(email, name, password);
-      const response = await api.login(email, password);
+      await api.createFirstAdmin({ email, name, password });
+      const response = await api.login({ email, password });
       return response.user;
     },
     onSuccess: (user) => onCreated(user),

@@ -13,7 +13,7 @@ export function Login({ info, onSignedIn }: Props) {
   const [password, setPassword] = useState("");
   const [remember, setRemember] = useState(false);
   const signIn = useMutation({
-    mutationFn: () => api.login(email, password, remember),
+    mutationFn: () => api.login({ email, password, remember }),
     onSuccess: (response) => onSignedIn(response.user),
   });
 

@@ -18,7 +18,7 @@ describe("Orders", () => {
     let status: Order["status"] = "pending";
     mockCommands({
       list_orders: () => page([order(status)]),
-      get_order: () => ({ ...order(status), events: status === "paid" ? [{ eventName: "order_created", receivedAt: "2026-11-22T10:01:00Z", outcome: "applied" }] : [] }),
+      get_order: () => ({ order: { ...order(status), events: status === "paid" ? [{ eventName: "order_created", receivedAt: "2026-11-22T10:01:00Z", outcome: "applied" }] : [] } }),
     });
     renderWithQuery(<Orders />);
     const table = await screen.findByRole("table", { name: "Orders" });
@@ -45,7 +45,7 @@ describe("Orders", () => {
 
   it("marks an order whose payment did not match its checkout for review, and says why", async () => {
     const held = { ...order("pending"), review: "subtotal is 100, the checkout's is 1999" };
-    mockCommands({ list_orders: () => page([held]), get_order: () => ({ ...held, events: [] }) });
+    mockCommands({ list_orders: () => page([held]), get_order: () => ({ order: { ...held, events: [] } }) });
     renderWithQuery(<Orders />);
     const table = await screen.findByRole("table", { name: "Orders" });
     expect(within(table).getByText("needs review")).toBeInTheDocument();

@@ -13,7 +13,7 @@ export function Orders() {
   const [selected, setSelected] = useState<string | null>(null);
   const list = useQuery({
     queryKey: ["orders", page],
-    queryFn: () => api.listOrders(page, PAGE_SIZE),
+    queryFn: () => api.listOrders({ page, limit: PAGE_SIZE }),
     placeholderData: keepPreviousData,
   });
   // A webhook applied by the core changes an order: refetch, no reload.
@@ -47,7 +47,7 @@ export function Orders() {
 }
 
 function OrderDetail({ id }: { id: string }) {
-  const order = useQuery({ queryKey: ["order", id], queryFn: () => api.getOrder(id) });
+  const order = useQuery({ queryKey: ["order", id], queryFn: async () => (await api.getOrder({ id })).order });
   if (order.isPending) return <aside className="card detail"><p className="muted">Loading…</p></aside>;
   if (order.isError) return <aside className="card detail"><p className="error" role="alert">{describeError(order.error)}</p></aside>;
   const o = order.data;

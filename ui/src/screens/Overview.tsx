@@ -14,9 +14,9 @@ interface Props {
 
 /** The first screen after signing in: the day's figures at a glance, each a way into its screen. */
 export function Overview({ info, user, onGo }: Props) {
-  const orders = useQuery({ queryKey: ["orders", "overview"], queryFn: () => api.listOrders(1, 5) });
-  const active = useQuery({ queryKey: ["subscriptions", "overview", "active"], queryFn: () => api.listSubscriptions(1, 1, "active", "") });
-  const products = useQuery({ queryKey: ["products", "overview"], queryFn: () => api.listProducts(1, 1, "published") });
+  const orders = useQuery({ queryKey: ["orders", "overview"], queryFn: () => api.listOrders({ page: 1, limit: 5 }) });
+  const active = useQuery({ queryKey: ["subscriptions", "overview", "active"], queryFn: () => api.listSubscriptions({ page: 1, limit: 1, status: "active" }) });
+  const products = useQuery({ queryKey: ["products", "overview"], queryFn: () => api.listProducts({ page: 1, limit: 1, status: "published" }) });
   const sync = useQuery({ queryKey: ["sync-status"], queryFn: api.syncStatus });
   useRefetchOnWebhook([["orders"], ["subscriptions"]]);
   const lastSync = sync.data?.resources.map((r) => r.syncedAt).filter((t): t is string => Boolean(t)).sort()[0];

@@ -54,16 +54,16 @@ describe("Products", () => {
   it("creates an order for the chosen product and offers its checkout link", async () => {
     const calls = mockCommands({
       list_products: () => page([product("15", "Swift Toolkit")]),
-      get_product: () => ({ ...product("15", "Swift Toolkit"), variants: [
+      get_product: () => ({ product: { ...product("15", "Swift Toolkit"), variants: [
         { id: "151", name: "Standard", price: 1999, status: "published", isSubscription: false },
         { id: "153", name: "Early access", price: 999, status: "draft", isSubscription: false },
-      ] }),
+      ] } }),
       create_order: (args) => {
-        const order = args.order as Record<string, unknown>;
+        const order = args;
         if (order.email === "bad") {
           throw { code: "invalid_request", message: "email: is not a valid email address", details: { fields: [{ field: "email", message: "is not a valid email address" }] } };
         }
-        return { id: "o1", orderId: "SR-000001", status: "pending", total: 1999, currency: "USD", checkoutUrl: "http://127.0.0.1:9/checkout/custom/x", createdAt: "", email: order.email, name: null };
+        return { order: { id: "o1", orderId: "SR-000001", status: "pending", total: 1999, currency: "USD", checkoutUrl: "http://127.0.0.1:9/checkout/custom/x", createdAt: "", email: order.email, name: null } };
       },
     });
     renderWithQuery(<Products />);
@@ -79,7 +79,7 @@ describe("Products", () => {
     expect(created).toHaveTextContent("Order SR-000001");
     expect(created).toHaveTextContent("http://127.0.0.1:9/checkout/custom/x");
     expect(calls.filter((c) => c.cmd === "create_order").pop()!.args).toEqual({
-      order: { productId: "15", variantId: "151", email: "ada@example.com", billingAddress: { country: "GB" } },
+      productId: "15", variantId: "151", email: "ada@example.com", billingAddress: { country: "GB" },
     });
   });
 });

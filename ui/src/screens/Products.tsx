@@ -4,19 +4,19 @@ import { openUrl } from "@tauri-apps/plugin-opener";
 import { Pager } from "../components/Pager";
 import { StaleBanner } from "../components/StaleBanner";
 import { api, describeError, fieldError, formatMoney } from "../api";
-import type { Order, Product } from "../types";
+import type { Order, Product, ProductStatus } from "../types";
 
 const PAGE_SIZE = 20;
 
 /** Products: a filtered, paged list; the chosen product's variants; "Create order". */
 export function Products() {
-  const [status, setStatus] = useState("");
+  const [status, setStatus] = useState<ProductStatus | "">("");
   const [search, setSearch] = useState("");
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<string | null>(null);
   const list = useQuery({
     queryKey: ["products", status, search.trim(), page],
-    queryFn: () => api.listProducts(page, PAGE_SIZE, status, search),
+    queryFn: () => api.listProducts({ page, limit: PAGE_SIZE, status: status || null, search: search.trim() || null }),
     placeholderData: keepPreviousData,
   });
   const meta = list.data?.meta;
@@ -43,7 +43,7 @@ export function Products() {
             id="status-filter"
             value={status}
             onChange={(e) => {
-              setStatus(e.target.value);
+              setStatus(e.target.value as ProductStatus | "");
               setPage(1);
             }}
           >
@@ -88,7 +88,7 @@ export function Products() {
 }
 
 function ProductDetail({ id }: { id: string }) {
-  const product = useQuery({ queryKey: ["product", id], queryFn: () => api.getProduct(id) });
+  const product = useQuery({ queryKey: ["product", id], queryFn: async () => (await api.getProduct({ id })).product });
   if (product.isPending) return <aside className="card detail"><p className="muted">Loading…</p></aside>;
   if (product.isError) return <aside className="card detail"><p className="error" role="alert">{describeError(product.error)}</p></aside>;
   const p = product.data;
@@ -117,14 +117,14 @@ function CreateOrder({ product }: { product: Product }) {
   const [country, setCountry] = useState("");
   const [copied, setCopied] = useState(false);
   const create = useMutation({
-    mutationFn: () =>
-      api.createOrder({
+    mutationFn: async () =>
+      (await api.createOrder({
         productId: product.id,
         variantId: variantId || undefined,
         email,
         name: name || undefined,
         billingAddress: country ? { country: country.toUpperCase() } : undefined,
-      }),
+      })).order,
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();

@@ -92,8 +92,15 @@ function SyncCard() {
   const status = useQuery({ queryKey: ["sync-status"], queryFn: api.syncStatus });
   const show = (next: SyncStatus) => queryClient.setQueryData(["sync-status"], next);
   const refetchSynced = useRefetchSynced();
-  const syncNow = useMutation({ mutationFn: api.syncNow, onSuccess: (next) => { show(next); refetchSynced(); } });
-  const changeInterval = useMutation({ mutationFn: api.setSyncInterval, onSuccess: show });
+  // A failed sync is said here and recorded on each list's line below.
+  const syncNow = useMutation({
+    mutationFn: api.syncNow,
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: ["sync-status"] });
+      refetchSynced();
+    },
+  });
+  const changeInterval = useMutation({ mutationFn: (intervalSecs: number) => api.setSyncInterval({ intervalSecs }), onSuccess: show });
 
   if (status.isPending) return <div className="card"><p className="muted">Loading the sync…</p></div>;
   if (status.isError) return <div className="card"><p className="error" role="alert">{describeError(status.error)}</p></div>;
@@ -143,7 +150,7 @@ function SecretForm({ names, onSaved }: { names: string[]; onSaved: () => void }
   const [name, setName] = useState(names[0] ?? "");
   const [value, setValue] = useState("");
   const save = useMutation({
-    mutationFn: () => api.setSecret(name, value),
+    mutationFn: () => api.setSecret({ name, value }),
     onSuccess: () => {
       setValue("");
       onSaved();

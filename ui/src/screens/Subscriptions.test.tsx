@@ -46,8 +46,8 @@ describe("Subscriptions", () => {
     await userEvent.click(screen.getByRole("button", { name: "Resume subscription" }));
     await screen.findByRole("button", { name: "Cancel Customer s1" });
     expect(calls.filter((c) => c.cmd === "act_on_subscription").map((c) => c.args)).toEqual([
-      { id: "s1", action: "cancel", body: null },
-      { id: "s1", action: "resume", body: null },
+      { id: "s1", action: "cancel" },
+      { id: "s1", action: "resume" },
     ]);
     expect(screen.queryByRole("button", { name: /Customer s2/ })).not.toBeInTheDocument();
   });
@@ -56,14 +56,14 @@ describe("Subscriptions", () => {
     const calls = mockCommands({
       list_subscriptions: () => page([sub("s1", "active"), sub("s3", "paused", { pauseMode: "free", pauseResumesAt: "2027-02-01T00:00:00Z" })], { totalPages: 1 }),
       act_on_subscription: () => ({ subscription: sub("s1", "active") }),
-      get_product: () => ({
+      get_product: () => ({ product: {
         id: "p1", name: "Pro plan", slug: "pro", price: 900, currency: "USD", status: "published", createdAt: "", updatedAt: "",
         variants: [
           { id: "v1", name: "Monthly", price: 900, status: "published", isSubscription: true },
           { id: "v2", name: "Yearly", price: 9000, status: "published", isSubscription: true },
           { id: "v3", name: "Old", price: 500, status: "draft", isSubscription: true },
         ],
-      }),
+      } }),
     });
     renderWithQuery(<Subscriptions />);
     expect(await screen.findByText(/paused, free until/)).toBeInTheDocument();
@@ -86,8 +86,8 @@ describe("Subscriptions", () => {
     await waitFor(() => expect(screen.queryByRole("alertdialog")).not.toBeInTheDocument());
 
     expect(calls.filter((c) => c.cmd === "act_on_subscription").map((c) => c.args)).toEqual([
-      { id: "s1", action: "pause", body: { mode: "free", resumesAt: new Date("2027-03-01T00:00:00").toISOString() } },
-      { id: "s1", action: "change-plan", body: { variantId: "v2" } },
+      { id: "s1", action: "pause", mode: "free", resumesAt: new Date("2027-03-01T00:00:00").toISOString() },
+      { id: "s1", action: "change-plan", variantId: "v2" },
     ]);
   });
 
@@ -119,10 +119,10 @@ describe("Subscriptions", () => {
         subscription: sub("s1", "active"),
         pendingConfirmation: { url: "https://shop.example/billing/1/update", message: "The customer pays through PayPal: the change happens once they confirm it at this link" },
       }),
-      get_product: () => ({
+      get_product: () => ({ product: {
         id: "p1", name: "Pro plan", slug: "pro", price: 900, currency: "USD", status: "published", createdAt: "", updatedAt: "", priceFormatted: "$9.00",
         variants: [{ id: "v1", name: "Monthly", price: 900, status: "published", isSubscription: true }, { id: "v2", name: "Yearly", price: 9000, status: "published", isSubscription: true }],
-      }),
+      } }),
     });
     renderWithQuery(<Subscriptions />);
     await userEvent.click(await screen.findByRole("button", { name: "Change plan Customer s1" }));

@@ -4,7 +4,7 @@ import { Pager } from "../components/Pager";
 import { StaleBanner } from "../components/StaleBanner";
 import { useRefetchOnWebhook } from "../events";
 import { api, describeError, formatMoney } from "../api";
-import type { PendingConfirmation, Subscription } from "../types";
+import type { PendingConfirmation, Subscription, SubscriptionActionRequest, SubscriptionStatus } from "../types";
 
 const PAGE_SIZE = 20;
 
@@ -39,20 +39,20 @@ interface Choices {
 const NO_CHOICES: Choices = { mode: "void", resumesOn: "", variantId: "" };
 
 /** The body of an action's request, from the choices made in the confirmation. */
-function bodyFor(action: Action, choices: Choices): Record<string, unknown> | undefined {
+function requestFor(subscription: Subscription, action: Action, choices: Choices): SubscriptionActionRequest {
   if (action === "pause") {
     // Midnight of the chosen day, in the staff member's own time zone.
     const resumesAt = choices.resumesOn ? new Date(`${choices.resumesOn}T00:00:00`).toISOString() : undefined;
-    return { mode: choices.mode, ...(resumesAt ? { resumesAt } : {}) };
+    return { id: subscription.id, action, mode: choices.mode, ...(resumesAt ? { resumesAt } : {}) };
   }
-  if (action === "change-plan") return { variantId: choices.variantId };
-  return undefined;
+  if (action === "change-plan") return { id: subscription.id, action, variantId: choices.variantId };
+  return { id: subscription.id, action };
 }
 
 /** Subscriptions: status and customer filters, pages, confirmed actions. */
 export function Subscriptions() {
   const queryClient = useQueryClient();
-  const [status, setStatus] = useState("");
+  const [status, setStatus] = useState<SubscriptionStatus | "">("");
   const [customer, setCustomer] = useState("");
   const [page, setPage] = useState(1);
   const [pending, setPending] = useState<{ subscription: Subscription; action: Action } | null>(null);
@@ -61,13 +61,13 @@ export function Subscriptions() {
   const [waiting, setWaiting] = useState<Record<string, PendingConfirmation>>({});
   const list = useQuery({
     queryKey: ["subscriptions", status, customer, page],
-    queryFn: () => api.listSubscriptions(page, PAGE_SIZE, status, customer),
+    queryFn: () => api.listSubscriptions({ page, limit: PAGE_SIZE, status: status || null, customerId: customer || null }),
     placeholderData: keepPreviousData,
   });
   useRefetchOnWebhook([["subscriptions"]]);
   const act = useMutation({
     mutationFn: ({ subscription, action }: { subscription: Subscription; action: Action }) =>
-      api.actOnSubscription(subscription.id, action, bodyFor(action, choices)),
+      api.actOnSubscription(requestFor(subscription, action, choices)),
     onSuccess: (result) => {
       setPending(null);
       const confirmation = result.pendingConfirmation;
@@ -83,7 +83,7 @@ export function Subscriptions() {
           <h2 id="subscriptions-title">Subscriptions</h2>
           <div className="spacer" />
           <label htmlFor="sub-status" className="muted">Status</label>
-          <select id="sub-status" value={status} onChange={(e) => { setStatus(e.target.value); setPage(1); }}>
+          <select id="sub-status" value={status} onChange={(e) => { setStatus(e.target.value as SubscriptionStatus | ""); setPage(1); }}>
             <option value="">All</option>
             <option value="active">Active</option>
             <option value="cancelled">Cancelled</option>
@@ -176,7 +176,7 @@ function PauseChoices({ choices, onChange }: { choices: Choices; onChange: (c: C
 
 /** The product's other published subscription plans. */
 function PlanChoice({ subscription, choices, onChange }: { subscription: Subscription; choices: Choices; onChange: (c: Choices) => void }) {
-  const product = useQuery({ queryKey: ["product", subscription.productId], queryFn: () => api.getProduct(subscription.productId) });
+  const product = useQuery({ queryKey: ["product", subscription.productId], queryFn: async () => (await api.getProduct({ id: subscription.productId })).product });
   if (product.isPending) return <p className="muted small">Loading plans…</p>;
   if (product.isError) return <p className="error" role="alert">{describeError(product.error)}</p>;
   const plans = (product.data.variants ?? []).filter((v) => v.isSubscription && v.status === "published" && v.id !== subscription.variantId);

@@ -10,11 +10,11 @@ export function Users({ me }: { me: User }) {
   const queryClient = useQueryClient();
   const users = useQuery({ queryKey: ["users"], queryFn: api.listUsers });
   const toggle = useMutation({
-    mutationFn: (u: User) => api.setUserDisabled(u.email, !u.disabled),
+    mutationFn: (u: User) => api.setUserDisabled({ email: u.email, disabled: !u.disabled }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["users"] }),
   });
   const unlock = useMutation({
-    mutationFn: (u: User) => api.unlockUser(u.email),
+    mutationFn: (u: User) => api.unlockUser({ email: u.email }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ["users"] });
       void queryClient.invalidateQueries({ queryKey: ["audit"] });
@@ -72,7 +72,7 @@ function AddUser() {
   const [role, setRole] = useState<"admin" | "staff">("staff");
   const [password, setPassword] = useState("");
   const add = useMutation({
-    mutationFn: () => api.addUser(email, name, role, password),
+    mutationFn: () => api.addUser({ email, name, role, password }),
     onSuccess: () => {
       setEmail("");
       setName("");
@@ -116,7 +116,7 @@ function Audit() {
   const before = cursors[cursors.length - 1];
   const log = useQuery({
     queryKey: ["audit", before],
-    queryFn: () => api.auditLog(AUDIT_PAGE, before),
+    queryFn: () => api.auditLog({ limit: AUDIT_PAGE, before }),
     placeholderData: keepPreviousData,
   });
   const entries = log.data ?? [];
@@ -163,7 +163,7 @@ function Retention() {
   const queryClient = useQueryClient();
   const retention = useQuery({ queryKey: ["audit-retention"], queryFn: api.auditRetention });
   const change = useMutation({
-    mutationFn: (days: number) => api.setAuditRetention(days),
+    mutationFn: (days: number) => api.setAuditRetention({ days }),
     onSuccess: (value) => {
       queryClient.setQueryData(["audit-retention"], value);
       void queryClient.invalidateQueries({ queryKey: ["audit"] });

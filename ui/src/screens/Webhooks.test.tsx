@@ -25,7 +25,7 @@ describe("Webhooks", () => {
   it("shows loading, then an empty feed with the receiver's address", async () => {
     mockCommands({
       webhook_receiver: () => ({ running: true, url: "http://127.0.0.1:8787/api/payments/webhooks", hasSecret: true, secretProblem: null }),
-      webhook_events: () => [],
+      webhook_events: () => ({ receiving: true, events: [] }),
     });
     renderWithQuery(<Webhooks user={admin} />);
     expect(screen.getByText("Checking the receiver…")).toBeInTheDocument();
@@ -38,7 +38,7 @@ describe("Webhooks", () => {
     let stored: InboxEntry[] = [entry(1, "order_created")];
     mockCommands({
       webhook_receiver: () => ({ running: true, url: "http://127.0.0.1:1/api/payments/webhooks", hasSecret: true, secretProblem: null }),
-      webhook_events: () => stored,
+      webhook_events: () => ({ receiving: true, events: stored }),
     });
     renderWithQuery(<Webhooks user={admin} />);
     expect(await screen.findByText("order_created")).toBeInTheDocument();
@@ -50,7 +50,7 @@ describe("Webhooks", () => {
   it("lets an admin switch the receiver on at a port, and explains a failure", async () => {
     const calls = mockCommands({
       webhook_receiver: () => ({ running: false, url: null, hasSecret: false, secretProblem: null }),
-      webhook_events: () => [],
+      webhook_events: () => ({ receiving: true, events: [] }),
       set_webhook_receiver: (args) => {
         if (args.port === 1) throw { code: "invalid_request", message: "port: cannot listen on 127.0.0.1:1: permission denied" };
         return { running: true, url: `http://127.0.0.1:${args.port}/api/payments/webhooks`, hasSecret: false, secretProblem: null };

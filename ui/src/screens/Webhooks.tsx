@@ -8,10 +8,10 @@ import type { User } from "../types";
 export function Webhooks({ user }: { user: User }) {
   const queryClient = useQueryClient();
   const status = useQuery({ queryKey: ["webhook-receiver"], queryFn: api.webhookReceiver });
-  const events = useQuery({ queryKey: ["webhook-events"], queryFn: () => api.webhookEvents(100) });
+  const events = useQuery({ queryKey: ["webhook-events"], queryFn: async () => (await api.webhookEvents({ limit: 100 })).events });
   const [port, setPort] = useState("8787");
   const toggle = useMutation({
-    mutationFn: (enabled: boolean) => api.setWebhookReceiver(enabled, enabled ? Number(port) : null),
+    mutationFn: (enabled: boolean) => api.setWebhookReceiver({ enabled, port: enabled ? Number(port) : null }),
     onSuccess: (next) => queryClient.setQueryData(["webhook-receiver"], next),
   });
 

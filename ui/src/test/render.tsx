@@ -19,17 +19,24 @@ export const sandboxInfo: AppInfo = {
 
 export const realInfo: AppInfo = { ...sandboxInfo, sandbox: false, demo: null };
 
-type Handler = (args: Record<string, unknown>) => unknown;
+type Handler = (request: Record<string, unknown>) => unknown;
 
-/** Mocks the desktop commands; a handler that throws rejects the invoke with what it threw. */
+/** Mocks the operations the desktop's `call` command runs (and Tauri's own commands), by name;
+ *  a handler that throws rejects the call with what it threw. Each call is recorded as
+ *  `{cmd: operation, args: request}`. */
 export function mockCommands(handlers: Record<string, Handler>) {
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
   mockIPC(
     (cmd, args) => {
-      calls.push({ cmd, args: (args ?? {}) as Record<string, unknown> });
-      const handler = handlers[cmd];
-      if (!handler) throw { code: "not_found", message: `no mock for ${cmd}` };
-      return handler((args ?? {}) as Record<string, unknown>);
+      // Operations by their name; Tauri's own commands (a window's close) by theirs.
+      const { op, request } =
+        cmd === "call"
+          ? (args as { op: string; request?: Record<string, unknown> })
+          : { op: cmd, request: args as Record<string, unknown> | undefined };
+      calls.push({ cmd: op, args: request ?? {} });
+      const handler = handlers[op];
+      if (!handler) throw { code: "not_found", message: `no mock for ${op}` };
+      return handler(request ?? {});
     },
     // Events (listen/emit) go through Tauri's own in-memory mock.
     { shouldMockEvents: true },

@@ -1,0 +1,339 @@
+//! The desktop's own operations, declared like the core's (name, access, windows, request and
+//! response) but run here: what only a desktop has (its session, kept in Rust; its windows; its
+//! webhook receiver; the system browser for Google's sign-in).
+
+use std::future::Future;
+
+use serde::Serialize;
+use serde_json::json;
+use staffroom::api::{Access, Answer, Fields, Input, NoInput, OpSpec, OpTypes, Request, MAIN};
+use staffroom::auth::{AuthResponse, SignedIn, UserDto};
+use staffroom::docs::oauth::GoogleStatus;
+use staffroom::http::receiver::ReceiverStatus;
+use staffroom::secrets::Secret;
+use staffroom::{Error, ErrorCode, Result};
+use tauri::{AppHandle, Runtime};
+
+use crate::DesktopState;
+
+/// What a desktop operation runs with.
+pub struct Context<'a, R: Runtime> {
+    pub app: &'a AppHandle<R>,
+    pub state: &'a DesktopState,
+}
+
+/// One of the desktop's own operations.
+pub trait DesktopOperation: Send + Sync + 'static {
+    const SPEC: OpSpec;
+    type Request: Request;
+    type Response: Serialize + ts_rs::TS + utoipa::ToSchema + Send + 'static;
+
+    fn run<R: Runtime>(cx: &Context<'_, R>, request: Self::Request)
+        -> impl Future<Output = Result<Self::Response>> + Send;
+}
+
+async fn run_erased<O: DesktopOperation, R: Runtime>(cx: &Context<'_, R>, input: Input) -> Result<Answer> {
+    let request = O::Request::from_input(&input)?;
+    let response = O::run(cx, request).await?;
+    let body = serde_json::to_value(&response).map_err(|e| Error::internal("answer", e))?;
+    Ok(Answer { status: None, body })
+}
+
+/// Lists the desktop's operations once: their declarations, and how to run one by name.
+macro_rules! desktop_operations {
+    ($($op:ty),* $(,)?) => {
+        /// Every desktop operation's declaration and types.
+        pub fn declarations() -> Vec<(OpSpec, OpTypes)> {
+            vec![$((<$op>::SPEC, OpTypes::of::<<$op as DesktopOperation>::Request, <$op as DesktopOperation>::Response>())),*]
+        }
+
+        /// Runs the desktop operation called `name`, if there is one.
+        pub async fn run<R: Runtime>(cx: &Context<'_, R>, name: &str, input: Input) -> Option<Result<Answer>> {
+            $(if name == <$op>::SPEC.name {
+                return Some(run_erased::<$op, R>(cx, input).await);
+            })*
+            None
+        }
+    };
+}
+
+desktop_operations!(
+    GetAppInfo,
+    Login,
+    Logout,
+    CurrentUser,
+    RefreshSession,
+    WebhookReceiver,
+    SetWebhookReceiver,
+    OpenEditor,
+    GoogleSignIn,
+);
+
+/// The declaration of the desktop operation `name`.
+pub fn spec(name: &str) -> Option<OpSpec> {
+    declarations().into_iter().map(|(spec, _)| spec).find(|spec| spec.name == name)
+}
+
+/// What the UI needs before anyone signs in.
+#[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[ts(export_to = "desktop/")]
+pub struct AppInfo {
+    pub version: String,
+    pub sandbox: bool,
+    /// The demo account, in sandbox mode only.
+    pub demo: Option<staffroom::sandbox::DemoCredentials>,
+    /// No account exists yet: show the first-admin setup.
+    pub needs_first_admin: bool,
+}
+
+pub struct GetAppInfo;
+impl DesktopOperation for GetAppInfo {
+    const SPEC: OpSpec = OpSpec::new("app_info", "desktop", "The version, the mode, and whether the first admin is still to be made")
+        .access(Access::Public);
+    type Request = NoInput;
+    type Response = AppInfo;
+    async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<AppInfo> {
+        let core = &cx.state.core;
+        Ok(AppInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            sandbox: core.config.sandbox,
+            demo: staffroom::sandbox::demo_credentials(core),
+            needs_first_admin: core.auth.needs_first_admin().await?,
+        })
+    }
+}
+
+/// A sign-in from the app: the account, and whether to keep the session across restarts.
+#[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[ts(export_to = "desktop/")]
+pub struct LoginRequest {
+    #[schema(format = Email)]
+    pub email: String,
+    #[schema(value_type = String, format = Password)]
+    #[serde(serialize_with = "staffroom::secrets::serialize_exposed")]
+    #[ts(type = "string")]
+    pub password: Secret,
+    /// "Keep me signed in": the session's token goes into the OS keyring.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub remember: Option<bool>,
+}
+
+impl Request for LoginRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let remember = fields.flag("remember");
+        let email = fields.value("email").cloned();
+        let password = fields.value("password").cloned();
+        fields.finish(|| ())?;
+        // The account's fields are the sign-in operation's to check.
+        let email = email.and_then(|e| e.as_str().map(str::to_owned)).unwrap_or_default();
+        let password = Secret::new(password.and_then(|p| p.as_str().map(str::to_owned)).unwrap_or_default());
+        Ok(LoginRequest { email, password, remember })
+    }
+}
+
+/// Signs in through the backend; the token stays here. With `remember` the session's token goes
+/// into the keyring so the next launch resumes it; without, any remembered one is forgotten.
+pub struct Login;
+impl DesktopOperation for Login {
+    const SPEC: OpSpec = OpSpec::new("login", "desktop", "Signs in; the token stays in the app")
+        .access(Access::Public)
+        .errors(&[(401, "unauthorized: the email or password is wrong"), (429, "rate_limited: too many failed sign-ins")]);
+    type Request = LoginRequest;
+    type Response = SignedIn;
+    async fn run<R: Runtime>(cx: &Context<'_, R>, request: LoginRequest) -> Result<SignedIn> {
+        let account = json!({ "email": request.email, "password": request.password.expose() });
+        let input = account.as_object().cloned().unwrap_or_default();
+        let response: AuthResponse = cx.state.call("sign_in", input).await?;
+        cx.state.set_token(Some(response.token.clone())).await;
+        let remembered = request.remember.unwrap_or(false).then_some(response.token.as_str());
+        // The sign-in stands even when the keyring cannot keep it; the next launch then asks again.
+        if let Err(err) = cx.state.core.remember_session(remembered).await {
+            tracing::warn!(error = %err.message, "could not update the remembered sign-in");
+        }
+        Ok(SignedIn::from(&response))
+    }
+}
+
+pub struct Logout;
+impl DesktopOperation for Logout {
+    const SPEC: OpSpec = OpSpec::new("logout", "desktop", "Signs out, here and of the session").access(Access::Public);
+    type Request = NoInput;
+    type Response = ();
+    async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<()> {
+        if cx.state.token().await.is_some() {
+            // An already-dead session is signed out all the same.
+            if let Err(err) = cx.state.call::<serde_json::Value>("sign_out", Input::new()).await {
+                tracing::debug!(code = err.code.as_str(), "sign-out of a dead session");
+            }
+        }
+        cx.state.set_token(None).await;
+        cx.state.core.remember_session(None).await
+    }
+}
+
+/// The signed-in staff member; at launch, the remembered session if there is a live one.
+pub struct CurrentUser;
+impl DesktopOperation for CurrentUser {
+    const SPEC: OpSpec = OpSpec::new("current_user", "desktop", "Who is signed in, if anyone").access(Access::Public);
+    type Request = NoInput;
+    type Response = Option<UserDto>;
+    async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<Option<UserDto>> {
+        let state = cx.state;
+        if state.token().await.is_none() {
+            match state.core.resume_remembered_session().await? {
+                Some(resumed) => state.set_token(Some(resumed.token)).await,
+                None => return Ok(None),
+            }
+        }
+        match state.call::<staffroom::auth::ops::MeResponse>("me", Input::new()).await {
+            Ok(me) => Ok(Some(me.user)),
+            Err(err) if err.code == ErrorCode::Unauthorized => {
+                state.set_token(None).await;
+                Ok(None)
+            }
+            Err(err) => Err(err),
+        }
+    }
+}
+
+/// A fresh token for the session (the old one stops working); a remembered sign-in follows it.
+pub struct RefreshSession;
+impl DesktopOperation for RefreshSession {
+    const SPEC: OpSpec = OpSpec::new("refresh_session", "desktop", "Renews the session's token").access(Access::Token);
+    type Request = NoInput;
+    type Response = SignedIn;
+    async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<SignedIn> {
+        let state = cx.state;
+        match state.call::<AuthResponse>("refresh_token", Input::new()).await {
+            Ok(response) => {
+                state.set_token(Some(response.token.clone())).await;
+                if state.core.has_remembered_session().await? {
+                    state.core.remember_session(Some(&response.token)).await?;
+                }
+                Ok(SignedIn::from(&response))
+            }
+            Err(err) => {
+                state.set_token(None).await;
+                if err.code == ErrorCode::Unauthorized {
+                    if let Err(forget) = state.core.remember_session(None).await {
+                        tracing::warn!(error = %forget.message, "could not forget the remembered sign-in");
+                    }
+                }
+                Err(err)
+            }
+        }
+    }
+}
+
+pub struct WebhookReceiver;
+impl DesktopOperation for WebhookReceiver {
+    const SPEC: OpSpec = OpSpec::new("webhook_receiver", "desktop", "Whether the app's own webhook receiver runs, and where");
+    type Request = NoInput;
+    type Response = ReceiverStatus;
+    async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<ReceiverStatus> {
+        Ok(cx.state.receiver.status().await)
+    }
+}
+
+/// Switches the receiver on (on 127.0.0.1 at `port`, 0 for any free port) or off.
+#[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[ts(export_to = "desktop/")]
+pub struct ReceiverSwitch {
+    pub enabled: bool,
+    /// Default 8787; 0 for any free port.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub port: Option<u16>,
+}
+
+impl Request for ReceiverSwitch {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let enabled = fields.flag("enabled");
+        if fields.value("enabled").is_none() {
+            fields.problem("enabled", "is required");
+        }
+        let port = fields.whole_number("port", 0, Some(u32::from(u16::MAX))).map(|p| p as u16);
+        fields.finish(|| ReceiverSwitch { enabled: enabled.unwrap_or(false), port })
+    }
+}
+
+pub struct SetWebhookReceiver;
+impl DesktopOperation for SetWebhookReceiver {
+    const SPEC: OpSpec = OpSpec::new("set_webhook_receiver", "desktop", "Switches the app's webhook receiver on or off")
+        .access(Access::Admin);
+    type Request = ReceiverSwitch;
+    type Response = ReceiverStatus;
+    async fn run<R: Runtime>(cx: &Context<'_, R>, request: ReceiverSwitch) -> Result<ReceiverStatus> {
+        cx.state.receiver.set(&cx.state.actor().await?, request.enabled, request.port).await
+    }
+}
+
+/// The editor window of a document.
+#[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[ts(export_to = "desktop/")]
+pub struct OpenEditorRequest {
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    pub id: String,
+    /// The document's name, for the window's title.
+    pub name: String,
+}
+
+impl Request for OpenEditorRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let id = fields.required_string("id").unwrap_or_default().to_string();
+        if !id.is_empty() && !staffroom::docs::validate::is_drive_id(&id) {
+            fields.problem("id", "must be a Google document id (letters, digits, - or _)");
+        }
+        let name = fields.string("name").unwrap_or_default().to_string();
+        fields.finish(|| OpenEditorRequest { id, name })
+    }
+}
+
+/// Opens (or focuses) the editor window of a document: one window per document.
+pub struct OpenEditor;
+impl DesktopOperation for OpenEditor {
+    const SPEC: OpSpec = OpSpec::new("open_editor", "desktop", "Opens a document's editor window, or brings it to the front")
+        .windows(MAIN);
+    type Request = OpenEditorRequest;
+    type Response = ();
+    async fn run<R: Runtime>(cx: &Context<'_, R>, request: OpenEditorRequest) -> Result<()> {
+        use tauri::Manager;
+        let label = format!("editor-{}", request.id);
+        if let Some(window) = cx.app.get_webview_window(&label) {
+            let _ = window.unminimize();
+            let _ = window.set_focus();
+            return Ok(());
+        }
+        let url = tauri::WebviewUrl::App(format!("index.html?editor={}", request.id).into());
+        tauri::WebviewWindowBuilder::new(cx.app, label, url)
+            .title(format!("{} — Staffroom", request.name))
+            .inner_size(900.0, 760.0)
+            .min_inner_size(600.0, 400.0)
+            .build()
+            .map_err(|e| Error::internal("editor window", e))?;
+        Ok(())
+    }
+}
+
+/// Google sign-in: opens Google's consent page in the system browser and waits (up to five
+/// minutes) for it to come back to the loopback listener.
+pub struct GoogleSignIn;
+impl DesktopOperation for GoogleSignIn {
+    const SPEC: OpSpec = OpSpec::new("google_sign_in", "desktop", "Signs in to Google in the system browser")
+        .access(Access::Admin);
+    type Request = NoInput;
+    type Response = GoogleStatus;
+    async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<GoogleStatus> {
+        use tauri_plugin_opener::OpenerExt;
+        let actor = cx.state.actor().await?;
+        let docs = &cx.state.core.docs;
+        let pending = docs.begin_sign_in(&actor).await?;
+        cx.app.opener().open_url(pending.url.clone(), None::<&str>).map_err(|e| Error::internal("opening the browser", e))?;
+        docs.finish_sign_in(&actor, pending, std::time::Duration::from_secs(300)).await
+    }
+}

@@ -1,0 +1,186 @@
+// Generated from the operations' declarations by the desktop shell's tests/bindings.rs
+// (scripts/gen-types): do not edit.
+import type { AccountRequest } from "./bindings/AccountRequest";
+import type { AppInfo } from "./bindings/desktop/AppInfo";
+import type { AuditEntry } from "./bindings/AuditEntry";
+import type { AuditLogRequest } from "./bindings/AuditLogRequest";
+import type { AuditRetention } from "./bindings/AuditRetention";
+import type { CreateDocument } from "./bindings/CreateDocument";
+import type { DocumentEnvelope } from "./bindings/DocumentEnvelope";
+import type { DocumentIdRequest } from "./bindings/DocumentIdRequest";
+import type { DocumentList } from "./bindings/DocumentList";
+import type { Draft } from "./bindings/Draft";
+import type { EditorView } from "./bindings/EditorView";
+import type { EditsRequest } from "./bindings/EditsRequest";
+import type { Folder } from "./bindings/Folder";
+import type { GoogleStatus } from "./bindings/GoogleStatus";
+import type { IdRequest } from "./bindings/IdRequest";
+import type { ListDocumentsRequest } from "./bindings/ListDocumentsRequest";
+import type { ListOrdersRequest } from "./bindings/ListOrdersRequest";
+import type { ListProductsRequest } from "./bindings/ListProductsRequest";
+import type { ListSubscriptionsRequest } from "./bindings/ListSubscriptionsRequest";
+import type { LoginRequest } from "./bindings/desktop/LoginRequest";
+import type { NewAccount } from "./bindings/NewAccount";
+import type { NewOrder } from "./bindings/NewOrder";
+import type { NoInput } from "./bindings/NoInput";
+import type { OpenEditorRequest } from "./bindings/desktop/OpenEditorRequest";
+import type { OrderEnvelope } from "./bindings/OrderEnvelope";
+import type { OrderList } from "./bindings/OrderList";
+import type { PermissionList } from "./bindings/PermissionList";
+import type { ProductEnvelope } from "./bindings/ProductEnvelope";
+import type { ProductList } from "./bindings/ProductList";
+import type { ReadDocumentRequest } from "./bindings/ReadDocumentRequest";
+import type { ReceiverStatus } from "./bindings/ReceiverStatus";
+import type { ReceiverSwitch } from "./bindings/desktop/ReceiverSwitch";
+import type { SaveOutcome } from "./bindings/SaveOutcome";
+import type { SecretRequest } from "./bindings/SecretRequest";
+import type { SetDisabledRequest } from "./bindings/SetDisabledRequest";
+import type { SettingsView } from "./bindings/SettingsView";
+import type { ShareRequest } from "./bindings/ShareRequest";
+import type { SignedIn } from "./bindings/SignedIn";
+import type { SubscriptionActionRequest } from "./bindings/SubscriptionActionRequest";
+import type { SubscriptionActionResult } from "./bindings/SubscriptionActionResult";
+import type { SubscriptionList } from "./bindings/SubscriptionList";
+import type { SummaryEnvelope } from "./bindings/SummaryEnvelope";
+import type { SyncReport } from "./bindings/SyncReport";
+import type { SyncSettings } from "./bindings/SyncSettings";
+import type { SyncStatus } from "./bindings/SyncStatus";
+import type { UserDto } from "./bindings/UserDto";
+import type { WebhookLog } from "./bindings/WebhookLog";
+import type { WebhookLogRequest } from "./bindings/WebhookLogRequest";
+
+/** Every operation a window may call: what it takes and what it answers. */
+export type Operations = {
+  create_first_admin: { request: NewAccount; response: UserDto };
+  list_users: { request: NoInput; response: Array<UserDto> };
+  add_user: { request: NewAccount; response: UserDto };
+  set_user_disabled: { request: SetDisabledRequest; response: UserDto };
+  unlock_user: { request: AccountRequest; response: UserDto };
+  list_products: { request: ListProductsRequest; response: ProductList };
+  get_product: { request: IdRequest; response: ProductEnvelope };
+  create_order: { request: NewOrder; response: OrderEnvelope };
+  list_orders: { request: ListOrdersRequest; response: OrderList };
+  get_order: { request: IdRequest; response: OrderEnvelope };
+  list_subscriptions: { request: ListSubscriptionsRequest; response: SubscriptionList };
+  act_on_subscription: { request: SubscriptionActionRequest; response: SubscriptionActionResult };
+  sync_now: { request: NoInput; response: SyncReport };
+  sync_status: { request: NoInput; response: SyncStatus };
+  set_sync_interval: { request: SyncSettings; response: SyncStatus };
+  webhook_events: { request: WebhookLogRequest; response: WebhookLog };
+  list_documents: { request: ListDocumentsRequest; response: DocumentList };
+  list_folders: { request: NoInput; response: Array<Folder> };
+  read_document: { request: ReadDocumentRequest; response: DocumentEnvelope };
+  create_document: { request: CreateDocument; response: SummaryEnvelope };
+  share_document: { request: ShareRequest; response: PermissionList };
+  editor_document: { request: DocumentIdRequest; response: EditorView };
+  save_document: { request: EditsRequest; response: SaveOutcome };
+  save_draft: { request: EditsRequest; response: Draft };
+  discard_draft: { request: DocumentIdRequest; response: null };
+  google_status: { request: NoInput; response: GoogleStatus };
+  google_sign_out: { request: NoInput; response: GoogleStatus };
+  settings: { request: NoInput; response: SettingsView };
+  set_secret: { request: SecretRequest; response: null };
+  audit_log: { request: AuditLogRequest; response: Array<AuditEntry> };
+  audit_retention: { request: NoInput; response: AuditRetention };
+  set_audit_retention: { request: AuditRetention; response: AuditRetention };
+  app_info: { request: NoInput; response: AppInfo };
+  login: { request: LoginRequest; response: SignedIn };
+  logout: { request: NoInput; response: null };
+  current_user: { request: NoInput; response: UserDto | null };
+  refresh_session: { request: NoInput; response: SignedIn };
+  webhook_receiver: { request: NoInput; response: ReceiverStatus };
+  set_webhook_receiver: { request: ReceiverSwitch; response: ReceiverStatus };
+  open_editor: { request: OpenEditorRequest; response: null };
+  google_sign_in: { request: NoInput; response: GoogleStatus };
+};
+
+/** Calls one operation; rejects with the error object. */
+export type Call = <K extends keyof Operations>(op: K, request: Operations[K]["request"]) => Promise<Operations[K]["response"]>;
+
+/** One function per operation, over `call`. */
+export function client(call: Call) {
+  return {
+    /** The first account, an admin, on a Staffroom that has none (the desktop's first run) */
+    createFirstAdmin: (request: NewAccount) => call("create_first_admin", request),
+    /** Every staff account, and whether it is disabled or locked */
+    listUsers: () => call("list_users", {}),
+    /** Adds a staff account */
+    addUser: (request: NewAccount) => call("add_user", request),
+    /** Disables an account (signing it out everywhere) or enables it again */
+    setUserDisabled: (request: SetDisabledRequest) => call("set_user_disabled", request),
+    /** Lifts every sign-in lock of an account */
+    unlockUser: (request: AccountRequest) => call("unlock_user", request),
+    /** Products of the store, from the cache when Lemon Squeezy is out of reach */
+    listProducts: (request: ListProductsRequest) => call("list_products", request),
+    /** One product with its variants */
+    getProduct: (request: IdRequest) => call("get_product", request),
+    /** An order: a Lemon Squeezy checkout for a product */
+    createOrder: (request: NewOrder) => call("create_order", request),
+    /** Local orders, newest first */
+    listOrders: (request: ListOrdersRequest) => call("list_orders", request),
+    /** One order with the webhook events applied to it */
+    getOrder: (request: IdRequest) => call("get_order", request),
+    /** Subscriptions, from the cache */
+    listSubscriptions: (request: ListSubscriptionsRequest) => call("list_subscriptions", request),
+    /** Cancel, resume, pause, unpause or change the plan of a subscription (202 when the customer must confirm) */
+    actOnSubscription: (request: SubscriptionActionRequest) => call("act_on_subscription", request),
+    /** Syncs products and subscriptions now, after any sync already running */
+    syncNow: () => call("sync_now", {}),
+    /** Whether a sync runs, its interval and each resource's last sync */
+    syncStatus: () => call("sync_status", {}),
+    /** Changes the interval between background syncs */
+    setSyncInterval: (request: SyncSettings) => call("set_sync_interval", request),
+    /** The newest stored webhook deliveries, and whether deliveries are received */
+    webhookEvents: (request: WebhookLogRequest) => call("webhook_events", request),
+    /** One page of Google documents, newest first */
+    listDocuments: (request: ListDocumentsRequest) => call("list_documents", request),
+    /** Every Drive folder, by name, for the folder filter */
+    listFolders: () => call("list_folders", {}),
+    /** A document, from the offline copy when Google is out of reach */
+    readDocument: (request: ReadDocumentRequest) => call("read_document", request),
+    /** A Google document, with its first text and who it is shared with */
+    createDocument: (request: CreateDocument) => call("create_document", request),
+    /** Shares a document, one permission at a time */
+    shareDocument: (request: ShareRequest) => call("share_document", request),
+    /** What the editor opens with: the document, its blocks, the unsaved draft, and why it is read-only when it is */
+    editorDocument: (request: DocumentIdRequest) => call("editor_document", request),
+    /** Saves the editor's blocks, or answers the newer revision with the edits carried onto it */
+    saveDocument: (request: EditsRequest) => call("save_document", request),
+    /** Keeps the editor's unsaved edits */
+    saveDraft: (request: EditsRequest) => call("save_draft", request),
+    /** Drops the caller's unsaved edits of a document */
+    discardDraft: (request: DocumentIdRequest) => call("discard_draft", request),
+    /** Whether documents can work: Google's credentials and sign-in */
+    googleStatus: () => call("google_status", {}),
+    /** Signs out of Google: revokes and forgets the tokens */
+    googleSignOut: () => call("google_sign_out", {}),
+    /** What Settings shows: mode, data dir, credentials' sources, Google */
+    settings: () => call("settings", {}),
+    /** Stores a provider credential in the OS keyring */
+    setSecret: (request: SecretRequest) => call("set_secret", request),
+    /** The audit log, newest first */
+    auditLog: (request: AuditLogRequest) => call("audit_log", request),
+    /** How many days audit entries are kept */
+    auditRetention: () => call("audit_retention", {}),
+    /** Changes how many days audit entries are kept, and prunes */
+    setAuditRetention: (request: AuditRetention) => call("set_audit_retention", request),
+    /** The version, the mode, and whether the first admin is still to be made */
+    appInfo: () => call("app_info", {}),
+    /** Signs in; the token stays in the app */
+    login: (request: LoginRequest) => call("login", request),
+    /** Signs out, here and of the session */
+    logout: () => call("logout", {}),
+    /** Who is signed in, if anyone */
+    currentUser: () => call("current_user", {}),
+    /** Renews the session's token */
+    refreshSession: () => call("refresh_session", {}),
+    /** Whether the app's own webhook receiver runs, and where */
+    webhookReceiver: () => call("webhook_receiver", {}),
+    /** Switches the app's webhook receiver on or off */
+    setWebhookReceiver: (request: ReceiverSwitch) => call("set_webhook_receiver", request),
+    /** Opens a document's editor window, or brings it to the front */
+    openEditor: (request: OpenEditorRequest) => call("open_editor", request),
+    /** Signs in to Google in the system browser */
+    googleSignIn: () => call("google_sign_in", {}),
+  };
+}
