@@ -99,6 +99,7 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
                 provider_order_id: Some(r.id.clone()),
                 paid_at: (status == "paid").then(|| paid_moment.clone()),
                 refunded_at,
+                refunded_amount: r.int("refunded_amount").unwrap_or(0),
                 updated_at: now,
                 review: None,
                 events: None,
@@ -126,6 +127,10 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
     }
     if refunded_at.is_some() {
         order.dto.refunded_at = refunded_at;
+    }
+    // The provider's running total of what was refunded; it only grows.
+    if let Some(refunded) = r.int("refunded_amount") {
+        order.dto.refunded_amount = order.dto.refunded_amount.max(refunded);
     }
     let target = order_status(&provider_status);
     let mut outcome = "applied".to_string();

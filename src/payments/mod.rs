@@ -578,6 +578,7 @@ impl PaymentService {
                 provider_order_id: None,
                 paid_at: None,
                 refunded_at: None,
+                refunded_amount: 0,
                 updated_at: now,
                 review: None,
                 events: None,
@@ -785,6 +786,66 @@ impl PaymentService {
         let id = subscription.id.clone();
         let subscription = self.db.call(move |conn| store::get_subscription(conn, &id)).await?.unwrap_or(subscription);
         Ok(SubscriptionActionResult { subscription, pending_confirmation })
+    }
+}
+
+impl PaymentService {
+    /// Refunds a paid order, all that is left of it or `amount` cents (admins; audited). The
+    /// provider's order is read first, so what may still be refunded is its word, not the local
+    /// copy's. A refund is never sent twice: when its answer is lost, the order is read again to
+    /// see whether it happened.
+    pub async fn refund_order(&self, actor: &Actor, id: &str, amount: Option<u32>) -> Result<OrderDto> {
+        actor.require_admin()?;
+        validate_id("id", id)?;
+        let key = id.to_string();
+        let mut record = self
+            .db
+            .call(move |conn| store::get_order(conn, &key))
+            .await?
+            .ok_or_else(|| Error::not_found(format!("No order {id}")))?;
+        let Some(provider_id) = record.dto.provider_order_id.clone().filter(|_| record.dto.status == "paid") else {
+            return Err(Error::conflict("Only a paid order can be refunded", None));
+        };
+        let path = format!("orders/{provider_id}");
+        let before = self.client.get_one(&path).await?;
+        let refunded_before = before.int("refunded_amount").unwrap_or(0);
+        let refundable = before.int("total").unwrap_or(record.dto.total) - refunded_before;
+        if refundable <= 0 {
+            return Err(Error::conflict("This order has already been refunded in full", None));
+        }
+        if let Some(amount) = amount.filter(|a| i64::from(*a) > refundable) {
+            let money = model::format_money(refundable, &record.dto.currency);
+            return Err(Error::invalid_field("amount", format!("must be at most {refundable} ({money}, what is left to refund); {amount} is more")));
+        }
+        let mut attributes = serde_json::Map::new();
+        if let Some(amount) = amount {
+            attributes.insert("amount".into(), json!(amount));
+        }
+        let body = json!({"data": {"type": "orders", "id": provider_id, "attributes": attributes}});
+        let refunded = match self.client.post_once(&format!("{path}/refund"), &body).await {
+            Ok(order) => Ok(order),
+            // The answer was lost: the order itself says whether the refund happened.
+            Err(lost) if lost.code == ErrorCode::IntegrationError => match self.client.get_one(&path).await {
+                Ok(order) if order.int("refunded_amount").unwrap_or(0) > refunded_before => Ok(order),
+                _ => Err(lost),
+            },
+            Err(refused) => Err(refused),
+        };
+        let outcome = match &refunded {
+            Ok(_) => "success".to_string(),
+            Err(err) => format!("failure: {}", err.code.as_str()),
+        };
+        let detail = json!({ "amount": amount, "providerOrderId": provider_id });
+        self.audit.record(actor.audit_name(), "payments.order_refund", Some(id), &outcome, Some(detail)).await;
+        let order = refunded?;
+        let now = now_rfc3339();
+        record.dto.refunded_amount = order.int("refunded_amount").unwrap_or(refunded_before).max(record.dto.refunded_amount);
+        record.dto.refunded_at = model::normalise_time(order.str("refunded_at")).or(Some(now.clone()));
+        record.provider_status = order.str("status").or(record.provider_status);
+        record.provider_updated_at = model::normalise_time(order.str("updated_at")).or(record.provider_updated_at);
+        record.dto.updated_at = now;
+        self.db.call(move |conn| store::update_order_from_provider(conn, &record)).await?;
+        self.get_order(id).await
     }
 }
 

@@ -125,7 +125,11 @@ pub struct OrderDto {
     pub customer_id: Option<String>,
     pub provider_order_id: Option<String>,
     pub paid_at: Option<String>,
+    /// When the order was last refunded (in full or in part).
     pub refunded_at: Option<String>,
+    /// Cents refunded so far (0 when none).
+    #[serde(default)]
+    pub refunded_amount: i64,
     pub updated_at: String,
     /// Why the order waits for a person's review: a payment event did not match its checkout
     /// (another store, variant, currency, price or mode), so it was not marked paid.

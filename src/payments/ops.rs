@@ -149,6 +149,27 @@ pub struct OrderEnvelope {
     pub order: OrderDto,
 }
 
+/// `POST /api/payments/orders/{id}/refund`: all that is left of the order, or `amount` of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct RefundRequest {
+    #[schema(pattern = "^[A-Za-z0-9-]{1,64}$")]
+    pub id: String,
+    /// Cents to refund; all that is left when absent.
+    #[schema(minimum = 1)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub amount: Option<u32>,
+}
+
+impl Request for RefundRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let id = id(&mut fields);
+        let amount = fields.whole_number("amount", 1, None);
+        fields.finish(|| RefundRequest { id, amount })
+    }
+}
+
 /// `GET /api/payments/orders`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -353,6 +374,22 @@ impl Operation for GetOrder {
     type Response = OrderEnvelope;
     async fn run(core: &Core, _: &Caller, request: IdRequest) -> Result<OrderEnvelope> {
         Ok(OrderEnvelope { order: core.payments.get_order(&request.id).await? })
+    }
+}
+
+pub struct RefundOrder;
+impl Operation for RefundOrder {
+    const SPEC: OpSpec = OpSpec::new("refund_order", "payments", "Refunds a paid order, in full or in part")
+        .route(Route::post("/api/payments/orders/{id}/refund"))
+        .access(Access::Admin)
+        .errors(&[
+            (404, "not_found: no such order"),
+            (409, "conflict: only a paid order can be refunded, and only what is left of it"),
+        ]);
+    type Request = RefundRequest;
+    type Response = OrderEnvelope;
+    async fn run(core: &Core, caller: &Caller, request: RefundRequest) -> Result<OrderEnvelope> {
+        Ok(OrderEnvelope { order: core.payments.refund_order(&caller.actor()?, &request.id, request.amount).await? })
     }
 }
 

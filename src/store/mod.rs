@@ -25,6 +25,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../../migrations/0005_doc_lists.sql"),
     include_str!("../../migrations/0006_order_checks.sql"),
     include_str!("../../migrations/0007_hardening.sql"),
+    include_str!("../../migrations/0008_refunds.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

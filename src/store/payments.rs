@@ -264,7 +264,7 @@ pub struct CheckoutTerms {
     pub test_mode: bool,
 }
 
-const ORDER_COLUMNS: &str = "id, number, status, total, currency, checkout_url, created_at, email, name, product_id, variant_id, customer_id, provider_order_id, paid_at, refunded_at, updated_at, provider_status, provider_updated_at, checkout_id, billing_address, metadata, created_by, store_id, subtotal, test_mode, review";
+const ORDER_COLUMNS: &str = "id, number, status, total, currency, checkout_url, created_at, email, name, product_id, variant_id, customer_id, provider_order_id, paid_at, refunded_at, updated_at, provider_status, provider_updated_at, checkout_id, billing_address, metadata, created_by, store_id, subtotal, test_mode, review, refunded_amount";
 
 /// The human-readable reference of order number `n`.
 pub fn order_reference(n: i64) -> String {
@@ -291,6 +291,7 @@ fn order_from_row(row: &Row<'_>) -> rusqlite::Result<OrderRecord> {
             refunded_at: row.get(14)?,
             updated_at: row.get(15)?,
             review: row.get(25)?,
+            refunded_amount: row.get(26)?,
             events: None,
         },
         provider_status: row.get(16)?,
@@ -316,13 +317,13 @@ pub fn insert_order(conn: &mut Connection, order: &OrderRecord) -> Result<i64> {
     let number: i64 = tx.query_row("SELECT COALESCE(MAX(number), 0) + 1 FROM orders", [], |r| r.get(0))?;
     let o = &order.dto;
     tx.execute(
-        &format!("INSERT INTO orders ({ORDER_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)"),
+        &format!("INSERT INTO orders ({ORDER_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)"),
         params![
             o.id, number, o.status, o.total, o.currency, o.checkout_url, o.created_at, o.email, o.name, o.product_id, o.variant_id,
             o.customer_id, o.provider_order_id, o.paid_at, o.refunded_at, o.updated_at, order.provider_status,
             order.provider_updated_at, order.checkout_id, order.billing_address, order.metadata, order.created_by,
             order.expected.as_ref().map(|e| &e.store_id), order.expected.as_ref().map(|e| e.subtotal),
-            order.expected.as_ref().map(|e| e.test_mode), o.review
+            order.expected.as_ref().map(|e| e.test_mode), o.review, o.refunded_amount
         ],
     )?;
     tx.commit()?;
@@ -372,10 +373,11 @@ pub fn update_order_from_provider(conn: &Connection, order: &OrderRecord) -> Res
     let o = &order.dto;
     conn.execute(
         "UPDATE orders SET status = ?2, provider_order_id = ?3, provider_status = ?4, provider_updated_at = ?5, paid_at = ?6,
-                refunded_at = ?7, customer_id = ?8, updated_at = ?9, total = ?10, currency = ?11, review = ?12 WHERE id = ?1",
+                refunded_at = ?7, customer_id = ?8, updated_at = ?9, total = ?10, currency = ?11, review = ?12,
+                refunded_amount = ?13 WHERE id = ?1",
         params![
             o.id, o.status, o.provider_order_id, order.provider_status, order.provider_updated_at, o.paid_at, o.refunded_at,
-            o.customer_id, o.updated_at, o.total, o.currency, o.review
+            o.customer_id, o.updated_at, o.total, o.currency, o.review, o.refunded_amount
         ],
     )?;
     Ok(())

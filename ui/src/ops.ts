@@ -32,6 +32,7 @@ import type { ProductList } from "./bindings/ProductList";
 import type { ReadDocumentRequest } from "./bindings/ReadDocumentRequest";
 import type { ReceiverStatus } from "./bindings/ReceiverStatus";
 import type { ReceiverSwitch } from "./bindings/desktop/ReceiverSwitch";
+import type { RefundRequest } from "./bindings/RefundRequest";
 import type { SaveOutcome } from "./bindings/SaveOutcome";
 import type { SecretRequest } from "./bindings/SecretRequest";
 import type { SetDisabledRequest } from "./bindings/SetDisabledRequest";
@@ -61,6 +62,7 @@ export type Operations = {
   create_order: { request: NewOrder; response: OrderEnvelope };
   list_orders: { request: ListOrdersRequest; response: OrderList };
   get_order: { request: IdRequest; response: OrderEnvelope };
+  refund_order: { request: RefundRequest; response: OrderEnvelope };
   list_subscriptions: { request: ListSubscriptionsRequest; response: SubscriptionList };
   act_on_subscription: { request: SubscriptionActionRequest; response: SubscriptionActionResult };
   sync_now: { request: NoInput; response: SyncReport };
@@ -120,6 +122,8 @@ export function client(call: Call) {
     listOrders: (request: ListOrdersRequest) => call("list_orders", request),
     /** One order with the webhook events applied to it */
     getOrder: (request: IdRequest) => call("get_order", request),
+    /** Refunds a paid order, in full or in part */
+    refundOrder: (request: RefundRequest) => call("refund_order", request),
     /** Subscriptions, from the cache */
     listSubscriptions: (request: ListSubscriptionsRequest) => call("list_subscriptions", request),
     /** Cancel, resume, pause, unpause or change the plan of a subscription (202 when the customer must confirm) */

@@ -11,7 +11,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::seed::{Order, Subscription};
 use super::{now_stamp, order_json, subscription_json, Sim, WebhookIds};
@@ -134,6 +134,7 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
             variant_name: variant.name.clone(),
             created_at: now.clone(),
             updated_at: now.clone(),
+            custom: checkout.custom.clone(),
         };
         let mut deliveries = vec![("order_created", order_json(&sim.base, &order))];
         data.orders.push(order);
@@ -167,40 +168,43 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
         data.checkouts.get_mut(&id).expect("checked above").status = if paid { "paid" } else { "declined" };
         deliveries.into_iter().map(|(event, resource)| (event, resource, checkout.custom.clone())).collect::<Vec<_>>()
     };
-    let target = sim.webhook.lock().unwrap().clone();
-    let ids = sim.faults.lock().unwrap().webhook_ids;
-    let purchase_id = uuid::Uuid::new_v4().to_string();
-    let endpoint_id = sim.endpoint_webhook_id.clone();
-    match target {
-        Some((url, secret)) => {
-            let http = sim.http.clone();
-            tokio::spawn(async move {
-                for (event, resource, custom) in deliveries {
-                    let mut meta =
-                        json!({"event_name": event, "custom_data": Value::Object(custom), "test_mode": true});
-                    let webhook_id = match ids {
-                        WebhookIds::PerPurchase => Some(purchase_id.clone()),
-                        WebhookIds::PerDelivery => Some(uuid::Uuid::new_v4().to_string()),
-                        WebhookIds::PerEndpoint => Some(endpoint_id.clone()),
-                        WebhookIds::Absent => None,
-                    };
-                    if let Some(id) = webhook_id {
-                        meta["webhook_id"] = json!(id);
-                    }
-                    let body =
-                        serde_json::to_vec(&json!({"meta": meta, "data": resource})).expect("JSON always serializes");
-                    deliver(&http, &url, &secret, event, body).await;
-                }
-            });
-        }
-        None => tracing::warn!("sandbox checkout finished, but no webhook receiver is set to tell"),
-    }
+    send_webhooks(&sim, deliveries);
     let message = if paid { "Payment complete" } else { "Payment declined" };
     shell(message, &format!("<h1 id=\"result\">{message}</h1><p>You can close this page and return to Staffroom.</p>"))
         .into_response()
 }
 
 /// Sends one delivery, retrying three more times with growing waits like the provider.
+/// Sends signed deliveries of `(event, resource, custom data)` to the app's receiver, in order,
+/// each retried as Lemon Squeezy does (sooner, for tests), with `webhook_id`s shaped as the
+/// faults ask.
+pub(super) fn send_webhooks(sim: &Sim, deliveries: Vec<(&'static str, Value, Map<String, Value>)>) {
+    let target = sim.webhook.lock().unwrap().clone();
+    let ids = sim.faults.lock().unwrap().webhook_ids;
+    let purchase_id = uuid::Uuid::new_v4().to_string();
+    let endpoint_id = sim.endpoint_webhook_id.clone();
+    let Some((url, secret)) = target else {
+        return tracing::warn!("the sandbox has webhooks to send, but no webhook receiver is set to tell");
+    };
+    let http = sim.http.clone();
+    tokio::spawn(async move {
+        for (event, resource, custom) in deliveries {
+            let mut meta = json!({"event_name": event, "custom_data": Value::Object(custom), "test_mode": true});
+            let webhook_id = match ids {
+                WebhookIds::PerPurchase => Some(purchase_id.clone()),
+                WebhookIds::PerDelivery => Some(uuid::Uuid::new_v4().to_string()),
+                WebhookIds::PerEndpoint => Some(endpoint_id.clone()),
+                WebhookIds::Absent => None,
+            };
+            if let Some(id) = webhook_id {
+                meta["webhook_id"] = json!(id);
+            }
+            let body = serde_json::to_vec(&json!({"meta": meta, "data": resource})).expect("JSON always serializes");
+            deliver(&http, &url, &secret, event, body).await;
+        }
+    });
+}
+
 async fn deliver(http: &reqwest::Client, url: &str, secret: &crate::secrets::Secret, event: &str, body: Vec<u8>) {
     let signature = sign(secret, &body);
     for (attempt, wait) in [0u64, 1, 3, 9].into_iter().enumerate() {

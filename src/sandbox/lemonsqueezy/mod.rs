@@ -36,8 +36,9 @@ pub struct Faults {
     pub timeout: bool,
     /// Every API request is answered 401, as if the key were revoked.
     pub reject_key: bool,
-    /// The next this-many creates (`POST /checkouts`) are carried out, then answered 500, as
-    /// when the provider fails after committing: the answer is lost, the checkout exists.
+    /// The next this-many creates and refunds (`POST /checkouts`, `POST /orders/:id/refund`)
+    /// are carried out, then answered 500, as when the provider fails after committing: the
+    /// answer is lost, the change is made.
     pub fail_after_commit: u32,
     /// How the checkout page's webhooks carry `meta.webhook_id` (undocumented by Lemon
     /// Squeezy, so the simulator can send each shape a provider could).
@@ -177,6 +178,7 @@ impl PaymentSimulator {
             )
             .route("/v1/orders", get(list_orders))
             .route("/v1/orders/{id}", get(one_order))
+            .route("/v1/orders/{id}/refund", post(refund_order))
             .route("/v1/checkouts", post(create_checkout).get(list_checkouts))
             .route("/v1/checkouts/{id}", get(one_checkout))
             .fallback(|| async { jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "No such endpoint") })
@@ -233,6 +235,11 @@ impl PaymentSimulator {
     /// The most API requests seen in any one rate window so far (from the arrival log).
     pub fn max_in_any_window(&self) -> usize {
         *self.sim.max_in_window.lock().unwrap()
+    }
+
+    /// How many cents of provider order `id` have been refunded, for tests.
+    pub fn refunded_amount(&self, id: &str) -> Option<i64> {
+        self.sim.data.lock().unwrap().orders.iter().find(|o| o.id.to_string() == id).map(|o| o.refunded_amount)
     }
 
     /// A subscription's provider status, for tests.
@@ -846,6 +853,53 @@ async fn one_order(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Respo
     }
 }
 
+/// Whether this answer is to fail after its change was made (the `failAfterCommit` fault), as a
+/// lost answer looks to the client.
+fn fails_after_commit(sim: &Sim) -> bool {
+    let mut faults = sim.faults.lock().unwrap();
+    let fail = faults.fail_after_commit > 0;
+    faults.fail_after_commit = faults.fail_after_commit.saturating_sub(1);
+    fail
+}
+
+/// `POST /v1/orders/:id/refund`: refunds `attributes.amount` cents, or all that is left, of a
+/// paid order; answers the order, and sends `order_refunded` (for full and partial refunds).
+async fn refund_order(State(sim): State<Arc<Sim>>, Path(id): Path<String>, body: axum::body::Bytes) -> Response {
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return jsonapi_error(StatusCode::BAD_REQUEST, "Bad Request", "The body is not JSON.");
+    };
+    if body["data"]["type"] != "orders" || body["data"]["id"].as_str() != Some(id.as_str()) {
+        return unprocessable("data.type must be orders and data.id the order's id");
+    }
+    let amount = &body["data"]["attributes"]["amount"];
+    if !amount.is_null() && amount.as_i64().is_none_or(|a| a < 1) {
+        return unprocessable("The amount must be a positive integer.");
+    }
+    let (order, custom) = {
+        let mut data = sim.data.lock().unwrap();
+        let Some(order) = data.orders.iter_mut().find(|o| o.id.to_string() == id) else { return not_found() };
+        if !matches!(order.status, "paid" | "partial_refund") {
+            return unprocessable("This order cannot be refunded.");
+        }
+        let refundable = order.total - order.refunded_amount;
+        let amount = amount.as_i64().unwrap_or(refundable);
+        if amount > refundable {
+            return unprocessable("The refund amount is greater than the amount that can be refunded.");
+        }
+        let now = now_stamp();
+        order.refunded_amount += amount;
+        order.status = if order.refunded_amount == order.total { "refunded" } else { "partial_refund" };
+        order.refunded_at = Some(now.clone());
+        order.updated_at = now;
+        (order_json(&sim.base, order), order.custom.clone())
+    };
+    checkout::send_webhooks(&sim, vec![("order_refunded", order.clone(), custom)]);
+    if fails_after_commit(&sim) {
+        return jsonapi_error(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error", "Simulated failure after the refund");
+    }
+    document(order)
+}
+
 async fn create_checkout(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Response {
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
         return jsonapi_error(StatusCode::BAD_REQUEST, "Bad Request", "The body is not JSON.");
@@ -889,13 +943,7 @@ async fn create_checkout(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -
     let json = checkout_json(&sim.base, &checkout);
     data.checkouts.insert(checkout.id.clone(), checkout);
     drop(data);
-    let failed_after_commit = {
-        let mut faults = sim.faults.lock().unwrap();
-        let fail = faults.fail_after_commit > 0;
-        faults.fail_after_commit = faults.fail_after_commit.saturating_sub(1);
-        fail
-    };
-    if failed_after_commit {
+    if fails_after_commit(&sim) {
         return jsonapi_error(
             StatusCode::INTERNAL_SERVER_ERROR,
             "Internal Server Error",

@@ -129,6 +129,8 @@ pub struct Order {
     pub variant_name: String,
     pub created_at: String,
     pub updated_at: String,
+    /// The checkout's custom data, which the order's webhooks carry as `meta.custom_data`.
+    pub custom: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Every provider subscription status.

@@ -21,7 +21,15 @@ status: string,
  * Cents: the variant's price until paid, then the amount actually charged (with tax,
  * less discounts).
  */
-total: number, currency: string, checkoutUrl: string, createdAt: string, email: string, name: string | null, productId: string, variantId: string, customerId: string | null, providerOrderId: string | null, paidAt: string | null, refundedAt: string | null, updatedAt: string, 
+total: number, currency: string, checkoutUrl: string, createdAt: string, email: string, name: string | null, productId: string, variantId: string, customerId: string | null, providerOrderId: string | null, paidAt: string | null, 
+/**
+ * When the order was last refunded (in full or in part).
+ */
+refundedAt: string | null, 
+/**
+ * Cents refunded so far (0 when none).
+ */
+refundedAmount: number, updatedAt: string, 
 /**
  * Why the order waits for a person's review: a payment event did not match its checkout
  * (another store, variant, currency, price or mode), so it was not marked paid.

@@ -4,12 +4,15 @@ import userEvent from "@testing-library/user-event";
 import { emit } from "@tauri-apps/api/event";
 import { Orders } from "./Orders";
 import { mockCommands, renderWithQuery } from "../test/render";
-import type { Order } from "../types";
+import type { Order, User } from "../types";
+
+const admin: User = { id: "u1", email: "ada@example.com", name: "Ada", role: "admin", disabled: false, locked: false };
+const staff: User = { ...admin, role: "staff" };
 
 const order = (status: Order["status"]): Order => ({
   id: "o1", orderId: "SR-000001", status, total: 1999, currency: "USD", checkoutUrl: "http://127.0.0.1/checkout/custom/1",
   createdAt: "2026-11-22T10:00:00Z", email: "ada@example.com", name: "Ada", productId: "p1", variantId: "v1",
-  customerId: null, providerOrderId: null, paidAt: null, refundedAt: null, updatedAt: "2026-11-22T10:00:00Z", review: null,
+  customerId: null, providerOrderId: null, paidAt: null, refundedAt: null, refundedAmount: 0, updatedAt: "2026-11-22T10:00:00Z", review: null,
 });
 const page = (orders: Order[]) => ({ orders, meta: { currentPage: 1, totalPages: 1, totalItems: orders.length } });
 
@@ -20,7 +23,7 @@ describe("Orders", () => {
       list_orders: () => page([order(status)]),
       get_order: () => ({ order: { ...order(status), events: status === "paid" ? [{ eventName: "order_created", receivedAt: "2026-11-22T10:01:00Z", outcome: "applied" }] : [] } }),
     });
-    renderWithQuery(<Orders />);
+    renderWithQuery(<Orders user={admin} />);
     const table = await screen.findByRole("table", { name: "Orders" });
     expect(within(table).getByText("pending")).toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "SR-000001" }));
@@ -34,22 +37,71 @@ describe("Orders", () => {
 
   it("shows loading, empty and error states", async () => {
     mockCommands({ list_orders: () => page([]) });
-    const first = renderWithQuery(<Orders />);
+    const first = renderWithQuery(<Orders user={admin} />);
     expect(screen.getByText("Loading orders…")).toBeInTheDocument();
     expect(await screen.findByText("No orders yet. Create one from a product.")).toBeInTheDocument();
     first.unmount();
     mockCommands({ list_orders: () => { throw { code: "internal", message: "The database is locked" }; } });
-    renderWithQuery(<Orders />);
+    renderWithQuery(<Orders user={admin} />);
     expect(await screen.findByRole("alert")).toHaveTextContent("The database is locked (internal)");
   });
 
   it("marks an order whose payment did not match its checkout for review, and says why", async () => {
     const held = { ...order("pending"), review: "subtotal is 100, the checkout's is 1999" };
     mockCommands({ list_orders: () => page([held]), get_order: () => ({ order: { ...held, events: [] } }) });
-    renderWithQuery(<Orders />);
+    renderWithQuery(<Orders user={admin} />);
     const table = await screen.findByRole("table", { name: "Orders" });
     expect(within(table).getByText("needs review")).toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "SR-000001" }));
     expect(await screen.findByText(/subtotal is 100, the checkout's is 1999/)).toBeInTheDocument();
+  });
+
+  it("lets an admin refund a paid order in part after confirming, and shows what was refunded", async () => {
+    let refunded = 0;
+    const paid = () => ({ ...order("paid"), paidAt: "2026-11-22T10:01:00Z", providerOrderId: "9001", refundedAmount: refunded, refundedAt: refunded ? "2026-11-23T09:00:00Z" : null });
+    const calls = mockCommands({
+      list_orders: () => page([paid()]),
+      get_order: () => ({ order: { ...paid(), events: [] } }),
+      refund_order: (args) => {
+        if (args.amount === 5000) throw { code: "invalid_request", message: "amount: must be at most 1999", details: { fields: [{ field: "amount", message: "must be at most 1999 ($19.99, what is left to refund); 5000 is more" }] } };
+        refunded += (args.amount as number | null) ?? 1999 - refunded;
+        return { order: paid() };
+      },
+    });
+    renderWithQuery(<Orders user={admin} />);
+    await userEvent.click(await screen.findByRole("button", { name: "SR-000001" }));
+    await userEvent.click(await screen.findByRole("button", { name: "Refund…" }));
+    const dialog = screen.getByRole("alertdialog", { name: "Refund" });
+    expect(dialog).toHaveTextContent("Refund $19.99 to ada@example.com?");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Keep as is" }));
+    expect(calls.some((c) => c.cmd === "refund_order")).toBe(false);
+
+    await userEvent.click(screen.getByRole("button", { name: "Refund…" }));
+    await userEvent.type(screen.getByLabelText(/Part only/), "50");
+    await userEvent.click(screen.getByRole("button", { name: "Refund" }));
+    expect(await screen.findByText(/Amount must be at most 1999/)).toBeInTheDocument();
+    await userEvent.clear(screen.getByLabelText(/Part only/));
+    await userEvent.type(screen.getByLabelText(/Part only/), "5.00");
+    await userEvent.click(screen.getByRole("button", { name: "Refund" }));
+    expect(await screen.findByText(/Refunded \$5\.00/)).toBeInTheDocument();
+    expect(calls.filter((c) => c.cmd === "refund_order").map((c) => c.args)).toEqual([
+      { id: "o1", amount: 5000 },
+      { id: "o1", amount: 500 },
+    ]);
+  });
+
+  it("offers no refund to staff, nor for an order that is not paid", async () => {
+    mockCommands({ list_orders: () => page([order("pending")]), get_order: () => ({ order: { ...order("pending"), events: [] } }) });
+    const first = renderWithQuery(<Orders user={admin} />);
+    await userEvent.click(await screen.findByRole("button", { name: "SR-000001" }));
+    await screen.findByText("No webhook has arrived for this order yet.");
+    expect(screen.queryByRole("button", { name: "Refund…" })).not.toBeInTheDocument();
+    first.unmount();
+    const paid = { ...order("paid"), paidAt: "2026-11-22T10:01:00Z" };
+    mockCommands({ list_orders: () => page([paid]), get_order: () => ({ order: { ...paid, events: [] } }) });
+    renderWithQuery(<Orders user={staff} />);
+    await userEvent.click(await screen.findByRole("button", { name: "SR-000001" }));
+    await screen.findByText("No webhook has arrived for this order yet.");
+    expect(screen.queryByRole("button", { name: "Refund…" })).not.toBeInTheDocument();
   });
 });

@@ -1,14 +1,16 @@
-import { useState } from "react";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { OrderCells } from "../components/OrderCells";
 import { Pager } from "../components/Pager";
 import { useRefetchOnWebhook } from "../events";
-import { api, describeError, formatMoney } from "../api";
+import { api, describeError, fieldError, formatMoney } from "../api";
+import type { Order, User } from "../types";
 
 const PAGE_SIZE = 20;
 
-/** Orders: newest first, live as webhooks arrive; the chosen order's event history. */
-export function Orders() {
+/** Orders: newest first, live as webhooks arrive; the chosen order's event history, and its
+ *  refund for admins. */
+export function Orders({ user }: { user: User }) {
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<string | null>(null);
   const list = useQuery({
@@ -41,12 +43,12 @@ export function Orders() {
         )}
         {meta && <Pager meta={meta} noun="orders" onPage={setPage} />}
       </div>
-      {selected && <OrderDetail key={selected} id={selected} />}
+      {selected && <OrderDetail key={selected} id={selected} canRefund={user.role === "admin"} />}
     </section>
   );
 }
 
-function OrderDetail({ id }: { id: string }) {
+function OrderDetail({ id, canRefund }: { id: string; canRefund: boolean }) {
   const order = useQuery({ queryKey: ["order", id], queryFn: async () => (await api.getOrder({ id })).order });
   if (order.isPending) return <aside className="card detail"><p className="muted">Loading…</p></aside>;
   if (order.isError) return <aside className="card detail"><p className="error" role="alert">{describeError(order.error)}</p></aside>;
@@ -55,6 +57,13 @@ function OrderDetail({ id }: { id: string }) {
     <aside className="card detail" aria-label={`Order ${o.orderId}`}>
       <h3>{o.orderId} <span className={`status status-${o.status}`}>{o.status}</span></h3>
       <p className="muted small">{o.email} · {formatMoney(o.total, o.currency)}{o.paidAt ? ` · paid ${new Date(o.paidAt).toLocaleString()}` : ""}</p>
+      {o.refundedAmount > 0 && (
+        <p className="small" role="status">
+          Refunded {formatMoney(o.refundedAmount, o.currency)}{o.refundedAmount >= o.total ? " (in full)" : ""}
+          {o.refundedAt ? ` · ${new Date(o.refundedAt).toLocaleString()}` : ""}
+        </p>
+      )}
+      {canRefund && o.status === "paid" && o.refundedAmount < o.total && <Refund order={o} />}
       {o.review && (
         <p className="callout small" role="status">
           <strong>Needs review:</strong> a payment event did not match this order's checkout, so it was not marked paid ({o.review}). Check the order in Lemon Squeezy.
@@ -73,5 +82,44 @@ function OrderDetail({ id }: { id: string }) {
         </ol>
       )}
     </aside>
+  );
+}
+
+/** Refunds an order, all that is left of it or part, after confirming. */
+function Refund({ order }: { order: Order }) {
+  const queryClient = useQueryClient();
+  const left = order.total - order.refundedAmount;
+  const [open, setOpen] = useState(false);
+  const [part, setPart] = useState("");
+  const refund = useMutation({
+    mutationFn: () => api.refundOrder({ id: order.id, amount: part ? Math.round(Number(part) * 100) : null }),
+    onSuccess: (answer) => {
+      setOpen(false);
+      setPart("");
+      queryClient.setQueryData(["order", order.id], answer.order);
+      void queryClient.invalidateQueries({ queryKey: ["orders"] });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    refund.mutate();
+  };
+  if (!open) return <button type="button" onClick={() => setOpen(true)}>Refund…</button>;
+  const amount = part ? Math.round(Number(part) * 100) : left;
+  return (
+    <form className="callout stack" role="alertdialog" aria-label="Refund" onSubmit={submit} noValidate>
+      <p>
+        Refund {formatMoney(amount > 0 ? amount : left, order.currency)} to {order.email}? Lemon Squeezy returns the money to the
+        customer; it cannot be undone.
+      </p>
+      <label htmlFor="refund-part">Part only (optional; up to {formatMoney(left, order.currency)})</label>
+      <input id="refund-part" inputMode="decimal" placeholder={(left / 100).toFixed(2)} value={part} onChange={(e) => setPart(e.target.value)} />
+      {fieldError(refund.error, "amount") && <p className="error">Amount {fieldError(refund.error, "amount")}</p>}
+      {refund.isError && !fieldError(refund.error, "amount") && <p className="error" role="alert">{describeError(refund.error)}</p>}
+      <div className="row">
+        <button type="button" onClick={() => { setOpen(false); refund.reset(); }}>Keep as is</button>
+        <button type="submit" className="primary" disabled={refund.isPending}>{refund.isPending ? "Refunding…" : "Refund"}</button>
+      </div>
+    </form>
   );
 }

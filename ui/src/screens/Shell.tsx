@@ -70,7 +70,7 @@ export function Shell({ info, user, onSignedOut }: Props) {
           </button>
         </header>
         {area === "products" && <Products />}
-        {area === "orders" && <Orders />}
+        {area === "orders" && <Orders user={user} />}
         {area === "subscriptions" && <Subscriptions />}
         {area === "documents" && <Documents />}
         {area === "webhooks" && <Webhooks user={user} />}

@@ -1,0 +1,129 @@
+//! Refunding an order (`POST /api/payments/orders/{id}/refund`), over HTTP against the sandbox's
+//! Lemon Squeezy: admins only, paid orders only, in full or in part, never twice when the answer
+//! is lost, audited, and followed by the provider's `order_refunded` webhook.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+use staffroom::auth::{Actor, NewUser};
+use staffroom::sandbox::lemonsqueezy::Faults;
+use staffroom::secrets::Secret;
+use staffroom::store::users::Role;
+
+/// Polls `path` until `done` holds of its body (at most 5 s); the last body.
+async fn eventually(app: &SandboxApp, path: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let mut body = Value::Null;
+    for _ in 0..100 {
+        body = app.get(path).await.1;
+        if done(&body) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    body
+}
+
+/// A new order of product `product`, paid at the sandbox checkout: its id and its body.
+async fn paid_order(app: &SandboxApp, product: &str) -> (String, Value) {
+    let (status, created) = app.post("/api/payments/orders", json!({"productId": product, "email": "buyer@example.com"})).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["order"]["id"].as_str().unwrap().to_string();
+    let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
+    client().post(checkout_action(&checkout, "pay")).send().await.unwrap();
+    let order = eventually(app, &format!("/api/payments/orders/{id}"), |b| b["order"]["status"] == "paid").await;
+    assert_eq!(order["order"]["status"], "paid", "{order}");
+    (id, order["order"].clone())
+}
+
+#[tokio::test]
+async fn an_admin_refunds_a_paid_order_in_part_then_in_full() {
+    let app = SandboxApp::start().await;
+    let (id, order) = paid_order(&app, "11").await;
+    let total = order["total"].as_i64().unwrap();
+    let path = format!("/api/payments/orders/{id}/refund");
+    let refund = |body: Value| app.post(&path, body);
+
+    // More than the order: refused naming the amount, nothing refunded.
+    let (status, body) = refund(json!({"amount": total + 1})).await;
+    assert_eq!((status, bad_fields(&body)), (400, vec!["amount".to_string()]), "{body}");
+
+    let (status, body) = refund(json!({"amount": 500})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["order"]["refundedAmount"], 500, "{body}");
+    assert!(body["order"]["refundedAt"].is_string(), "{body}");
+    assert_eq!(body["order"]["status"], "paid", "a partly refunded order stays paid");
+
+    // Without an amount, what is left; then nothing is left.
+    let (status, body) = refund(json!({})).await;
+    assert_eq!((status, body["order"]["refundedAmount"].as_i64()), (200, Some(total)), "{body}");
+    let (status, body) = refund(json!({})).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (409, Some("conflict")), "{body}");
+
+    // The provider tells of each refund with order_refunded, applied to the order.
+    let order = eventually(&app, &format!("/api/payments/orders/{id}"), |b| {
+        b["order"]["events"].as_array().unwrap().iter().filter(|e| e["eventName"] == "order_refunded").count() == 2
+    })
+    .await;
+    let refunded_events =
+        order["order"]["events"].as_array().unwrap().iter().filter(|e| e["eventName"] == "order_refunded").count();
+    assert_eq!(refunded_events, 2, "{order}");
+    assert_eq!(order["order"]["refundedAmount"], total);
+
+    // Audited, each with its amount.
+    let entries = app.core.audit.list(50, None).await.unwrap();
+    let refunds: Vec<_> = entries.iter().filter(|e| e.action == "payments.order_refund" && e.outcome == "success").collect();
+    assert_eq!(refunds.len(), 2, "{entries:?}");
+}
+
+#[tokio::test]
+async fn only_a_paid_order_is_refunded_and_only_by_an_admin() {
+    let app = SandboxApp::start().await;
+    let (status, created) = app.post("/api/payments/orders", json!({"productId": "11", "email": "buyer@example.com"})).await;
+    assert_eq!(status, 201, "{created}");
+    let pending = created["order"]["id"].as_str().unwrap();
+    let (status, body) = app.post(&format!("/api/payments/orders/{pending}/refund"), json!({})).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (409, Some("conflict")), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("Only a paid order can be refunded"), "{body}");
+
+    let (status, body) = app.post("/api/payments/orders/6f1c1f2e-0000-4000-8000-000000000000/refund", json!({})).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("not_found")), "{body}");
+    for bad in [json!({"amount": 0}), json!({"amount": "ten"}), json!({"amount": -5})] {
+        let (status, body) = app.post(&format!("/api/payments/orders/{pending}/refund"), bad.clone()).await;
+        assert_eq!((status, bad_fields(&body)), (400, vec!["amount".to_string()]), "{bad}: {body}");
+    }
+
+    let (id, _) = paid_order(&app, "11").await;
+    let staff = NewUser {
+        email: "sam@example.com".into(),
+        name: "Sam".into(),
+        role: Role::Staff,
+        password: Secret::new("correct horse battery staple 7"),
+    };
+    app.core.auth.add_user(&Actor::Cli, staff).await.unwrap();
+    let token = app.sign_in("sam@example.com", "correct horse battery staple 7").await;
+    let response = client()
+        .post(format!("{}/api/payments/orders/{id}/refund", app.base))
+        .bearer_auth(&token)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 403);
+    let provider_id = app.get(&format!("/api/payments/orders/{id}")).await.1["order"]["providerOrderId"].as_str().unwrap().to_string();
+    assert_eq!(app.simulator().refunded_amount(&provider_id), Some(0), "nothing was refunded");
+}
+
+#[tokio::test]
+async fn a_refund_whose_answer_is_lost_happens_once() {
+    let app = SandboxApp::start().await;
+    let (id, order) = paid_order(&app, "11").await;
+    let provider_id = order["providerOrderId"].as_str().unwrap().to_string();
+    app.simulator().set_faults(Faults { fail_after_commit: 1, ..Faults::default() });
+    let (status, body) = app.post(&format!("/api/payments/orders/{id}/refund"), json!({"amount": 300})).await;
+    assert_eq!(status, 200, "the order shows the refund happened: {body}");
+    assert_eq!(body["order"]["refundedAmount"], 300);
+    assert_eq!(app.simulator().refunded_amount(&provider_id), Some(300), "refunded once, not twice");
+}
