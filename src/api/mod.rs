@@ -108,6 +108,45 @@ impl Route {
     pub fn path_params(&self) -> Vec<&'static str> {
         self.path.split('/').filter_map(|part| part.strip_prefix('{')?.strip_suffix('}')).collect()
     }
+
+    /// How a client sends `input` on this route, the inverse of how the HTTP door reads it:
+    /// the path with its parameters filled in (percent-encoded), then the other fields as the
+    /// query string (GET, DELETE) or a JSON body.
+    pub fn encode(&self, input: &Input) -> EncodedRequest {
+        let text = |value: &Value| match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let names = self.path_params();
+        let path = self
+            .path
+            .split('/')
+            .map(|part| match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+                Some(name) => {
+                    let value = input.get(name).map(text).unwrap_or_default();
+                    url::form_urlencoded::byte_serialize(value.as_bytes()).collect::<String>().replace('+', "%20")
+                }
+                None => part.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        let rest = input.iter().filter(|(name, value)| !names.contains(&name.as_str()) && !value.is_null());
+        if self.method.reads_query() {
+            let query = rest.map(|(name, value)| (name.clone(), text(value))).collect();
+            EncodedRequest { path, query, body: None }
+        } else {
+            let body: Input = rest.map(|(name, value)| (name.clone(), value.clone())).collect();
+            EncodedRequest { path, query: Vec::new(), body: (!body.is_empty()).then_some(Value::Object(body)) }
+        }
+    }
+}
+
+/// A request as it goes over HTTP.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodedRequest {
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    pub body: Option<Value>,
 }
 
 /// A kind of desktop window.
