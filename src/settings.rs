@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route};
+use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route, MAX_NUMBER};
 use crate::audit::{AuditRetention, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS};
 use crate::docs::oauth::GoogleStatus;
 use crate::error::Result;
@@ -46,11 +46,20 @@ pub struct Simulators {
 /// Secrets Staffroom keeps for itself, which Settings neither shows nor sets.
 const OWN_SECRETS: &[&str] = &["jwt_key", crate::auth::REMEMBERED_SESSION];
 
+/// The schema of a secret's name: one of those an admin may set.
+fn settable_secret_names() -> utoipa::openapi::schema::Object {
+    let names = crate::secrets::KNOWN_SECRETS.iter().map(|(name, _)| *name).filter(|name| !OWN_SECRETS.contains(name));
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(names))
+        .build()
+}
+
 /// `PUT /api/settings/secrets/{name}`: a credential's new value.
 #[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct SecretRequest {
     /// One of the names Settings lists.
-    #[schema(pattern = "^[a-z_]{1,64}$")]
+    #[schema(schema_with = settable_secret_names)]
     pub name: String,
     /// Not blank; kept in the OS keyring, never shown again.
     #[schema(value_type = String, format = Password, min_length = 1, pattern = "\\S")]
@@ -87,7 +96,7 @@ pub struct AuditLogRequest {
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// Only entries older than the entry with this id (the next page).
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 2147483647)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub before: Option<u32>,
@@ -96,8 +105,8 @@ pub struct AuditLogRequest {
 impl Request for AuditLogRequest {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);
-        let limit = fields.whole_number("limit", 1, Some(200));
-        let before = fields.whole_number("before", 1, None);
+        let limit = fields.whole_number("limit", 1, 200);
+        let before = fields.whole_number("before", 1, MAX_NUMBER);
         fields.finish(|| AuditLogRequest { limit, before })
     }
 }
@@ -105,7 +114,7 @@ impl Request for AuditLogRequest {
 impl Request for AuditRetention {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);
-        let days = fields.whole_number("days", MIN_RETENTION_DAYS, Some(MAX_RETENTION_DAYS));
+        let days = fields.whole_number("days", MIN_RETENTION_DAYS, MAX_RETENTION_DAYS);
         if fields.value("days").is_none() {
             fields.problem("days", "is required");
         }

@@ -256,7 +256,7 @@ impl Request for ReceiverSwitch {
         if fields.value("enabled").is_none() {
             fields.problem("enabled", "is required");
         }
-        let port = fields.whole_number("port", 0, Some(u32::from(u16::MAX))).map(|p| p as u16);
+        let port = fields.whole_number("port", 0, u32::from(u16::MAX)).map(|p| p as u16);
         fields.finish(|| ReceiverSwitch { enabled: enabled.unwrap_or(false), port })
     }
 }

@@ -18,6 +18,10 @@ pub trait Request: Serialize + ts_rs::TS + utoipa::ToSchema + Send + Sized + 'st
     fn from_input(input: &Input) -> Result<Self>;
 }
 
+/// The largest page number a list takes (and the largest of any number without a bound of its
+/// own): within what every client can count, as JSON Schema's `int32`.
+pub const MAX_NUMBER: u32 = i32::MAX as u32;
+
 /// The request of an operation that takes nothing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct NoInput {}
@@ -62,24 +66,22 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// A whole number from `min` to `max` (any size above `min` when `max` is `None`), given as a
-    /// JSON number or, as query parameters are, a string of digits.
-    pub fn whole_number(&mut self, name: &str, min: u32, max: Option<u32>) -> Option<u32> {
+    /// A whole number from `min` to `max`, given as a JSON number (`30` or `30.0`, which JSON
+    /// Schema counts as the same integer) or, as query parameters are, a string of digits.
+    pub fn whole_number(&mut self, name: &str, min: u32, max: u32) -> Option<u32> {
         let value = self.value(name)?;
         let number = match value {
-            Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
+            Value::Number(n) => n
+                .as_u64()
+                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= f64::from(u32::MAX)).map(|f| f as u64))
+                .and_then(|n| u32::try_from(n).ok()),
             Value::String(s) => s.trim().parse::<u32>().ok(),
             _ => None,
         };
-        match (number, max) {
-            (Some(n), Some(max)) if (min..=max).contains(&n) => Some(n),
-            (Some(n), None) if n >= min => Some(n),
-            (_, Some(max)) => {
+        match number {
+            Some(n) if (min..=max).contains(&n) => Some(n),
+            _ => {
                 self.problem(name, format!("must be a whole number from {min} to {max}"));
-                None
-            }
-            (_, None) => {
-                self.problem(name, format!("must be a whole number of at least {min}"));
                 None
             }
         }
@@ -180,11 +182,11 @@ mod tests {
     fn numbers_come_as_json_or_as_query_strings_and_every_problem_is_named() {
         let given = input(json!({"page": "2", "limit": 500, "open": "yes", "kind": "x"}));
         let mut fields = Fields::new(&given);
-        assert_eq!(fields.whole_number("page", 1, None), Some(2));
-        assert_eq!(fields.whole_number("limit", 1, Some(100)), None);
+        assert_eq!(fields.whole_number("page", 1, MAX_NUMBER), Some(2));
+        assert_eq!(fields.whole_number("limit", 1, 100), None);
         assert_eq!(fields.flag("open"), None);
         assert_eq!(fields.choice("kind", &["a", "b"]), None);
-        assert_eq!(fields.whole_number("absent", 1, None), None);
+        assert_eq!(fields.whole_number("absent", 1, MAX_NUMBER), None);
         let error = fields.finish(|| ()).unwrap_err();
         let named: Vec<String> = error.details.unwrap()["fields"]
             .as_array()
@@ -199,7 +201,13 @@ mod tests {
     fn null_is_absent() {
         let given = input(json!({"page": null}));
         let mut fields = Fields::new(&given);
-        assert_eq!(fields.whole_number("page", 1, None), None);
+        assert_eq!(fields.whole_number("page", 1, MAX_NUMBER), None);
         assert!(fields.finish(|| ()).is_ok());
+        // An integer written as a float is the same integer; a fraction or a huge number is not.
+        let given = input(json!({"a": 30.0, "b": 30.5, "c": 4294967296u64}));
+        let mut fields = Fields::new(&given);
+        assert_eq!(fields.whole_number("a", 1, 100), Some(30));
+        assert_eq!(fields.whole_number("b", 1, 100), None);
+        assert_eq!(fields.whole_number("c", 1, MAX_NUMBER), None);
     }
 }

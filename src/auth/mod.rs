@@ -526,7 +526,7 @@ impl AuthService {
         let mut user = self.find(email).await?;
         if let Actor::Staff(who) = actor {
             if who.user_id == user.id && disabled {
-                return Err(Error::invalid_field("email", "you cannot disable your own account"));
+                return Err(Error::conflict("You cannot disable your own account", None));
             }
         }
         let id = user.id.clone();

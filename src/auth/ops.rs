@@ -215,7 +215,7 @@ impl Operation for SetUserDisabled {
     )
     .route(Route::patch("/api/users/{email}"))
     .access(Access::Admin)
-    .errors(NO_ACCOUNT);
+    .errors(&[(404, "not_found: no account with this email"), (409, "conflict: an admin cannot disable their own account")]);
     type Request = SetDisabledRequest;
     type Response = UserDto;
     async fn run(core: &Core, caller: &Caller, request: SetDisabledRequest) -> Result<UserDto> {

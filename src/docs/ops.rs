@@ -61,7 +61,7 @@ pub struct ListDocumentsRequest {
     #[ts(optional = nullable)]
     pub page_size: Option<u32>,
     /// `nextPageToken` of the page before.
-    #[schema(min_length = 1, max_length = 2048, pattern = "^[^\\s\\x00-\\x1f\\x7f]+$")]
+    #[schema(min_length = 1, max_length = 2048, pattern = "^[^\\s\\x00-\\x1f\\x7f-\\x9f]+$")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub page_token: Option<String>,
@@ -81,7 +81,7 @@ impl Request for ListDocumentsRequest {
         if folder_id.as_deref().is_some_and(|id| !validate::is_drive_id(id)) {
             fields.problem("folderId", "must be a Drive folder id (letters, digits, - or _)");
         }
-        let page_size = fields.whole_number("pageSize", 1, Some(100));
+        let page_size = fields.whole_number("pageSize", 1, 100);
         let page_token = fields.string("pageToken").map(str::to_owned);
         if page_token
             .as_deref()
@@ -193,12 +193,12 @@ pub struct SummaryEnvelope {
 
 /// `PATCH /api/docs/documents/{id}`: Docs edit requests, checked and rebuilt.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PatchDocumentRequest {
     #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
     pub id: String,
     /// 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`.
-    #[schema(value_type = Vec<Object>, min_items = 1, max_items = 1000)]
+    #[schema(schema_with = edit_requests_schema)]
     #[ts(type = "Array<Record<string, unknown>>")]
     pub requests: Vec<Value>,
     /// The revision the edits were made on; refused with `conflict` when it is not the latest.
@@ -206,6 +206,48 @@ pub struct PatchDocumentRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub required_revision_id: Option<String>,
+}
+
+/// The schema of `requests`: each holds exactly one of the three edits Staffroom sends (what a
+/// schema cannot say, a range ending after it starts, is checked too).
+fn edit_requests_schema() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Type};
+    let closed = || ObjectBuilder::new().schema_type(Type::Object).additional_properties(Some(AdditionalProperties::FreeForm(false)));
+    let index = || ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)).maximum(Some(i32::MAX));
+    let range = || {
+        closed().property("startIndex", index()).property("endIndex", index()).required("startIndex").required("endIndex")
+    };
+    // Google strips these from inserted text (the discovery document's InsertTextRequest).
+    let text = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .pattern(Some("^[^\\x00-\\x08\\x0c-\\x1f\\ue000-\\uf8ff]+$"));
+    let insert = closed()
+        .property("text", text)
+        .property("location", closed().property("index", index()).required("index"))
+        .required("text")
+        .required("location");
+    let delete = closed().property("range", range()).required("range");
+    let mut style = closed().min_properties(Some(1));
+    for field in validate::PARAGRAPH_STYLE_FIELDS {
+        style = if *field == "namedStyleType" {
+            style.property(*field, ObjectBuilder::new().schema_type(Type::String).enum_values(Some(super::model::NAMED_STYLES.iter().copied())))
+        } else {
+            style.property(*field, ObjectBuilder::new())
+        };
+    }
+    let update = closed()
+        .property("range", range())
+        .property("paragraphStyle", style)
+        .property("fields", ObjectBuilder::new().schema_type(Type::String))
+        .required("range")
+        .required("paragraphStyle");
+    let one = |name: &str, body: ObjectBuilder| closed().property(name, body).required(name).min_properties(Some(1)).max_properties(Some(1));
+    let item = utoipa::openapi::schema::OneOfBuilder::new()
+        .item(one("insertText", insert))
+        .item(one("deleteContentRange", delete))
+        .item(one("updateParagraphStyle", update));
+    ArrayBuilder::new().items(item).min_items(Some(1)).max_items(Some(validate::MAX_REQUESTS)).build()
 }
 
 impl Request for PatchDocumentRequest {
@@ -222,7 +264,7 @@ impl Request for PatchDocumentRequest {
 
 /// `POST /api/docs/documents/{id}/permissions`.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ShareRequest {
     #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
     pub id: String,
@@ -254,18 +296,39 @@ impl Request for ShareRequest {
 pub struct EditsRequest {
     #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
     pub id: String,
-    #[serde(flatten)]
-    pub edits: SaveEdits,
+    /// The revision the blocks were edited from (the editor view's `document.revisionId`).
+    #[schema(min_length = 1)]
+    pub base_revision_id: String,
+    /// The document's blocks as the editor has them: paragraphs (text and style) and the fixed
+    /// blocks it keeps as they are.
+    pub blocks: Vec<super::planner::EditBlock>,
 }
 
 impl Request for EditsRequest {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);
         let id = document_id(&mut fields);
-        let edits = serde_json::from_value::<SaveEdits>(fields.without(&["id"]))
-            .map_err(|e| fields.problem("body", e.to_string()))
-            .ok();
-        fields.finish(|| EditsRequest { id, edits: edits.expect("checked") })
+        let base_revision_id = fields.required_string("baseRevisionId").unwrap_or_default().to_string();
+        if fields.value("baseRevisionId").is_some_and(|v| v.as_str() == Some("")) {
+            fields.problem("baseRevisionId", "must be the revision the edits were made on");
+        }
+        let blocks = match fields.value("blocks") {
+            None => {
+                fields.problem("blocks", "is required");
+                Vec::new()
+            }
+            Some(value) => serde_json::from_value(value.clone()).unwrap_or_else(|e| {
+                fields.problem("blocks", format!("must be the editor's blocks: {e}"));
+                Vec::new()
+            }),
+        };
+        fields.finish(|| EditsRequest { id, base_revision_id, blocks })
+    }
+}
+
+impl EditsRequest {
+    fn edits(self) -> SaveEdits {
+        SaveEdits { base_revision_id: self.base_revision_id, blocks: self.blocks }
     }
 }
 
@@ -306,7 +369,8 @@ impl Operation for ReadDocument {
 pub struct CreateDocumentOp;
 impl Operation for CreateDocumentOp {
     const SPEC: OpSpec = OpSpec::new("create_document", "docs", "A Google document, with its first text and who it is shared with")
-        .route(Route::post("/api/docs/documents").status(201));
+        .route(Route::post("/api/docs/documents").status(201))
+        .errors(&[(404, "not_found: no such folder, or it is not shared with this account")]);
     type Request = CreateDocument;
     type Response = SummaryEnvelope;
     async fn run(core: &Core, caller: &Caller, request: CreateDocument) -> Result<SummaryEnvelope> {
@@ -369,7 +433,8 @@ impl Operation for SaveDocument {
     type Request = EditsRequest;
     type Response = SaveOutcome;
     async fn run(core: &Core, caller: &Caller, request: EditsRequest) -> Result<SaveOutcome> {
-        core.docs.save(&caller.actor()?, &request.id, request.edits).await
+        let id = request.id.clone();
+        core.docs.save(&caller.actor()?, &id, request.edits()).await
     }
 }
 
@@ -398,7 +463,8 @@ impl Operation for SaveDraft {
     type Request = EditsRequest;
     type Response = Draft;
     async fn run(core: &Core, caller: &Caller, request: EditsRequest) -> Result<Draft> {
-        core.docs.save_draft(&caller.actor()?, &request.id, request.edits).await
+        let id = request.id.clone();
+        core.docs.save_draft(&caller.actor()?, &id, request.edits()).await
     }
 }
 

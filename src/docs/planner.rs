@@ -32,12 +32,37 @@ use crate::error::{Error, FieldError, Result};
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum EditBlock {
     Paragraph {
+        /// One paragraph's text: no newline (Enter starts the next block), nothing Google strips.
+        #[schema(pattern = "^[^\\x00-\\x08\\x0a\\x0c-\\x1f\\ue000-\\uf8ff]*$")]
         text: String,
         /// NORMAL_TEXT, TITLE, SUBTITLE or HEADING_1 to HEADING_6.
+        #[schema(schema_with = named_style_schema)]
         style: String,
     },
     #[serde(rename_all = "camelCase")]
-    Fixed { start_index: u32 },
+    Fixed {
+        #[serde(deserialize_with = "whole_number")]
+        #[schema(minimum = 0, maximum = 2147483647)]
+        start_index: u32,
+    },
+}
+
+/// The schema of a paragraph's named style.
+fn named_style_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(super::model::NAMED_STYLES.iter().copied()))
+        .build()
+}
+
+/// A whole number, also when written as `12.0` (JSON has one kind of number).
+fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    let number = f64::deserialize(deserializer)?;
+    if number.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&number) {
+        Ok(number as u32)
+    } else {
+        Err(serde::de::Error::custom(format!("{number} is not a whole number of at least 0")))
+    }
 }
 
 /// A top-level block of a document with its indexes.

@@ -57,12 +57,13 @@ fn unknown_fields(object: &Map<String, Value>, known: &[&str], prefix: &str, err
 
 /// `POST /api/docs/documents`: a new document.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateDocument {
     /// 1 to 255 characters, no control characters.
-    #[schema(min_length = 1, max_length = 255, pattern = "^[^\\x00-\\x1f\\x7f]*[^\\s\\x00-\\x1f\\x7f][^\\x00-\\x1f\\x7f]*$")]
+    #[schema(min_length = 1, max_length = 255, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$")]
     pub name: String,
-    /// Its first text (at most 512 KiB); newlines start paragraphs.
+    /// Its first text (at most 512 KiB); newlines start paragraphs. Nothing Google strips.
+    #[schema(max_length = 524288, pattern = "^[^\\x00-\\x08\\x0c-\\x1f\\ue000-\\uf8ff]*$")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub content: Option<String>,
@@ -81,23 +82,66 @@ pub struct CreateDocument {
     pub send_notification_email: Option<bool>,
 }
 
-/// A permission to add: `role` (owner only for a user, as an ownership transfer), `type`,
-/// `emailAddress` for a user or group, `domain` for a domain.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct NewPermission {
-    #[schema(pattern = "^(owner|writer|reader)$")]
-    pub role: String,
-    #[serde(rename = "type")]
-    #[schema(pattern = "^(user|group|domain|anyone)$")]
-    pub kind: String,
-    #[schema(format = Email)]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub email_address: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub domain: Option<String>,
+/// A permission to add, by `type`: a user (who may become the owner, as an ownership transfer)
+/// or a group by `emailAddress`, a `domain`, or anyone with the link.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum NewPermission {
+    #[serde(rename_all = "camelCase")]
+    User { role: UserRole, email_address: String },
+    #[serde(rename_all = "camelCase")]
+    Group { role: SharedRole, email_address: String },
+    Domain { role: SharedRole, domain: String },
+    Anyone { role: SharedRole },
+}
+
+/// Written out rather than derived: each kind of entry takes exactly its own fields
+/// (`additionalProperties: false`), as [`permission`] checks.
+impl utoipa::PartialSchema for NewPermission {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
+        let text = || ObjectBuilder::new().schema_type(Type::String);
+        let roles = |names: &[&str]| text().enum_values(Some(names.to_vec()));
+        let email = || text().format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::Email))).max_length(Some(254));
+        let domain = text()
+            .max_length(Some(253))
+            .pattern(Some("^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$"));
+        let entry = |kind: &str, role: &[&str]| {
+            ObjectBuilder::new()
+                .schema_type(Type::Object)
+                .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+                .property("type", text().enum_values(Some([kind])))
+                .required("type")
+                .property("role", roles(role))
+                .required("role")
+        };
+        let shared: &[&str] = &["writer", "reader"];
+        OneOfBuilder::new()
+            .item(entry("user", &["owner", "writer", "reader"]).property("emailAddress", email()).required("emailAddress"))
+            .item(entry("group", shared).property("emailAddress", email()).required("emailAddress"))
+            .item(entry("domain", shared).property("domain", domain).required("domain"))
+            .item(entry("anyone", shared))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for NewPermission {}
+
+/// What a user may be given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+pub enum UserRole {
+    Owner,
+    Writer,
+    Reader,
+}
+
+/// What a group, a domain or anyone may be given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+pub enum SharedRole {
+    Writer,
+    Reader,
 }
 
 /// Largest `content` accepted on create.

@@ -55,8 +55,8 @@ fn operation(entry: &OpEntry, route: &Route, request: api::SchemaRef, response: 
         .operation_id(Some(spec.name))
         .summary(Some(spec.summary))
         .tag(spec.tag);
-    let (properties, required) = match request {
-        RefOr::T(Schema::Object(object)) => (object.properties, object.required),
+    let (properties, required, additional) = match request {
+        RefOr::T(Schema::Object(object)) => (object.properties, object.required, object.additional_properties),
         _ => Default::default(),
     };
     let path_params = route.path_params();
@@ -80,7 +80,8 @@ fn operation(entry: &OpEntry, route: &Route, request: api::SchemaRef, response: 
             builder = builder.parameter(parameter(name, ParameterIn::Query, schema, required.contains(name)));
         }
     } else if !rest.is_empty() {
-        let mut body = utoipa::openapi::schema::ObjectBuilder::new();
+        // A request that refuses fields it does not know says so (`additionalProperties: false`).
+        let mut body = utoipa::openapi::schema::ObjectBuilder::new().additional_properties(additional.map(|a| *a));
         for (name, schema) in rest {
             body = body.property(name, schema.clone());
             if required.contains(name) {

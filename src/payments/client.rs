@@ -264,9 +264,13 @@ fn finish(method: &str, path: &str, outcome: Attempt) -> Result<Value> {
                     retry_after.unwrap_or(Duration::from_secs(30)),
                 )
                 .with_details(serde_json::json!({ "provider": PROVIDER })),
-                StatusCode::UNPROCESSABLE_ENTITY => {
-                    Error::invalid_field("request", detail.unwrap_or_else(|| "Lemon Squeezy refused the change".into()))
-                }
+                // Staffroom checks every field before it asks, so a 422 is the provider refusing
+                // what the resource's state forbids (an expired subscription cancelled).
+                StatusCode::UNPROCESSABLE_ENTITY => Error::conflict(
+                    detail.unwrap_or_else(|| "Lemon Squeezy refused the change in the resource's state".into()),
+                    None,
+                )
+                .with_details(serde_json::json!({ "provider": PROVIDER })),
                 other => Error::integration(
                     PROVIDER,
                     Some(other.as_u16()),

@@ -730,10 +730,10 @@ impl PaymentService {
             SubscriptionAction::Resume => {
                 let current = model::subscription_from(&self.client.get_one(&path).await?);
                 if current.provider_status != "cancelled" {
-                    return Err(Error::invalid_field("id", "only a cancelled subscription can be resumed"));
+                    return Err(Error::conflict("Only a cancelled subscription can be resumed", None));
                 }
                 if current.ends_at.as_deref().is_some_and(|end| older_than(Some(end), Duration::ZERO)) {
-                    return Err(Error::invalid_field("id", "the subscription has ended and can no longer be resumed"));
+                    return Err(Error::conflict("The subscription has ended and can no longer be resumed", None));
                 }
                 self.client.patch(&path, &patch(json!({"cancelled": false}))).await
             }

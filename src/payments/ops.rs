@@ -6,7 +6,7 @@ use super::model::{OrderDto, ProductDto};
 use super::sync::{SyncStatus, MAX_INTERVAL, MIN_INTERVAL};
 use super::validate::{self, NewOrder};
 use super::{OrderList, ProductList, SubscriptionAction, SubscriptionActionResult, SubscriptionList, SyncReport};
-use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route};
+use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route, MAX_NUMBER};
 use crate::error::Result;
 use crate::webhooks::WebhookLog;
 use crate::Core;
@@ -16,7 +16,7 @@ const NOT_FOUND: &[(u16, &str)] = &[(404, "not_found: no such resource")];
 
 /// `page` (1 or more) and `limit` (1 to 100) of a list.
 fn page_and_limit(fields: &mut Fields) -> (Option<u32>, Option<u32>) {
-    (fields.whole_number("page", 1, None), fields.whole_number("limit", 1, Some(100)))
+    (fields.whole_number("page", 1, MAX_NUMBER), fields.whole_number("limit", 1, 100))
 }
 
 /// A path id: a provider id (digits) or ours (a UUID).
@@ -89,7 +89,7 @@ impl SubscriptionStatus {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListProductsRequest {
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 2147483647)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub page: Option<u32>,
@@ -102,7 +102,7 @@ pub struct ListProductsRequest {
     #[ts(optional = nullable)]
     pub status: Option<ProductStatus>,
     /// Part of the name, any case.
-    #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f]*$")]
+    #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub search: Option<String>,
@@ -155,7 +155,7 @@ pub struct RefundRequest {
     #[schema(pattern = "^[A-Za-z0-9-]{1,64}$")]
     pub id: String,
     /// Cents to refund; all that is left when absent.
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 2147483647)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub amount: Option<u32>,
@@ -165,7 +165,7 @@ impl Request for RefundRequest {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);
         let id = id(&mut fields);
-        let amount = fields.whole_number("amount", 1, None);
+        let amount = fields.whole_number("amount", 1, MAX_NUMBER);
         fields.finish(|| RefundRequest { id, amount })
     }
 }
@@ -174,7 +174,7 @@ impl Request for RefundRequest {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListOrdersRequest {
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 2147483647)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub page: Option<u32>,
@@ -197,7 +197,7 @@ impl Request for ListOrdersRequest {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListSubscriptionsRequest {
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 2147483647)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub page: Option<u32>,
@@ -282,7 +282,7 @@ impl Request for SubscriptionActionRequest {
 
 /// `PUT /api/payments/sync`: a new interval between background syncs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SyncSettings {
     #[schema(minimum = 60, maximum = 86400)]
     pub interval_secs: u64,
@@ -293,7 +293,7 @@ impl Request for SyncSettings {
         let mut fields = Fields::new(input);
         fields.only(&["intervalSecs"], "is not a field of this request");
         let (min, max) = (MIN_INTERVAL.as_secs() as u32, MAX_INTERVAL.as_secs() as u32);
-        let interval = fields.whole_number("intervalSecs", min, Some(max));
+        let interval = fields.whole_number("intervalSecs", min, max);
         if interval.is_none() && fields.value("intervalSecs").is_none() {
             fields.problem("intervalSecs", "is required");
         }
@@ -314,7 +314,7 @@ pub struct WebhookLogRequest {
 impl Request for WebhookLogRequest {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);
-        let limit = fields.whole_number("limit", 1, Some(500));
+        let limit = fields.whole_number("limit", 1, 500);
         fields.finish(|| WebhookLogRequest { limit })
     }
 }
@@ -412,7 +412,11 @@ impl Operation for ActOnSubscription {
         "Cancel, resume, pause, unpause or change the plan of a subscription (202 when the customer must confirm)",
     )
     .route(Route::post("/api/payments/subscriptions/{id}/{action}"))
-    .errors(NOT_FOUND);
+    .errors(&[
+        (202, "the change waits for the customer's confirmation at `pendingConfirmation.url` (PayPal)"),
+        (404, "not_found: no such subscription"),
+        (409, "conflict: the subscription's state forbids the action (resuming an expired one)"),
+    ]);
     type Request = SubscriptionActionRequest;
     type Response = SubscriptionActionResult;
     async fn run(core: &Core, caller: &Caller, request: SubscriptionActionRequest) -> Result<SubscriptionActionResult> {

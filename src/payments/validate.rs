@@ -50,16 +50,35 @@ pub struct NewOrder {
     #[ts(optional = nullable)]
     pub name: Option<String>,
     /// `country` (ISO 3166-1 alpha-2), and any other lines as strings of at most 200 characters.
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = billing_address_schema)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "({ country: string } & Record<string, string>) | null")]
     pub billing_address: Option<Map<String, Value>>,
     /// Passed to the checkout: at most 50 keys of 1 to 40 characters, 16 KiB as JSON;
     /// `order_id` is Staffroom's own.
-    #[schema(value_type = Object)]
+    #[schema(schema_with = metadata_schema)]
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     #[ts(optional, type = "Record<string, unknown>")]
     pub metadata: Map<String, Value>,
+}
+
+/// The schema of a billing address: an assigned country code, and other lines as short strings.
+fn billing_address_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let line = ObjectBuilder::new().schema_type(Type::String).max_length(Some(200)).build();
+    ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property("country", ObjectBuilder::new().schema_type(Type::String).enum_values(Some(COUNTRIES.split_whitespace())))
+        .required("country")
+        .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::RefOr(utoipa::openapi::RefOr::T(utoipa::openapi::schema::Schema::Object(line)))))
+        .build()
+}
+
+/// The schema of an order's metadata (what JSON Schema cannot say, its 16 KiB, is checked too).
+fn metadata_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let key = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(40)).pattern(Some("^(?!order_id$)"));
+    ObjectBuilder::new().schema_type(Type::Object).max_properties(Some(MAX_METADATA_KEYS)).property_names(Some(key.build())).build()
 }
 
 impl crate::api::Request for NewOrder {

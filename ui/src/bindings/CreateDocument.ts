@@ -10,7 +10,7 @@ export type CreateDocument = {
  */
 name: string, 
 /**
- * Its first text (at most 512 KiB); newlines start paragraphs.
+ * Its first text (at most 512 KiB); newlines start paragraphs. Nothing Google strips.
  */
 content?: string | null, 
 /**

@@ -4,7 +4,11 @@
  * One block of the editor: a paragraph the user may edit, or a fixed part (a table, a
  * paragraph holding an image, …) identified by its start index in the base revision.
  */
-export type EditBlock = { "kind": "paragraph", text: string, 
+export type EditBlock = { "kind": "paragraph", 
+/**
+ * One paragraph's text: no newline (Enter starts the next block), nothing Google strips.
+ */
+text: string, 
 /**
  * NORMAL_TEXT, TITLE, SUBTITLE or HEADING_1 to HEADING_6.
  */

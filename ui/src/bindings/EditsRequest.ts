@@ -4,4 +4,13 @@ import type { EditBlock } from "./EditBlock";
 /**
  * The editor's save or draft: its blocks against the revision they were made on.
  */
-export type EditsRequest = { id: string, baseRevisionId: string, blocks: Array<EditBlock>, };
+export type EditsRequest = { id: string, 
+/**
+ * The revision the blocks were edited from (the editor view's `document.revisionId`).
+ */
+baseRevisionId: string, 
+/**
+ * The document's blocks as the editor has them: paragraphs (text and style) and the fixed
+ * blocks it keeps as they are.
+ */
+blocks: Array<EditBlock>, };

@@ -4,7 +4,7 @@ import { openUrl } from "@tauri-apps/plugin-opener";
 import { api, describeError, fieldError } from "../api";
 import { useRefetchOnEvent } from "../events";
 import { SlowHint } from "../components/SlowHint";
-import type { DocumentOrder, DocumentSummary, Permission } from "../types";
+import type { DocumentOrder, DocumentSummary, NewPermission, Permission, SharedRole, UserRole } from "../types";
 
 const PAGE_SIZE = 20;
 
@@ -153,13 +153,19 @@ function PermissionFields({ value, onChange, prefix }: { value: Permission; onCh
 }
 
 /** Only the fields the permission's type takes. */
-function cleanPermission(p: Permission): Permission {
-  return {
-    role: p.role,
-    type: p.type,
-    ...(p.type === "user" || p.type === "group" ? { emailAddress: p.emailAddress ?? "" } : {}),
-    ...(p.type === "domain" ? { domain: p.domain ?? "" } : {}),
-  };
+/** What the form holds, as the request wants it: only the fields the permission's type takes. */
+function cleanPermission(p: Permission): NewPermission {
+  const role = p.role as SharedRole;
+  switch (p.type) {
+    case "user":
+      return { type: "user", role: p.role as UserRole, emailAddress: p.emailAddress ?? "" };
+    case "group":
+      return { type: "group", role, emailAddress: p.emailAddress ?? "" };
+    case "domain":
+      return { type: "domain", role, domain: p.domain ?? "" };
+    default:
+      return { type: "anyone", role };
+  }
 }
 
 function CreateDocument({ folders, folderId, onClose }: { folders: { id: string; name: string }[]; folderId: string; onClose: () => void }) {
