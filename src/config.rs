@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::docs::client::GoogleEndpoints;
 use crate::secrets::SecretBackend;
 
 /// Everything a `Core` is built from.
@@ -39,28 +40,6 @@ pub struct HttpConfig {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Host names the service answers to besides its address and `localhost` (`--public-name`).
     pub public_names: Vec<String>,
-}
-
-/// Where Google's endpoints are (the sandbox points them at its simulator).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GoogleEndpoints {
-    pub drive_url: String,
-    pub docs_url: String,
-    pub auth_url: String,
-    pub token_url: String,
-    pub revoke_url: String,
-}
-
-impl Default for GoogleEndpoints {
-    fn default() -> Self {
-        GoogleEndpoints {
-            drive_url: "https://www.googleapis.com/drive/v3".into(),
-            docs_url: "https://docs.googleapis.com/v1".into(),
-            auth_url: "https://accounts.google.com/o/oauth2/v2/auth".into(),
-            token_url: "https://oauth2.googleapis.com/token".into(),
-            revoke_url: "https://oauth2.googleapis.com/revoke".into(),
-        }
-    }
 }
 
 /// The document provider.

@@ -180,9 +180,7 @@ impl Core {
         if name == crate::auth::REMEMBERED_SESSION {
             return Err(Error::invalid_field("name", "is kept by the desktop app itself (\"keep me signed in\")"));
         }
-        let secrets = self.secrets.clone();
-        let owned = name.to_string();
-        tokio::task::spawn_blocking(move || secrets.set(&owned, &value)).await?.map_err(Error::from)?;
+        self.secrets.write(name, value).await?;
         self.audit.record(actor.audit_name(), "settings.secret_set", Some(name), "success", None).await;
         if let (Some(webhooks), "webhook_secret") = (&self.webhooks, name) {
             webhooks.reload_secret().await?;

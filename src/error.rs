@@ -212,6 +212,12 @@ impl Error {
         }
     }
 
+    /// Whether this means a provider cannot be answering now (down, slow, limiting us): reads
+    /// then fall back to what was kept from it.
+    pub fn is_provider_unreachable(&self) -> bool {
+        matches!(self.code, ErrorCode::IntegrationError | ErrorCode::RateLimited)
+    }
+
     /// The JSON body: `{"error":{"code","message","details"?}}`.
     pub fn body(&self) -> Value {
         json!({ "error": self.wire() })

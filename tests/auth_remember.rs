@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use serde_json::json;
 use staffroom::auth::REMEMBERED_SESSION;
 use staffroom::secrets::{Secret, SecretBackend};
 use staffroom::{Core, Error};
@@ -22,8 +21,11 @@ async fn core_with(dir: &std::path::Path, access_token: Duration, idle: Duration
 }
 
 async fn sign_in(core: &Core) -> String {
-    let body = json!({ "email": "ada@example.com", "password": "a long passphrase 1" });
-    core.auth.login_json(&body, staffroom::auth::THIS_COMPUTER).await.map_err(Error::from).unwrap().token
+    let account = staffroom::auth::LoginInput {
+        email: "ada@example.com".into(),
+        password: staffroom::secrets::Secret::new("a long passphrase 1"),
+    };
+    core.auth.login(account, staffroom::auth::THIS_COMPUTER).await.map_err(Error::from).unwrap().token
 }
 
 fn remembered(core: &Core) -> Option<String> {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use staffroom::config::GoogleEndpoints;
+use staffroom::docs::client::GoogleEndpoints;
 use staffroom::docs::client::{GoogleClient, GoogleClientOptions};
 use staffroom::docs::oauth::{GoogleAuth, StoredToken, TOKEN_SECRET};
 use staffroom::sandbox::google::{GoogleFaults, GoogleSimOptions, GoogleSimulator};

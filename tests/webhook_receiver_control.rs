@@ -8,7 +8,6 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::*;
-use serde_json::json;
 use staffroom::auth::{Actor, NewUser};
 use staffroom::error::ErrorCode;
 use staffroom::http::receiver::{ReceiverControl, ReceiverStatus};
@@ -79,8 +78,8 @@ async fn admins_switch_it_and_the_choice_outlives_a_restart() {
         password: Secret::new(password),
     };
     core.auth.add_user(&Actor::Cli, staff).await.unwrap();
-    let signed_in =
-        core.auth.login_json(&json!({ "email": "sam@example.com", "password": password }), "127.0.0.1").await;
+    let account = staffroom::auth::LoginInput { email: "sam@example.com".into(), password: Secret::new(password) };
+    let signed_in = core.auth.login(account, "127.0.0.1").await;
     let sam = Actor::Staff(core.auth.authenticate(&signed_in.unwrap().token).await.unwrap());
     let refused = control.set(&sam, true, None).await.unwrap_err();
     assert_eq!(refused.code, ErrorCode::Forbidden);

@@ -62,9 +62,12 @@ async fn check_access(state: &DesktopState, spec: &OpSpec) -> Result<(), Error> 
     }
 }
 
-/// Announces a dead session to every window, then passes the error on.
+/// Announces a dead session to every window, then passes the error on. A provider refusing its
+/// stored credentials is `unauthorized` too, with `details.provider` (SPEC section 2): that is
+/// Settings' business, not the staff member's session.
 fn expired<R: Runtime>(app: &AppHandle<R>, spec: &OpSpec, err: Error) -> Error {
-    if err.code == ErrorCode::Unauthorized && spec.access != Access::Public {
+    let provider = err.details.as_ref().is_some_and(|d| d.get("provider").is_some());
+    if err.code == ErrorCode::Unauthorized && spec.access != Access::Public && !provider {
         let _ = app.emit("session-expired", err.object());
     }
     err

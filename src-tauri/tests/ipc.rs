@@ -160,6 +160,17 @@ fn errors_arrive_as_the_error_object() {
 }
 
 #[test]
+fn a_provider_refusing_its_credentials_does_not_sign_staff_out() {
+    let shell = Shell::start();
+    shell.sign_in();
+    shell.invoke("google_sign_out", json!({})).unwrap();
+    let err = shell.invoke("list_documents", json!({})).unwrap_err();
+    assert_eq!((err["code"].as_str(), err["details"]["provider"].as_str()), (Some("unauthorized"), Some("google")), "{err}");
+    assert_eq!(*shell.expired.lock().unwrap(), 0, "Google's refusal is not the end of the staff session");
+    assert!(shell.invoke("list_products", json!({ "limit": 1 })).is_ok(), "still signed in");
+}
+
+#[test]
 fn a_signed_in_window_gets_the_core_dtos() {
     let shell = Shell::start();
     let info = shell.invoke("app_info", json!({})).unwrap();

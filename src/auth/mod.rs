@@ -11,7 +11,7 @@ pub mod validate;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::audit::Audit;
 use crate::config::SessionLimits;
@@ -225,19 +225,7 @@ impl AuthService {
         AuthService { db, hasher: PasswordHasher::new(max_concurrent_hashes), keys, limits, audit }
     }
 
-    /// The session limits in force.
-    pub fn limits(&self) -> SessionLimits {
-        self.limits
-    }
-
-    /// Signs in with a raw JSON body (validated here, so every door reports the same fields),
-    /// from the client at `address` (an IP address, or [`THIS_COMPUTER`]).
-    pub async fn login_json(&self, body: &Value, address: &str) -> Result<AuthResponse, LoginError> {
-        let input = validate::login_input(body).map_err(LoginError::Validation)?;
-        self.login(input, address).await
-    }
-
-    /// Signs in. The attempt is counted first, in one transaction, so that only five per account
+    /// Signs in from the client at `address` (an IP address, or [`THIS_COMPUTER`]). The attempt is counted first, in one transaction, so that only five per account
     /// and address reach the hasher before a lock however many arrive at once; then one hash,
     /// whatever the account's state (unknown, disabled and wrong passwords look the same).
     pub async fn login(&self, input: LoginInput, address: &str) -> Result<AuthResponse, LoginError> {

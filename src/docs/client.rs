@@ -14,9 +14,30 @@ use serde_json::{json, Value};
 
 use super::model::{BatchUpdateResponse, Document, DocumentSummary, FileList, Folder, Permission, DOC_MIME};
 use super::oauth::{GoogleAuth, PROVIDER};
-use crate::config::GoogleEndpoints;
 use crate::error::{Error, ErrorCode, Result};
 use crate::provider::{check_base_url, Answer, Attempt, Replay, Retries, RetryPolicy};
+
+/// Where Google's endpoints are (the sandbox points them at its simulator).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoogleEndpoints {
+    pub drive_url: String,
+    pub docs_url: String,
+    pub auth_url: String,
+    pub token_url: String,
+    pub revoke_url: String,
+}
+
+impl Default for GoogleEndpoints {
+    fn default() -> Self {
+        GoogleEndpoints {
+            drive_url: "https://www.googleapis.com/drive/v3".into(),
+            docs_url: "https://docs.googleapis.com/v1".into(),
+            auth_url: "https://accounts.google.com/o/oauth2/v2/auth".into(),
+            token_url: "https://oauth2.googleapis.com/token".into(),
+            revoke_url: "https://oauth2.googleapis.com/revoke".into(),
+        }
+    }
+}
 
 /// Time-outs, retries and the write limit.
 #[derive(Debug, Clone, Copy)]

@@ -51,6 +51,8 @@ pub struct EditorView {
     /// Why the document opens read-only, when it does (Google gives this user view or comment
     /// access only).
     pub read_only_reason: Option<String>,
+    /// The paragraph styles the editor offers.
+    pub styles: Vec<model::NamedStyle>,
 }
 
 /// The editor's save: edited blocks against the revision they were made on.
@@ -96,11 +98,6 @@ fn user_id(actor: &Actor) -> String {
         Actor::Staff(who) => who.user_id.clone(),
         other => other.audit_name().to_string(),
     }
-}
-
-/// Whether a failure means Google is out of reach (so the offline copy may serve).
-fn is_unreachable(error: &Error) -> bool {
-    matches!(error.code, ErrorCode::IntegrationError | ErrorCode::RateLimited)
 }
 
 impl DocService {
@@ -162,6 +159,7 @@ impl DocService {
             .to_string()
         });
         Ok(EditorView {
+            styles: model::named_styles(),
             blocks: planner::editable_blocks(&read.document),
             document: read.document,
             stale: read.stale.unwrap_or(false),
@@ -212,7 +210,7 @@ impl DocService {
                 self.db.call(move |conn| sql::put_cached_list(conn, &key, &json, &now)).await?;
                 Ok((list, None))
             }
-            Err(error) if is_unreachable(&error) => {
+            Err(error) if error.is_provider_unreachable() => {
                 let Some((json, fetched_at)) = self.db.call(move |conn| sql::get_cached_list(conn, &key)).await? else {
                     return Err(error);
                 };
@@ -249,7 +247,7 @@ impl DocService {
                 }
                 Ok(DocumentEnvelope { document, stale: None, fetched_at: None })
             }
-            Err(error) if is_unreachable(&error) => {
+            Err(error) if error.is_provider_unreachable() => {
                 let key = id.clone();
                 let cached = self.db.call(move |conn| sql::get_cached(conn, &key)).await?;
                 match cached {

@@ -12,6 +12,27 @@ pub const DOC_MIME: &str = "application/vnd.google-apps.document";
 pub const NAMED_STYLES: &[&str] =
     &["NORMAL_TEXT", "TITLE", "SUBTITLE", "HEADING_1", "HEADING_2", "HEADING_3", "HEADING_4", "HEADING_5", "HEADING_6"];
 
+/// A named paragraph style as the editor offers it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+pub struct NamedStyle {
+    /// Google's name, e.g. `HEADING_1`.
+    pub id: String,
+    /// For people, e.g. "Heading 1".
+    pub label: String,
+}
+
+/// Every named style the editor may set, in Google's order, with its label.
+pub fn named_styles() -> Vec<NamedStyle> {
+    NAMED_STYLES
+        .iter()
+        .map(|id| {
+            let words = id.replace('_', " ").to_lowercase();
+            let label = words[..1].to_uppercase() + &words[1..];
+            NamedStyle { id: id.to_string(), label }
+        })
+        .collect()
+}
+
 /// The seed's Document summary (Drive's File, with the fields we ask for).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
@@ -355,6 +376,14 @@ mod tests {
         assert_eq!(out["body"]["content"][1]["paragraph"]["elements"][0]["textRun"]["style"]["bold"], true);
         // Our own output reads back the same.
         assert_eq!(serde_json::from_value::<Document>(out).unwrap(), doc);
+    }
+
+    #[test]
+    fn named_styles_read_as_people_write_them() {
+        let labels: Vec<String> = named_styles().into_iter().map(|s| s.label).collect();
+        assert_eq!(labels[0], "Normal text");
+        assert_eq!(labels[3], "Heading 1");
+        assert_eq!(labels.len(), NAMED_STYLES.len());
     }
 
     #[test]

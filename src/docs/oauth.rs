@@ -13,7 +13,7 @@ use oauth2::{
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::config::GoogleEndpoints;
+use super::client::GoogleEndpoints;
 use crate::error::{Error, ErrorCode, Result};
 use crate::secrets::{Secret, Secrets};
 
@@ -127,8 +127,7 @@ impl GoogleAuth {
     }
 
     async fn secret(&self, name: &'static str) -> Result<Option<Secret>> {
-        let secrets = self.secrets.clone();
-        tokio::task::spawn_blocking(move || secrets.get(name)).await?.map_err(Error::from)
+        self.secrets.read(name).await
     }
 
     async fn oauth_client(&self) -> Result<Client> {
@@ -165,9 +164,8 @@ impl GoogleAuth {
         if !self.persist {
             return Ok(());
         }
-        let secrets = self.secrets.clone();
         let value = Secret::new(serde_json::to_string(token).expect("serializes"));
-        tokio::task::spawn_blocking(move || secrets.set(TOKEN_SECRET, &value)).await?.map_err(Error::from)
+        self.secrets.write(TOKEN_SECRET, value).await
     }
 
     /// A live access token, refreshed first if it is about to expire.
@@ -237,8 +235,7 @@ impl GoogleAuth {
             return Err(Error::invalid_field("token", "must not be empty"));
         }
         let stored = StoredToken::parse(token.expose());
-        let secrets = self.secrets.clone();
-        tokio::task::spawn_blocking(move || secrets.set(TOKEN_SECRET, &token)).await?.map_err(Error::from)?;
+        self.secrets.write(TOKEN_SECRET, token).await?;
         *self.state.lock().await = TokenState::Loaded(stored);
         Ok(())
     }
@@ -284,8 +281,7 @@ impl GoogleAuth {
                 Err(e) => tracing::warn!(error = %e, "Google could not be reached to revoke the token"),
             }
         }
-        let secrets = self.secrets.clone();
-        tokio::task::spawn_blocking(move || secrets.delete(TOKEN_SECRET)).await?.map_err(Error::from)?;
+        self.secrets.remove(TOKEN_SECRET).await?;
         *state = TokenState::SignedOut;
         Ok(())
     }

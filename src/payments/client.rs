@@ -106,9 +106,7 @@ impl LemonSqueezyClient {
     }
 
     async fn key(&self) -> Result<String> {
-        let secrets = self.secrets.clone();
-        let key =
-            tokio::task::spawn_blocking(move || secrets.get("lemonsqueezy_api_key")).await?.map_err(Error::from)?;
+        let key = self.secrets.read("lemonsqueezy_api_key").await?;
         key.map(|k| k.expose().to_string()).ok_or_else(|| {
             Error::new(ErrorCode::Unauthorized, "No Lemon Squeezy API key is set; an admin must add it in Settings")
                 .with_details(serde_json::json!({ "provider": PROVIDER }))

@@ -149,11 +149,6 @@ impl SubscriptionAction {
     }
 }
 
-/// Errors that mean "the provider cannot be reached now": reads fall back to the cache.
-fn unreachable(err: &Error) -> bool {
-    matches!(err.code, ErrorCode::IntegrationError | ErrorCode::RateLimited)
-}
-
 fn older_than(stamp: Option<&str>, age: Duration) -> bool {
     match stamp.and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok()) {
         Some(t) => chrono::Utc::now().signed_duration_since(t).to_std().map(|d| d > age).unwrap_or(false),
@@ -191,9 +186,7 @@ impl PaymentService {
     }
 
     async fn store_id(&self) -> Result<String> {
-        let secrets = self.secrets.clone();
-        let id =
-            tokio::task::spawn_blocking(move || secrets.get("lemonsqueezy_store_id")).await?.map_err(Error::from)?;
+        let id = self.secrets.read("lemonsqueezy_store_id").await?;
         id.map(|s| s.expose().trim().to_string()).filter(|s| !s.is_empty()).ok_or_else(|| {
             Error::new(ErrorCode::Unauthorized, "No Lemon Squeezy store id is set; an admin must add it in Settings")
                 .with_details(json!({ "provider": client::PROVIDER }))
@@ -234,7 +227,7 @@ impl PaymentService {
         }
         match self.read_catalogue(&SyncReporter::silent()).await {
             Ok(_) => Ok(false),
-            Err(err) if unreachable(&err) && state.synced_at.is_some() => Ok(true),
+            Err(err) if err.is_provider_unreachable() && state.synced_at.is_some() => Ok(true),
             Err(err) => Err(err),
         }
     }
@@ -492,7 +485,7 @@ impl PaymentService {
                 self.db.call(move |conn| store::upsert_product(conn, &stored, &now_rfc3339())).await?;
                 Ok(product)
             }
-            Err(err) if unreachable(&err) => {
+            Err(err) if err.is_provider_unreachable() => {
                 let id = id.to_string();
                 self.db.call(move |conn| store::get_product(conn, &id)).await?.ok_or(err)
             }

@@ -292,6 +292,36 @@ impl Secrets {
     pub fn describe(&self) -> String {
         self.store.describe()
     }
+
+    /// [`get`](Self::get) for async code: a keyring read may be a D-Bus round trip, so it runs
+    /// off the async threads.
+    pub async fn read(&self, name: &str) -> crate::Result<Option<Secret>> {
+        self.off_thread(name, |secrets, name| secrets.get(name)).await
+    }
+
+    /// [`set`](Self::set) for async code.
+    pub async fn write(&self, name: &str, value: Secret) -> crate::Result<()> {
+        self.off_thread(name, move |secrets, name| secrets.set(name, &value)).await
+    }
+
+    /// [`delete`](Self::delete) for async code.
+    pub async fn remove(&self, name: &str) -> crate::Result<()> {
+        self.off_thread(name, |secrets, name| secrets.delete(name)).await
+    }
+
+    /// [`source`](Self::source) for async code.
+    pub async fn source_of(&self, name: &str) -> crate::Result<SecretSource> {
+        self.off_thread(name, |secrets, name| secrets.source(name)).await
+    }
+
+    async fn off_thread<T: Send + 'static>(
+        &self,
+        name: &str,
+        work: impl FnOnce(&Secrets, &str) -> Result<T, SecretError> + Send + 'static,
+    ) -> crate::Result<T> {
+        let (secrets, name) = (self.clone(), name.to_string());
+        Ok(tokio::task::spawn_blocking(move || work(&secrets, &name)).await??)
+    }
 }
 
 /// Only the names Staffroom knows can be set, so a typo does not silently store a stray secret.

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::FieldError;
+use crate::payments::jsonapi::id_of;
 
 /// Every event name Staffroom knows: the seed's seven and Lemon Squeezy's documented list.
 /// Others are stored and acknowledged, never an error.
@@ -68,21 +69,12 @@ impl WebhookEvent {
 
     /// Our local order id from the checkout's custom data.
     pub fn local_order_id(&self) -> Option<String> {
-        let value = self.custom_data.as_ref()?.get("order_id")?;
-        match value {
-            Value::String(s) if !s.is_empty() => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        }
+        id_of(self.custom_data.as_ref()?.get("order_id")?)
     }
 }
 
 fn string_or_number(value: Option<&Value>) -> Option<String> {
-    match value? {
-        Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
+    id_of(value?)
 }
 
 /// Parses a JSON body (already known to be JSON) into an event, naming every bad field.

@@ -337,9 +337,9 @@ impl GoogleSimulator {
     }
 
     /// Where each Google endpoint of the simulator is.
-    pub fn endpoints(&self) -> crate::config::GoogleEndpoints {
+    pub fn endpoints(&self) -> crate::docs::client::GoogleEndpoints {
         let base = &self.sim.base;
-        crate::config::GoogleEndpoints {
+        crate::docs::client::GoogleEndpoints {
             drive_url: format!("{base}/drive/v3"),
             docs_url: format!("{base}/v1"),
             auth_url: format!("{base}/o/oauth2/v2/auth"),

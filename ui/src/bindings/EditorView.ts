@@ -2,6 +2,7 @@
 import type { Document } from "./Document";
 import type { Draft } from "./Draft";
 import type { EditBlock } from "./EditBlock";
+import type { NamedStyle } from "./NamedStyle";
 
 /**
  * What the editor window opens with.
@@ -15,4 +16,8 @@ stale: boolean, draft: Draft | null,
  * Why the document opens read-only, when it does (Google gives this user view or comment
  * access only).
  */
-readOnlyReason: string | null, };
+readOnlyReason: string | null, 
+/**
+ * The paragraph styles the editor offers.
+ */
+styles: Array<NamedStyle>, };

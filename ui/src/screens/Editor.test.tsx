@@ -40,6 +40,12 @@ const view = (extra: Partial<EditorView> = {}): EditorView => ({
   stale: false,
   draft: null,
   readOnlyReason: null,
+  styles: [
+    { id: "NORMAL_TEXT", label: "Normal text" },
+    { id: "TITLE", label: "Title" },
+    { id: "HEADING_1", label: "Heading 1" },
+    { id: "HEADING_2", label: "Heading 2" },
+  ],
   ...extra,
 });
 

@@ -4,18 +4,6 @@ import { getCurrentWindow } from "@tauri-apps/api/window";
 import { api, describeError } from "../api";
 import type { EditBlock, EditorView, GoogleDocument, RebaseConflict, StructuralElement, TextRun } from "../types";
 
-const STYLES: { id: string; label: string }[] = [
-  { id: "NORMAL_TEXT", label: "Normal text" },
-  { id: "TITLE", label: "Title" },
-  { id: "SUBTITLE", label: "Subtitle" },
-  { id: "HEADING_1", label: "Heading 1" },
-  { id: "HEADING_2", label: "Heading 2" },
-  { id: "HEADING_3", label: "Heading 3" },
-  { id: "HEADING_4", label: "Heading 4" },
-  { id: "HEADING_5", label: "Heading 5" },
-  { id: "HEADING_6", label: "Heading 6" },
-];
-
 /** How often unsaved edits are kept as a draft. */
 export const DRAFT_DELAY_MS = 3000;
 
@@ -217,7 +205,7 @@ function EditorBody({ id, view }: { id: string; view: EditorView }) {
           if (readOnly) {
             return (
               <div key={index} className="para-row">
-                <span className="muted small">{STYLES.find((s) => s.id === block.style)?.label}</span>
+                <span className="muted small">{view.styles.find((s) => s.id === block.style)?.label}</span>
                 <div aria-label={label} className={`para para-${block.style}`}><Runs runs={baseRuns.get(block.text)} text={block.text} /></div>
               </div>
             );
@@ -229,7 +217,7 @@ function EditorBody({ id, view }: { id: string; view: EditorView }) {
                 value={block.style}
                 onChange={(e) => setParagraph(index, { style: e.target.value })}
               >
-                {STYLES.map((s) => <option key={s.id} value={s.id}>{s.label}</option>)}
+                {view.styles.map((s) => <option key={s.id} value={s.id}>{s.label}</option>)}
               </select>
               {editing === index ? (
                 <AutoTextarea
