@@ -13,6 +13,37 @@ pub const DEFAULT_RETENTION_DAYS: u32 = 400;
 pub const MIN_RETENTION_DAYS: u32 = 30;
 pub const MAX_RETENTION_DAYS: u32 = 3650;
 
+crate::text_enum! {
+    /// What an audit entry records: `area.action`.
+    pub enum AuditAction {
+        SignIn = "auth.sign_in",
+        AccountLocked = "auth.account_locked",
+        SignOut = "auth.sign_out",
+        UserAdd = "users.add",
+        UserDisable = "users.disable",
+        UserEnable = "users.enable",
+        UserSetPassword = "users.set_password",
+        UserUnlock = "users.unlock",
+        OrderCreate = "payments.order_create",
+        OrderReview = "payments.order_review",
+        OrderRefund = "payments.order_refund",
+        SubscriptionCancel = "payments.subscription_cancel",
+        SubscriptionResume = "payments.subscription_resume",
+        SubscriptionPause = "payments.subscription_pause",
+        SubscriptionUnpause = "payments.subscription_unpause",
+        SubscriptionChangePlan = "payments.subscription_change_plan",
+        DocumentCreate = "docs.create",
+        DocumentEdit = "docs.edit",
+        DocumentShare = "docs.share",
+        SyncInterval = "settings.sync_interval",
+        AuditRetention = "settings.audit_retention",
+        SecretSet = "settings.secret_set",
+        GoogleSignIn = "settings.google_sign_in",
+        GoogleSignOut = "settings.google_sign_out",
+        WebhookReceiver = "settings.webhook_receiver",
+    }
+}
+
 /// How long audit entries are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema, ts_rs::TS)]
 pub struct AuditRetention {
@@ -34,9 +65,15 @@ impl Audit {
     }
 
     /// Records that `actor` did `action` to `target` with `outcome`.
-    pub async fn record(&self, actor: &str, action: &str, target: Option<&str>, outcome: &str, detail: Option<Value>) {
-        let (actor, action, target, outcome) =
-            (actor.to_string(), action.to_string(), target.map(str::to_string), outcome.to_string());
+    pub async fn record(
+        &self,
+        actor: &str,
+        action: AuditAction,
+        target: Option<&str>,
+        outcome: &str,
+        detail: Option<Value>,
+    ) {
+        let (actor, target, outcome) = (actor.to_string(), target.map(str::to_string), outcome.to_string());
         let written = self
             .db
             .call(move |conn| {
@@ -44,7 +81,7 @@ impl Audit {
                     conn,
                     &NewAuditEntry {
                         actor: &actor,
-                        action: &action,
+                        action,
                         target: target.as_deref(),
                         outcome: &outcome,
                         detail,
@@ -75,7 +112,7 @@ impl Audit {
         self.db.set_meta(RETENTION_KEY, days.to_string()).await?;
         self.record(
             actor.audit_name(),
-            "settings.audit_retention",
+            AuditAction::AuditRetention,
             None,
             "success",
             Some(serde_json::json!({ "days": days })),

@@ -181,7 +181,7 @@ impl Core {
             return Err(Error::invalid_field("name", "is kept by the desktop app itself (\"keep me signed in\")"));
         }
         self.secrets.write(name, value).await?;
-        self.audit.record(actor.audit_name(), "settings.secret_set", Some(name), "success", None).await;
+        self.audit.record(actor.audit_name(), crate::audit::AuditAction::SecretSet, Some(name), "success", None).await;
         if let (Some(webhooks), "webhook_secret") = (&self.webhooks, name) {
             webhooks.reload_secret().await?;
         }

@@ -22,6 +22,7 @@ pub mod sandbox;
 pub mod secrets;
 pub mod settings;
 pub mod store;
+mod text_enum;
 pub mod time;
 pub mod webhooks;
 

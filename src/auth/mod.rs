@@ -257,7 +257,7 @@ impl AuthService {
                 self.audit
                     .record(
                         "anonymous",
-                        "auth.sign_in",
+                        crate::audit::AuditAction::SignIn,
                         Some(&input.email),
                         "failure",
                         Some(json!({ "reason": reason, "address": address })),
@@ -297,7 +297,7 @@ impl AuthService {
         if verified.needs_upgrade {
             tracing::info!(user = %user.id, "password hash upgraded to current parameters");
         }
-        self.audit.record(&user.email, "auth.sign_in", Some(&user.email), "success", None).await;
+        self.audit.record(&user.email, crate::audit::AuditAction::SignIn, Some(&user.email), "success", None).await;
         Ok(self.issue(&user, &session, now)?)
     }
 
@@ -365,7 +365,7 @@ impl AuthService {
         let key = user.email.clone();
         let lifted = self.db.call(move |conn| throttle::unlock(conn, &key)).await?;
         self.audit
-            .record(actor.audit_name(), "users.unlock", Some(&user.email), "success", Some(json!({ "locks": lifted })))
+            .record(actor.audit_name(), crate::audit::AuditAction::UserUnlock, Some(&user.email), "success", Some(json!({ "locks": lifted })))
             .await;
         Ok(UserDto::from(&user))
     }
@@ -423,7 +423,7 @@ impl AuthService {
         let (identity, _, session) = self.live_session(token).await?;
         let now = now_unix();
         self.db.call(move |conn| users::revoke_session(conn, &session.id, now)).await?;
-        self.audit.record(&identity.email, "auth.sign_out", Some(&identity.email), "success", None).await;
+        self.audit.record(&identity.email, crate::audit::AuditAction::SignOut, Some(&identity.email), "success", None).await;
         Ok(())
     }
 
@@ -479,7 +479,7 @@ impl AuthService {
         let outcome = self.db.call(move |conn| users::insert(conn, &insert)).await;
         let label = if outcome.is_ok() { "success" } else { "failure" };
         self.audit
-            .record(actor.audit_name(), "users.add", Some(&record.email), label, Some(json!({ "role": record.role })))
+            .record(actor.audit_name(), crate::audit::AuditAction::UserAdd, Some(&record.email), label, Some(json!({ "role": record.role })))
             .await;
         outcome?;
         Ok(UserDto::from(&record))
@@ -530,7 +530,7 @@ impl AuthService {
             })
             .await?;
         user.disabled = disabled;
-        let action = if disabled { "users.disable" } else { "users.enable" };
+        let action = if disabled { crate::audit::AuditAction::UserDisable } else { crate::audit::AuditAction::UserEnable };
         self.audit
             .record(actor.audit_name(), action, Some(&user.email), "success", Some(json!({ "sessionsEnded": revoked })))
             .await;
@@ -565,7 +565,7 @@ impl AuthService {
         self.audit
             .record(
                 actor.audit_name(),
-                "users.set_password",
+                crate::audit::AuditAction::UserSetPassword,
                 Some(&user.email),
                 "success",
                 Some(json!({ "sessionsEnded": revoked })),

@@ -132,7 +132,7 @@ impl DocService {
     ) -> Result<oauth::GoogleStatus> {
         let outcome = pending.finish(timeout).await;
         let result = if outcome.is_ok() { "success" } else { "failure" };
-        self.audit.record(actor.audit_name(), "settings.google_sign_in", None, result, None).await;
+        self.audit.record(actor.audit_name(), crate::audit::AuditAction::GoogleSignIn, None, result, None).await;
         outcome?;
         self.auth().status().await
     }
@@ -141,7 +141,7 @@ impl DocService {
     pub async fn sign_out(&self, actor: &Actor) -> Result<oauth::GoogleStatus> {
         actor.require_admin()?;
         self.auth().sign_out().await?;
-        self.audit.record(actor.audit_name(), "settings.google_sign_out", None, "success", None).await;
+        self.audit.record(actor.audit_name(), crate::audit::AuditAction::GoogleSignOut, None, "success", None).await;
         self.auth().status().await
     }
 
@@ -299,7 +299,7 @@ impl DocService {
         self.audit
             .record(
                 actor.audit_name(),
-                "docs.create",
+                crate::audit::AuditAction::DocumentCreate,
                 Some(&id),
                 if outcome.is_ok() { "success" } else { "partial" },
                 Some(detail),
@@ -343,7 +343,7 @@ impl DocService {
         self.audit
             .record(
                 actor.audit_name(),
-                "docs.edit",
+                crate::audit::AuditAction::DocumentEdit,
                 Some(&id),
                 "success",
                 Some(json!({"requests": patch.requests.len()})),
@@ -368,7 +368,7 @@ impl DocService {
         self.audit
             .record(
                 actor.audit_name(),
-                "docs.share",
+                crate::audit::AuditAction::DocumentShare,
                 Some(&id),
                 if outcome.is_ok() { "success" } else { "failure" },
                 Some(detail),
@@ -434,7 +434,7 @@ impl DocService {
                     self.audit
                         .record(
                             actor.audit_name(),
-                            "docs.edit",
+                            crate::audit::AuditAction::DocumentEdit,
                             Some(&id),
                             "conflict",
                             Some(json!({"conflicts": rebased.conflicts.len()})),
@@ -449,7 +449,7 @@ impl DocService {
             self.audit
                 .record(
                     actor.audit_name(),
-                    "docs.edit",
+                    crate::audit::AuditAction::DocumentEdit,
                     Some(&id),
                     "success",
                     Some(json!({"requests": requests.len()})),

@@ -2,6 +2,7 @@
 //! orders link by `meta.custom_data.order_id`, else by the provider's order id; an event older
 //! than the cached state is recorded but not applied; statuses never move backwards.
 
+use crate::payments::model::OrderStatus;
 use serde_json::Value;
 
 use super::jsonapi::Resource;
@@ -10,7 +11,7 @@ use crate::error::Result;
 use crate::store::payments::{self as store, OrderRecord};
 use crate::store::Db;
 use crate::time::now_rfc3339;
-use crate::webhooks::{ApplyResult, EventApplier, WebhookEvent};
+use crate::webhooks::{ApplyResult, EventApplier, Outcome, WebhookEvent};
 
 /// Applies payment events to the cache in `db`.
 pub struct PaymentsApplier {
@@ -25,17 +26,9 @@ impl PaymentsApplier {
 }
 
 /// Our order status from the provider's: refunds keep `paid` (with `refundedAt`).
-fn order_status(provider: &str) -> &'static str {
-    match provider {
-        "paid" | "refunded" | "partial_refund" => "paid",
-        "failed" | "fraudulent" => "failed",
-        _ => "pending",
-    }
-}
-
 /// Whether an order may move from `from` to `to`: only out of `pending`.
-fn order_may_move(from: &str, to: &str) -> bool {
-    from == to || from == "pending"
+fn order_may_move(from: OrderStatus, to: OrderStatus) -> bool {
+    from == to || from == OrderStatus::Pending
 }
 
 /// Whether a subscription may move from the provider status `from` to `to`: nothing leaves
@@ -81,12 +74,12 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
     let Some(mut order) = existing else {
         // An order made elsewhere (the provider's own checkout links): it becomes a local order.
         let item = r.attributes.get("first_order_item").cloned().unwrap_or(Value::Null);
-        let status = order_status(&provider_status);
+        let status = OrderStatus::of_provider(&provider_status);
         let record = OrderRecord {
             dto: OrderDto {
                 id: event.local_order_id().unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
                 order_id: String::new(),
-                status: status.into(),
+                status,
                 total: r.int("total").unwrap_or(0),
                 currency: r.str("currency").unwrap_or_else(|| "USD".into()),
                 checkout_url: String::new(),
@@ -97,7 +90,7 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
                 variant_id: item.get("variant_id").and_then(super::jsonapi::id_of).unwrap_or_default(),
                 customer_id: r.str("customer_id"),
                 provider_order_id: Some(r.id.clone()),
-                paid_at: (status == "paid").then(|| paid_moment.clone()),
+                paid_at: (status == OrderStatus::Paid).then(|| paid_moment.clone()),
                 refunded_at,
                 refunded_amount: r.int("refunded_amount").unwrap_or(0),
                 updated_at: now,
@@ -115,15 +108,15 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
         let id = record.dto.id.clone();
         store::insert_order(conn, &record)?;
         return Ok(ApplyResult {
-            outcome: "applied: new order from the provider".into(),
+            outcome: Outcome::Applied(Some("new order from the provider".into())),
             order_id: Some(id),
             subscription_id: None,
         });
     };
     let id = order.dto.id.clone();
-    let linked = |outcome: String| ApplyResult { outcome, order_id: Some(id.clone()), subscription_id: None };
+    let linked = |outcome: Outcome| ApplyResult { outcome, order_id: Some(id.clone()), subscription_id: None };
     if older(updated_at.as_deref(), order.provider_updated_at.as_deref()) {
-        return Ok(linked("stale: older than the cached order".into()));
+        return Ok(linked(Outcome::Stale("older than the cached order".into())));
     }
     if refunded_at.is_some() {
         order.dto.refunded_at = refunded_at;
@@ -132,9 +125,9 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
     if let Some(refunded) = r.int("refunded_amount") {
         order.dto.refunded_amount = order.dto.refunded_amount.max(refunded);
     }
-    let target = order_status(&provider_status);
-    let mut outcome = "applied".to_string();
-    let differences = if target == "paid" && order.dto.status != "paid" {
+    let target = OrderStatus::of_provider(&provider_status);
+    let mut outcome = Outcome::Applied(None);
+    let differences = if target == OrderStatus::Paid && order.dto.status != OrderStatus::Paid {
         checkout_differences(&order, &r, event.test_mode)
     } else {
         Vec::new()
@@ -147,7 +140,7 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
             conn,
             &crate::store::audit::NewAuditEntry {
                 actor: "system",
-                action: "payments.order_review",
+                action: crate::audit::AuditAction::OrderReview,
                 target: Some(&order.dto.id),
                 outcome: "held for review",
                 detail: Some(
@@ -156,9 +149,9 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
             },
         )?;
         order.dto.review = Some(reason.clone());
-        outcome = format!("held for review: {reason}");
-    } else if order_may_move(&order.dto.status, target) {
-        if target == "paid" && order.dto.status != "paid" {
+        outcome = Outcome::HeldForReview(reason);
+    } else if order_may_move(order.dto.status, target) {
+        if target == OrderStatus::Paid && order.dto.status != OrderStatus::Paid {
             order.dto.paid_at.get_or_insert(paid_moment);
             // From now on the order shows what the customer was charged (tax in, discounts out).
             if let Some(total) = r.int("total") {
@@ -169,9 +162,9 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
             }
             order.dto.review = None;
         }
-        order.dto.status = target.into();
+        order.dto.status = target;
     } else {
-        outcome = format!("applied: status kept at {} (never backwards)", order.dto.status);
+        outcome = Outcome::Applied(Some(format!("status kept at {} (never backwards)", order.dto.status)));
     }
     order.dto.provider_order_id = Some(r.id.clone());
     order.dto.customer_id = r.str("customer_id").or(order.dto.customer_id);
@@ -217,18 +210,17 @@ fn checkout_differences(order: &OrderRecord, event: &Resource, test_mode: Option
 fn apply_subscription(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
     let incoming: SubscriptionDto = model::subscription_from(&resource(event));
     let id = incoming.id.clone();
-    let linked =
-        |outcome: &str| ApplyResult { outcome: outcome.into(), order_id: None, subscription_id: Some(id.clone()) };
+    let linked = |outcome: Outcome| ApplyResult { outcome, order_id: None, subscription_id: Some(id.clone()) };
     if let Some(cached) = store::get_subscription(conn, &incoming.id)? {
         if older(Some(&incoming.updated_at), Some(&cached.updated_at)) {
-            return Ok(linked("stale: older than the cached subscription"));
+            return Ok(linked(Outcome::Stale("older than the cached subscription".into())));
         }
         if !subscription_may_move(&cached.provider_status, &incoming.provider_status) {
-            return Ok(linked("stale: an expired subscription does not come back"));
+            return Ok(linked(Outcome::Stale("an expired subscription does not come back".into())));
         }
     }
     store::upsert_subscription(conn, &incoming, &now_rfc3339())?;
-    Ok(linked("applied"))
+    Ok(linked(Outcome::Applied(None)))
 }
 
 fn apply_invoice(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
@@ -239,8 +231,8 @@ fn apply_invoice(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Resul
     let status = r.str("status").unwrap_or_else(|| event.name.trim_start_matches("subscription_payment_").to_string());
     let at = model::normalise_time(r.str("updated_at")).unwrap_or_else(now_rfc3339);
     let noted = store::note_payment(conn, &subscription_id, &status, &at)?;
-    let outcome = if noted { "applied" } else { "stale: older than the latest payment" };
-    Ok(ApplyResult { outcome: outcome.into(), order_id: None, subscription_id: Some(subscription_id) })
+    let outcome = if noted { Outcome::Applied(None) } else { Outcome::Stale("older than the latest payment".into()) };
+    Ok(ApplyResult { outcome, order_id: None, subscription_id: Some(subscription_id) })
 }
 
 #[async_trait::async_trait]
@@ -264,11 +256,12 @@ mod tests {
 
     #[test]
     fn statuses_never_move_backwards() {
-        assert!(order_may_move("pending", "paid"));
-        assert!(order_may_move("pending", "failed"));
-        assert!(!order_may_move("paid", "pending"));
-        assert!(!order_may_move("paid", "failed"));
-        assert!(!order_may_move("failed", "pending"));
+        use OrderStatus::{Failed, Paid, Pending};
+        assert!(order_may_move(Pending, Paid));
+        assert!(order_may_move(Pending, Failed));
+        assert!(!order_may_move(Paid, Pending));
+        assert!(!order_may_move(Paid, Failed));
+        assert!(!order_may_move(Failed, Pending));
         assert!(subscription_may_move("cancelled", "active"));
         assert!(!subscription_may_move("expired", "active"));
         assert!(subscription_may_move("active", "expired"));

@@ -138,13 +138,13 @@ impl SubscriptionAction {
         }
     }
 
-    fn audit_name(&self) -> &'static str {
+    fn audit_action(&self) -> crate::audit::AuditAction {
         match self {
-            SubscriptionAction::Cancel => "payments.subscription_cancel",
-            SubscriptionAction::Resume => "payments.subscription_resume",
-            SubscriptionAction::Pause { .. } => "payments.subscription_pause",
-            SubscriptionAction::Unpause => "payments.subscription_unpause",
-            SubscriptionAction::ChangePlan { .. } => "payments.subscription_change_plan",
+            SubscriptionAction::Cancel => crate::audit::AuditAction::SubscriptionCancel,
+            SubscriptionAction::Resume => crate::audit::AuditAction::SubscriptionResume,
+            SubscriptionAction::Pause { .. } => crate::audit::AuditAction::SubscriptionPause,
+            SubscriptionAction::Unpause => crate::audit::AuditAction::SubscriptionUnpause,
+            SubscriptionAction::ChangePlan { .. } => crate::audit::AuditAction::SubscriptionChangePlan,
         }
     }
 }
@@ -338,7 +338,7 @@ impl PaymentService {
         let interval = sync::validate_interval(interval_secs)?;
         self.sync.set_interval(&self.db, interval).await?;
         let detail = json!({ "intervalSecs": interval_secs });
-        self.audit.record(actor.audit_name(), "settings.sync_interval", None, "success", Some(detail)).await;
+        self.audit.record(actor.audit_name(), crate::audit::AuditAction::SyncInterval, None, "success", Some(detail)).await;
         self.sync_status().await
     }
 
@@ -452,7 +452,7 @@ impl PaymentService {
     pub async fn list_products(&self, query: &ops::ListProductsRequest) -> Result<ProductList> {
         let stale = self.refresh_catalogue_if_old().await?;
         let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
-        let status = query.status.map(ops::ProductStatus::as_str);
+        let status = query.status.map(model::ProductStatus::as_str);
         let search = query.search.clone();
         let (products, total) =
             self.db.call(move |conn| store::list_products(conn, status, search.as_deref(), page, limit)).await?;
@@ -496,7 +496,7 @@ impl PaymentService {
     /// `POST /orders`: a provider checkout for the variant, and our local order record.
     pub async fn create_order(&self, actor: &Actor, new: validate::NewOrder) -> Result<OrderDto> {
         let product = self.get_product(&new.product_id).await?;
-        if product.status != "published" {
+        if product.status != model::ProductStatus::Published {
             return Err(Error::invalid_field("productId", "is a draft product; only published products can be sold"));
         }
         let variants = product.variants.clone().unwrap_or_default();
@@ -542,7 +542,7 @@ impl PaymentService {
                 self.audit
                     .record(
                         actor.audit_name(),
-                        "payments.order_create",
+                        crate::audit::AuditAction::OrderCreate,
                         Some(&order_id),
                         "failure",
                         Some(json!({ "code": err.code })),
@@ -558,7 +558,7 @@ impl PaymentService {
             dto: OrderDto {
                 id: order_id.clone(),
                 order_id: String::new(),
-                status: "pending".into(),
+                status: model::OrderStatus::Pending,
                 total: variant.price,
                 currency: product.currency.clone(),
                 checkout_url,
@@ -594,7 +594,7 @@ impl PaymentService {
         self.audit
             .record(
                 actor.audit_name(),
-                "payments.order_create",
+                crate::audit::AuditAction::OrderCreate,
                 Some(&record.dto.order_id),
                 "success",
                 Some(json!({ "orderId": order_id, "variantId": variant.id })),
@@ -695,7 +695,7 @@ impl PaymentService {
             stale = true;
         }
         let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
-        let status = query.status.map(ops::SubscriptionStatus::as_str);
+        let status = query.status.map(model::SubscriptionStatus::as_str);
         let customer_id = query.customer_id.clone();
         let (subscriptions, total) = self
             .db
@@ -772,7 +772,7 @@ impl PaymentService {
             Ok((_, Some(_))) => "pending: the customer must confirm".to_string(),
             Err(err) => format!("failure: {}", err.code.as_str()),
         };
-        self.audit.record(actor.audit_name(), action.audit_name(), Some(id), &outcome, None).await;
+        self.audit.record(actor.audit_name(), action.audit_action(), Some(id), &outcome, None).await;
         let (subscription, pending_confirmation) = checked?;
         let stored = subscription.clone();
         self.db.call(move |conn| store::upsert_subscription(conn, &stored, &now_rfc3339())).await?;
@@ -796,7 +796,7 @@ impl PaymentService {
             .call(move |conn| store::get_order(conn, &key))
             .await?
             .ok_or_else(|| Error::not_found(format!("No order {id}")))?;
-        let Some(provider_id) = record.dto.provider_order_id.clone().filter(|_| record.dto.status == "paid") else {
+        let Some(provider_id) = record.dto.provider_order_id.clone().filter(|_| record.dto.status == model::OrderStatus::Paid) else {
             return Err(Error::conflict("Only a paid order can be refunded", None));
         };
         let path = format!("orders/{provider_id}");
@@ -829,7 +829,7 @@ impl PaymentService {
             Err(err) => format!("failure: {}", err.code.as_str()),
         };
         let detail = json!({ "amount": amount, "providerOrderId": provider_id });
-        self.audit.record(actor.audit_name(), "payments.order_refund", Some(id), &outcome, Some(detail)).await;
+        self.audit.record(actor.audit_name(), crate::audit::AuditAction::OrderRefund, Some(id), &outcome, Some(detail)).await;
         let order = refunded?;
         let now = now_rfc3339();
         record.dto.refunded_amount = order.int("refunded_amount").unwrap_or(refunded_before).max(record.dto.refunded_amount);

@@ -30,6 +30,43 @@ impl PageMeta {
     }
 }
 
+crate::text_enum! {
+    /// Where a local order stands (a refund keeps it `paid`, with `refundedAmount`).
+    pub enum OrderStatus {
+        Pending = "pending",
+        Paid = "paid",
+        Failed = "failed",
+    }
+}
+
+impl OrderStatus {
+    /// The local status of a Lemon Squeezy order status (refunded orders were paid).
+    pub fn of_provider(provider: &str) -> OrderStatus {
+        match provider {
+            "paid" | "refunded" | "partial_refund" => OrderStatus::Paid,
+            "failed" | "fraudulent" => OrderStatus::Failed,
+            _ => OrderStatus::Pending,
+        }
+    }
+}
+
+crate::text_enum! {
+    /// A product's status.
+    pub enum ProductStatus {
+        Draft = "draft",
+        Published = "published",
+    }
+}
+
+crate::text_enum! {
+    /// A subscription's status as the seed shows it (the provider's own is `providerStatus`).
+    pub enum SubscriptionStatus {
+        Active = "active",
+        Cancelled = "cancelled",
+        Expired = "expired",
+    }
+}
+
 /// A product variant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
@@ -54,8 +91,7 @@ pub struct ProductDto {
     pub price: i64,
     pub currency: String,
     pub price_formatted: String,
-    /// draft or published.
-    pub status: String,
+    pub status: ProductStatus,
     pub created_at: String,
     pub updated_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,8 +106,7 @@ pub struct SubscriptionDto {
     pub id: String,
     /// The provider's customer id ("" when the provider has none).
     pub customer_id: String,
-    /// active, cancelled or expired.
-    pub status: String,
+    pub status: SubscriptionStatus,
     /// The provider's status: on_trial, active, paused, past_due, unpaid, cancelled, expired.
     pub provider_status: String,
     pub product_id: String,
@@ -110,8 +145,7 @@ pub struct OrderDto {
     pub id: String,
     /// A human-readable reference, e.g. SR-000042.
     pub order_id: String,
-    /// pending, paid or failed.
-    pub status: String,
+    pub status: OrderStatus,
     /// Cents: the variant's price until paid, then the amount actually charged (with tax,
     /// less discounts).
     pub total: i64,
@@ -140,12 +174,12 @@ pub struct OrderDto {
 }
 
 /// The seed's three subscription statuses from the provider's seven.
-pub fn seed_status(provider_status: &str) -> &'static str {
+pub fn seed_status(provider_status: &str) -> SubscriptionStatus {
     match provider_status {
-        "cancelled" => "cancelled",
-        "expired" => "expired",
+        "cancelled" => SubscriptionStatus::Cancelled,
+        "expired" => SubscriptionStatus::Expired,
         // on_trial, active, paused, past_due, unpaid, and anything new that is not an end.
-        _ => "active",
+        _ => SubscriptionStatus::Active,
     }
 }
 
@@ -182,7 +216,7 @@ pub fn subscription_from(resource: &Resource) -> SubscriptionDto {
     SubscriptionDto {
         id: resource.id.clone(),
         customer_id: resource.str("customer_id").unwrap_or_default(),
-        status: seed_status(&provider_status).into(),
+        status: seed_status(&provider_status),
         provider_status,
         product_id: resource.str("product_id").unwrap_or_default(),
         variant_id: resource.str("variant_id").unwrap_or_default(),
@@ -238,8 +272,8 @@ pub fn product_from(resource: &Resource, currency: &str) -> ProductDto {
         currency: currency.to_string(),
         price_formatted: format_money(price, currency),
         status: match resource.str("status").as_deref() {
-            Some("published") => "published".into(),
-            _ => "draft".into(),
+            Some("published") => ProductStatus::Published,
+            _ => ProductStatus::Draft,
         },
         created_at: normalise_time(resource.str("created_at")).unwrap_or_default(),
         updated_at: normalise_time(resource.str("updated_at")).unwrap_or_default(),
@@ -263,7 +297,7 @@ mod tests {
             ("expired", "expired"),
         ];
         for (provider, seed) in cases {
-            assert_eq!(seed_status(provider), seed, "{provider}");
+            assert_eq!(seed_status(provider).as_str(), seed, "{provider}");
         }
     }
 

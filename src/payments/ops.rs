@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::model::{OrderDto, ProductDto};
+use super::model::{OrderDto, ProductDto, ProductStatus, SubscriptionStatus};
 use super::sync::{SyncStatus, MAX_INTERVAL, MIN_INTERVAL};
 use super::validate::{self, NewOrder};
 use super::{OrderList, ProductList, SubscriptionAction, SubscriptionActionResult, SubscriptionList, SyncReport};
@@ -26,63 +26,6 @@ fn id(fields: &mut Fields) -> String {
         fields.problem("id", "is not a valid id");
     }
     id.to_string()
-}
-
-/// A product's status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ProductStatus {
-    Draft,
-    Published,
-}
-
-impl ProductStatus {
-    pub const NAMES: &'static [&'static str] = &["draft", "published"];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProductStatus::Draft => "draft",
-            ProductStatus::Published => "published",
-        }
-    }
-
-    fn parse(name: &str) -> Option<Self> {
-        match name {
-            "draft" => Some(ProductStatus::Draft),
-            "published" => Some(ProductStatus::Published),
-            _ => None,
-        }
-    }
-}
-
-/// Which subscriptions a list shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SubscriptionStatus {
-    Active,
-    Cancelled,
-    Expired,
-}
-
-impl SubscriptionStatus {
-    pub const NAMES: &'static [&'static str] = &["active", "cancelled", "expired"];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SubscriptionStatus::Active => "active",
-            SubscriptionStatus::Cancelled => "cancelled",
-            SubscriptionStatus::Expired => "expired",
-        }
-    }
-
-    fn parse(name: &str) -> Option<Self> {
-        match name {
-            "active" => Some(SubscriptionStatus::Active),
-            "cancelled" => Some(SubscriptionStatus::Cancelled),
-            "expired" => Some(SubscriptionStatus::Expired),
-            _ => None,
-        }
-    }
 }
 
 /// `GET /api/payments/products`.

@@ -27,7 +27,7 @@ pub struct AuditEntry {
 #[derive(Debug, Clone)]
 pub struct NewAuditEntry<'a> {
     pub actor: &'a str,
-    pub action: &'a str,
+    pub action: crate::audit::AuditAction,
     pub target: Option<&'a str>,
     pub outcome: &'a str,
     pub detail: Option<serde_json::Value>,

@@ -103,7 +103,7 @@ fn note_refusal(tx: &Transaction<'_>, key: &str, email: &str, address: &str, acc
                 tx,
                 &NewAuditEntry {
                     actor: "anonymous",
-                    action: "auth.sign_in",
+                    action: crate::audit::AuditAction::SignIn,
                     target: Some(email),
                     outcome: "throttled",
                     detail: Some(detail),
@@ -159,7 +159,7 @@ pub fn record(conn: &mut Connection, email: &str, address: &str, now: i64, succe
                 &tx,
                 &NewAuditEntry {
                     actor: "system",
-                    action: "auth.account_locked",
+                    action: crate::audit::AuditAction::AccountLocked,
                     target: Some(&email),
                     outcome: "locked until an admin unlocks it",
                     detail: Some(json!({ "failures": account_failures, "since": window_start })),

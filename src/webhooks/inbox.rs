@@ -204,7 +204,7 @@ impl InboxReader {
                     "UPDATE webhook_events SET applied_at = ?2, outcome = ?3, order_id = ?4, subscription_id = ?5 WHERE id = ?1",
                 )?;
                 for (id, r) in &results {
-                    update.execute(params![id, now, r.outcome, r.order_id, r.subscription_id])?;
+                    update.execute(params![id, now, r.outcome.to_string(), r.order_id, r.subscription_id])?;
                 }
                 Ok(())
             })

@@ -22,11 +22,39 @@ pub use self::payload::WebhookEvent;
 /// Largest body accepted (413 beyond).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
 
-/// How applying one event ended.
+/// How applying one event ended; stored and shown as `applied`, or `applied: …`,
+/// `held for review: …`, `stale: …`, `ignored: …`, `failed: …` with the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Applied; with what was notable about it, if anything.
+    Applied(Option<String>),
+    /// Not applied: it did not match what Staffroom sold, and waits for a person.
+    HeldForReview(String),
+    /// Older than what Staffroom keeps, or a move it never makes (out of `expired`).
+    Stale(String),
+    /// About nothing Staffroom keeps.
+    Ignored(String),
+    /// Could not be applied; it stays in the inbox.
+    Failed(String),
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Applied(None) => f.write_str("applied"),
+            Outcome::Applied(Some(note)) => write!(f, "applied: {note}"),
+            Outcome::HeldForReview(why) => write!(f, "held for review: {why}"),
+            Outcome::Stale(why) => write!(f, "stale: {why}"),
+            Outcome::Ignored(why) => write!(f, "ignored: {why}"),
+            Outcome::Failed(why) => write!(f, "failed: {why}"),
+        }
+    }
+}
+
+/// How applying one event ended, and what it touched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApplyResult {
-    /// `applied`, or `stale: …`, `ignored: …`, `failed: …` with the reason.
-    pub outcome: String,
+    pub outcome: Outcome,
     /// The local order it touched.
     pub order_id: Option<String>,
     /// The subscription it touched.
@@ -36,7 +64,7 @@ pub struct ApplyResult {
 impl ApplyResult {
     /// Nothing to do for this event.
     pub fn ignored(reason: impl std::fmt::Display) -> Self {
-        ApplyResult { outcome: format!("ignored: {reason}"), order_id: None, subscription_id: None }
+        ApplyResult { outcome: Outcome::Ignored(reason.to_string()), order_id: None, subscription_id: None }
     }
 }
 
@@ -148,7 +176,7 @@ impl WebhookReceiver {
                     Some(event) => group.push((id, event)),
                     None => {
                         let failed = ApplyResult {
-                            outcome: "failed: the stored body no longer parses".into(),
+                            outcome: Outcome::Failed("the stored body no longer parses".into()),
                             order_id: None,
                             subscription_id: None,
                         };
@@ -323,7 +351,7 @@ async fn apply_event(applier: &dyn EventApplier, id: i64, event: &WebhookEvent) 
         Ok(result) => result,
         Err(err) => {
             tracing::error!(id, %err, "applying a webhook delivery failed");
-            ApplyResult { outcome: format!("failed: {}", err.message), order_id: None, subscription_id: None }
+            ApplyResult { outcome: Outcome::Failed(err.message.clone()), order_id: None, subscription_id: None }
         }
     }
 }
@@ -345,7 +373,7 @@ async fn apply_group(
     }
     for ((id, event), (_, result)) in group.iter().zip(results) {
         let mut item = FeedItem::new("applied", true).about(Some(*id), event);
-        item.outcome = Some(result.outcome);
+        item.outcome = Some(result.outcome.to_string());
         item.order_id = result.order_id;
         item.subscription_id = result.subscription_id;
         let _ = feed.send(item);
