@@ -1,37 +1,16 @@
-//! Extractors shared by the routes: the signed-in staff member from `Authorization: Bearer`.
+//! Extractors of the HTTP door: the client's address, the raw body (refused as the error object
+//! when too large or too slow), and query parameters (each given once).
 
 use std::collections::HashMap;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequest, FromRequestParts, Request};
-use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 
-use crate::auth::StaffIdentity;
 use crate::error::{Error, ErrorCode};
 use crate::http::ApiError;
 use crate::Core;
-
-/// The bearer token of a request, if it has one.
-pub fn bearer_token(parts: &Parts) -> Option<&str> {
-    let value = parts.headers.get(AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
-}
-
-/// A request from a signed-in staff member with a live session; anything else is 401.
-pub struct Staff(pub StaffIdentity);
-
-impl FromRequestParts<Core> for Staff {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, core: &Core) -> Result<Self, Self::Rejection> {
-        let token = bearer_token(parts)
-            .ok_or_else(|| Error::unauthorized("Sign in first: this needs an Authorization: Bearer token"))?;
-        Ok(Staff(core.auth.authenticate(token).await?))
-    }
-}
 
 /// The client's address (see [`crate::http::guard::client_address`]), for throttling sign-ins.
 pub struct ClientAddress(pub String);
@@ -76,37 +55,6 @@ pub fn body_refusal(rejection: &BytesRejection, limit: usize) -> Error {
     }
 }
 
-/// A path parameter; a malformed one (bad percent-encoding, not UTF-8) is the error object.
-pub struct PathParam<T>(pub T);
-
-impl<T, S> FromRequestParts<S> for PathParam<T>
-where
-    T: serde::de::DeserializeOwned + Send,
-    S: Send + Sync,
-{
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
-            Ok(axum::extract::Path(value)) => Ok(PathParam(value)),
-            Err(rejection) => Err(ApiError(Error::invalid_field("path", rejection.body_text()))),
-        }
-    }
-}
-
-/// The raw bearer token, for refresh and logout (they check it themselves).
-pub struct BearerToken(pub String);
-
-impl<S: Send + Sync> FromRequestParts<S> for BearerToken {
-    type Rejection = crate::http::response::AuthEndpointError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        bearer_token(parts)
-            .map(|t| BearerToken(t.to_string()))
-            .ok_or_else(|| Error::unauthorized("This needs an Authorization: Bearer token").into())
-    }
-}
-
 /// Query parameters as a map; a parameter given twice is refused (which one was meant cannot be
 /// known), anything else is left to validation, which names every bad field.
 pub fn query_params(query: Option<String>) -> Result<HashMap<String, String>, Error> {
@@ -126,12 +74,4 @@ pub fn query_params(query: Option<String>) -> Result<HashMap<String, String>, Er
     } else {
         Err(Error::invalid(repeated))
     }
-}
-
-/// A JSON body (`{}` when empty), or `invalid_request` on `body`.
-pub fn json_body(body: &[u8]) -> Result<serde_json::Value, Error> {
-    if body.is_empty() {
-        return Ok(serde_json::json!({}));
-    }
-    serde_json::from_slice(body).map_err(|e| Error::invalid_field("body", format!("is not valid JSON: {e}")))
 }
