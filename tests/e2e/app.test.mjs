@@ -219,6 +219,17 @@ test("the order turns paid on screen, without a reload, when the sandbox checkou
   await eventually("the event history", async () => /order_created/.test(await textOf(By.css(`[aria-label='Order ${order.id}']`))));
   assert.equal(await driver.executeScript("return window.__e2eMark"), "still here", "the page reloaded");
   await shot("06-orders-paid");
+
+  // The admin refunds part of it, after confirming; Lemon Squeezy's order_refunded follows.
+  const detail = `//*[@aria-label=${literal(`Order ${order.id}`)}]`;
+  await click(button("Refund…", detail));
+  await find(By.css("[role='alertdialog'][aria-label='Refund']"));
+  await type(By.id("refund-part"), "5");
+  await shot("06b-order-refund-confirm");
+  await click(button("Refund", "//*[@role='alertdialog']"));
+  await eventually("the refund shown", async () => /Refunded \$\s?5\.00/.test(await textOf(By.xpath(detail))));
+  await eventually("order_refunded in the history", async () => /order_refunded/.test(await textOf(By.xpath(detail))));
+  await shot("06c-order-refunded");
 });
 
 test("a subscription is cancelled and resumed, each after a confirmation", async () => {
