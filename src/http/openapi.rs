@@ -190,3 +190,30 @@ pub fn document() -> utoipa::openapi::OpenApi {
 pub(crate) async fn serve_document() -> Json<utoipa::openapi::OpenApi> {
     Json(document())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_with_a_route_is_in_the_document_and_every_reference_resolves() {
+        let document = serde_json::to_value(document()).unwrap();
+        for entry in api::operations() {
+            let Some(route) = entry.spec.route else { continue };
+            let method = format!("{:?}", route.method).to_lowercase();
+            let operation = &document["paths"][route.path][&method];
+            assert_eq!(operation["operationId"], entry.spec.name, "{} {}", method, route.path);
+            assert!(operation["responses"][route.status.to_string()].is_object(), "{}: its success", entry.spec.name);
+            for name in route.path_params() {
+                let declared = operation["parameters"].as_array().into_iter().flatten().any(|p| p["name"] == name && p["in"] == "path");
+                assert!(declared, "{}: path parameter {name}", entry.spec.name);
+            }
+        }
+        let text = document.to_string();
+        let schemas = document["components"]["schemas"].as_object().unwrap();
+        for reference in text.split("#/components/schemas/").skip(1) {
+            let name: String = reference.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            assert!(schemas.contains_key(&name), "{name} is referred to but not in the document");
+        }
+    }
+}
