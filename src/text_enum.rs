@@ -5,9 +5,9 @@
 /// Declares such an enum: `text_enum! { pub enum OrderStatus { Pending = "pending", … } }`.
 #[macro_export]
 macro_rules! text_enum {
-    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),* $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
+    ($(#[doc = $doc:literal])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),* $(,)? }) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, ts_rs::TS)]
         $vis enum $name {
             $($(#[$vmeta])* #[serde(rename = $text)] $variant),*
         }
@@ -32,6 +32,25 @@ macro_rules! text_enum {
             }
         }
 
+        // Written out rather than derived: utoipa's derive does not see a `rename` whose text
+        // comes from a macro argument, and would publish the variants' Rust names.
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                let description = [$($doc),*].map(str::trim).join("\n");
+                utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .enum_values(Some($name::NAMES.iter().copied()))
+                    .description((!description.is_empty()).then_some(description))
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {
+            fn name() -> std::borrow::Cow<'static, str> {
+                std::borrow::Cow::Borrowed(stringify!($name))
+            }
+        }
+
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
@@ -53,4 +72,27 @@ macro_rules! text_enum {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use utoipa::PartialSchema;
+
+    crate::text_enum! {
+        /// A door's state.
+        pub enum DoorState {
+            Open = "open",
+            HalfOpen = "half_open",
+        }
+    }
+
+    #[test]
+    fn the_schema_lists_the_texts_the_json_carries() {
+        let schema = serde_json::to_value(DoorState::schema()).unwrap();
+        assert_eq!(schema["type"], "string");
+        assert_eq!(schema["enum"], serde_json::json!(["open", "half_open"]));
+        assert_eq!(schema["description"], "A door's state.");
+        assert_eq!(serde_json::to_value(DoorState::HalfOpen).unwrap(), "half_open");
+        assert_eq!(<DoorState as utoipa::ToSchema>::name(), "DoorState");
+    }
 }
