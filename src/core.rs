@@ -9,6 +9,7 @@ use crate::docs::client::GoogleClient;
 use crate::docs::oauth::{GoogleAuth, StoredToken};
 use crate::docs::DocService;
 use crate::error::{Error, Result};
+use crate::events::EventHub;
 use crate::payments::apply::PaymentsApplier;
 use crate::payments::client::LemonSqueezyClient;
 use crate::payments::PaymentService;
@@ -37,6 +38,8 @@ pub struct Core {
     pub docs: DocService,
     /// The Google simulator, in sandbox mode.
     pub google_simulator: Option<GoogleSimulator>,
+    /// The live events of `GET /api/events`, when this core serves them (`config.long_running`).
+    pub events: Option<EventHub>,
 }
 
 impl Core {
@@ -97,6 +100,9 @@ impl Core {
             let applier: Arc<dyn EventApplier> = Arc::new(PaymentsApplier::new(core.db.clone()));
             core.webhooks = Some(WebhookReceiver::start(&core.db, core.secrets.clone(), applier).await?);
             core.payments.start_background_sync().await?;
+            let events = EventHub::start(core.db.clone());
+            events.follow(&core);
+            core.events = Some(events);
         }
         Ok(core)
     }
@@ -147,6 +153,7 @@ impl Core {
             payment_simulator: None,
             docs,
             google_simulator: None,
+            events: None,
         })
     }
 

@@ -14,6 +14,7 @@ pub mod core;
 pub mod data_dir;
 pub mod docs;
 pub mod error;
+pub mod events;
 pub mod http;
 pub mod logging;
 pub mod payments;

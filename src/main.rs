@@ -274,8 +274,13 @@ async fn serve(
     core.connect_sandbox_webhooks(&format!("{scheme}://{local}"))?;
     // One signal stops every listener; each finishes what is in flight.
     let (stop, stopped) = tokio::sync::watch::channel(false);
+    let events = core.events.clone();
     tokio::spawn(async move {
         staffroom::http::shutdown_signal().await;
+        // Event streams never finish on their own: end them so the shutdown need not wait.
+        if let Some(events) = events {
+            events.close();
+        }
         let _ = stop.send(true);
     });
     let until_stopped = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {

@@ -354,7 +354,7 @@ impl AuthService {
     /// within its absolute life, user enabled).
     pub async fn resume(&self, token: &str) -> Result<AuthResponse> {
         let claims = self.keys.verify_allowing_expired(token)?;
-        let (_, user, session) = self.live_session_of(claims.clone()).await?;
+        let (_, user, session) = self.live_session_of(claims.clone(), true).await?;
         self.rotate(&claims, user, session).await
     }
 
@@ -371,10 +371,23 @@ impl AuthService {
     }
 
     async fn live_session(&self, token: &str) -> Result<(StaffIdentity, UserRecord, SessionRecord)> {
-        self.live_session_of(self.keys.verify(token)?).await
+        self.live_session_of(self.keys.verify(token)?, true).await
     }
 
-    async fn live_session_of(&self, claims: token::Claims) -> Result<(StaffIdentity, UserRecord, SessionRecord)> {
+    /// Whether `token` still belongs to a live session, without counting the check as use (a
+    /// long-lived event stream asks this now and then; only what staff do keeps a session alive).
+    pub async fn is_live(&self, token: &str) -> bool {
+        match self.keys.verify(token) {
+            Ok(claims) => self.live_session_of(claims, false).await.is_ok(),
+            Err(_) => false,
+        }
+    }
+
+    async fn live_session_of(
+        &self,
+        claims: token::Claims,
+        touch: bool,
+    ) -> Result<(StaffIdentity, UserRecord, SessionRecord)> {
         let now = now_unix();
         let idle = self.limits.idle.as_secs() as i64;
         let sid = claims.sid.clone();
@@ -388,7 +401,7 @@ impl AuthService {
                     && now - session.last_seen_at <= idle
                     && !user.disabled;
                 // Only a live session is marked as used: touching a dead one would revive it.
-                if live && now - session.last_seen_at >= TOUCH_EVERY_SECS {
+                if touch && live && now - session.last_seen_at >= TOUCH_EVERY_SECS {
                     users::touch_session(conn, &sid, now)?;
                 }
                 Ok(live.then_some((user, session)))
@@ -414,7 +427,7 @@ impl AuthService {
     /// A fresh token for the live session behind `token`, which stops working at once.
     pub async fn refresh(&self, token: &str) -> Result<AuthResponse> {
         let claims = self.keys.verify(token)?;
-        let (_, user, session) = self.live_session_of(claims.clone()).await?;
+        let (_, user, session) = self.live_session_of(claims.clone(), true).await?;
         self.rotate(&claims, user, session).await
     }
 

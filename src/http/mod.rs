@@ -1,6 +1,7 @@
 //! The headless door: an axum router serving the seed's interface (auth now; payments, webhooks
 //! and documents as their areas land), health and the generated OpenAPI document.
 
+pub mod events;
 pub mod extract;
 pub mod guard;
 pub mod openapi;
@@ -70,6 +71,7 @@ pub fn router(core: Core, bound: std::net::IpAddr) -> Router {
     let guarded = Router::new()
         .route("/api/health", get(health))
         .route("/api/openapi.json", get(openapi::serve_document))
+        .route("/api/events", get(events::events))
         .merge(ops::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

@@ -176,7 +176,7 @@ fn reaches_provider(path: &str, method: &str) -> bool {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Staffroom", description = "Staff auth, payments and documents: the headless door onto the Staffroom core."),
-    paths(super::health, super::webhook_routes::receive),
+    paths(super::health, super::events::events, super::webhook_routes::receive),
     components(schemas(crate::error::ErrorCode, crate::error::FieldError)),
     modifiers(&BearerScheme, &Operations, &SharedErrors)
 )]

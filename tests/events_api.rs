@@ -1,0 +1,186 @@
+//! `GET /api/events` on a real `staffroom serve --sandbox`: a connected client sees an order turn
+//! paid, a client that reconnects with `Last-Event-ID` misses nothing, an id the service no
+//! longer has gets a `reset`, and a stream ends with its session.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{checkout_action, client, demo_token, Server};
+use serde_json::{json, Value};
+
+/// One Server-Sent Event.
+#[derive(Debug, Clone)]
+struct SseEvent {
+    id: Option<String>,
+    event: String,
+    data: String,
+}
+
+/// A client of the event stream, reading the raw bytes as a browser's EventSource would.
+struct EventStream {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl EventStream {
+    async fn open(server: &Server, token: &str, last_event_id: Option<&str>) -> EventStream {
+        let mut request = client().get(server.url("/api/events")).bearer_auth(token);
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id);
+        }
+        let response = reqwest::Client::new().execute(request.build().unwrap()).await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        EventStream { response, buffer: String::new() }
+    }
+
+    /// The next event within `wait`; None when the stream ended or nothing came.
+    async fn next(&mut self, wait: Duration) -> Option<SseEvent> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut event = SseEvent { id: None, event: "message".into(), data: String::new() };
+                let mut is_comment_only = true;
+                for line in block.lines() {
+                    let (field, value) = line.split_once(':').unwrap_or((line, ""));
+                    let value = value.strip_prefix(' ').unwrap_or(value);
+                    match field {
+                        "id" => event.id = Some(value.to_string()),
+                        "event" => event.event = value.to_string(),
+                        "data" => event.data.push_str(value),
+                        _ => continue,
+                    }
+                    is_comment_only = false;
+                }
+                if is_comment_only {
+                    continue; // a keep-alive
+                }
+                return Some(event);
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.response.chunk()).await.ok()?.ok()??;
+            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+
+    /// Reads events until one satisfies `wanted`, returning all read; panics after `wait`.
+    async fn until(&mut self, wait: Duration, wanted: impl Fn(&SseEvent) -> bool) -> Vec<SseEvent> {
+        let deadline = Instant::now() + wait;
+        let mut seen = Vec::new();
+        while Instant::now() < deadline {
+            let Some(event) = self.next(deadline - Instant::now()).await else { break };
+            let done = wanted(&event);
+            seen.push(event);
+            if done {
+                return seen;
+            }
+        }
+        panic!("the awaited event did not come; saw {seen:?}");
+    }
+}
+
+/// Whether `event` says the order `order_id` was paid by an applied webhook.
+fn applied_to(event: &SseEvent, order_id: &str) -> bool {
+    let data: Value = serde_json::from_str(&event.data).unwrap_or(Value::Null);
+    event.event == "webhook" && data["kind"] == "applied" && data["orderId"] == order_id
+}
+
+/// Creates an order and pays it on the sandbox checkout page; returns its id.
+async fn create_and_pay(server: &Server, token: &str, email: &str) -> String {
+    let created: Value = client()
+        .post(server.url("/api/payments/orders"))
+        .bearer_auth(token)
+        .json(&json!({"productId": "3", "email": email}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let checkout = created["order"]["checkoutUrl"].as_str().unwrap_or_else(|| panic!("{created}"));
+    let paid = client().post(checkout_action(checkout, "pay")).send().await.unwrap();
+    assert!(paid.status().is_success());
+    created["order"]["id"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn a_connected_client_sees_an_order_paid_and_a_reconnect_misses_nothing() {
+    let server = Server::sandbox();
+    let token = demo_token(&server).await;
+    let mut stream = EventStream::open(&server, &token, None).await;
+
+    let first = create_and_pay(&server, &token, "ana@example.com").await;
+    let seen = stream.until(Duration::from_secs(10), |e| applied_to(e, &first)).await;
+    let ids: Vec<i64> = seen.iter().map(|e| e.id.as_deref().unwrap().parse().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids rise: {ids:?}");
+    assert!(seen.iter().any(|e| e.event == "webhook" && e.data.contains("\"received\"")), "{seen:?}");
+    let last_id = seen.last().unwrap().id.clone().unwrap();
+    drop(stream);
+
+    // While no one listens, a second order is paid; the reconnect brings what was missed.
+    let second = create_and_pay(&server, &token, "ben@example.com").await;
+    let mut paid = false;
+    for _ in 0..200 {
+        let order: Value = client()
+            .get(server.url(&format!("/api/payments/orders/{second}")))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if order["order"]["status"] == "paid" {
+            paid = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(paid, "the second order was paid while the client was away");
+    let mut stream = EventStream::open(&server, &token, Some(&last_id)).await;
+    let missed = stream.until(Duration::from_secs(10), |e| applied_to(e, &second)).await;
+    let first_missed: i64 = missed[0].id.as_deref().unwrap().parse().unwrap();
+    assert_eq!(first_missed, last_id.parse::<i64>().unwrap() + 1, "resumes right after the last id seen");
+    assert!(!missed.iter().any(|e| applied_to(e, &first)), "nothing seen before comes again");
+}
+
+#[tokio::test]
+async fn an_id_the_service_does_not_have_gets_a_reset_first() {
+    let server = Server::sandbox();
+    let token = demo_token(&server).await;
+    let mut stream = EventStream::open(&server, &token, Some("987654321")).await;
+    let reset = stream.next(Duration::from_secs(10)).await.expect("a reset event");
+    assert_eq!(reset.event, "reset");
+    // The reset names the newest id, so a reconnect after it asks for what follows.
+    let latest: i64 = reset.id.unwrap().parse().unwrap();
+    assert!(latest < 987654321);
+}
+
+#[tokio::test]
+async fn the_stream_needs_a_live_session_and_ends_with_it() {
+    let server = Server::sandbox();
+    let answer = client().get(server.url("/api/events")).send().await.unwrap();
+    assert_eq!(answer.status(), 401);
+    let body: Value = answer.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "unauthorized");
+
+    let token = demo_token(&server).await;
+    for bad in ["-1", "abc", "1.5"] {
+        let answer =
+            client().get(server.url("/api/events")).bearer_auth(&token).header("Last-Event-ID", bad).send().await.unwrap();
+        assert_eq!(answer.status(), 400, "Last-Event-ID {bad}");
+        let body: Value = answer.json().await.unwrap();
+        assert_eq!(body["error"]["details"]["fields"][0]["field"], "Last-Event-ID", "{body}");
+    }
+
+    let mut stream = EventStream::open(&server, &token, None).await;
+    let signed_out = client().post(server.url("/api/auth/logout")).bearer_auth(&token).send().await.unwrap();
+    assert!(signed_out.status().is_success());
+    // The stream checks its session every few seconds; after sign-out it ends rather than idles.
+    let started = Instant::now();
+    while let Some(event) = stream.next(Duration::from_secs(20)).await {
+        assert!(started.elapsed() < Duration::from_secs(20), "still streaming {event:?}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(15), "the stream ended with its session");
+}
