@@ -2,15 +2,19 @@
 //! and kept for 24 hours, so that a client of `GET /api/events` that reconnects with the last id
 //! it saw misses nothing. One writer task stores what the services broadcast, many at a time in
 //! one transaction, and only then hands each event, with its id, to the streams.
+//!
+//! On SQLite they are kept in a file of their own beside the database: a writer there would
+//! otherwise hold the database's one write lock while the webhook receiver waits to commit.
 
-use std::sync::Arc;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rusqlite::Connection;
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc, watch};
 
-use crate::error::Result;
-use crate::store::Db;
+use crate::error::{Error, Result};
 
 /// How long events are kept for a reconnecting client.
 pub const RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
@@ -18,8 +22,64 @@ pub const RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
 const BATCH: usize = 1000;
 /// How often events older than [`RETENTION`] are deleted.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
-/// The `meta` key of the highest id deleted by pruning: a client that saw less has missed some.
-const PRUNED_THROUGH_KEY: &str = "events_pruned_through";
+/// The `events_meta` key of the highest id deleted by pruning: a client that saw less has
+/// missed some.
+const PRUNED_THROUGH_KEY: &str = "pruned_through";
+/// The events' own SQLite file in the data dir.
+pub const EVENTS_FILE: &str = "events.sqlite3";
+
+const SCHEMA: &str = "
+    CREATE TABLE IF NOT EXISTS events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT, -- never given twice, even after pruning
+        at INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS events_at ON events (at);
+    CREATE TABLE IF NOT EXISTS events_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+";
+
+/// The events' database: one connection, used on the blocking pool.
+#[derive(Clone)]
+struct EventStore(Arc<Mutex<Connection>>);
+
+impl EventStore {
+    fn open(data_dir: &Path) -> Result<EventStore> {
+        let path = data_dir.join(EVENTS_FILE);
+        let conn = Connection::open(&path)?;
+        conn.busy_timeout(Duration::from_secs(5))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        // Durable before any client sees it: after a power cut, an id a client has seen must not
+        // be given again to another event, which that client would then skip.
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.execute_batch(SCHEMA)?;
+        // The WAL and shared-memory files are private like the rest of the data dir.
+        crate::data_dir::tighten(data_dir)?;
+        Ok(EventStore(Arc::new(Mutex::new(conn))))
+    }
+
+    async fn call<T: Send + 'static>(&self, f: impl FnOnce(&mut Connection) -> Result<T> + Send + 'static) -> Result<T> {
+        let conn = self.0.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = conn.lock().map_err(|_| Error::internal("events", "the events database lock is poisoned"))?;
+            f(&mut conn)
+        })
+        .await?
+    }
+
+    async fn transaction<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.call(move |conn| {
+            let tx = conn.transaction()?;
+            let out = f(&tx)?;
+            tx.commit()?;
+            Ok(out)
+        })
+        .await
+    }
+}
 
 crate::text_enum! {
     /// What an event is about; the SSE `event` field, and the desktop's event name.
@@ -49,20 +109,23 @@ pub enum Since {
 /// Stores events and hands them to the streams.
 #[derive(Clone)]
 pub struct EventHub {
-    db: Db,
+    db: EventStore,
     queue: mpsc::UnboundedSender<(EventKind, String)>,
     live: broadcast::Sender<Arc<LiveEvent>>,
     closing: watch::Sender<bool>,
 }
 
 impl EventHub {
-    /// Starts the writer task (needs a Tokio runtime).
-    pub fn start(db: Db) -> EventHub {
+    /// Opens the events' database in `data_dir` and starts the writer task (needs a Tokio
+    /// runtime).
+    pub async fn start(data_dir: &Path) -> Result<EventHub> {
+        let dir = data_dir.to_path_buf();
+        let db = tokio::task::spawn_blocking(move || EventStore::open(&dir)).await??;
         let (queue, incoming) = mpsc::unbounded_channel();
         let (live, _) = broadcast::channel(4096);
         let (closing, _) = watch::channel(false);
         tokio::spawn(write_events(db.clone(), incoming, live.clone()));
-        EventHub { db, queue, live, closing }
+        Ok(EventHub { db, queue, live, closing })
     }
 
     /// Queues an event for storing and sending.
@@ -87,7 +150,7 @@ impl EventHub {
                 use rusqlite::OptionalExtension;
                 let latest = latest_id(conn)?;
                 let pruned_through: i64 = conn
-                    .query_row("SELECT value FROM meta WHERE key = ?1", [PRUNED_THROUGH_KEY], |row| row.get::<_, String>(0))
+                    .query_row("SELECT value FROM events_meta WHERE key = ?1", [PRUNED_THROUGH_KEY], |row| row.get::<_, String>(0))
                     .optional()?
                     .and_then(|v| v.parse().ok())
                     .unwrap_or(0);
@@ -153,7 +216,7 @@ impl EventHub {
 /// The writer: stores whatever is queued in one transaction, then sends it; deletes events past
 /// their retention now and then.
 async fn write_events(
-    db: Db,
+    db: EventStore,
     mut incoming: mpsc::UnboundedReceiver<(EventKind, String)>,
     live: broadcast::Sender<Arc<LiveEvent>>,
 ) {
@@ -211,7 +274,7 @@ fn prune_old(tx: &rusqlite::Transaction<'_>, before: i64) -> Result<()> {
     if let Some(highest) = highest {
         tx.execute("DELETE FROM events WHERE id <= ?1", [highest])?;
         tx.execute(
-            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
+            "INSERT INTO events_meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
             rusqlite::params![PRUNED_THROUGH_KEY, highest.to_string()],
         )?;
     }
@@ -232,8 +295,7 @@ mod tests {
     #[tokio::test]
     async fn events_are_numbered_stored_and_sent_in_order() {
         let dir = tempfile::tempdir().unwrap();
-        let db = Db::open(dir.path()).unwrap();
-        let hub = EventHub::start(db.clone());
+        let hub = EventHub::start(dir.path()).await.unwrap();
         let mut live = hub.subscribe();
         hub.publish(EventKind::DocumentSaved, &"doc-1");
         hub.publish(EventKind::Webhook, &serde_json::json!({"kind": "received"}));
@@ -254,8 +316,7 @@ mod tests {
     #[tokio::test]
     async fn an_id_that_was_pruned_or_never_issued_gets_a_reset() {
         let dir = tempfile::tempdir().unwrap();
-        let db = Db::open(dir.path()).unwrap();
-        let hub = EventHub::start(db.clone());
+        let hub = EventHub::start(dir.path()).await.unwrap();
         let mut live = hub.subscribe();
         for n in 0..3 {
             hub.publish(EventKind::DocumentSaved, &format!("doc-{n}"));
@@ -265,7 +326,7 @@ mod tests {
         }
         // The first two are a day and a minute old.
         let old = crate::time::now_unix() - RETENTION.as_secs() as i64 - 60;
-        db.transaction(move |tx| {
+        hub.db.transaction(move |tx| {
             tx.execute("UPDATE events SET at = ?1 WHERE id <= 2", [old])?;
             prune_old(tx, crate::time::now_unix() - RETENTION.as_secs() as i64)
         })

@@ -26,7 +26,6 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../../migrations/0006_order_checks.sql"),
     include_str!("../../migrations/0007_hardening.sql"),
     include_str!("../../migrations/0008_refunds.sql"),
-    include_str!("../../migrations/0009_events.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -1,0 +1,133 @@
+//! Live events fan-out benchmark over real HTTP on loopback (run: `cargo bench --bench events`).
+//!
+//! 200 staff clients hold `GET /api/events` open while signed webhook deliveries arrive at a fixed
+//! rate. For every client and every delivery, the latency is counted from the moment the
+//! delivery was sent to the moment that client read its `received` event: it includes the
+//! delivery's durable store, the event's own store and the stream. The server and the clients
+//! share the machine.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use staffroom::auth::LoginInput;
+use staffroom::config::Config;
+use staffroom::secrets::{Secret, SecretBackend};
+use staffroom::webhooks::signature::sign;
+
+const SECRET: &str = "whsec_bench";
+const CLIENTS: usize = 200;
+const DELIVERIES: u64 = 100;
+const RATE: u64 = 50;
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn delivery(n: u64) -> (Vec<u8>, String) {
+    let body = serde_json::to_vec(&json!({
+        "meta": {"event_name": "subscription_updated", "webhook_id": format!("fanout-{n}"), "test_mode": true},
+        "data": {"type": "subscriptions", "id": n.to_string(), "attributes": {
+            "status": "active", "customer_id": 1000 + n % 97, "product_id": 7, "variant_id": 11,
+            "renews_at": "2026-12-22T10:00:00.000000Z", "updated_at": "2026-11-22T10:00:00.000000Z",
+            "user_email": "customer@example.com", "user_name": "A Customer", "card_brand": "visa"
+        }}
+    }))
+    .unwrap();
+    let signature = sign(&Secret::new(SECRET), &body);
+    (body, signature)
+}
+
+/// One client: reads the stream until it has every delivery's `received` event, and returns
+/// when it read each (by resource id).
+async fn listen(client: reqwest::Client, url: String, token: String, ready: tokio::sync::mpsc::Sender<()>) -> HashMap<u64, Instant> {
+    let mut response = client.get(url).bearer_auth(token).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    ready.send(()).await.unwrap();
+    let mut seen = HashMap::new();
+    let mut buffer = String::new();
+    while (seen.len() as u64) < DELIVERIES {
+        let chunk = response.chunk().await.unwrap().expect("the stream ended early");
+        let now = Instant::now();
+        buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            let Some(data) = block.lines().find_map(|line| line.strip_prefix("data: ")) else { continue };
+            let data: Value = serde_json::from_str(data).unwrap();
+            if data["kind"] == "received" {
+                seen.insert(data["resourceId"].as_str().unwrap().parse().unwrap(), now);
+            }
+        }
+    }
+    seen
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    std::env::set_var("STAFFROOM_WEBHOOK_SECRET", SECRET);
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config::new(dir.path());
+    config.secret_backend = SecretBackend::Memory;
+    config.long_running = true;
+    let core = staffroom::Core::open(config).await.unwrap();
+    let password = "fan-out bench passphrase 7c41";
+    core.auth.create_first_admin("bench@example.com".into(), "Bench".into(), Secret::new(password)).await.unwrap();
+    let login = LoginInput { email: "bench@example.com".into(), password: Secret::new(password) };
+    let token = core.auth.login(login, "127.0.0.1").await.map_err(|e| format!("{e:?}")).unwrap().token;
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
+    println!("machine: {} cores; server and clients share them", std::thread::available_parallelism().unwrap());
+
+    let (ready, mut connected) = tokio::sync::mpsc::channel(CLIENTS);
+    let mut clients = Vec::with_capacity(CLIENTS);
+    for _ in 0..CLIENTS {
+        // A client of its own for each listener: one connection each, as 200 desktops would have.
+        let client = reqwest::Client::builder().http1_only().build().unwrap();
+        clients.push(tokio::spawn(listen(client, format!("{base}/api/events"), token.clone(), ready.clone())));
+    }
+    for _ in 0..CLIENTS {
+        connected.recv().await.unwrap();
+    }
+    // The streams subscribe just after their headers go out.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let sender = reqwest::Client::new();
+    let url = format!("{base}/api/payments/webhooks");
+    let started = Instant::now();
+    let mut sent_at = HashMap::new();
+    for n in 0..DELIVERIES {
+        let scheduled = started + Duration::from_micros(n * 1_000_000 / RATE);
+        tokio::time::sleep_until(scheduled.into()).await;
+        let (body, signature) = delivery(n);
+        sent_at.insert(n, Instant::now());
+        let response = sender
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("x-signature", signature)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+    }
+
+    let mut latencies = Vec::with_capacity(CLIENTS * DELIVERIES as usize);
+    for client in clients {
+        let seen = tokio::time::timeout(Duration::from_secs(60), client).await.expect("every client heard every event").unwrap();
+        latencies.extend(seen.iter().map(|(n, at)| at.duration_since(sent_at[n])));
+    }
+    latencies.sort();
+    println!(
+        "{CLIENTS} clients, {DELIVERIES} deliveries at {RATE}/s: {} events read; delivery sent to event read p50 {}  p99 {}  max {}",
+        latencies.len(),
+        ms(percentile(&latencies, 0.5)),
+        ms(percentile(&latencies, 0.99)),
+        ms(*latencies.last().unwrap())
+    );
+}
