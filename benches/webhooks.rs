@@ -4,9 +4,13 @@
 //! speed (closed loop, 64 connections), latency p50/p99/p99.9 at a fixed 1,000 deliveries/s (open
 //! model: latency counted from each request's scheduled start, so a stall is not hidden), and
 //! checks that stored == acknowledged. Every commit is a full sync (`synchronous=FULL`).
+//! For both runs it also prints how applying keeps up: received-to-applied latency (p50/p99),
+//! the largest backlog of stored but unapplied deliveries, and how long after the last delivery
+//! the backlog was gone.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -52,6 +56,77 @@ async fn send(client: &reqwest::Client, url: &str, n: u64) {
     assert_eq!(response.status(), 200);
 }
 
+/// How applying keeps up, from the receiver's live feed.
+#[derive(Default)]
+struct Applying {
+    received_at: HashMap<i64, Instant>,
+    latencies: Vec<Duration>,
+    backlog: usize,
+    largest_backlog: usize,
+    missed_feed_items: u64,
+    last_applied: Option<Instant>,
+}
+
+/// Follows the feed: each delivery's `received` and `applied` items.
+fn watch_applying(core: &staffroom::Core) -> Arc<Mutex<Applying>> {
+    let applying = Arc::new(Mutex::new(Applying::default()));
+    let mut feed = core.webhooks.as_ref().unwrap().subscribe();
+    let state = applying.clone();
+    tokio::spawn(async move {
+        loop {
+            let item = match feed.recv().await {
+                Ok(item) => item,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                    state.lock().unwrap().missed_feed_items += n;
+                    continue;
+                }
+                Err(_) => break,
+            };
+            let (Some(id), now) = (item.inbox_id, Instant::now()) else { continue };
+            let mut s = state.lock().unwrap();
+            match item.kind {
+                "received" => {
+                    s.received_at.insert(id, now);
+                    s.backlog += 1;
+                    s.largest_backlog = s.largest_backlog.max(s.backlog);
+                }
+                "applied" => {
+                    if let Some(at) = s.received_at.remove(&id) {
+                        s.latencies.push(now - at);
+                        s.backlog -= 1;
+                    }
+                    s.last_applied = Some(now);
+                }
+                _ => {}
+            }
+        }
+    });
+    applying
+}
+
+/// Waits for the backlog to empty, prints the figures since the last report, and starts afresh.
+async fn report_applying(applying: &Mutex<Applying>, run: &str, last_sent: Instant) {
+    for _ in 0..6000 {
+        if applying.lock().unwrap().backlog == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let mut s = applying.lock().unwrap();
+    s.latencies.sort();
+    let drained = s.last_applied.map(|t| t.saturating_duration_since(last_sent)).unwrap_or_default();
+    println!(
+        "  applying ({run}): {} applied, received to applied p50 {}  p99 {}; largest backlog {}; drained {} after the last delivery; {} feed items missed",
+        s.latencies.len(),
+        ms(percentile(&s.latencies, 0.5)),
+        ms(percentile(&s.latencies, 0.99)),
+        s.largest_backlog,
+        ms(drained),
+        s.missed_feed_items,
+    );
+    *s = Applying::default();
+}
+
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     std::env::set_var("STAFFROOM_WEBHOOK_SECRET", SECRET);
@@ -63,6 +138,7 @@ async fn main() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/api/payments/webhooks", listener.local_addr().unwrap());
     tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
+    let applying = watch_applying(&core);
     let client = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
     let next = Arc::new(AtomicU64::new(0));
     let acknowledged = Arc::new(AtomicU64::new(0));
@@ -91,6 +167,7 @@ async fn main() {
         full_speed as f64 / elapsed.as_secs_f64(),
         elapsed.as_secs_f64()
     );
+    report_applying(&applying, "full speed", Instant::now()).await;
 
     // Fixed rate: 1,000 deliveries/s for 5 s, open model.
     let rate = 1000u64;
@@ -120,6 +197,7 @@ async fn main() {
         ms(percentile(&latencies, 0.999)),
         ms(*latencies.last().unwrap())
     );
+    report_applying(&applying, "1,000/s", Instant::now()).await;
 
     let stored = core.webhooks.as_ref().unwrap().reader().count().await.unwrap();
     let acknowledged = acknowledged.load(Ordering::Relaxed);

@@ -49,7 +49,7 @@ fn resource(event: &WebhookEvent) -> Resource {
     Resource { id: event.resource_id.clone(), kind: event.resource_type.clone(), attributes: event.attributes.clone() }
 }
 
-fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
+fn apply_order(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
     let r = resource(event);
     let provider_status =
         r.str("status").unwrap_or_else(|| if event.name == "order_paid" { "paid".into() } else { "pending".into() });
@@ -106,7 +106,7 @@ fn apply_order(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<
             created_by: Some("provider".into()),
         };
         let id = record.dto.id.clone();
-        store::insert_order(conn, &record)?;
+        store::insert_order_in(conn, &record)?;
         return Ok(ApplyResult {
             outcome: Outcome::Applied(Some("new order from the provider".into())),
             order_id: Some(id),
@@ -207,7 +207,7 @@ fn checkout_differences(order: &OrderRecord, event: &Resource, test_mode: Option
         .collect()
 }
 
-fn apply_subscription(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
+fn apply_subscription(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
     let incoming: SubscriptionDto = model::subscription_from(&resource(event));
     let id = incoming.id.clone();
     let linked = |outcome: Outcome| ApplyResult { outcome, order_id: None, subscription_id: Some(id.clone()) };
@@ -223,7 +223,7 @@ fn apply_subscription(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> 
     Ok(linked(Outcome::Applied(None)))
 }
 
-fn apply_invoice(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
+fn apply_invoice(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
     let r = resource(event);
     let Some(subscription_id) = r.str("subscription_id") else {
         return Ok(ApplyResult::ignored("the invoice names no subscription"));
@@ -237,16 +237,40 @@ fn apply_invoice(conn: &mut rusqlite::Connection, event: &WebhookEvent) -> Resul
 
 #[async_trait::async_trait]
 impl EventApplier for PaymentsApplier {
-    async fn apply(&self, event: &WebhookEvent) -> Result<ApplyResult> {
-        let event = event.clone();
-        self.db
-            .call(move |conn| match event.resource_type.as_str() {
-                "orders" => apply_order(conn, &event),
-                "subscriptions" => apply_subscription(conn, &event),
-                "subscription-invoices" => apply_invoice(conn, &event),
-                other => Ok(ApplyResult::ignored(format!("no cached {other}"))),
+    /// One transaction for the whole group (a commit per event held applying to about 2,500
+    /// events/s), with a savepoint per event, so one that fails leaves no trace and the others
+    /// still apply.
+    async fn apply_all(&self, events: &[WebhookEvent]) -> Vec<Result<ApplyResult>> {
+        let events = events.to_vec();
+        let count = events.len();
+        let applied = self
+            .db
+            .transaction(move |tx| {
+                let mut results = Vec::with_capacity(events.len());
+                for event in &events {
+                    tx.execute_batch("SAVEPOINT apply_one")?;
+                    let result = apply_one(tx, event);
+                    let end = if result.is_ok() { "RELEASE apply_one" } else { "ROLLBACK TO apply_one; RELEASE apply_one" };
+                    tx.execute_batch(end)?;
+                    results.push(result);
+                }
+                Ok(results)
             })
-            .await
+            .await;
+        match applied {
+            Ok(results) => results,
+            // Nothing of the group was kept: each event failed.
+            Err(error) => (0..count).map(|_| Err(error.clone())).collect(),
+        }
+    }
+}
+
+fn apply_one(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
+    match event.resource_type.as_str() {
+        "orders" => apply_order(conn, event),
+        "subscriptions" => apply_subscription(conn, event),
+        "subscription-invoices" => apply_invoice(conn, event),
+        other => Ok(ApplyResult::ignored(format!("no cached {other}"))),
     }
 }
 
@@ -265,5 +289,43 @@ mod tests {
         assert!(subscription_may_move("cancelled", "active"));
         assert!(!subscription_may_move("expired", "active"));
         assert!(subscription_may_move("active", "expired"));
+    }
+
+    fn subscription_event(id: &str) -> WebhookEvent {
+        let body = serde_json::json!({
+            "meta": {"event_name": "subscription_updated", "webhook_id": format!("w-{id}")},
+            "data": {"type": "subscriptions", "id": id, "attributes": {
+                "status": "active", "customer_id": 1, "product_id": 7, "variant_id": 11,
+                "updated_at": "2026-11-22T10:00:00.000000Z", "user_email": "c@example.com", "user_name": "C"
+            }}
+        });
+        crate::webhooks::payload::parse(&body, None).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_failing_event_fails_alone_and_the_rest_of_its_group_applies() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path()).unwrap();
+        // SQLite itself refuses one of them, as a full disk or a broken row would.
+        db.call_blocking(|conn| {
+            Ok(conn.execute_batch(
+                "CREATE TRIGGER refuse_boom BEFORE INSERT ON subscriptions WHEN NEW.id = 'boom'
+                 BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+            )?)
+        })
+        .unwrap();
+        let applier = PaymentsApplier::new(db.clone());
+        let events: Vec<_> = ["1", "boom", "2"].into_iter().map(subscription_event).collect();
+        let results = applier.apply_all(&events).await;
+        assert!(results[0].is_ok() && results[2].is_ok(), "{results:?}");
+        assert!(results[1].is_err(), "{results:?}");
+        let stored: Vec<String> = db
+            .call_blocking(|conn| {
+                let mut statement = conn.prepare("SELECT id FROM subscriptions ORDER BY id")?;
+                let ids = statement.query_map([], |row| row.get(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+                Ok(ids)
+            })
+            .unwrap();
+        assert_eq!(stored, ["1", "2"]);
     }
 }

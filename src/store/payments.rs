@@ -314,6 +314,14 @@ fn order_from_row(row: &Row<'_>) -> rusqlite::Result<OrderRecord> {
 /// Inserts an order, giving it the next number; returns the number.
 pub fn insert_order(conn: &mut Connection, order: &OrderRecord) -> Result<i64> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let number = insert_order_in(&tx, order)?;
+    tx.commit()?;
+    Ok(number)
+}
+
+/// [`insert_order`] inside a write transaction the caller holds (which makes the next number
+/// safe to take).
+pub fn insert_order_in(tx: &Connection, order: &OrderRecord) -> Result<i64> {
     let number: i64 = tx.query_row("SELECT COALESCE(MAX(number), 0) + 1 FROM orders", [], |r| r.get(0))?;
     let o = &order.dto;
     tx.execute(
@@ -326,7 +334,6 @@ pub fn insert_order(conn: &mut Connection, order: &OrderRecord) -> Result<i64> {
             order.expected.as_ref().map(|e| e.test_mode), o.review, o.refunded_amount
         ],
     )?;
-    tx.commit()?;
     Ok(number)
 }
 

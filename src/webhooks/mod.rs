@@ -71,8 +71,15 @@ impl ApplyResult {
 /// What turns an event into changes of the cached orders and subscriptions.
 #[async_trait::async_trait]
 pub trait EventApplier: Send + Sync + 'static {
-    /// Applies `event`; an error is recorded as `failed` and the event stays in the inbox.
-    async fn apply(&self, event: &WebhookEvent) -> Result<ApplyResult>;
+    /// Applies `events` in order, each on its own: an error is recorded as that event's
+    /// `failed`, and the event stays in the inbox.
+    async fn apply_all(&self, events: &[WebhookEvent]) -> Vec<Result<ApplyResult>>;
+
+    /// Applies one event.
+    async fn apply(&self, event: &WebhookEvent) -> Result<ApplyResult> {
+        let mut results = self.apply_all(std::slice::from_ref(event)).await;
+        results.pop().unwrap_or_else(|| Err(Error::internal("webhooks", "the applier gave no result")))
+    }
 }
 
 /// One line of the live webhook feed.
@@ -346,15 +353,6 @@ fn is_json(content_type: Option<&str>) -> bool {
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 
-async fn apply_event(applier: &dyn EventApplier, id: i64, event: &WebhookEvent) -> ApplyResult {
-    match applier.apply(event).await {
-        Ok(result) => result,
-        Err(err) => {
-            tracing::error!(id, %err, "applying a webhook delivery failed");
-            ApplyResult { outcome: Outcome::Failed(err.message.clone()), order_id: None, subscription_id: None }
-        }
-    }
-}
 
 /// Applies a group of deliveries in order, records the outcomes in one transaction, then
 /// announces them.
@@ -364,10 +362,19 @@ async fn apply_group(
     feed: &broadcast::Sender<FeedItem>,
     group: &[(i64, WebhookEvent)],
 ) {
-    let mut results = Vec::with_capacity(group.len());
-    for (id, event) in group {
-        results.push((*id, apply_event(applier, *id, event).await));
-    }
+    let events: Vec<WebhookEvent> = group.iter().map(|(_, event)| event.clone()).collect();
+    let applied = applier.apply_all(&events).await;
+    let results: Vec<(i64, ApplyResult)> = group
+        .iter()
+        .zip(applied)
+        .map(|((id, _), result)| {
+            let result = result.unwrap_or_else(|err| {
+                tracing::error!(id, %err, "applying a webhook delivery failed");
+                ApplyResult { outcome: Outcome::Failed(err.message.clone()), order_id: None, subscription_id: None }
+            });
+            (*id, result)
+        })
+        .collect();
     if let Err(err) = reader.mark_applied(&results).await {
         tracing::error!(%err, "could not record how webhook deliveries were applied");
     }
