@@ -127,9 +127,14 @@ pub fn record(conn: &mut Connection, email: &str, address: &str, now: i64, succe
         tx.commit()?;
         return Ok(false);
     }
+    // The row may be gone: a right password or an admin's unlock cleared it while this attempt
+    // was being checked. The failure then starts a fresh count.
     let (failures, locks): (i64, i64) = tx.query_row(
-        "UPDATE login_attempts SET failures = failures + 1, updated_at = ?2 WHERE key = ?1 RETURNING failures, locks",
-        params![key, now],
+        "INSERT INTO login_attempts (key, email, attempts, failures, locks, locked_until, refused, updated_at)
+         VALUES (?1, ?2, 0, 1, 0, 0, 0, ?3)
+         ON CONFLICT(key) DO UPDATE SET failures = failures + 1, updated_at = ?3
+         RETURNING failures, locks",
+        params![key, email, now],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
     if failures >= ATTEMPTS_BEFORE_LOCK {
@@ -233,6 +238,31 @@ mod tests {
         .unwrap();
         assert_eq!(lock_secs(1), 30);
         assert_eq!(lock_secs(8), 3600);
+    }
+
+    #[test]
+    fn a_failure_that_ends_after_a_success_cleared_the_count_still_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path()).unwrap();
+        db.call_blocking(|conn| {
+            // Two guesses at once: the right one finishes first and clears the address's count.
+            assert_eq!(reserve(conn, "ada@x.test", "1.1.1.1", 100)?, Reservation::Go);
+            assert_eq!(reserve(conn, "ada@x.test", "1.1.1.1", 100)?, Reservation::Go);
+            record(conn, "ada@x.test", "1.1.1.1", 100, true)?;
+            assert!(!record(conn, "ada@x.test", "1.1.1.1", 100, false)?);
+            let failures: i64 = conn.query_row(
+                "SELECT failures FROM login_attempts WHERE key = ?1",
+                [key("ada@x.test", "1.1.1.1")],
+                |r| r.get(0),
+            )?;
+            assert_eq!(failures, 1);
+            // The same after an admin's unlock.
+            assert_eq!(reserve(conn, "ada@x.test", "1.1.1.1", 100)?, Reservation::Go);
+            unlock(conn, "ada@x.test")?;
+            record(conn, "ada@x.test", "1.1.1.1", 100, false)?;
+            Ok(())
+        })
+        .unwrap();
     }
 
     #[test]
