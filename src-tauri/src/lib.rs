@@ -7,6 +7,7 @@ pub mod backend;
 mod call;
 pub mod ops;
 mod state;
+pub mod team;
 
 use staffroom::config::{resolve_data_dir, Config};
 use tauri::Manager;

@@ -25,12 +25,13 @@ pub struct DesktopState {
 impl DesktopState {
     /// State over an opened core, signed out.
     pub fn new(core: Core) -> Self {
-        DesktopState {
-            receiver: ReceiverControl::new(core.clone()),
-            backend: Arc::new(InProcess::new(core.clone())),
-            core,
-            token: RwLock::new(None),
-        }
+        let backend = Arc::new(InProcess::new(core.clone()));
+        DesktopState::with_backend(core, backend)
+    }
+
+    /// State whose core operations go through `backend` (a team server), signed out.
+    pub fn with_backend(core: Core, backend: Arc<dyn Backend>) -> Self {
+        DesktopState { receiver: ReceiverControl::new(core.clone()), backend, core, token: RwLock::new(None) }
     }
 
     /// Remembers the token of a fresh sign-in or refresh.

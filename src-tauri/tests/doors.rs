@@ -2,12 +2,14 @@
 //! `staffroom serve` router) and to the desktop's `call` command (Tauri's mock runtime); every
 //! operation that both doors offer is called through each with the same inputs (a valid one, an
 //! invalid one, without a session, and as staff who are not admins) and must give the same answer
-//! or the same error object.
+//! or the same error object. A third app calls the same operations through the team server
+//! backend, over that HTTP service, and must answer as the desktop's core in process does.
 
 use serde_json::{json, Value};
 use staffroom::api::{self, Access, Input, Window};
 use staffroom::config::Config;
 use staffroom::secrets::SecretBackend;
+use staffroom_desktop::team::TeamServer;
 use staffroom_desktop::{with_commands, DesktopState};
 use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
@@ -33,7 +35,7 @@ fn normalised(value: &Value) -> Value {
                 .collect(),
         ),
         Value::Array(items) => Value::Array(items.iter().map(normalised).collect()),
-        Value::String(s) => json!(s.replace("http", "{door}").replace("desktop", "{door}")),
+        Value::String(s) => json!(s.replace("http", "{door}").replace("desktop", "{door}").replace("team", "{door}")),
         other => other.clone(),
     }
 }
@@ -48,10 +50,26 @@ fn for_door(request: &Value, door: &str) -> Value {
     }
 }
 
-struct Doors {
+/// A desktop app (mock runtime) and its two kinds of window.
+struct Desktop {
     app: App<MockRuntime>,
     main: WebviewWindow<MockRuntime>,
     editor: WebviewWindow<MockRuntime>,
+}
+
+impl Desktop {
+    fn new(state: DesktopState) -> Desktop {
+        let app = with_commands(mock_builder()).manage(state).build(mock_context(noop_assets())).unwrap();
+        let main = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
+        let editor = tauri::WebviewWindowBuilder::new(&app, "editor-doc", Default::default()).build().unwrap();
+        Desktop { app, main, editor }
+    }
+}
+
+struct Doors {
+    desktop: Desktop,
+    /// The desktop signed in to a team server: this test's HTTP service.
+    team: Desktop,
     base: String,
     http: reqwest::Client,
     _dir: tempfile::TempDir,
@@ -84,17 +102,14 @@ impl Doors {
             ));
             (core, base)
         });
-        let app = with_commands(mock_builder())
-            .manage(DesktopState::new(core))
-            .build(mock_context(noop_assets()))
-            .unwrap();
-        let main = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
-        let editor = tauri::WebviewWindowBuilder::new(&app, "editor-doc", Default::default()).build().unwrap();
-        Doors { app, main, editor, base, http: reqwest::Client::new(), _dir: dir }
+        let server = TeamServer::new(&base).unwrap();
+        let team = Desktop::new(DesktopState::with_backend(core.clone(), std::sync::Arc::new(server)));
+        let desktop = Desktop::new(DesktopState::new(core));
+        Doors { desktop, team, base, http: reqwest::Client::new(), _dir: dir }
     }
 
     fn state(&self) -> tauri::State<'_, DesktopState> {
-        self.app.state::<DesktopState>()
+        self.desktop.app.state::<DesktopState>()
     }
 
     fn block_on<T>(&self, future: impl std::future::Future<Output = T>) -> T {
@@ -146,9 +161,18 @@ impl Doors {
 
     /// Calls `operation` through the desktop's `call` command, with `token` as its session.
     fn on_desktop(&self, operation: &str, token: Option<&str>, request: &Value) -> Outcome {
+        self.through(&self.desktop, operation, token, request)
+    }
+
+    /// Calls `operation` through the `call` command of the desktop signed in to the team server.
+    fn on_team(&self, operation: &str, token: Option<&str>, request: &Value) -> Outcome {
+        self.through(&self.team, operation, token, request)
+    }
+
+    fn through(&self, desktop: &Desktop, operation: &str, token: Option<&str>, request: &Value) -> Outcome {
         let spec = api::find(operation).unwrap().spec;
-        self.block_on(self.state().set_token(token.map(str::to_owned)));
-        let window = if spec.windows.contains(&Window::Main) { &self.main } else { &self.editor };
+        self.block_on(desktop.app.state::<DesktopState>().set_token(token.map(str::to_owned)));
+        let window = if spec.windows.contains(&Window::Main) { &desktop.main } else { &desktop.editor };
         let invoke = InvokeRequest {
             cmd: "call".into(),
             callback: CallbackFn(0),
@@ -265,23 +289,29 @@ fn every_operation_of_both_doors_answers_alike() {
         let (http, desktop) = (doors.over_http(op, None, &case.valid), doors.on_desktop(op, None, &case.valid));
         assert!(matches!(&http, Outcome::Refusal(e) if e["code"] == "unauthorized"), "{op}: {http:?}");
         assert_eq!(http, desktop, "{op}, signed out");
+        assert_eq!(doors.on_team(op, None, &case.valid), desktop, "{op}, signed out, team");
         // Staff who are not admins: forbidden at both.
         if access == Access::Admin {
             let (http, desktop) = (doors.over_http(op, Some(&staff), &case.valid), doors.on_desktop(op, Some(&staff), &case.valid));
             assert!(matches!(&http, Outcome::Refusal(e) if e["code"] == "forbidden"), "{op}: {http:?}");
             assert_eq!(http, desktop, "{op}, as staff");
+            assert_eq!(doors.on_team(op, Some(&staff), &case.valid), desktop, "{op}, as staff, team");
         }
         if let Some(invalid) = &case.invalid {
             let (http, desktop) = (doors.over_http(op, Some(as_user), invalid), doors.on_desktop(op, Some(as_user), invalid));
             assert!(matches!(&http, Outcome::Refusal(_)), "{op}: {invalid} was accepted: {http:?}");
             assert_eq!(http, desktop, "{op}, invalid {invalid}");
+            assert_eq!(doors.on_team(op, Some(as_user), invalid), desktop, "{op}, invalid {invalid}, team");
         }
         let http = doors.over_http(op, Some(as_user), &for_door(&case.valid, "http"));
         let desktop = doors.on_desktop(op, Some(as_user), &for_door(&case.valid, "desktop"));
-        let (http, desktop) = match (http, desktop) {
-            (Outcome::Answer(a), Outcome::Answer(b)) => (Outcome::Answer(normalised(&a)), Outcome::Answer(normalised(&b))),
-            other => other,
+        let team = doors.on_team(op, Some(as_user), &for_door(&case.valid, "team"));
+        let normal = |outcome| match outcome {
+            Outcome::Answer(a) => Outcome::Answer(normalised(&a)),
+            refusal => refusal,
         };
+        let (http, desktop, team) = (normal(http), normal(desktop), normal(team));
         assert_eq!(http, desktop, "{op}, valid {}", case.valid);
+        assert_eq!(team, desktop, "{op}, valid {}, team", case.valid);
     }
 }

@@ -1,0 +1,216 @@
+//! The second backend: a team server's HTTP interface (SPEC section 10). Every operation goes
+//! over the route its declaration names, encoded as the server's HTTP door reads it, from Rust:
+//! the token is sent from here and never reaches the web view. Answers and refusals come back as
+//! the same values the core in this process gives, so the screens cannot tell the two apart;
+//! a server out of reach is its own error, `unavailable` with `details.teamServer`.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use staffroom::api::{Answer, BoxFuture, Input, OpEntry};
+use staffroom::error::FieldError;
+use staffroom::{Error, ErrorCode, Result};
+
+use crate::backend::Backend;
+
+/// How long connecting to the server may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a whole call may take (the server's own provider calls time out sooner).
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A team server, by its base URL.
+pub struct TeamServer {
+    base: String,
+    http: reqwest::Client,
+}
+
+impl TeamServer {
+    /// The server at `url`: HTTPS, or plain http on this computer's loopback only. TLS trusts
+    /// the system's certificate store (and the web's common roots).
+    pub fn new(url: &str) -> Result<TeamServer> {
+        let base = server_url(url)?;
+        let http = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(CALL_TIMEOUT)
+            .tls_built_in_native_certs(true)
+            .user_agent(concat!("Staffroom-desktop/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| Error::internal("the team server's HTTP client", e))?;
+        Ok(TeamServer { base, http })
+    }
+
+    /// The server's base URL, as the user will see it.
+    pub fn url(&self) -> &str {
+        &self.base
+    }
+
+    fn unreachable(&self, why: &reqwest::Error) -> Error {
+        tracing::warn!(server = %self.base, error = %why, "the team server cannot be reached");
+        let mut error = Error::new(ErrorCode::Unavailable, format!("The team server {} cannot be reached", self.base))
+            .with_details(json!({ "teamServer": self.base }));
+        error.timed_out = why.is_timeout();
+        error
+    }
+
+    async fn send(&self, operation: &'static OpEntry, token: Option<&str>, input: Input) -> Result<Answer> {
+        let route = operation.spec.route.ok_or_else(|| {
+            Error::not_found(format!("{} is not offered by a team server", operation.spec.name))
+        })?;
+        let encoded = route.encode(&input);
+        let method = match route.method {
+            staffroom::api::Method::Get => reqwest::Method::GET,
+            staffroom::api::Method::Post => reqwest::Method::POST,
+            staffroom::api::Method::Put => reqwest::Method::PUT,
+            staffroom::api::Method::Patch => reqwest::Method::PATCH,
+            staffroom::api::Method::Delete => reqwest::Method::DELETE,
+        };
+        let mut request = self.http.request(method, format!("{}{}", self.base, encoded.path)).query(&encoded.query);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = &encoded.body {
+            request = request.json(body);
+        }
+        let response = request.send().await.map_err(|e| self.unreachable(&e))?;
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        let bytes = response.bytes().await.map_err(|e| self.unreachable(&e))?;
+        let body: Option<Value> = serde_json::from_slice(&bytes).ok();
+        if (200..300).contains(&status) {
+            return match body {
+                Some(body) => Ok(Answer { status: Some(status), body }),
+                None if bytes.is_empty() => Ok(Answer { status: Some(status), body: Value::Null }),
+                None => Err(self.not_staffroom(status)),
+            };
+        }
+        let Some(body) = body else { return Err(self.not_staffroom(status)) };
+        Err(refusal(status, &body, retry_after).unwrap_or_else(|| self.not_staffroom(status)))
+    }
+
+    /// An answer that is not Staffroom's (a proxy's error page, another service): the server,
+    /// as far as this app can tell, is not there.
+    fn not_staffroom(&self, status: u16) -> Error {
+        tracing::warn!(server = %self.base, status, "the team server answered with something that is not Staffroom's");
+        Error::new(ErrorCode::Unavailable, format!("The team server {} cannot be reached (it answered {status})", self.base))
+            .with_details(json!({ "teamServer": self.base, "status": status }))
+    }
+}
+
+impl Backend for TeamServer {
+    fn call<'a>(&'a self, operation: &'static OpEntry, token: Option<&'a str>, input: Input)
+        -> BoxFuture<'a, Result<Answer>> {
+        Box::pin(self.send(operation, token, input))
+    }
+}
+
+/// The error a refusal's body holds, as the core gave it: the error object
+/// `{"error":{code,message,details?}}`, or the sign-in endpoint's own bodies (SPEC section 2).
+fn refusal(status: u16, body: &Value, retry_after: Option<u64>) -> Option<Error> {
+    let mut error = match &body["error"] {
+        Value::Object(object) => {
+            let code: ErrorCode = serde_json::from_value(object.get("code")?.clone()).ok()?;
+            let message = object.get("message")?.as_str()?;
+            let mut error = Error::new(code, message);
+            error.details = object.get("details").cloned();
+            error.timed_out = code == ErrorCode::IntegrationError && status == 504;
+            error
+        }
+        Value::String(kind) => {
+            let message = body["message"].as_str()?;
+            match kind.as_str() {
+                "INVALID_CREDENTIALS" | "INVALID_TOKEN" => Error::unauthorized(message),
+                "RATE_LIMITED" => Error::new(ErrorCode::RateLimited, message),
+                "INTERNAL" => Error::new(ErrorCode::Internal, message),
+                _ => return None,
+            }
+        }
+        _ => {
+            let fields: Vec<FieldError> = serde_json::from_value(body.get("errors")?.clone()).ok()?;
+            Error::invalid(fields)
+        }
+    };
+    if error.code == ErrorCode::RateLimited {
+        error.retry_after = retry_after;
+    }
+    Some(error)
+}
+
+/// A team server's base URL from what the user typed: HTTPS, or plain http on loopback only; no
+/// credentials, query or fragment; no trailing slash.
+pub fn server_url(typed: &str) -> Result<String> {
+    let bad = |message: &str| Error::invalid_field("server", message);
+    let url = url::Url::parse(typed.trim()).map_err(|_| bad("must be a web address such as https://staffroom.example.com"))?;
+    let loopback = match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => return Err(bad("must name a server")),
+    };
+    match url.scheme() {
+        "https" => {}
+        "http" if loopback => {}
+        "http" => return Err(bad("must use HTTPS (plain http only for a server on this computer)")),
+        _ => return Err(bad("must be an https:// address")),
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(bad("must not hold a user name or password"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("must not have a query or a fragment"));
+    }
+    Ok(url.as_str().trim_end_matches('/').to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_is_https_or_loopback() {
+        assert_eq!(server_url(" https://staff.example.com/ ").unwrap(), "https://staff.example.com");
+        assert_eq!(server_url("https://example.com/staffroom/").unwrap(), "https://example.com/staffroom");
+        assert_eq!(server_url("http://127.0.0.1:8787").unwrap(), "http://127.0.0.1:8787");
+        assert_eq!(server_url("http://[::1]:8787").unwrap(), "http://[::1]:8787");
+        assert_eq!(server_url("http://localhost:8787").unwrap(), "http://localhost:8787");
+        for bad in [
+            "http://staff.example.com",
+            "http://10.0.0.5:8787",
+            "ftp://staff.example.com",
+            "staff.example.com",
+            "",
+            "https://user:pw@staff.example.com",
+            "https://staff.example.com/?a=1",
+            "https://staff.example.com/#x",
+        ] {
+            let error = server_url(bad).expect_err(bad);
+            assert_eq!(error.code, ErrorCode::InvalidRequest, "{bad}");
+            assert_eq!(error.details.unwrap()["fields"][0]["field"], "server", "{bad}");
+        }
+    }
+
+    #[test]
+    fn refusals_read_back_as_the_core_gave_them() {
+        let object = json!({"error": {"code": "conflict", "message": "Changed", "details": {"currentRevisionId": "r2"}}});
+        let error = refusal(409, &object, None).unwrap();
+        assert_eq!((error.code, error.message.as_str()), (ErrorCode::Conflict, "Changed"));
+        assert_eq!(error.details.unwrap()["currentRevisionId"], "r2");
+
+        let timed_out = refusal(504, &json!({"error": {"code": "integration_error", "message": "Slow"}}), None).unwrap();
+        assert!(timed_out.timed_out);
+
+        let wrong = refusal(401, &json!({"error": "INVALID_CREDENTIALS", "message": "The email or password is wrong"}), None);
+        assert_eq!(wrong.unwrap(), Error::unauthorized("The email or password is wrong"));
+        let throttled = refusal(429, &json!({"error": "RATE_LIMITED", "message": "Wait"}), Some(30)).unwrap();
+        assert_eq!((throttled.code, throttled.retry_after), (ErrorCode::RateLimited, Some(30)));
+        let fields = refusal(422, &json!({"errors": [{"field": "email", "message": "is required"}]}), None).unwrap();
+        assert_eq!(fields, Error::invalid(vec![FieldError::new("email", "is required")]));
+
+        assert!(refusal(502, &json!({"message": "Bad gateway"}), None).is_none(), "not Staffroom's");
+        assert!(refusal(400, &json!({"error": {"code": "no_such_code", "message": "x"}}), None).is_none());
+    }
+}
