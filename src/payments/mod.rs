@@ -73,57 +73,63 @@ pub enum SubscriptionAction {
 }
 
 impl SubscriptionAction {
-    /// The action named in the route, with its body (validated).
+    /// The action named in the route, with its body (validated). Every field given is checked,
+    /// whichever action it belongs to: the interface says what each one holds, and a field the
+    /// action does not use is no excuse for a malformed one.
     pub fn parse(name: &str, body: &Value) -> Result<Self> {
+        use crate::error::FieldError;
         let field = |key: &str| body.get(key).filter(|v| !v.is_null());
-        match name {
-            "cancel" => Ok(SubscriptionAction::Cancel),
-            "resume" => Ok(SubscriptionAction::Resume),
-            "unpause" => Ok(SubscriptionAction::Unpause),
-            "pause" => {
-                let mut errors = Vec::new();
-                let mode = match field("mode").and_then(Value::as_str) {
-                    Some(m @ ("void" | "free")) => m.to_string(),
-                    None if field("mode").is_none() => "void".to_string(),
-                    _ => {
-                        errors.push(crate::error::FieldError::new("mode", "must be void or free"));
-                        String::new()
-                    }
-                };
-                let resumes_at = match field("resumesAt") {
-                    None => None,
-                    Some(Value::String(s)) => match chrono::DateTime::parse_from_rfc3339(s) {
-                        Ok(t) if t > chrono::Utc::now() => {
-                            Some(t.with_timezone(&chrono::Utc).to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
-                        }
-                        Ok(_) => {
-                            errors.push(crate::error::FieldError::new("resumesAt", "must be in the future"));
-                            None
-                        }
-                        Err(_) => {
-                            errors.push(crate::error::FieldError::new("resumesAt", "must be an RFC 3339 time"));
-                            None
-                        }
-                    },
-                    Some(_) => {
-                        errors.push(crate::error::FieldError::new("resumesAt", "must be an RFC 3339 time"));
-                        None
-                    }
-                };
-                if errors.is_empty() {
-                    Ok(SubscriptionAction::Pause { mode, resumes_at })
-                } else {
-                    Err(Error::invalid(errors))
-                }
+        let mut errors = Vec::new();
+        let mode = match field("mode") {
+            None => None,
+            Some(Value::String(m)) if m == "void" || m == "free" => Some(m.clone()),
+            Some(_) => {
+                errors.push(FieldError::new("mode", "must be void or free"));
+                None
             }
-            "change-plan" => match field("variantId") {
-                Some(Value::String(v)) if !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()) => {
-                    Ok(SubscriptionAction::ChangePlan { variant_id: v.clone() })
+        };
+        let resumes_at = match field("resumesAt") {
+            None => None,
+            Some(value) => match value.as_str().map(chrono::DateTime::parse_from_rfc3339) {
+                Some(Ok(t)) => Some(t.with_timezone(&chrono::Utc)),
+                _ => {
+                    errors.push(FieldError::new("resumesAt", "must be an RFC 3339 time"));
+                    None
                 }
-                None => Err(Error::invalid_field("variantId", "is required")),
-                _ => Err(Error::invalid_field("variantId", "must be a variant id (digits)")),
             },
-            other => Err(Error::not_found(format!("No subscription action called {other}"))),
+        };
+        let variant_id = match field("variantId") {
+            None => None,
+            Some(Value::String(v)) if (1..=20).contains(&v.len()) && v.chars().all(|c| c.is_ascii_digit()) => {
+                Some(v.clone())
+            }
+            Some(_) => {
+                errors.push(FieldError::new("variantId", "must be a variant id (digits)"));
+                None
+            }
+        };
+        let action = match name {
+            "cancel" => Some(SubscriptionAction::Cancel),
+            "resume" => Some(SubscriptionAction::Resume),
+            "unpause" => Some(SubscriptionAction::Unpause),
+            "pause" => {
+                if resumes_at.is_some_and(|t| t <= chrono::Utc::now()) {
+                    errors.push(FieldError::new("resumesAt", "must be in the future"));
+                }
+                let resumes_at = resumes_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+                Some(SubscriptionAction::Pause { mode: mode.unwrap_or_else(|| "void".into()), resumes_at })
+            }
+            "change-plan" => {
+                if field("variantId").is_none() {
+                    errors.push(FieldError::new("variantId", "is required"));
+                }
+                variant_id.map(|variant_id| SubscriptionAction::ChangePlan { variant_id })
+            }
+            other => return Err(Error::not_found(format!("No subscription action called {other}"))),
+        };
+        match action {
+            Some(action) if errors.is_empty() => Ok(action),
+            _ => Err(Error::invalid(errors)),
         }
     }
 
@@ -868,5 +874,41 @@ fn validate_id(field: &str, id: &str) -> Result<()> {
         Ok(())
     } else {
         Err(Error::invalid_field(field, "is not a valid id"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn refused_fields(name: &str, body: Value) -> Vec<(String, String)> {
+        let error = SubscriptionAction::parse(name, &body).expect_err("refused");
+        let fields: Vec<crate::error::FieldError> = serde_json::from_value(error.details.unwrap()["fields"].clone()).unwrap();
+        fields.into_iter().map(|f| (f.field, f.message)).collect()
+    }
+
+    #[test]
+    fn every_field_given_is_checked_whichever_action_it_is_for() {
+        let field = |name: &str, message: &str| vec![(name.to_string(), message.to_string())];
+        assert_eq!(
+            refused_fields("resume", json!({"resumesAt": "2024-01-01T12:99:00Z"})),
+            field("resumesAt", "must be an RFC 3339 time")
+        );
+        assert_eq!(refused_fields("cancel", json!({"variantId": "12a"})), field("variantId", "must be a variant id (digits)"));
+        assert_eq!(refused_fields("unpause", json!({"mode": "forever"})), field("mode", "must be void or free"));
+        assert_eq!(
+            refused_fields("pause", json!({"resumesAt": "2020-01-01T00:00:00Z"})),
+            field("resumesAt", "must be in the future")
+        );
+        assert_eq!(refused_fields("change-plan", json!({})), field("variantId", "is required"));
+        // Every bad field at once.
+        assert_eq!(refused_fields("pause", json!({"mode": 1, "variantId": ""})).len(), 2);
+
+        let pause = SubscriptionAction::parse("pause", &json!({"resumesAt": "2099-01-01T10:00:00+02:00"})).unwrap();
+        assert_eq!(pause, SubscriptionAction::Pause { mode: "void".into(), resumes_at: Some("2099-01-01T08:00:00Z".into()) });
+        let resume = SubscriptionAction::parse("resume", &json!({"resumesAt": "2099-01-01T10:00:00Z", "mode": null})).unwrap();
+        assert_eq!(resume, SubscriptionAction::Resume);
+        assert!(matches!(SubscriptionAction::parse("archive", &json!({})), Err(e) if e.code == crate::ErrorCode::NotFound));
     }
 }
