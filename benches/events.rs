@@ -9,42 +9,27 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use staffroom::auth::LoginInput;
 use staffroom::config::Config;
 use staffroom::secrets::{Secret, SecretBackend};
-use staffroom::webhooks::signature::sign;
 
-const SECRET: &str = "whsec_bench";
+mod common;
+
+use common::{delivery, ms, percentile, SECRET};
+
 const CLIENTS: usize = 200;
 const DELIVERIES: u64 = 100;
 const RATE: u64 = 50;
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn delivery(n: u64) -> (Vec<u8>, String) {
-    let body = serde_json::to_vec(&json!({
-        "meta": {"event_name": "subscription_updated", "webhook_id": format!("fanout-{n}"), "test_mode": true},
-        "data": {"type": "subscriptions", "id": n.to_string(), "attributes": {
-            "status": "active", "customer_id": 1000 + n % 97, "product_id": 7, "variant_id": 11,
-            "renews_at": "2026-12-22T10:00:00.000000Z", "updated_at": "2026-11-22T10:00:00.000000Z",
-            "user_email": "customer@example.com", "user_name": "A Customer", "card_brand": "visa"
-        }}
-    }))
-    .unwrap();
-    let signature = sign(&Secret::new(SECRET), &body);
-    (body, signature)
-}
-
 /// One client: reads the stream until it has every delivery's `received` event, and returns
 /// when it read each (by resource id).
-async fn listen(client: reqwest::Client, url: String, token: String, ready: tokio::sync::mpsc::Sender<()>) -> HashMap<u64, Instant> {
+async fn listen(
+    client: reqwest::Client,
+    url: String,
+    token: String,
+    ready: tokio::sync::mpsc::Sender<()>,
+) -> HashMap<u64, Instant> {
     let mut response = client.get(url).bearer_auth(token).send().await.unwrap();
     assert_eq!(response.status(), 200);
     ready.send(()).await.unwrap();
@@ -104,7 +89,7 @@ async fn main() {
     for n in 0..DELIVERIES {
         let scheduled = started + Duration::from_micros(n * 1_000_000 / RATE);
         tokio::time::sleep_until(scheduled.into()).await;
-        let (body, signature) = delivery(n);
+        let (body, signature) = delivery("fanout", n);
         sent_at.insert(n, Instant::now());
         let response = sender
             .post(&url)
@@ -119,7 +104,10 @@ async fn main() {
 
     let mut latencies = Vec::with_capacity(CLIENTS * DELIVERIES as usize);
     for client in clients {
-        let seen = tokio::time::timeout(Duration::from_secs(60), client).await.expect("every client heard every event").unwrap();
+        let seen = tokio::time::timeout(Duration::from_secs(60), client)
+            .await
+            .expect("every client heard every event")
+            .unwrap();
         latencies.extend(seen.iter().map(|(n, at)| at.duration_since(sent_at[n])));
     }
     latencies.sort();

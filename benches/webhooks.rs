@@ -13,38 +13,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 use staffroom::config::Config;
-use staffroom::secrets::{Secret, SecretBackend};
-use staffroom::webhooks::signature::sign;
+use staffroom::secrets::SecretBackend;
 
-const SECRET: &str = "whsec_bench";
+mod common;
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn delivery(n: u64) -> (Vec<u8>, String) {
-    let body = serde_json::to_vec(&json!({
-        "meta": {"event_name": "subscription_updated", "webhook_id": format!("bench-{n}"), "test_mode": true},
-        "data": {"type": "subscriptions", "id": n.to_string(), "attributes": {
-            "status": "active", "customer_id": 1000 + n % 97, "product_id": 7, "variant_id": 11,
-            "renews_at": "2026-12-22T10:00:00.000000Z", "updated_at": "2026-11-22T10:00:00.000000Z",
-            "user_email": "customer@example.com", "user_name": "A Customer", "card_brand": "visa"
-        }}
-    }))
-    .unwrap();
-    let signature = sign(&Secret::new(SECRET), &body);
-    (body, signature)
-}
+use common::{delivery, ms, percentile, SECRET};
 
 /// Sends delivery `n` and checks it was acknowledged.
 async fn send(client: &reqwest::Client, url: &str, n: u64) {
-    let (body, signature) = delivery(n);
+    let (body, signature) = delivery("bench", n);
     let response = client
         .post(url)
         .header("content-type", "application/json")

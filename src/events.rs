@@ -58,10 +58,14 @@ impl EventStore {
         Ok(EventStore(Arc::new(Mutex::new(conn))))
     }
 
-    async fn call<T: Send + 'static>(&self, f: impl FnOnce(&mut Connection) -> Result<T> + Send + 'static) -> Result<T> {
+    async fn call<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
         let conn = self.0.clone();
         tokio::task::spawn_blocking(move || {
-            let mut conn = conn.lock().map_err(|_| Error::internal("events", "the events database lock is poisoned"))?;
+            let mut conn =
+                conn.lock().map_err(|_| Error::internal("events", "the events database lock is poisoned"))?;
             f(&mut conn)
         })
         .await?
@@ -150,7 +154,9 @@ impl EventHub {
                 use rusqlite::OptionalExtension;
                 let latest = latest_id(conn)?;
                 let pruned_through: i64 = conn
-                    .query_row("SELECT value FROM events_meta WHERE key = ?1", [PRUNED_THROUGH_KEY], |row| row.get::<_, String>(0))
+                    .query_row("SELECT value FROM events_meta WHERE key = ?1", [PRUNED_THROUGH_KEY], |row| {
+                        row.get::<_, String>(0)
+                    })
                     .optional()?
                     .and_then(|v| v.parse().ok())
                     .unwrap_or(0);
@@ -326,12 +332,13 @@ mod tests {
         }
         // The first two are a day and a minute old.
         let old = crate::time::now_unix() - RETENTION.as_secs() as i64 - 60;
-        hub.db.transaction(move |tx| {
-            tx.execute("UPDATE events SET at = ?1 WHERE id <= 2", [old])?;
-            prune_old(tx, crate::time::now_unix() - RETENTION.as_secs() as i64)
-        })
-        .await
-        .unwrap();
+        hub.db
+            .transaction(move |tx| {
+                tx.execute("UPDATE events SET at = ?1 WHERE id <= 2", [old])?;
+                prune_old(tx, crate::time::now_unix() - RETENTION.as_secs() as i64)
+            })
+            .await
+            .unwrap();
 
         assert_eq!(hub.since(1, 10).await.unwrap(), Since::Reset { latest: 3 }, "event 2 is gone");
         assert_eq!(events_of(hub.since(2, 10).await.unwrap()).len(), 1, "nothing after 2 is gone");

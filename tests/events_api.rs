@@ -167,8 +167,13 @@ async fn the_stream_needs_a_live_session_and_ends_with_it() {
 
     let token = demo_token(&server).await;
     for bad in ["-1", "abc", "1.5"] {
-        let answer =
-            client().get(server.url("/api/events")).bearer_auth(&token).header("Last-Event-ID", bad).send().await.unwrap();
+        let answer = client()
+            .get(server.url("/api/events"))
+            .bearer_auth(&token)
+            .header("Last-Event-ID", bad)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(answer.status(), 400, "Last-Event-ID {bad}");
         let body: Value = answer.json().await.unwrap();
         assert_eq!(body["error"]["details"]["fields"][0]["field"], "Last-Event-ID", "{body}");

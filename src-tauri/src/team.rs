@@ -54,9 +54,10 @@ impl TeamServer {
     }
 
     async fn send(&self, operation: &'static OpEntry, token: Option<&str>, input: Input) -> Result<Answer> {
-        let route = operation.spec.route.ok_or_else(|| {
-            Error::not_found(format!("{} is not offered by a team server", operation.spec.name))
-        })?;
+        let route = operation
+            .spec
+            .route
+            .ok_or_else(|| Error::not_found(format!("{} is not offered by a team server", operation.spec.name)))?;
         let encoded = route.encode(&input);
         let method = match route.method {
             staffroom::api::Method::Get => reqwest::Method::GET,
@@ -96,14 +97,21 @@ impl TeamServer {
     /// as far as this app can tell, is not there.
     fn not_staffroom(&self, status: u16) -> Error {
         tracing::warn!(server = %self.base, status, "the team server answered with something that is not Staffroom's");
-        Error::new(ErrorCode::Unavailable, format!("The team server {} cannot be reached (it answered {status})", self.base))
-            .with_details(json!({ "teamServer": self.base, "status": status }))
+        Error::new(
+            ErrorCode::Unavailable,
+            format!("The team server {} cannot be reached (it answered {status})", self.base),
+        )
+        .with_details(json!({ "teamServer": self.base, "status": status }))
     }
 }
 
 impl Backend for TeamServer {
-    fn call<'a>(&'a self, operation: &'static OpEntry, token: Option<&'a str>, input: Input)
-        -> BoxFuture<'a, Result<Answer>> {
+    fn call<'a>(
+        &'a self,
+        operation: &'static OpEntry,
+        token: Option<&'a str>,
+        input: Input,
+    ) -> BoxFuture<'a, Result<Answer>> {
         Box::pin(self.send(operation, token, input))
     }
 }
@@ -144,7 +152,8 @@ fn refusal(status: u16, body: &Value, retry_after: Option<u64>) -> Option<Error>
 /// credentials, query or fragment; no trailing slash.
 pub fn server_url(typed: &str) -> Result<String> {
     let bad = |message: &str| Error::invalid_field("server", message);
-    let url = url::Url::parse(typed.trim()).map_err(|_| bad("must be a web address such as https://staffroom.example.com"))?;
+    let url = url::Url::parse(typed.trim())
+        .map_err(|_| bad("must be a web address such as https://staffroom.example.com"))?;
     let loopback = match url.host() {
         Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
@@ -195,15 +204,18 @@ mod tests {
 
     #[test]
     fn refusals_read_back_as_the_core_gave_them() {
-        let object = json!({"error": {"code": "conflict", "message": "Changed", "details": {"currentRevisionId": "r2"}}});
+        let object =
+            json!({"error": {"code": "conflict", "message": "Changed", "details": {"currentRevisionId": "r2"}}});
         let error = refusal(409, &object, None).unwrap();
         assert_eq!((error.code, error.message.as_str()), (ErrorCode::Conflict, "Changed"));
         assert_eq!(error.details.unwrap()["currentRevisionId"], "r2");
 
-        let timed_out = refusal(504, &json!({"error": {"code": "integration_error", "message": "Slow"}}), None).unwrap();
+        let timed_out =
+            refusal(504, &json!({"error": {"code": "integration_error", "message": "Slow"}}), None).unwrap();
         assert!(timed_out.timed_out);
 
-        let wrong = refusal(401, &json!({"error": "INVALID_CREDENTIALS", "message": "The email or password is wrong"}), None);
+        let wrong =
+            refusal(401, &json!({"error": "INVALID_CREDENTIALS", "message": "The email or password is wrong"}), None);
         assert_eq!(wrong.unwrap(), Error::unauthorized("The email or password is wrong"));
         let throttled = refusal(429, &json!({"error": "RATE_LIMITED", "message": "Wait"}), Some(30)).unwrap();
         assert_eq!((throttled.code, throttled.retry_after), (ErrorCode::RateLimited, Some(30)));

@@ -46,7 +46,8 @@ async fn open(
     core: &Core,
     headers: &HeaderMap,
 ) -> Result<Sse<impl futures::Stream<Item = std::result::Result<Event, Infallible>>>> {
-    let hub = core.events.clone().ok_or_else(|| Error::new(ErrorCode::Unavailable, "This service sends no live events"))?;
+    let hub =
+        core.events.clone().ok_or_else(|| Error::new(ErrorCode::Unavailable, "This service sends no live events"))?;
     let token = bearer(headers).ok_or_else(|| Error::unauthorized("Sign in first: this needs a staff token"))?;
     core.auth.authenticate(token).await?;
     let last_seen = last_event_id(headers)?;

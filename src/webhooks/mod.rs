@@ -353,7 +353,6 @@ fn is_json(content_type: Option<&str>) -> bool {
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 
-
 /// Applies a group of deliveries in order, records the outcomes in one transaction, then
 /// announces them.
 async fn apply_group(
