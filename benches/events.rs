@@ -11,12 +11,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use staffroom::auth::LoginInput;
-use staffroom::config::Config;
-use staffroom::secrets::{Secret, SecretBackend};
+use staffroom::secrets::Secret;
 
 mod common;
 
-use common::{delivery, ms, percentile, SECRET};
+use common::{delivery, ms, percentile, receiving_core};
 
 const CLIENTS: usize = 200;
 const DELIVERIES: u64 = 100;
@@ -53,12 +52,7 @@ async fn listen(
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    std::env::set_var("STAFFROOM_WEBHOOK_SECRET", SECRET);
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::new(dir.path());
-    config.secret_backend = SecretBackend::Memory;
-    config.long_running = true;
-    let core = staffroom::Core::open(config).await.unwrap();
+    let (_dir, core) = receiving_core().await;
     let password = "fan-out bench passphrase 7c41";
     core.auth.create_first_admin("bench@example.com".into(), "Bench".into(), Secret::new(password)).await.unwrap();
     let login = LoginInput { email: "bench@example.com".into(), password: Secret::new(password) };

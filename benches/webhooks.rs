@@ -13,12 +13,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use staffroom::config::Config;
-use staffroom::secrets::SecretBackend;
 
 mod common;
 
-use common::{delivery, ms, percentile, SECRET};
+use common::{delivery, ms, percentile, receiving_core};
 
 /// Sends delivery `n` and checks it was acknowledged.
 async fn send(client: &reqwest::Client, url: &str, n: u64) {
@@ -107,12 +105,7 @@ async fn report_applying(applying: &Mutex<Applying>, run: &str, last_sent: Insta
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    std::env::set_var("STAFFROOM_WEBHOOK_SECRET", SECRET);
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::new(dir.path());
-    config.secret_backend = SecretBackend::Memory;
-    config.long_running = true;
-    let core = staffroom::Core::open(config).await.unwrap();
+    let (_dir, core) = receiving_core().await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/api/payments/webhooks", listener.local_addr().unwrap());
     tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));

@@ -10,6 +10,18 @@ use staffroom::webhooks::signature::sign;
 /// The signing secret the benchmarks' services are started with.
 pub const SECRET: &str = "whsec_bench";
 
+/// A long-running core (receiver, applier, events) on a fresh data dir with secrets in memory,
+/// verifying deliveries signed with [`SECRET`]. The dir lives as long as the returned guard.
+pub async fn receiving_core() -> (tempfile::TempDir, staffroom::Core) {
+    std::env::set_var("STAFFROOM_WEBHOOK_SECRET", SECRET);
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = staffroom::config::Config::new(dir.path());
+    config.secret_backend = staffroom::secrets::SecretBackend::Memory;
+    config.long_running = true;
+    let core = staffroom::Core::open(config).await.unwrap();
+    (dir, core)
+}
+
 /// The value at fraction `p` of `sorted`.
 pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
