@@ -184,7 +184,7 @@ impl Core {
     pub async fn set_secret(&self, actor: &crate::auth::Actor, name: &str, value: Secret) -> Result<()> {
         actor.require_admin()?;
         crate::secrets::validate_name(name).map_err(|e| Error::invalid_field("name", e.to_string()))?;
-        if name == crate::auth::REMEMBERED_SESSION {
+        if [crate::auth::REMEMBERED_SESSION, crate::auth::REMEMBERED_TEAM_SESSION].contains(&name) {
             return Err(Error::invalid_field("name", "is kept by the desktop app itself (\"keep me signed in\")"));
         }
         self.secrets.write(name, value).await?;

@@ -44,7 +44,7 @@ pub struct Simulators {
 }
 
 /// Secrets Staffroom keeps for itself, which Settings neither shows nor sets.
-const OWN_SECRETS: &[&str] = &["jwt_key", crate::auth::REMEMBERED_SESSION];
+const OWN_SECRETS: &[&str] = &["jwt_key", crate::auth::REMEMBERED_SESSION, crate::auth::REMEMBERED_TEAM_SESSION];
 
 /// The schema of a secret's name: one of those an admin may set.
 fn settable_secret_names() -> utoipa::openapi::schema::Object {

@@ -28,8 +28,7 @@ pub async fn call<R: Runtime>(
     let window = Window::of_label(webview.label());
     if let Some(operation) = api::find(&op).filter(|o| !o.spec.windows.is_empty()) {
         allowed(&operation.spec, window)?;
-        let token = state.token().await;
-        let answer = state.backend.call(operation, token.as_deref(), input).await;
+        let answer = state.call_operation(operation, input).await;
         return answer.map(|a| a.body).map_err(|e| expired(&app, &operation.spec, e));
     }
     let spec = ops::spec(&op).ok_or_else(|| Error::not_found(format!("No operation called {op}")))?;

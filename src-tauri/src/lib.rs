@@ -6,6 +6,8 @@
 pub mod backend;
 mod call;
 pub mod ops;
+pub mod place;
+pub mod relay;
 mod state;
 pub mod team;
 
@@ -14,19 +16,29 @@ use tauri::Manager;
 
 pub use state::DesktopState;
 
-/// Parses the shell's own arguments: `--sandbox` and `--data-dir DIR`.
-fn parse_args() -> (bool, Option<std::path::PathBuf>) {
-    let mut sandbox = false;
-    let mut data_dir = std::env::var_os("STAFFROOM_DATA_DIR").map(Into::into);
+/// The shell's own arguments.
+#[derive(Default)]
+struct Args {
+    /// `--sandbox`: this computer's core runs the simulators.
+    sandbox: bool,
+    /// `--data-dir DIR` (or `STAFFROOM_DATA_DIR`).
+    data_dir: Option<std::path::PathBuf>,
+    /// `--server URL`: the login screen opens with this team server chosen (scripted installs).
+    server: Option<String>,
+}
+
+fn parse_args() -> Args {
+    let mut parsed = Args { data_dir: std::env::var_os("STAFFROOM_DATA_DIR").map(Into::into), ..Args::default() };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--sandbox" => sandbox = true,
-            "--data-dir" => data_dir = args.next().map(Into::into),
+            "--sandbox" => parsed.sandbox = true,
+            "--data-dir" => parsed.data_dir = args.next().map(Into::into),
+            "--server" => parsed.server = args.next(),
             _ => {}
         }
     }
-    (sandbox, data_dir)
+    parsed
 }
 
 /// Builds the core for this window's session.
@@ -52,7 +64,7 @@ async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staff
 
 /// Starts the app.
 pub fn run() {
-    let (sandbox, data_dir) = parse_args();
+    let Args { sandbox, data_dir, server } = parse_args();
     with_commands(tauri::Builder::default())
         // First, so a second launch focuses the running window instead of opening another core.
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
@@ -73,6 +85,10 @@ pub fn run() {
             forward_sync_progress(app.handle().clone(), &core);
             forward_document_saves(app.handle().clone(), &core);
             let state = DesktopState::new(core);
+            if let Some(url) = &server {
+                let url = team::server_url(url).map_err(|e| format!("--server {url}: {}", e.object()["details"]["fields"][0]["message"]))?;
+                state.set_place(place::SignInPlace { server: Some(url), use_server: true }, false);
+            }
             tauri::async_runtime::block_on(state.receiver.restore())
                 .map_err(|e| format!("the webhook receiver could not start: {}", e.message))?;
             app.manage(state);
@@ -94,6 +110,16 @@ pub fn window_operations() -> Vec<(staffroom::api::OpSpec, staffroom::api::OpTyp
     core.chain(ops::declarations()).collect()
 }
 
+/// Whether the windows show this computer's core (not a team server's, whose events come
+/// through the [`relay`]).
+async fn on_this_computer(app: &tauri::AppHandle) -> bool {
+    use tauri::Manager;
+    match app.try_state::<DesktopState>() {
+        Some(state) => state.team().await.is_none(),
+        None => true,
+    }
+}
+
 /// Sends every webhook feed item (received, rejected, applied) to every window at once, so
 /// orders and subscriptions update without a reload.
 fn forward_webhook_feed(app: tauri::AppHandle, core: &staffroom::Core) {
@@ -103,9 +129,10 @@ fn forward_webhook_feed(app: tauri::AppHandle, core: &staffroom::Core) {
     tauri::async_runtime::spawn(async move {
         loop {
             match feed.recv().await {
-                Ok(item) => {
+                Ok(item) if on_this_computer(&app).await => {
                     let _ = app.emit("webhook", item);
                 }
+                Ok(_) => {}
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
                     tracing::warn!(missed, "the window feed fell behind; the next item refreshes the lists");
                 }
@@ -122,9 +149,10 @@ fn forward_sync_progress(app: tauri::AppHandle, core: &staffroom::Core) {
     tauri::async_runtime::spawn(async move {
         loop {
             match progress.recv().await {
-                Ok(step) => {
+                Ok(step) if on_this_computer(&app).await => {
                     let _ = app.emit("sync-progress", step);
                 }
+                Ok(_) => {}
                 // Only the newest step matters on screen.
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
@@ -141,9 +169,10 @@ fn forward_document_saves(app: tauri::AppHandle, core: &staffroom::Core) {
     tauri::async_runtime::spawn(async move {
         loop {
             match saved.recv().await {
-                Ok(id) => {
+                Ok(id) if on_this_computer(&app).await => {
                     let _ = app.emit("document-saved", id);
                 }
+                Ok(_) => {}
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             }

@@ -3,6 +3,7 @@
 //! webhook receiver; the system browser for Google's sign-in).
 
 use std::future::Future;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::json;
@@ -14,6 +15,9 @@ use staffroom::secrets::Secret;
 use staffroom::{Error, ErrorCode, Result};
 use tauri::{AppHandle, Runtime};
 
+use crate::place::SignInPlace;
+use crate::relay::Relay;
+use crate::team::TeamServer;
 use crate::DesktopState;
 
 /// What a desktop operation runs with.
@@ -67,6 +71,7 @@ desktop_operations!(
     SetWebhookReceiver,
     OpenEditor,
     GoogleSignIn,
+    Reconnect,
 );
 
 /// The declaration of the desktop operation `name`.
@@ -83,8 +88,14 @@ pub struct AppInfo {
     pub sandbox: bool,
     /// The demo account, in sandbox mode only.
     pub demo: Option<staffroom::sandbox::DemoCredentials>,
-    /// No account exists yet: show the first-admin setup.
+    /// No account exists yet on this computer: show the first-admin setup (or joining a team).
     pub needs_first_admin: bool,
+    /// The team server the login screen offers (the last one used, or `--server`).
+    pub team_server: Option<String>,
+    /// Whether the login screen starts with the team server chosen rather than this computer.
+    pub use_team_server: bool,
+    /// The team server this app is signed in to, if any (then `sandbox` is the server's mode).
+    pub signed_in_to: Option<String>,
 }
 
 pub struct GetAppInfo;
@@ -95,11 +106,21 @@ impl DesktopOperation for GetAppInfo {
     type Response = AppInfo;
     async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<AppInfo> {
         let core = &cx.state.core;
+        let place = cx.state.place();
+        let team = cx.state.team().await;
+        // The server's mode, as far as it can be asked now; out of reach, the banner says so.
+        let sandbox = match &team {
+            Some(server) => server.health().await.map(|h| h.sandbox).unwrap_or(false),
+            None => core.config.sandbox,
+        };
         Ok(AppInfo {
             version: env!("CARGO_PKG_VERSION").to_string(),
-            sandbox: core.config.sandbox,
-            demo: staffroom::sandbox::demo_credentials(core),
+            sandbox,
+            demo: staffroom::sandbox::demo_credentials(core).filter(|_| team.is_none()),
             needs_first_admin: core.auth.needs_first_admin().await?,
+            team_server: place.server,
+            use_team_server: place.use_server,
+            signed_in_to: team.map(|server| server.url().to_string()),
         })
     }
 }
@@ -118,19 +139,33 @@ pub struct LoginRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub remember: Option<bool>,
+    /// The team server to sign in to (HTTPS, or http on this computer only); none for this
+    /// computer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub server: Option<String>,
 }
 
 impl Request for LoginRequest {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);
         let remember = fields.flag("remember");
+        let server = fields.string("server").map(crate::team::server_url).transpose();
         let email = fields.value("email").cloned();
         let password = fields.value("password").cloned();
+        let server = match server {
+            Ok(server) => server,
+            Err(error) => {
+                let problem = error.details.as_ref().and_then(|d| d["fields"][0]["message"].as_str()).unwrap_or_default();
+                fields.problem("server", problem.to_string());
+                None
+            }
+        };
         fields.finish(|| ())?;
         // The account's fields are the sign-in operation's to check.
         let email = email.and_then(|e| e.as_str().map(str::to_owned)).unwrap_or_default();
         let password = Secret::new(password.and_then(|p| p.as_str().map(str::to_owned)).unwrap_or_default());
-        Ok(LoginRequest { email, password, remember })
+        Ok(LoginRequest { email, password, remember, server })
     }
 }
 
@@ -144,17 +179,85 @@ impl DesktopOperation for Login {
     type Request = LoginRequest;
     type Response = SignedIn;
     async fn run<R: Runtime>(cx: &Context<'_, R>, request: LoginRequest) -> Result<SignedIn> {
+        let state = cx.state;
         let account = json!({ "email": request.email, "password": request.password.expose() });
         let input = account.as_object().cloned().unwrap_or_default();
-        let response: AuthResponse = cx.state.call("sign_in", input).await?;
-        cx.state.set_token(Some(response.token.clone())).await;
-        let remembered = request.remember.unwrap_or(false).then_some(response.token.as_str());
-        // The sign-in stands even when the keyring cannot keep it; the next launch then asks again.
-        if let Err(err) = cx.state.core.remember_session(remembered).await {
-            tracing::warn!(error = %err.message, "could not update the remembered sign-in");
-        }
+        let remember = request.remember.unwrap_or(false);
+        let Some(url) = request.server else {
+            let response: AuthResponse = call_here(state, "sign_in", input).await?;
+            state.sign_in_to(None, Some(response.token.clone())).await;
+            state.set_relay(None);
+            state.set_place(SignInPlace { use_server: false, ..state.place() }, true);
+            // The sign-in stands even when the keyring cannot keep it; the next launch asks again.
+            if let Err(err) = state.core.remember_session(remember.then_some(response.token.as_str())).await {
+                tracing::warn!(error = %err.message, "could not update the remembered sign-in");
+            }
+            return Ok(SignedIn::from(&response));
+        };
+        let server = Arc::new(TeamServer::new(&url)?);
+        let response: AuthResponse = call_on(&server, None, "sign_in", input).await?;
+        signed_in_to_team(cx, server, &response.token, remember).await;
         Ok(SignedIn::from(&response))
     }
+}
+
+/// Calls a core operation on this computer's core, whatever the app is signed in to.
+async fn call_here<T: serde::de::DeserializeOwned>(state: &DesktopState, name: &str, input: Input) -> Result<T> {
+    let operation = staffroom::api::find(name).expect("a core operation");
+    let answer = staffroom::api::dispatch(&state.core, operation, None, staffroom::auth::THIS_COMPUTER, input).await?;
+    serde_json::from_value(answer.body).map_err(|e| Error::internal("an operation's answer", e))
+}
+
+/// Calls a core operation on a team server the app is not (yet) signed in to.
+async fn call_on<T: serde::de::DeserializeOwned>(
+    server: &TeamServer,
+    token: Option<&str>,
+    name: &str,
+    input: Input,
+) -> Result<T> {
+    use crate::backend::Backend;
+    let operation = staffroom::api::find(name).expect("a core operation");
+    let answer = server.call(operation, token, input).await?;
+    serde_json::from_value(answer.body).map_err(|e| Error::internal("the team server's answer", e))
+}
+
+/// After a sign-in to (or a resumed session on) a team server: every operation goes there from
+/// now on, its events are relayed, and the login screen will offer it next time.
+async fn signed_in_to_team<R: Runtime>(cx: &Context<'_, R>, server: Arc<TeamServer>, token: &str, remember: bool) {
+    let state = cx.state;
+    state.sign_in_to(Some(server.clone()), Some(token.to_string())).await;
+    state.set_place(SignInPlace { server: Some(server.url().to_string()), use_server: true }, true);
+    let remembered = remember.then(|| (server.url(), token));
+    if let Err(err) = remember_team_session(&state.core, remembered).await {
+        tracing::warn!(error = %err.message, "could not update the remembered sign-in to the team server");
+    }
+    state.set_relay(Some(Relay::start(cx.app.clone(), server)));
+}
+
+/// A remembered sign-in to a team server: which server, and the session's latest token.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct TeamSession {
+    server: String,
+    token: String,
+}
+
+/// Remembers (or forgets, with `None`) the sign-in to a team server in the keyring.
+async fn remember_team_session(core: &staffroom::Core, session: Option<(&str, &str)>) -> Result<()> {
+    const NAME: &str = staffroom::auth::REMEMBERED_TEAM_SESSION;
+    match session {
+        Some((server, token)) => {
+            let kept = serde_json::to_string(&TeamSession { server: server.into(), token: token.into() })
+                .map_err(|e| Error::internal("a remembered sign-in", e))?;
+            core.secrets.write(NAME, Secret::new(kept)).await
+        }
+        None => core.secrets.remove(NAME).await,
+    }
+}
+
+/// The remembered sign-in to a team server, if one is kept.
+async fn remembered_team_session(core: &staffroom::Core) -> Result<Option<TeamSession>> {
+    let kept = core.secrets.read(staffroom::auth::REMEMBERED_TEAM_SESSION).await?;
+    Ok(kept.and_then(|secret| serde_json::from_str(secret.expose()).ok()))
 }
 
 pub struct Logout;
@@ -169,8 +272,14 @@ impl DesktopOperation for Logout {
                 tracing::debug!(code = err.code.as_str(), "sign-out of a dead session");
             }
         }
-        cx.state.set_token(None).await;
-        cx.state.core.remember_session(None).await
+        let was_team = cx.state.team().await.is_some();
+        cx.state.sign_in_to(None, None).await;
+        cx.state.set_relay(None);
+        if was_team {
+            remember_team_session(&cx.state.core, None).await
+        } else {
+            cx.state.core.remember_session(None).await
+        }
     }
 }
 
@@ -182,11 +291,8 @@ impl DesktopOperation for CurrentUser {
     type Response = Option<UserDto>;
     async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<Option<UserDto>> {
         let state = cx.state;
-        if state.token().await.is_none() {
-            match state.core.resume_remembered_session().await? {
-                Some(resumed) => state.set_token(Some(resumed.token)).await,
-                None => return Ok(None),
-            }
+        if state.token().await.is_none() && !resume(cx).await? {
+            return Ok(None);
         }
         match state.call::<staffroom::auth::ops::MeResponse>("me", Input::new()).await {
             Ok(me) => Ok(Some(me.user)),
@@ -196,6 +302,35 @@ impl DesktopOperation for CurrentUser {
             }
             Err(err) => Err(err),
         }
+    }
+}
+
+/// Resumes the remembered sign-in where the login screen would sign in: this computer, or the
+/// team server chosen. Whether there was a live one to resume.
+async fn resume<R: Runtime>(cx: &Context<'_, R>) -> Result<bool> {
+    let state = cx.state;
+    let place = state.place();
+    if !place.use_server {
+        let Some(resumed) = state.core.resume_remembered_session().await? else { return Ok(false) };
+        state.sign_in_to(None, Some(resumed.token)).await;
+        return Ok(true);
+    }
+    let Some(kept) = remembered_team_session(&state.core).await? else { return Ok(false) };
+    if place.server.as_deref() != Some(kept.server.as_str()) {
+        return Ok(false);
+    }
+    let server = Arc::new(TeamServer::new(&kept.server)?);
+    match call_on::<AuthResponse>(&server, Some(&kept.token), "resume_session", Input::new()).await {
+        Ok(resumed) => {
+            signed_in_to_team(cx, server, &resumed.token, true).await;
+            Ok(true)
+        }
+        Err(err) if err.code == ErrorCode::Unauthorized => {
+            tracing::info!("the remembered session on the team server has ended; signing in again is needed");
+            remember_team_session(&state.core, None).await?;
+            Ok(false)
+        }
+        Err(err) => Err(err),
     }
 }
 
@@ -210,15 +345,31 @@ impl DesktopOperation for RefreshSession {
         match state.call::<AuthResponse>("refresh_token", Input::new()).await {
             Ok(response) => {
                 state.set_token(Some(response.token.clone())).await;
-                if state.core.has_remembered_session().await? {
-                    state.core.remember_session(Some(&response.token)).await?;
+                match state.team().await {
+                    Some(server) => {
+                        if remembered_team_session(&state.core).await?.is_some() {
+                            remember_team_session(&state.core, Some((server.url(), &response.token))).await?;
+                        }
+                    }
+                    None if state.core.has_remembered_session().await? => {
+                        state.core.remember_session(Some(&response.token)).await?;
+                    }
+                    None => {}
                 }
                 Ok(SignedIn::from(&response))
             }
+            // A server out of reach has not ended the session: the next refresh may get through.
+            Err(err) if err.code == ErrorCode::Unavailable => Err(err),
             Err(err) => {
+                let team = state.team().await.is_some();
                 state.set_token(None).await;
                 if err.code == ErrorCode::Unauthorized {
-                    if let Err(forget) = state.core.remember_session(None).await {
+                    let forgotten = if team {
+                        remember_team_session(&state.core, None).await
+                    } else {
+                        state.core.remember_session(None).await
+                    };
+                    if let Err(forget) = forgotten {
                         tracing::warn!(error = %forget.message, "could not forget the remembered sign-in");
                     }
                 }
@@ -268,6 +419,12 @@ impl DesktopOperation for SetWebhookReceiver {
     type Request = ReceiverSwitch;
     type Response = ReceiverStatus;
     async fn run<R: Runtime>(cx: &Context<'_, R>, request: ReceiverSwitch) -> Result<ReceiverStatus> {
+        if let Some(server) = cx.state.team().await {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!("The team server {} receives the webhooks; this app's receiver is not used while signed in to it", server.url()),
+            ));
+        }
         cx.state.receiver.set(&cx.state.actor().await?, request.enabled, request.port).await
     }
 }
@@ -330,10 +487,33 @@ impl DesktopOperation for GoogleSignIn {
     type Response = GoogleStatus;
     async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<GoogleStatus> {
         use tauri_plugin_opener::OpenerExt;
+        if let Some(server) = cx.state.team().await {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!("Google sign-in for the team server {} is not yet offered by the desktop app", server.url()),
+            ));
+        }
         let actor = cx.state.actor().await?;
         let docs = &cx.state.core.docs;
         let pending = docs.begin_sign_in(&actor).await?;
         cx.app.opener().open_url(pending.url.clone(), None::<&str>).map_err(|e| Error::internal("opening the browser", e))?;
         docs.finish_sign_in(&actor, pending, std::time::Duration::from_secs(300)).await
+    }
+}
+
+/// "Try again" on the banner that says the team server cannot be reached: asks the server now,
+/// and has the live events reconnect at once. On this computer there is nothing to reach.
+pub struct Reconnect;
+impl DesktopOperation for Reconnect {
+    const SPEC: OpSpec = OpSpec::new("reconnect", "desktop", "Checks that the team server can be reached again")
+        .access(Access::Public)
+        .errors(&[(503, "unavailable: the team server still cannot be reached (details.teamServer)")]);
+    type Request = NoInput;
+    type Response = ();
+    async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<()> {
+        let Some(server) = cx.state.team().await else { return Ok(()) };
+        server.health().await?;
+        cx.state.nudge_relay();
+        Ok(())
     }
 }

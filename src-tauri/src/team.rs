@@ -23,6 +23,15 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct TeamServer {
     base: String,
     http: reqwest::Client,
+    /// For the event stream, which stays open for hours: no time limit on the whole call.
+    stream_http: reqwest::Client,
+}
+
+/// What `GET /api/health` says of a server.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct ServerHealth {
+    pub version: String,
+    pub sandbox: bool,
 }
 
 impl TeamServer {
@@ -30,14 +39,17 @@ impl TeamServer {
     /// the system's certificate store (and the web's common roots).
     pub fn new(url: &str) -> Result<TeamServer> {
         let base = server_url(url)?;
-        let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .timeout(CALL_TIMEOUT)
-            .tls_built_in_native_certs(true)
-            .user_agent(concat!("Staffroom-desktop/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| Error::internal("the team server's HTTP client", e))?;
-        Ok(TeamServer { base, http })
+        let client = |whole_call: Option<Duration>| {
+            let mut builder = reqwest::Client::builder()
+                .connect_timeout(CONNECT_TIMEOUT)
+                .tls_built_in_native_certs(true)
+                .user_agent(concat!("Staffroom-desktop/", env!("CARGO_PKG_VERSION")));
+            if let Some(limit) = whole_call {
+                builder = builder.timeout(limit);
+            }
+            builder.build().map_err(|e| Error::internal("the team server's HTTP client", e))
+        };
+        Ok(TeamServer { base, http: client(Some(CALL_TIMEOUT))?, stream_http: client(None)? })
     }
 
     /// The server's base URL, as the user will see it.
@@ -45,7 +57,28 @@ impl TeamServer {
         &self.base
     }
 
-    fn unreachable(&self, why: &reqwest::Error) -> Error {
+    /// Whether the server answers as a Staffroom service, and whether it runs the sandbox.
+    pub async fn health(&self) -> Result<ServerHealth> {
+        let response =
+            self.http.get(format!("{}/api/health", self.base)).send().await.map_err(|e| self.unreachable(&e))?;
+        let status = response.status().as_u16();
+        match response.json::<ServerHealth>().await {
+            Ok(health) if status == 200 => Ok(health),
+            _ => Err(self.not_staffroom(status)),
+        }
+    }
+
+    /// The request of the server's live events (`GET /api/events`) after `last_id`: a stream,
+    /// so only connecting is timed.
+    pub fn events(&self, token: &str, last_id: Option<i64>) -> reqwest::RequestBuilder {
+        let mut request = self.stream_http.get(format!("{}/api/events", self.base)).bearer_auth(token);
+        if let Some(id) = last_id {
+            request = request.header("Last-Event-ID", id.to_string());
+        }
+        request
+    }
+
+    pub(crate) fn unreachable(&self, why: &reqwest::Error) -> Error {
         tracing::warn!(server = %self.base, error = %why, "the team server cannot be reached");
         let mut error = Error::new(ErrorCode::Unavailable, format!("The team server {} cannot be reached", self.base))
             .with_details(json!({ "teamServer": self.base }));
@@ -95,7 +128,7 @@ impl TeamServer {
 
     /// An answer that is not Staffroom's (a proxy's error page, another service): the server,
     /// as far as this app can tell, is not there.
-    fn not_staffroom(&self, status: u16) -> Error {
+    pub(crate) fn not_staffroom(&self, status: u16) -> Error {
         tracing::warn!(server = %self.base, status, "the team server answered with something that is not Staffroom's");
         Error::new(
             ErrorCode::Unavailable,

@@ -103,7 +103,7 @@ impl Doors {
             (core, base)
         });
         let server = TeamServer::new(&base).unwrap();
-        let team = Desktop::new(DesktopState::with_backend(core.clone(), std::sync::Arc::new(server)));
+        let team = Desktop::new(DesktopState::with_team_server(core.clone(), server));
         let desktop = Desktop::new(DesktopState::new(core));
         Doors { desktop, team, base, http: reqwest::Client::new(), _dir: dir }
     }

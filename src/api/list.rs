@@ -10,6 +10,7 @@ pub(super) fn operations() -> Vec<OpEntry> {
     vec![
         OpEntry::of::<auth::SignIn>(),
         OpEntry::of::<auth::RefreshToken>(),
+        OpEntry::of::<auth::ResumeSession>(),
         OpEntry::of::<auth::SignOut>(),
         OpEntry::of::<auth::Me>(),
         OpEntry::of::<auth::CreateFirstAdmin>(),

@@ -4,7 +4,7 @@
 pub mod ops;
 pub mod password;
 mod remember;
-pub use remember::REMEMBERED_SESSION;
+pub use remember::{REMEMBERED_SESSION, REMEMBERED_TEAM_SESSION};
 pub mod token;
 pub mod validate;
 

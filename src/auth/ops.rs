@@ -139,6 +139,26 @@ impl Operation for RefreshToken {
     }
 }
 
+/// "Keep me signed in" on a team server: the desktop keeps its latest token across restarts, by
+/// which time that token has usually expired. The session behind it may still be live.
+pub struct ResumeSession;
+impl Operation for ResumeSession {
+    const SPEC: OpSpec = OpSpec::new(
+        "resume_session",
+        "auth",
+        "A fresh token for a live session whose token may have expired (a desktop's \"keep me signed in\"); the one before stops working",
+    )
+    .route(Route::post("/api/auth/resume").errors(ErrorStyle::Session))
+    .access(Access::Token)
+    .windows(NO_WINDOW)
+    .errors(&[(401, "INVALID_TOKEN: the session has ended (signed out, idle too long, past its 12 hours, or its user disabled)")]);
+    type Request = NoInput;
+    type Response = AuthResponse;
+    async fn run(core: &Core, caller: &Caller, _: NoInput) -> Result<AuthResponse> {
+        core.auth.resume(caller.token()?).await
+    }
+}
+
 pub struct SignOut;
 impl Operation for SignOut {
     const SPEC: OpSpec = OpSpec::new("sign_out", "auth", "Ends the session at once")

@@ -10,6 +10,8 @@ use crate::Core;
 
 /// The keyring entry holding the remembered token.
 pub const REMEMBERED_SESSION: &str = "desktop_session";
+/// The keyring entry holding the remembered sign-in to a team server: its URL and token.
+pub const REMEMBERED_TEAM_SESSION: &str = "team_session";
 
 impl Core {
     /// Remembers `token` in the keyring, or forgets the remembered one (`None`).

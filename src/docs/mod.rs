@@ -491,6 +491,12 @@ impl DocService {
         ))
     }
 
+    /// Keeps `document` as this app's copy of it, read elsewhere (a desktop signed in to a team
+    /// server keeps its drafts here, and a draft's base must be a revision this app has).
+    pub async fn keep_copy(&self, document: &Document) -> Result<()> {
+        self.cache(document).await
+    }
+
     async fn cache(&self, document: &Document) -> Result<()> {
         let copy = document.clone();
         let now = crate::time::now_rfc3339();

@@ -59,6 +59,7 @@ pub const KNOWN_SECRETS: &[(&str, &str)] = &[
     ("google_client_secret", "Google OAuth client secret"),
     ("google_token", "Google OAuth tokens (after sign-in) or a pasted access token"),
     ("desktop_session", "the desktop app's remembered sign-in (\"keep me signed in\")"),
+    ("team_session", "the desktop app's remembered sign-in to its team server (\"keep me signed in\")"),
 ];
 
 /// Why a secret operation failed.

@@ -94,6 +94,7 @@ export type Operations = {
   set_webhook_receiver: { request: ReceiverSwitch; response: ReceiverStatus };
   open_editor: { request: OpenEditorRequest; response: null };
   google_sign_in: { request: NoInput; response: GoogleStatus };
+  reconnect: { request: NoInput; response: null };
 };
 
 /** Calls one operation; rejects with the error object. */
@@ -186,5 +187,7 @@ export function client(call: Call) {
     openEditor: (request: OpenEditorRequest) => call("open_editor", request),
     /** Signs in to Google in the system browser */
     googleSignIn: () => call("google_sign_in", {}),
+    /** Checks that the team server can be reached again */
+    reconnect: () => call("reconnect", {}),
   };
 }

@@ -10,6 +10,18 @@ export type AppInfo = { version: string, sandbox: boolean,
  */
 demo: DemoCredentials | null, 
 /**
- * No account exists yet: show the first-admin setup.
+ * No account exists yet on this computer: show the first-admin setup (or joining a team).
  */
-needsFirstAdmin: boolean, };
+needsFirstAdmin: boolean, 
+/**
+ * The team server the login screen offers (the last one used, or `--server`).
+ */
+teamServer: string | null, 
+/**
+ * Whether the login screen starts with the team server chosen rather than this computer.
+ */
+useTeamServer: boolean, 
+/**
+ * The team server this app is signed in to, if any (then `sandbox` is the server's mode).
+ */
+signedInTo: string | null, };

@@ -7,4 +7,9 @@ export type LoginRequest = { email: string, password: string,
 /**
  * "Keep me signed in": the session's token goes into the OS keyring.
  */
-remember?: boolean | null, };
+remember?: boolean | null, 
+/**
+ * The team server to sign in to (HTTPS, or http on this computer only); none for this
+ * computer.
+ */
+server?: string | null, };
