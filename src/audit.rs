@@ -79,13 +79,7 @@ impl Audit {
             .call(move |conn| {
                 audit::append(
                     conn,
-                    &NewAuditEntry {
-                        actor: &actor,
-                        action,
-                        target: target.as_deref(),
-                        outcome: &outcome,
-                        detail,
-                    },
+                    &NewAuditEntry { actor: &actor, action, target: target.as_deref(), outcome: &outcome, detail },
                 )
             })
             .await;

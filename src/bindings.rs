@@ -138,13 +138,18 @@ pub fn client_module(operations: &[(crate::api::OpSpec, crate::api::OpTypes)]) -
         let (request, response) = (types.ts_names)();
         map.push_str(&format!("  {}: {{ request: {request}; response: {response} }};\n", spec.name));
         let function = lower_camel(spec.name);
-        let (params, args) = if (types.no_input)() { (String::new(), "{}".to_string()) } else { (format!("request: {request}"), "request".to_string()) };
+        let (params, args) = if (types.no_input)() {
+            (String::new(), "{}".to_string())
+        } else {
+            (format!("request: {request}"), "request".to_string())
+        };
         functions.push_str(&format!(
             "    /** {} */\n    {function}: ({params}) => call(\"{}\", {args}),\n",
             spec.summary, spec.name
         ));
     }
-    let imports: String = imports.iter().map(|(name, module)| format!("import type {{ {name} }} from \"{module}\";\n")).collect();
+    let imports: String =
+        imports.iter().map(|(name, module)| format!("import type {{ {name} }} from \"{module}\";\n")).collect();
     format!(
         "// Generated from the operations' declarations by the desktop shell's tests/bindings.rs\n\
          // (scripts/gen-types): do not edit.\n{imports}\n\

@@ -124,9 +124,10 @@ impl Request for AuditRetention {
 
 pub struct GetSettings;
 impl Operation for GetSettings {
-    const SPEC: OpSpec = OpSpec::new("settings", "settings", "What Settings shows: mode, data dir, credentials' sources, Google")
-        .route(Route::get("/api/settings"))
-        .access(Access::Admin);
+    const SPEC: OpSpec =
+        OpSpec::new("settings", "settings", "What Settings shows: mode, data dir, credentials' sources, Google")
+            .route(Route::get("/api/settings"))
+            .access(Access::Admin);
     type Request = NoInput;
     type Response = SettingsView;
     async fn run(core: &Core, _: &Caller, _: NoInput) -> Result<SettingsView> {
@@ -135,11 +136,17 @@ impl Operation for GetSettings {
             .await?
             .into_iter()
             .filter(|(name, _, _)| !OWN_SECRETS.contains(name))
-            .map(|(name, about, source)| SecretInfo { name: name.into(), about: about.into(), source: source.to_string() })
+            .map(|(name, about, source)| SecretInfo {
+                name: name.into(),
+                about: about.into(),
+                source: source.to_string(),
+            })
             .collect();
-        let simulators = core.payment_simulator.as_ref().zip(core.google_simulator.as_ref()).map(|(payments, google)| {
-            Simulators { payments: payments.base_url().to_string(), google: google.base_url().to_string() }
-        });
+        let simulators =
+            core.payment_simulator.as_ref().zip(core.google_simulator.as_ref()).map(|(payments, google)| Simulators {
+                payments: payments.base_url().to_string(),
+                google: google.base_url().to_string(),
+            });
         Ok(SettingsView {
             sandbox: core.config.sandbox,
             data_dir: core.config.data_dir.display().to_string(),
@@ -188,9 +195,10 @@ impl Operation for GetAuditRetention {
 
 pub struct SetAuditRetention;
 impl Operation for SetAuditRetention {
-    const SPEC: OpSpec = OpSpec::new("set_audit_retention", "settings", "Changes how many days audit entries are kept, and prunes")
-        .route(Route::put("/api/audit/retention"))
-        .access(Access::Admin);
+    const SPEC: OpSpec =
+        OpSpec::new("set_audit_retention", "settings", "Changes how many days audit entries are kept, and prunes")
+            .route(Route::put("/api/audit/retention"))
+            .access(Access::Admin);
     type Request = AuditRetention;
     type Response = AuditRetention;
     async fn run(core: &Core, caller: &Caller, request: AuditRetention) -> Result<AuditRetention> {

@@ -200,15 +200,8 @@ async fn a_payment_event_that_does_not_match_its_checkout_does_not_mark_the_orde
     let shown_when = |done: fn(&Value) -> bool| async move {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            let answer: Value = client()
-                .get(order_url)
-                .header("authorization", bearer_ref)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let answer: Value =
+                client().get(order_url).header("authorization", bearer_ref).send().await.unwrap().json().await.unwrap();
             if done(&answer["order"]) || Instant::now() > deadline {
                 return answer["order"].clone();
             }

@@ -11,7 +11,8 @@ use staffroom::bindings::Bindings;
 /// the events and the error object carry; the types they refer to come along.
 fn core_types() -> Bindings {
     use staffroom::{audit, auth, docs, error, http, payments, sandbox, store, webhooks};
-    let operations = staffroom::api::operations().iter().fold(Bindings::new(), |bindings, op| (op.types.bindings)(bindings));
+    let operations =
+        staffroom::api::operations().iter().fold(Bindings::new(), |bindings, op| (op.types.bindings)(bindings));
     operations
         .add::<error::ErrorObject<'static>>()
         .add::<error::FieldError>()

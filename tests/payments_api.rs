@@ -340,7 +340,11 @@ async fn subscription_actions_change_the_providers_state() {
     let expired = first_with(&app, "expired").await;
     let (status, answer) = app.post(&format!("/api/payments/subscriptions/{expired}/resume"), json!({})).await;
     // The subscription's state forbids it: conflict (SPEC section 2), not a bad request.
-    assert_eq!((status, answer["error"]["code"].as_str()), (409, Some("conflict")), "an expired subscription cannot be resumed: {answer}");
+    assert_eq!(
+        (status, answer["error"]["code"].as_str()),
+        (409, Some("conflict")),
+        "an expired subscription cannot be resumed: {answer}"
+    );
     let (status, _) = app.post("/api/payments/subscriptions/999999/cancel", json!({})).await;
     assert_eq!(status, 404);
 

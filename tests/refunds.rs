@@ -28,7 +28,8 @@ async fn eventually(app: &SandboxApp, path: &str, done: impl Fn(&Value) -> bool)
 
 /// A new order of product `product`, paid at the sandbox checkout: its id and its body.
 async fn paid_order(app: &SandboxApp, product: &str) -> (String, Value) {
-    let (status, created) = app.post("/api/payments/orders", json!({"productId": product, "email": "buyer@example.com"})).await;
+    let (status, created) =
+        app.post("/api/payments/orders", json!({"productId": product, "email": "buyer@example.com"})).await;
     assert_eq!(status, 201, "{created}");
     let id = created["order"]["id"].as_str().unwrap().to_string();
     let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
@@ -74,14 +75,16 @@ async fn an_admin_refunds_a_paid_order_in_part_then_in_full() {
 
     // Audited, each with its amount.
     let entries = app.core.audit.list(50, None).await.unwrap();
-    let refunds: Vec<_> = entries.iter().filter(|e| e.action == "payments.order_refund" && e.outcome == "success").collect();
+    let refunds: Vec<_> =
+        entries.iter().filter(|e| e.action == "payments.order_refund" && e.outcome == "success").collect();
     assert_eq!(refunds.len(), 2, "{entries:?}");
 }
 
 #[tokio::test]
 async fn only_a_paid_order_is_refunded_and_only_by_an_admin() {
     let app = SandboxApp::start().await;
-    let (status, created) = app.post("/api/payments/orders", json!({"productId": "11", "email": "buyer@example.com"})).await;
+    let (status, created) =
+        app.post("/api/payments/orders", json!({"productId": "11", "email": "buyer@example.com"})).await;
     assert_eq!(status, 201, "{created}");
     let pending = created["order"]["id"].as_str().unwrap();
     let (status, body) = app.post(&format!("/api/payments/orders/{pending}/refund"), json!({})).await;
@@ -112,7 +115,10 @@ async fn only_a_paid_order_is_refunded_and_only_by_an_admin() {
         .await
         .unwrap();
     assert_eq!(response.status(), 403);
-    let provider_id = app.get(&format!("/api/payments/orders/{id}")).await.1["order"]["providerOrderId"].as_str().unwrap().to_string();
+    let provider_id = app.get(&format!("/api/payments/orders/{id}")).await.1["order"]["providerOrderId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert_eq!(app.simulator().refunded_amount(&provider_id), Some(0), "nothing was refunded");
 }
 

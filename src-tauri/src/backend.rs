@@ -9,8 +9,12 @@ use staffroom::{Core, Result};
 /// Runs core operations for the desktop.
 pub trait Backend: Send + Sync {
     /// Calls `operation` as the holder of `token` with `input`, and answers as the core does.
-    fn call<'a>(&'a self, operation: &'static OpEntry, token: Option<&'a str>, input: Input)
-        -> BoxFuture<'a, Result<Answer>>;
+    fn call<'a>(
+        &'a self,
+        operation: &'static OpEntry,
+        token: Option<&'a str>,
+        input: Input,
+    ) -> BoxFuture<'a, Result<Answer>>;
 }
 
 /// The core in this process.
@@ -25,8 +29,12 @@ impl InProcess {
 }
 
 impl Backend for InProcess {
-    fn call<'a>(&'a self, operation: &'static OpEntry, token: Option<&'a str>, input: Input)
-        -> BoxFuture<'a, Result<Answer>> {
+    fn call<'a>(
+        &'a self,
+        operation: &'static OpEntry,
+        token: Option<&'a str>,
+        input: Input,
+    ) -> BoxFuture<'a, Result<Answer>> {
         Box::pin(api::dispatch(&self.core, operation, token, THIS_COMPUTER, input))
     }
 }

@@ -86,7 +86,8 @@ pub fn run() {
             forward_document_saves(app.handle().clone(), &core);
             let state = DesktopState::new(core);
             if let Some(url) = &server {
-                let url = team::server_url(url).map_err(|e| format!("--server {url}: {}", e.object()["details"]["fields"][0]["message"]))?;
+                let url = team::server_url(url)
+                    .map_err(|e| format!("--server {url}: {}", e.object()["details"]["fields"][0]["message"]))?;
                 state.set_place(place::SignInPlace { server: Some(url), use_server: true }, false);
             }
             tauri::async_runtime::block_on(state.receiver.restore())
@@ -106,7 +107,8 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Bu
 
 /// Every operation a window may call: the core's that name a window, and the desktop's own.
 pub fn window_operations() -> Vec<(staffroom::api::OpSpec, staffroom::api::OpTypes)> {
-    let core = staffroom::api::operations().iter().filter(|op| !op.spec.windows.is_empty()).map(|op| (op.spec, op.types));
+    let core =
+        staffroom::api::operations().iter().filter(|op| !op.spec.windows.is_empty()).map(|op| (op.spec, op.types));
     core.chain(ops::declarations()).collect()
 }
 

@@ -32,8 +32,10 @@ pub trait DesktopOperation: Send + Sync + 'static {
     type Request: Request;
     type Response: Serialize + ts_rs::TS + utoipa::ToSchema + Send + 'static;
 
-    fn run<R: Runtime>(cx: &Context<'_, R>, request: Self::Request)
-        -> impl Future<Output = Result<Self::Response>> + Send;
+    fn run<R: Runtime>(
+        cx: &Context<'_, R>,
+        request: Self::Request,
+    ) -> impl Future<Output = Result<Self::Response>> + Send;
 }
 
 async fn run_erased<O: DesktopOperation, R: Runtime>(cx: &Context<'_, R>, input: Input) -> Result<Answer> {
@@ -100,8 +102,9 @@ pub struct AppInfo {
 
 pub struct GetAppInfo;
 impl DesktopOperation for GetAppInfo {
-    const SPEC: OpSpec = OpSpec::new("app_info", "desktop", "The version, the mode, and whether the first admin is still to be made")
-        .access(Access::Public);
+    const SPEC: OpSpec =
+        OpSpec::new("app_info", "desktop", "The version, the mode, and whether the first admin is still to be made")
+            .access(Access::Public);
     type Request = NoInput;
     type Response = AppInfo;
     async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<AppInfo> {
@@ -156,7 +159,8 @@ impl Request for LoginRequest {
         let server = match server {
             Ok(server) => server,
             Err(error) => {
-                let problem = error.details.as_ref().and_then(|d| d["fields"][0]["message"].as_str()).unwrap_or_default();
+                let problem =
+                    error.details.as_ref().and_then(|d| d["fields"][0]["message"].as_str()).unwrap_or_default();
                 fields.problem("server", problem.to_string());
                 None
             }
@@ -173,9 +177,11 @@ impl Request for LoginRequest {
 /// into the keyring so the next launch resumes it; without, any remembered one is forgotten.
 pub struct Login;
 impl DesktopOperation for Login {
-    const SPEC: OpSpec = OpSpec::new("login", "desktop", "Signs in; the token stays in the app")
-        .access(Access::Public)
-        .errors(&[(401, "unauthorized: the email or password is wrong"), (429, "rate_limited: too many failed sign-ins")]);
+    const SPEC: OpSpec =
+        OpSpec::new("login", "desktop", "Signs in; the token stays in the app").access(Access::Public).errors(&[
+            (401, "unauthorized: the email or password is wrong"),
+            (429, "rate_limited: too many failed sign-ins"),
+        ]);
     type Request = LoginRequest;
     type Response = SignedIn;
     async fn run<R: Runtime>(cx: &Context<'_, R>, request: LoginRequest) -> Result<SignedIn> {
@@ -381,7 +387,8 @@ impl DesktopOperation for RefreshSession {
 
 pub struct WebhookReceiver;
 impl DesktopOperation for WebhookReceiver {
-    const SPEC: OpSpec = OpSpec::new("webhook_receiver", "desktop", "Whether the app's own webhook receiver runs, and where");
+    const SPEC: OpSpec =
+        OpSpec::new("webhook_receiver", "desktop", "Whether the app's own webhook receiver runs, and where");
     type Request = NoInput;
     type Response = ReceiverStatus;
     async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<ReceiverStatus> {
@@ -414,15 +421,19 @@ impl Request for ReceiverSwitch {
 
 pub struct SetWebhookReceiver;
 impl DesktopOperation for SetWebhookReceiver {
-    const SPEC: OpSpec = OpSpec::new("set_webhook_receiver", "desktop", "Switches the app's webhook receiver on or off")
-        .access(Access::Admin);
+    const SPEC: OpSpec =
+        OpSpec::new("set_webhook_receiver", "desktop", "Switches the app's webhook receiver on or off")
+            .access(Access::Admin);
     type Request = ReceiverSwitch;
     type Response = ReceiverStatus;
     async fn run<R: Runtime>(cx: &Context<'_, R>, request: ReceiverSwitch) -> Result<ReceiverStatus> {
         if let Some(server) = cx.state.team().await {
             return Err(Error::new(
                 ErrorCode::Conflict,
-                format!("The team server {} receives the webhooks; this app's receiver is not used while signed in to it", server.url()),
+                format!(
+                    "The team server {} receives the webhooks; this app's receiver is not used while signed in to it",
+                    server.url()
+                ),
             ));
         }
         cx.state.receiver.set(&cx.state.actor().await?, request.enabled, request.port).await
@@ -454,8 +465,9 @@ impl Request for OpenEditorRequest {
 /// Opens (or focuses) the editor window of a document: one window per document.
 pub struct OpenEditor;
 impl DesktopOperation for OpenEditor {
-    const SPEC: OpSpec = OpSpec::new("open_editor", "desktop", "Opens a document's editor window, or brings it to the front")
-        .windows(MAIN);
+    const SPEC: OpSpec =
+        OpSpec::new("open_editor", "desktop", "Opens a document's editor window, or brings it to the front")
+            .windows(MAIN);
     type Request = OpenEditorRequest;
     type Response = ();
     async fn run<R: Runtime>(cx: &Context<'_, R>, request: OpenEditorRequest) -> Result<()> {
@@ -481,8 +493,8 @@ impl DesktopOperation for OpenEditor {
 /// minutes) for it to come back to the loopback listener.
 pub struct GoogleSignIn;
 impl DesktopOperation for GoogleSignIn {
-    const SPEC: OpSpec = OpSpec::new("google_sign_in", "desktop", "Signs in to Google in the system browser")
-        .access(Access::Admin);
+    const SPEC: OpSpec =
+        OpSpec::new("google_sign_in", "desktop", "Signs in to Google in the system browser").access(Access::Admin);
     type Request = NoInput;
     type Response = GoogleStatus;
     async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<GoogleStatus> {
@@ -496,7 +508,10 @@ impl DesktopOperation for GoogleSignIn {
         let actor = cx.state.actor().await?;
         let docs = &cx.state.core.docs;
         let pending = docs.begin_sign_in(&actor).await?;
-        cx.app.opener().open_url(pending.url.clone(), None::<&str>).map_err(|e| Error::internal("opening the browser", e))?;
+        cx.app
+            .opener()
+            .open_url(pending.url.clone(), None::<&str>)
+            .map_err(|e| Error::internal("opening the browser", e))?;
         docs.finish_sign_in(&actor, pending, std::time::Duration::from_secs(300)).await
     }
 }

@@ -44,8 +44,15 @@ fn the_ui_client_is_that_of_the_operations() {
 /// What each kind of window may do besides calling operations.
 fn window_permissions(window: Window) -> &'static [&'static str] {
     match window {
-        Window::Main => &["core:event:default", "core:window:allow-set-title", "opener:allow-open-url", "opener:allow-default-urls"],
-        Window::Editor => &["core:event:default", "core:window:allow-set-title", "core:window:allow-close", "core:window:allow-destroy"],
+        Window::Main => {
+            &["core:event:default", "core:window:allow-set-title", "opener:allow-open-url", "opener:allow-default-urls"]
+        }
+        Window::Editor => &[
+            "core:event:default",
+            "core:window:allow-set-title",
+            "core:window:allow-close",
+            "core:window:allow-destroy",
+        ],
     }
 }
 

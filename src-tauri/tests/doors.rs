@@ -21,8 +21,23 @@ const STAFF_PASSWORD: &str = "correct horse battery staple 7";
 
 /// What differs between two equal calls made one after the other: new ids, times, links.
 const VOLATILE: &[&str] = &[
-    "id", "orderId", "checkoutUrl", "createdAt", "updatedAt", "receivedAt", "appliedAt", "syncedAt", "attemptedAt",
-    "fetchedAt", "modifiedTime", "createdTime", "webViewLink", "revisionId", "requests", "ordersReconciled", "renewsAt",
+    "id",
+    "orderId",
+    "checkoutUrl",
+    "createdAt",
+    "updatedAt",
+    "receivedAt",
+    "appliedAt",
+    "syncedAt",
+    "attemptedAt",
+    "fetchedAt",
+    "modifiedTime",
+    "createdTime",
+    "webViewLink",
+    "revisionId",
+    "requests",
+    "ordersReconciled",
+    "renewsAt",
 ];
 
 /// Replaces what may differ between the doors' writes: volatile fields and the door's own name.
@@ -217,10 +232,11 @@ fn every_operation_of_both_doors_answers_alike() {
     });
     let staff = doors.sign_in("sam@example.com", STAFF_PASSWORD);
     // A pending order (refunds are refused for it) and the editor's view of a document.
-    let pending = match doors.over_http("create_order", Some(&admin), &json!({"productId": "11", "email": "a@example.com"})) {
-        Outcome::Answer(body) => body["order"]["id"].as_str().unwrap().to_string(),
-        refused => panic!("{refused:?}"),
-    };
+    let pending =
+        match doors.over_http("create_order", Some(&admin), &json!({"productId": "11", "email": "a@example.com"})) {
+            Outcome::Answer(body) => body["order"]["id"].as_str().unwrap().to_string(),
+            refused => panic!("{refused:?}"),
+        };
     let view = match doors.on_desktop("editor_document", Some(&admin), &json!({ "id": DOC })) {
         Outcome::Answer(view) => view,
         refused => panic!("{refused:?}"),
@@ -234,16 +250,32 @@ fn every_operation_of_both_doors_answers_alike() {
             json!({"email": "new-{door}@example.com", "name": "New", "role": "staff", "password": "a long passphrase for {door} 99"}),
             Some(json!({"email": "nope", "name": "", "password": "short"})),
         ),
-        case("set_user_disabled", json!({"email": "sam@example.com", "disabled": false}), Some(json!({"email": "sam@example.com", "disabled": "yes"}))),
+        case(
+            "set_user_disabled",
+            json!({"email": "sam@example.com", "disabled": false}),
+            Some(json!({"email": "sam@example.com", "disabled": "yes"})),
+        ),
         case("unlock_user", json!({"email": "sam@example.com"}), Some(json!({"email": "nobody@example.com"}))),
-        case("list_products", json!({"page": 2, "limit": 5, "status": "published"}), Some(json!({"limit": 0, "status": "x"}))),
+        case(
+            "list_products",
+            json!({"page": 2, "limit": 5, "status": "published"}),
+            Some(json!({"limit": 0, "status": "x"})),
+        ),
         case("get_product", json!({"id": "11"}), Some(json!({"id": "a b"}))),
         case("create_order", json!({"productId": "11", "email": "{door}@example.com"}), Some(json!({"email": "nope"}))),
         case("list_orders", json!({"limit": 5}), Some(json!({"page": 0}))),
         case("get_order", json!({"id": pending}), Some(json!({"id": "x y"}))),
         case("refund_order", json!({"id": pending}), Some(json!({"id": pending, "amount": 0}))),
-        case("list_subscriptions", json!({"status": "active", "limit": 3}), Some(json!({"status": "paused", "customerId": "a b"}))),
-        case("act_on_subscription", json!({"id": "1", "action": "cancel"}), Some(json!({"id": "1", "action": "pause", "mode": "forever"}))),
+        case(
+            "list_subscriptions",
+            json!({"status": "active", "limit": 3}),
+            Some(json!({"status": "paused", "customerId": "a b"})),
+        ),
+        case(
+            "act_on_subscription",
+            json!({"id": "1", "action": "cancel"}),
+            Some(json!({"id": "1", "action": "pause", "mode": "forever"})),
+        ),
         case("sync_now", json!({}), None),
         case("sync_status", json!({}), None),
         case("set_sync_interval", json!({"intervalSecs": 600}), Some(json!({"intervalSecs": 5}))),
@@ -263,7 +295,11 @@ fn every_operation_of_both_doors_answers_alike() {
         case("discard_draft", json!({"id": DOC}), Some(json!({"id": "bad id"}))),
         case("google_status", json!({}), None),
         case("settings", json!({}), None),
-        case("set_secret", json!({"name": "lemonsqueezy_store_id", "value": "1"}), Some(json!({"name": "jwt_key", "value": " "}))),
+        case(
+            "set_secret",
+            json!({"name": "lemonsqueezy_store_id", "value": "1"}),
+            Some(json!({"name": "jwt_key", "value": " "})),
+        ),
         case("audit_log", json!({"limit": 5}), Some(json!({"limit": 0}))),
         case("audit_retention", json!({}), None),
         case("set_audit_retention", json!({"days": 400}), Some(json!({"days": 1}))),
@@ -292,13 +328,15 @@ fn every_operation_of_both_doors_answers_alike() {
         assert_eq!(doors.on_team(op, None, &case.valid), desktop, "{op}, signed out, team");
         // Staff who are not admins: forbidden at both.
         if access == Access::Admin {
-            let (http, desktop) = (doors.over_http(op, Some(&staff), &case.valid), doors.on_desktop(op, Some(&staff), &case.valid));
+            let (http, desktop) =
+                (doors.over_http(op, Some(&staff), &case.valid), doors.on_desktop(op, Some(&staff), &case.valid));
             assert!(matches!(&http, Outcome::Refusal(e) if e["code"] == "forbidden"), "{op}: {http:?}");
             assert_eq!(http, desktop, "{op}, as staff");
             assert_eq!(doors.on_team(op, Some(&staff), &case.valid), desktop, "{op}, as staff, team");
         }
         if let Some(invalid) = &case.invalid {
-            let (http, desktop) = (doors.over_http(op, Some(as_user), invalid), doors.on_desktop(op, Some(as_user), invalid));
+            let (http, desktop) =
+                (doors.over_http(op, Some(as_user), invalid), doors.on_desktop(op, Some(as_user), invalid));
             assert!(matches!(&http, Outcome::Refusal(_)), "{op}: {invalid} was accepted: {http:?}");
             assert_eq!(http, desktop, "{op}, invalid {invalid}");
             assert_eq!(doors.on_team(op, Some(as_user), invalid), desktop, "{op}, invalid {invalid}, team");

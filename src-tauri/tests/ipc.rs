@@ -165,7 +165,11 @@ fn a_provider_refusing_its_credentials_does_not_sign_staff_out() {
     shell.sign_in();
     shell.invoke("google_sign_out", json!({})).unwrap();
     let err = shell.invoke("list_documents", json!({})).unwrap_err();
-    assert_eq!((err["code"].as_str(), err["details"]["provider"].as_str()), (Some("unauthorized"), Some("google")), "{err}");
+    assert_eq!(
+        (err["code"].as_str(), err["details"]["provider"].as_str()),
+        (Some("unauthorized"), Some("google")),
+        "{err}"
+    );
     assert_eq!(*shell.expired.lock().unwrap(), 0, "Google's refusal is not the end of the staff session");
     assert!(shell.invoke("list_products", json!({ "limit": 1 })).is_ok(), "still signed in");
 }
@@ -216,7 +220,9 @@ fn the_web_view_never_receives_a_token() {
     let shell = Shell::start();
     let demo = shell.invoke("app_info", json!({})).unwrap()["demo"].clone();
     let answers = [
-        shell.invoke("login", json!({ "email": demo["email"], "password": demo["password"], "remember": true })).unwrap(),
+        shell
+            .invoke("login", json!({ "email": demo["email"], "password": demo["password"], "remember": true }))
+            .unwrap(),
         shell.invoke("refresh_session", json!({})).unwrap(),
         shell.restart().invoke("current_user", json!({})).unwrap(),
     ];

@@ -73,7 +73,9 @@ impl<'a> Fields<'a> {
         let number = match value {
             Value::Number(n) => n
                 .as_u64()
-                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= f64::from(u32::MAX)).map(|f| f as u64))
+                .or_else(|| {
+                    n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= f64::from(u32::MAX)).map(|f| f as u64)
+                })
                 .and_then(|n| u32::try_from(n).ok()),
             Value::String(s) => s.trim().parse::<u32>().ok(),
             _ => None,
@@ -134,7 +136,13 @@ impl<'a> Fields<'a> {
 
     /// The fields other than `names`, as a body of their own (for checks written for a body).
     pub fn without(&self, names: &[&str]) -> Value {
-        Value::Object(self.input.iter().filter(|(k, _)| !names.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect())
+        Value::Object(
+            self.input
+                .iter()
+                .filter(|(k, _)| !names.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )
     }
 
     /// Adds the problems of a check that refused with `invalid_request` (any other error is

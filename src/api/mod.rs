@@ -377,7 +377,13 @@ pub fn find(name: &str) -> Option<&'static OpEntry> {
 /// Calls an operation as a door does: checks who calls against its access (before reading any
 /// input, so a stranger learns nothing of the input's rules), then reads and checks the input
 /// and runs it. `token` is the caller's bearer token, `address` where the call comes from.
-pub async fn dispatch(core: &Core, entry: &OpEntry, token: Option<&str>, address: &str, input: Input) -> Result<Answer> {
+pub async fn dispatch(
+    core: &Core,
+    entry: &OpEntry,
+    token: Option<&str>,
+    address: &str,
+    input: Input,
+) -> Result<Answer> {
     let caller = authorize(core, entry, token, address).await?;
     entry.call(core, &caller, input).await
 }

@@ -365,7 +365,13 @@ impl AuthService {
         let key = user.email.clone();
         let lifted = self.db.call(move |conn| throttle::unlock(conn, &key)).await?;
         self.audit
-            .record(actor.audit_name(), crate::audit::AuditAction::UserUnlock, Some(&user.email), "success", Some(json!({ "locks": lifted })))
+            .record(
+                actor.audit_name(),
+                crate::audit::AuditAction::UserUnlock,
+                Some(&user.email),
+                "success",
+                Some(json!({ "locks": lifted })),
+            )
             .await;
         Ok(UserDto::from(&user))
     }
@@ -436,7 +442,9 @@ impl AuthService {
         let (identity, _, session) = self.live_session(token).await?;
         let now = now_unix();
         self.db.call(move |conn| users::revoke_session(conn, &session.id, now)).await?;
-        self.audit.record(&identity.email, crate::audit::AuditAction::SignOut, Some(&identity.email), "success", None).await;
+        self.audit
+            .record(&identity.email, crate::audit::AuditAction::SignOut, Some(&identity.email), "success", None)
+            .await;
         Ok(())
     }
 
@@ -492,7 +500,13 @@ impl AuthService {
         let outcome = self.db.call(move |conn| users::insert(conn, &insert)).await;
         let label = if outcome.is_ok() { "success" } else { "failure" };
         self.audit
-            .record(actor.audit_name(), crate::audit::AuditAction::UserAdd, Some(&record.email), label, Some(json!({ "role": record.role })))
+            .record(
+                actor.audit_name(),
+                crate::audit::AuditAction::UserAdd,
+                Some(&record.email),
+                label,
+                Some(json!({ "role": record.role })),
+            )
             .await;
         outcome?;
         Ok(UserDto::from(&record))
@@ -543,7 +557,8 @@ impl AuthService {
             })
             .await?;
         user.disabled = disabled;
-        let action = if disabled { crate::audit::AuditAction::UserDisable } else { crate::audit::AuditAction::UserEnable };
+        let action =
+            if disabled { crate::audit::AuditAction::UserDisable } else { crate::audit::AuditAction::UserEnable };
         self.audit
             .record(actor.audit_name(), action, Some(&user.email), "success", Some(json!({ "sessionsEnded": revoked })))
             .await;

@@ -127,11 +127,12 @@ impl Operation for SignIn {
 
 pub struct RefreshToken;
 impl Operation for RefreshToken {
-    const SPEC: OpSpec = OpSpec::new("refresh_token", "auth", "A fresh token for the session; the one before stops working")
-        .route(Route::post("/api/auth/refresh").errors(ErrorStyle::Session))
-        .access(Access::Token)
-        .windows(NO_WINDOW)
-        .errors(&[(401, "INVALID_TOKEN: the session has ended")]);
+    const SPEC: OpSpec =
+        OpSpec::new("refresh_token", "auth", "A fresh token for the session; the one before stops working")
+            .route(Route::post("/api/auth/refresh").errors(ErrorStyle::Session))
+            .access(Access::Token)
+            .windows(NO_WINDOW)
+            .errors(&[(401, "INVALID_TOKEN: the session has ended")]);
     type Request = NoInput;
     type Response = AuthResponse;
     async fn run(core: &Core, caller: &Caller, _: NoInput) -> Result<AuthResponse> {
@@ -175,9 +176,8 @@ impl Operation for SignOut {
 
 pub struct Me;
 impl Operation for Me {
-    const SPEC: OpSpec = OpSpec::new("me", "auth", "The signed-in staff member")
-        .route(Route::get("/api/auth/me"))
-        .windows(NO_WINDOW);
+    const SPEC: OpSpec =
+        OpSpec::new("me", "auth", "The signed-in staff member").route(Route::get("/api/auth/me")).windows(NO_WINDOW);
     type Request = NoInput;
     type Response = MeResponse;
     async fn run(_: &Core, caller: &Caller, _: NoInput) -> Result<MeResponse> {
@@ -204,9 +204,10 @@ impl Operation for CreateFirstAdmin {
 
 pub struct ListUsers;
 impl Operation for ListUsers {
-    const SPEC: OpSpec = OpSpec::new("list_users", "users", "Every staff account, and whether it is disabled or locked")
-        .route(Route::get("/api/users"))
-        .access(Access::Admin);
+    const SPEC: OpSpec =
+        OpSpec::new("list_users", "users", "Every staff account, and whether it is disabled or locked")
+            .route(Route::get("/api/users"))
+            .access(Access::Admin);
     type Request = NoInput;
     type Response = Vec<UserDto>;
     async fn run(core: &Core, caller: &Caller, _: NoInput) -> Result<Vec<UserDto>> {
@@ -235,7 +236,10 @@ impl Operation for SetUserDisabled {
     )
     .route(Route::patch("/api/users/{email}"))
     .access(Access::Admin)
-    .errors(&[(404, "not_found: no account with this email"), (409, "conflict: an admin cannot disable their own account")]);
+    .errors(&[
+        (404, "not_found: no account with this email"),
+        (409, "conflict: an admin cannot disable their own account"),
+    ]);
     type Request = SetDisabledRequest;
     type Response = UserDto;
     async fn run(core: &Core, caller: &Caller, request: SetDisabledRequest) -> Result<UserDto> {

@@ -212,10 +212,18 @@ pub struct PatchDocumentRequest {
 /// schema cannot say, a range ending after it starts, is checked too).
 fn edit_requests_schema() -> utoipa::openapi::schema::Array {
     use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Type};
-    let closed = || ObjectBuilder::new().schema_type(Type::Object).additional_properties(Some(AdditionalProperties::FreeForm(false)));
+    let closed = || {
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+    };
     let index = || ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)).maximum(Some(i32::MAX));
     let range = || {
-        closed().property("startIndex", index()).property("endIndex", index()).required("startIndex").required("endIndex")
+        closed()
+            .property("startIndex", index())
+            .property("endIndex", index())
+            .required("startIndex")
+            .required("endIndex")
     };
     // Google strips these from inserted text (the discovery document's InsertTextRequest).
     let text = ObjectBuilder::new()
@@ -231,7 +239,12 @@ fn edit_requests_schema() -> utoipa::openapi::schema::Array {
     let mut style = closed().min_properties(Some(1));
     for field in validate::PARAGRAPH_STYLE_FIELDS {
         style = if *field == "namedStyleType" {
-            style.property(*field, ObjectBuilder::new().schema_type(Type::String).enum_values(Some(super::model::NAMED_STYLES.iter().copied())))
+            style.property(
+                *field,
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some(super::model::NAMED_STYLES.iter().copied())),
+            )
         } else {
             style.property(*field, ObjectBuilder::new())
         };
@@ -242,7 +255,9 @@ fn edit_requests_schema() -> utoipa::openapi::schema::Array {
         .property("fields", ObjectBuilder::new().schema_type(Type::String))
         .required("range")
         .required("paragraphStyle");
-    let one = |name: &str, body: ObjectBuilder| closed().property(name, body).required(name).min_properties(Some(1)).max_properties(Some(1));
+    let one = |name: &str, body: ObjectBuilder| {
+        closed().property(name, body).required(name).min_properties(Some(1)).max_properties(Some(1))
+    };
     let item = utoipa::openapi::schema::OneOfBuilder::new()
         .item(one("insertText", insert))
         .item(one("deleteContentRange", delete))
@@ -356,9 +371,10 @@ impl Operation for ListFolders {
 
 pub struct ReadDocument;
 impl Operation for ReadDocument {
-    const SPEC: OpSpec = OpSpec::new("read_document", "docs", "A document, from the offline copy when Google is out of reach")
-        .route(Route::get("/api/docs/documents/{id}"))
-        .errors(NOT_FOUND);
+    const SPEC: OpSpec =
+        OpSpec::new("read_document", "docs", "A document, from the offline copy when Google is out of reach")
+            .route(Route::get("/api/docs/documents/{id}"))
+            .errors(NOT_FOUND);
     type Request = ReadDocumentRequest;
     type Response = DocumentEnvelope;
     async fn run(core: &Core, _: &Caller, request: ReadDocumentRequest) -> Result<DocumentEnvelope> {
@@ -368,9 +384,10 @@ impl Operation for ReadDocument {
 
 pub struct CreateDocumentOp;
 impl Operation for CreateDocumentOp {
-    const SPEC: OpSpec = OpSpec::new("create_document", "docs", "A Google document, with its first text and who it is shared with")
-        .route(Route::post("/api/docs/documents").status(201))
-        .errors(&[(404, "not_found: no such folder, or it is not shared with this account")]);
+    const SPEC: OpSpec =
+        OpSpec::new("create_document", "docs", "A Google document, with its first text and who it is shared with")
+            .route(Route::post("/api/docs/documents").status(201))
+            .errors(&[(404, "not_found: no such folder, or it is not shared with this account")]);
     type Request = CreateDocument;
     type Response = SummaryEnvelope;
     async fn run(core: &Core, caller: &Caller, request: CreateDocument) -> Result<SummaryEnvelope> {
@@ -482,8 +499,9 @@ impl Operation for DiscardDraft {
 
 pub struct GetGoogleStatus;
 impl Operation for GetGoogleStatus {
-    const SPEC: OpSpec = OpSpec::new("google_status", "docs", "Whether documents can work: Google's credentials and sign-in")
-        .route(Route::get("/api/docs/google"));
+    const SPEC: OpSpec =
+        OpSpec::new("google_status", "docs", "Whether documents can work: Google's credentials and sign-in")
+            .route(Route::get("/api/docs/google"));
     type Request = NoInput;
     type Response = GoogleStatus;
     async fn run(core: &Core, _: &Caller, _: NoInput) -> Result<GoogleStatus> {

@@ -60,7 +60,11 @@ fn unknown_fields(object: &Map<String, Value>, known: &[&str], prefix: &str, err
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateDocument {
     /// 1 to 255 characters, no control characters.
-    #[schema(min_length = 1, max_length = 255, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$")]
+    #[schema(
+        min_length = 1,
+        max_length = 255,
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
+    )]
     pub name: String,
     /// Its first text (at most 512 KiB); newlines start paragraphs. Nothing Google strips.
     #[schema(max_length = 524288, pattern = "^[^\\x00-\\x08\\x0c-\\x1f\\ue000-\\uf8ff]*$")]
@@ -88,11 +92,22 @@ pub struct CreateDocument {
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum NewPermission {
     #[serde(rename_all = "camelCase")]
-    User { role: UserRole, email_address: String },
+    User {
+        role: UserRole,
+        email_address: String,
+    },
     #[serde(rename_all = "camelCase")]
-    Group { role: SharedRole, email_address: String },
-    Domain { role: SharedRole, domain: String },
-    Anyone { role: SharedRole },
+    Group {
+        role: SharedRole,
+        email_address: String,
+    },
+    Domain {
+        role: SharedRole,
+        domain: String,
+    },
+    Anyone {
+        role: SharedRole,
+    },
 }
 
 /// Written out rather than derived: each kind of entry takes exactly its own fields
@@ -102,10 +117,14 @@ impl utoipa::PartialSchema for NewPermission {
         use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
         let text = || ObjectBuilder::new().schema_type(Type::String);
         let roles = |names: &[&str]| text().enum_values(Some(names.to_vec()));
-        let email = || text().format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::Email))).max_length(Some(254));
-        let domain = text()
-            .max_length(Some(253))
-            .pattern(Some("^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$"));
+        let email = || {
+            text()
+                .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::Email)))
+                .max_length(Some(254))
+        };
+        let domain = text().max_length(Some(253)).pattern(Some(
+            "^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$",
+        ));
         let entry = |kind: &str, role: &[&str]| {
             ObjectBuilder::new()
                 .schema_type(Type::Object)
@@ -117,7 +136,11 @@ impl utoipa::PartialSchema for NewPermission {
         };
         let shared: &[&str] = &["writer", "reader"];
         OneOfBuilder::new()
-            .item(entry("user", &["owner", "writer", "reader"]).property("emailAddress", email()).required("emailAddress"))
+            .item(
+                entry("user", &["owner", "writer", "reader"])
+                    .property("emailAddress", email())
+                    .required("emailAddress"),
+            )
             .item(entry("group", shared).property("emailAddress", email()).required("emailAddress"))
             .item(entry("domain", shared).property("domain", domain).required("domain"))
             .item(entry("anyone", shared))
@@ -557,7 +580,9 @@ mod tests {
 
     fn list_query(pairs: &[(&str, &str)]) -> Result<crate::docs::ops::ListDocumentsRequest> {
         use crate::api::Request;
-        crate::docs::ops::ListDocumentsRequest::from_input(&pairs.iter().map(|(k, v)| (k.to_string(), json!(v))).collect())
+        crate::docs::ops::ListDocumentsRequest::from_input(
+            &pairs.iter().map(|(k, v)| (k.to_string(), json!(v))).collect(),
+        )
     }
 
     #[test]

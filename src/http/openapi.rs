@@ -51,10 +51,7 @@ fn http_method(method: Method) -> HttpMethod {
 /// or a JSON body, its success answer and what it may refuse with.
 fn operation(entry: &OpEntry, route: &Route, request: api::SchemaRef, response: Option<api::SchemaRef>) -> Operation {
     let spec = &entry.spec;
-    let mut builder = OperationBuilder::new()
-        .operation_id(Some(spec.name))
-        .summary(Some(spec.summary))
-        .tag(spec.tag);
+    let mut builder = OperationBuilder::new().operation_id(Some(spec.name)).summary(Some(spec.summary)).tag(spec.tag);
     let (properties, required, additional) = match request {
         RefOr::T(Schema::Object(object)) => (object.properties, object.required, object.additional_properties),
         _ => Default::default(),
@@ -205,7 +202,11 @@ mod tests {
             assert_eq!(operation["operationId"], entry.spec.name, "{} {}", method, route.path);
             assert!(operation["responses"][route.status.to_string()].is_object(), "{}: its success", entry.spec.name);
             for name in route.path_params() {
-                let declared = operation["parameters"].as_array().into_iter().flatten().any(|p| p["name"] == name && p["in"] == "path");
+                let declared = operation["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|p| p["name"] == name && p["in"] == "path");
                 assert!(declared, "{}: path parameter {name}", entry.spec.name);
             }
         }

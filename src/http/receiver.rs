@@ -83,7 +83,10 @@ impl ReceiverControl {
             (Ok(()), false) => "off",
         };
         let detail = Some(json!({ "port": port }));
-        self.core.audit.record(actor.audit_name(), crate::audit::AuditAction::WebhookReceiver, None, outcome, detail).await;
+        self.core
+            .audit
+            .record(actor.audit_name(), crate::audit::AuditAction::WebhookReceiver, None, outcome, detail)
+            .await;
         result?;
         let saved = port.map(|p| p.to_string()).unwrap_or_default();
         self.core.db.set_meta(PORT_SETTING, saved).await?;

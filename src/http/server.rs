@@ -188,10 +188,8 @@ mod tests {
             stream.read_to_string(&mut answer).await.map(|_| answer)
         };
         // Two idle connections take both places.
-        let idle = [
-            tokio::net::TcpStream::connect(addr).await.unwrap(),
-            tokio::net::TcpStream::connect(addr).await.unwrap(),
-        ];
+        let idle =
+            [tokio::net::TcpStream::connect(addr).await.unwrap(), tokio::net::TcpStream::connect(addr).await.unwrap()];
         let third = tokio::spawn(answer(tokio::net::TcpStream::connect(addr).await.unwrap()));
         tokio::time::sleep(Duration::from_millis(300)).await;
         assert!(!third.is_finished(), "a third connection is served while two hold the places");

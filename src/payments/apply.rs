@@ -250,7 +250,8 @@ impl EventApplier for PaymentsApplier {
                 for event in &events {
                     tx.execute_batch("SAVEPOINT apply_one")?;
                     let result = apply_one(tx, event);
-                    let end = if result.is_ok() { "RELEASE apply_one" } else { "ROLLBACK TO apply_one; RELEASE apply_one" };
+                    let end =
+                        if result.is_ok() { "RELEASE apply_one" } else { "ROLLBACK TO apply_one; RELEASE apply_one" };
                     tx.execute_batch(end)?;
                     results.push(result);
                 }

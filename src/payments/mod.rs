@@ -344,7 +344,9 @@ impl PaymentService {
         let interval = sync::validate_interval(interval_secs)?;
         self.sync.set_interval(&self.db, interval).await?;
         let detail = json!({ "intervalSecs": interval_secs });
-        self.audit.record(actor.audit_name(), crate::audit::AuditAction::SyncInterval, None, "success", Some(detail)).await;
+        self.audit
+            .record(actor.audit_name(), crate::audit::AuditAction::SyncInterval, None, "success", Some(detail))
+            .await;
         self.sync_status().await
     }
 
@@ -802,7 +804,9 @@ impl PaymentService {
             .call(move |conn| store::get_order(conn, &key))
             .await?
             .ok_or_else(|| Error::not_found(format!("No order {id}")))?;
-        let Some(provider_id) = record.dto.provider_order_id.clone().filter(|_| record.dto.status == model::OrderStatus::Paid) else {
+        let Some(provider_id) =
+            record.dto.provider_order_id.clone().filter(|_| record.dto.status == model::OrderStatus::Paid)
+        else {
             return Err(Error::conflict("Only a paid order can be refunded", None));
         };
         let path = format!("orders/{provider_id}");
@@ -814,7 +818,10 @@ impl PaymentService {
         }
         if let Some(amount) = amount.filter(|a| i64::from(*a) > refundable) {
             let money = model::format_money(refundable, &record.dto.currency);
-            return Err(Error::invalid_field("amount", format!("must be at most {refundable} ({money}, what is left to refund); {amount} is more")));
+            return Err(Error::invalid_field(
+                "amount",
+                format!("must be at most {refundable} ({money}, what is left to refund); {amount} is more"),
+            ));
         }
         let mut attributes = serde_json::Map::new();
         if let Some(amount) = amount {
@@ -835,10 +842,13 @@ impl PaymentService {
             Err(err) => format!("failure: {}", err.code.as_str()),
         };
         let detail = json!({ "amount": amount, "providerOrderId": provider_id });
-        self.audit.record(actor.audit_name(), crate::audit::AuditAction::OrderRefund, Some(id), &outcome, Some(detail)).await;
+        self.audit
+            .record(actor.audit_name(), crate::audit::AuditAction::OrderRefund, Some(id), &outcome, Some(detail))
+            .await;
         let order = refunded?;
         let now = now_rfc3339();
-        record.dto.refunded_amount = order.int("refunded_amount").unwrap_or(refunded_before).max(record.dto.refunded_amount);
+        record.dto.refunded_amount =
+            order.int("refunded_amount").unwrap_or(refunded_before).max(record.dto.refunded_amount);
         record.dto.refunded_at = model::normalise_time(order.str("refunded_at")).or(Some(now.clone()));
         record.provider_status = order.str("status").or(record.provider_status);
         record.provider_updated_at = model::normalise_time(order.str("updated_at")).or(record.provider_updated_at);
@@ -884,7 +894,8 @@ mod tests {
 
     fn refused_fields(name: &str, body: Value) -> Vec<(String, String)> {
         let error = SubscriptionAction::parse(name, &body).expect_err("refused");
-        let fields: Vec<crate::error::FieldError> = serde_json::from_value(error.details.unwrap()["fields"].clone()).unwrap();
+        let fields: Vec<crate::error::FieldError> =
+            serde_json::from_value(error.details.unwrap()["fields"].clone()).unwrap();
         fields.into_iter().map(|f| (f.field, f.message)).collect()
     }
 
@@ -895,7 +906,10 @@ mod tests {
             refused_fields("resume", json!({"resumesAt": "2024-01-01T12:99:00Z"})),
             field("resumesAt", "must be an RFC 3339 time")
         );
-        assert_eq!(refused_fields("cancel", json!({"variantId": "12a"})), field("variantId", "must be a variant id (digits)"));
+        assert_eq!(
+            refused_fields("cancel", json!({"variantId": "12a"})),
+            field("variantId", "must be a variant id (digits)")
+        );
         assert_eq!(refused_fields("unpause", json!({"mode": "forever"})), field("mode", "must be void or free"));
         assert_eq!(
             refused_fields("pause", json!({"resumesAt": "2020-01-01T00:00:00Z"})),
@@ -906,9 +920,15 @@ mod tests {
         assert_eq!(refused_fields("pause", json!({"mode": 1, "variantId": ""})).len(), 2);
 
         let pause = SubscriptionAction::parse("pause", &json!({"resumesAt": "2099-01-01T10:00:00+02:00"})).unwrap();
-        assert_eq!(pause, SubscriptionAction::Pause { mode: "void".into(), resumes_at: Some("2099-01-01T08:00:00Z".into()) });
-        let resume = SubscriptionAction::parse("resume", &json!({"resumesAt": "2099-01-01T10:00:00Z", "mode": null})).unwrap();
+        assert_eq!(
+            pause,
+            SubscriptionAction::Pause { mode: "void".into(), resumes_at: Some("2099-01-01T08:00:00Z".into()) }
+        );
+        let resume =
+            SubscriptionAction::parse("resume", &json!({"resumesAt": "2099-01-01T10:00:00Z", "mode": null})).unwrap();
         assert_eq!(resume, SubscriptionAction::Resume);
-        assert!(matches!(SubscriptionAction::parse("archive", &json!({})), Err(e) if e.code == crate::ErrorCode::NotFound));
+        assert!(
+            matches!(SubscriptionAction::parse("archive", &json!({})), Err(e) if e.code == crate::ErrorCode::NotFound)
+        );
     }
 }

@@ -264,8 +264,12 @@ impl Request for WebhookLogRequest {
 
 pub struct ListProducts;
 impl Operation for ListProducts {
-    const SPEC: OpSpec = OpSpec::new("list_products", "payments", "Products of the store, from the cache when Lemon Squeezy is out of reach")
-        .route(Route::get("/api/payments/products"));
+    const SPEC: OpSpec = OpSpec::new(
+        "list_products",
+        "payments",
+        "Products of the store, from the cache when Lemon Squeezy is out of reach",
+    )
+    .route(Route::get("/api/payments/products"));
     type Request = ListProductsRequest;
     type Response = ProductList;
     async fn run(core: &Core, _: &Caller, request: ListProductsRequest) -> Result<ProductList> {
@@ -299,8 +303,8 @@ impl Operation for CreateOrder {
 
 pub struct ListOrders;
 impl Operation for ListOrders {
-    const SPEC: OpSpec = OpSpec::new("list_orders", "payments", "Local orders, newest first")
-        .route(Route::get("/api/payments/orders"));
+    const SPEC: OpSpec =
+        OpSpec::new("list_orders", "payments", "Local orders, newest first").route(Route::get("/api/payments/orders"));
     type Request = ListOrdersRequest;
     type Response = OrderList;
     async fn run(core: &Core, _: &Caller, request: ListOrdersRequest) -> Result<OrderList> {
@@ -373,8 +377,9 @@ impl Operation for ActOnSubscription {
 
 pub struct SyncNow;
 impl Operation for SyncNow {
-    const SPEC: OpSpec = OpSpec::new("sync_now", "payments", "Syncs products and subscriptions now, after any sync already running")
-        .route(Route::post("/api/payments/sync"));
+    const SPEC: OpSpec =
+        OpSpec::new("sync_now", "payments", "Syncs products and subscriptions now, after any sync already running")
+            .route(Route::post("/api/payments/sync"));
     type Request = NoInput;
     type Response = SyncReport;
     async fn run(core: &Core, _: &Caller, _: NoInput) -> Result<SyncReport> {
@@ -384,8 +389,9 @@ impl Operation for SyncNow {
 
 pub struct GetSyncStatus;
 impl Operation for GetSyncStatus {
-    const SPEC: OpSpec = OpSpec::new("sync_status", "payments", "Whether a sync runs, its interval and each resource's last sync")
-        .route(Route::get("/api/payments/sync"));
+    const SPEC: OpSpec =
+        OpSpec::new("sync_status", "payments", "Whether a sync runs, its interval and each resource's last sync")
+            .route(Route::get("/api/payments/sync"));
     type Request = NoInput;
     type Response = SyncStatus;
     async fn run(core: &Core, _: &Caller, _: NoInput) -> Result<SyncStatus> {

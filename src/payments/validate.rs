@@ -68,17 +68,30 @@ fn billing_address_schema() -> utoipa::openapi::schema::Object {
     let line = ObjectBuilder::new().schema_type(Type::String).max_length(Some(200)).build();
     ObjectBuilder::new()
         .schema_type(Type::Object)
-        .property("country", ObjectBuilder::new().schema_type(Type::String).enum_values(Some(COUNTRIES.split_whitespace())))
+        .property(
+            "country",
+            ObjectBuilder::new().schema_type(Type::String).enum_values(Some(COUNTRIES.split_whitespace())),
+        )
         .required("country")
-        .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::RefOr(utoipa::openapi::RefOr::T(utoipa::openapi::schema::Schema::Object(line)))))
+        .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::RefOr(utoipa::openapi::RefOr::T(
+            utoipa::openapi::schema::Schema::Object(line),
+        ))))
         .build()
 }
 
 /// The schema of an order's metadata (what JSON Schema cannot say, its 16 KiB, is checked too).
 fn metadata_schema() -> utoipa::openapi::schema::Object {
     use utoipa::openapi::schema::{ObjectBuilder, Type};
-    let key = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(40)).pattern(Some("^(?!order_id$)"));
-    ObjectBuilder::new().schema_type(Type::Object).max_properties(Some(MAX_METADATA_KEYS)).property_names(Some(key.build())).build()
+    let key = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .max_length(Some(40))
+        .pattern(Some("^(?!order_id$)"));
+    ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .max_properties(Some(MAX_METADATA_KEYS))
+        .property_names(Some(key.build()))
+        .build()
 }
 
 impl crate::api::Request for NewOrder {
@@ -223,7 +236,11 @@ mod tests {
         let ok = ListSubscriptionsRequest::from_input(&query(&[])).unwrap();
         assert_eq!((ok.page, ok.limit), (None, None));
         for bad in ["0", "101", "abc", "-1", "1.5", ""] {
-            assert_eq!(fields(ListOrdersRequest::from_input(&query(&[("limit", bad)])).unwrap_err()), ["limit"], "{bad}");
+            assert_eq!(
+                fields(ListOrdersRequest::from_input(&query(&[("limit", bad)])).unwrap_err()),
+                ["limit"],
+                "{bad}"
+            );
         }
         assert_eq!(fields(ListOrdersRequest::from_input(&query(&[("page", "0")])).unwrap_err()), ["page"]);
         let err = ListSubscriptionsRequest::from_input(&query(&[

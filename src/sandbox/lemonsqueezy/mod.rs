@@ -895,7 +895,11 @@ async fn refund_order(State(sim): State<Arc<Sim>>, Path(id): Path<String>, body:
     };
     checkout::send_webhooks(&sim, vec![("order_refunded", order.clone(), custom)]);
     if fails_after_commit(&sim) {
-        return jsonapi_error(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error", "Simulated failure after the refund");
+        return jsonapi_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Internal Server Error",
+            "Simulated failure after the refund",
+        );
     }
     document(order)
 }

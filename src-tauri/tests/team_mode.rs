@@ -1,0 +1,261 @@
+//! The desktop signed in to a team server (SPEC section 10), through its real `call` command
+//! (Tauri's mock runtime) against a sandbox service on loopback: the sign-in and the login
+//! screen's remembered choice, the server's live events relayed to the windows, drafts kept on
+//! this computer, "keep me signed in" across a restart, and signing out.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use staffroom::config::Config;
+use staffroom::secrets::SecretBackend;
+use staffroom_desktop::{with_commands, DesktopState};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::{App, Listener, WebviewWindow};
+
+const DOC: &str = "doc001sbxA1b2C3d4E5f6G7h8";
+
+/// A team server: a sandbox core served over HTTP on loopback, receiving its simulator's webhooks
+/// and sending live events, as `staffroom serve --sandbox` does.
+struct TeamServer {
+    base: String,
+    _dir: tempfile::TempDir,
+}
+
+impl TeamServer {
+    fn start() -> TeamServer {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::new(dir.path().join("server"));
+        config.sandbox = true;
+        config.long_running = true;
+        config.secret_backend = SecretBackend::Memory;
+        let base = tauri::async_runtime::block_on(async {
+            let core = staffroom::Core::open(config).await.unwrap();
+            staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let base = format!("http://{}", listener.local_addr().unwrap());
+            core.connect_sandbox_webhooks(&base).unwrap();
+            let router = staffroom::http::router(core, [127, 0, 0, 1].into());
+            tauri::async_runtime::spawn(staffroom::http::server::serve_router(
+                listener,
+                router,
+                None,
+                std::future::pending(),
+            ));
+            base
+        });
+        TeamServer { base, _dir: dir }
+    }
+}
+
+/// A desktop app over its own (real, not sandbox) core with no local account.
+struct Desktop {
+    _app: App<MockRuntime>,
+    main: WebviewWindow<MockRuntime>,
+    editor: WebviewWindow<MockRuntime>,
+    core: staffroom::Core,
+    events: mpsc::Receiver<(&'static str, Value)>,
+}
+
+impl Desktop {
+    fn fresh(dir: &std::path::Path) -> Desktop {
+        let mut config = Config::new(dir.join("desktop"));
+        config.secret_backend = SecretBackend::Memory;
+        let core = tauri::async_runtime::block_on(staffroom::Core::open(config)).unwrap();
+        Desktop::over(core)
+    }
+
+    /// The app started afresh over the same core and keyring, as after a restart.
+    fn restart(self) -> Desktop {
+        let core = self.core.clone();
+        drop(self);
+        Desktop::over(core)
+    }
+
+    fn over(core: staffroom::Core) -> Desktop {
+        let app = with_commands(mock_builder())
+            .manage(DesktopState::new(core.clone()))
+            .build(mock_context(noop_assets()))
+            .unwrap();
+        let (sender, events) = mpsc::channel();
+        for name in ["webhook", "team-server", "session-expired"] {
+            let sender = sender.clone();
+            app.listen_any(name, move |event| {
+                let _ = sender.send((name, serde_json::from_str(event.payload()).unwrap_or(Value::Null)));
+            });
+        }
+        let main = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
+        let editor = tauri::WebviewWindowBuilder::new(&app, "editor-doc", Default::default()).build().unwrap();
+        Desktop { _app: app, main, editor, core, events }
+    }
+
+    fn call(&self, op: &str, request: Value) -> Result<Value, Value> {
+        self.call_in(&self.main, op, request)
+    }
+
+    fn call_in(&self, window: &WebviewWindow<MockRuntime>, op: &str, request: Value) -> Result<Value, Value> {
+        let request = InvokeRequest {
+            cmd: "call".into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: InvokeBody::Json(json!({ "op": op, "request": request })),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        };
+        get_ipc_response(window, request).map(|body| body.deserialize().unwrap())
+    }
+
+    /// Waits (at most `wait`) for an event satisfying `wanted`; how long it took.
+    fn wait_for(&self, wait: Duration, wanted: impl Fn(&str, &Value) -> bool) -> Duration {
+        let started = Instant::now();
+        loop {
+            let left = wait.checked_sub(started.elapsed()).expect("the awaited event did not come");
+            let (name, payload) = self.events.recv_timeout(left).expect("the awaited event did not come");
+            if wanted(name, &payload) {
+                return started.elapsed();
+            }
+        }
+    }
+}
+
+fn demo_sign_in(server: &TeamServer, remember: bool) -> Value {
+    let credentials = staffroom::sandbox::DEMO_EMAIL;
+    json!({
+        "email": credentials,
+        "password": staffroom::sandbox::DEMO_PASSWORD,
+        "server": format!("{}/", server.base),
+        "remember": remember,
+    })
+}
+
+#[test]
+fn a_desktop_signs_in_to_a_team_server_and_sees_its_orders_turn_paid_live() {
+    let server = TeamServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let desktop = Desktop::fresh(dir.path());
+
+    let info = desktop.call("app_info", json!({})).unwrap();
+    assert_eq!(info["needsFirstAdmin"], true, "a fresh desktop has no account of its own");
+    assert_eq!((info["teamServer"].clone(), info["signedInTo"].clone()), (Value::Null, Value::Null));
+
+    // A bad address is the field's problem, before anything is sent.
+    let refused =
+        desktop.call("login", json!({"email": "a@b.co", "password": "x", "server": "http://10.0.0.5"})).unwrap_err();
+    assert_eq!(refused["code"], "invalid_request");
+    assert_eq!(refused["details"]["fields"][0]["field"], "server", "{refused}");
+
+    let signed_in = desktop.call("login", demo_sign_in(&server, false)).unwrap();
+    assert_eq!(signed_in["user"]["email"], staffroom::sandbox::DEMO_EMAIL);
+    let info = desktop.call("app_info", json!({})).unwrap();
+    assert_eq!(info["signedInTo"], server.base, "{info}");
+    assert_eq!(
+        (info["teamServer"].as_str(), info["useTeamServer"].as_bool()),
+        (Some(server.base.as_str()), Some(true))
+    );
+    assert_eq!(info["sandbox"], true, "the server's mode, not this computer's");
+    assert_eq!(info["demo"], Value::Null, "this computer's demo account is not the server's");
+    desktop.wait_for(Duration::from_secs(5), |name, payload| name == "team-server" && payload["reachable"] == true);
+
+    // Every screen's operations go to the server: its products, its orders.
+    let products = desktop.call("list_products", json!({})).unwrap();
+    assert!(!products["products"].as_array().unwrap().is_empty(), "{products}");
+    let created = desktop.call("create_order", json!({"productId": "3", "email": "buyer@example.com"})).unwrap();
+    let order_id = created["order"]["id"].as_str().unwrap().to_string();
+    let checkout = created["order"]["checkoutUrl"].as_str().unwrap();
+    let pay = format!("{}/pay", checkout.split('?').next().unwrap());
+    let paid_at = Instant::now();
+    let answer = tauri::async_runtime::block_on(reqwest::Client::new().post(pay).send()).unwrap();
+    assert!(answer.status().is_success());
+    desktop.wait_for(Duration::from_secs(10), |name, payload| {
+        name == "webhook" && payload["kind"] == "applied" && payload["orderId"] == order_id.as_str()
+    });
+    println!("the paid order reached the desktop's windows {:?} after the payment was sent", paid_at.elapsed());
+    let order = desktop.call("get_order", json!({"id": order_id})).unwrap();
+    assert_eq!(order["order"]["status"], "paid");
+
+    // This app's own receiver is not used: the server receives.
+    let refused = desktop.call("set_webhook_receiver", json!({"enabled": true, "port": 0})).unwrap_err();
+    assert_eq!(refused["code"], "conflict", "{refused}");
+
+    // Drafts stay on this computer: the server keeps none, the editor opens with this one's.
+    let view = desktop.call_in(&desktop.editor, "editor_document", json!({"id": DOC})).unwrap();
+    assert_eq!(view["draft"], Value::Null);
+    let mut blocks = view["blocks"].clone();
+    blocks[0]["text"] = json!("Kept on this computer");
+    let edits = json!({"id": DOC, "baseRevisionId": view["document"]["revisionId"], "blocks": blocks});
+    desktop.call_in(&desktop.editor, "save_draft", edits).unwrap();
+    let token = tauri::async_runtime::block_on(desktop.core_token(&server));
+    let on_server = tauri::async_runtime::block_on(
+        reqwest::Client::new().get(format!("{}/api/docs/documents/{DOC}/draft", server.base)).bearer_auth(token).send(),
+    )
+    .unwrap();
+    assert_eq!(on_server.status(), 404, "the server keeps no draft of this desktop's");
+    let view = desktop.call_in(&desktop.editor, "editor_document", json!({"id": DOC})).unwrap();
+    assert_eq!(view["draft"]["blocks"][0]["text"], "Kept on this computer", "{}", view["draft"]);
+
+    // Signing out forgets the token; the login screen still offers the server.
+    desktop.call("logout", json!({})).unwrap();
+    assert_eq!(desktop.call("current_user", json!({})).unwrap(), Value::Null);
+    let refused = desktop.call("list_products", json!({})).unwrap_err();
+    assert_eq!(refused["code"], "unauthorized");
+    let info = desktop.call("app_info", json!({})).unwrap();
+    assert_eq!(
+        (info["teamServer"].as_str(), info["useTeamServer"].as_bool()),
+        (Some(server.base.as_str()), Some(true))
+    );
+    assert_eq!(info["signedInTo"], Value::Null);
+}
+
+#[test]
+fn keep_me_signed_in_resumes_the_team_session_after_a_restart() {
+    let server = TeamServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let desktop = Desktop::fresh(dir.path());
+    desktop.call("login", demo_sign_in(&server, true)).unwrap();
+
+    let desktop = desktop.restart();
+    let user = desktop.call("current_user", json!({})).unwrap();
+    assert_eq!(user["email"], staffroom::sandbox::DEMO_EMAIL, "resumed on the server without the password");
+    let info = desktop.call("app_info", json!({})).unwrap();
+    assert_eq!(info["signedInTo"], server.base);
+    desktop.call("list_orders", json!({})).unwrap();
+
+    // Choosing this computer at the next sign-in leaves the server's remembered session alone
+    // but no longer resumes it.
+    desktop.call("logout", json!({})).unwrap();
+    let desktop = desktop.restart();
+    assert_eq!(desktop.call("current_user", json!({})).unwrap(), Value::Null, "signed out means signed out");
+}
+
+#[test]
+fn a_server_out_of_reach_is_told_to_the_windows_and_try_again_asks_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let desktop = Desktop::fresh(dir.path());
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}");
+    let refused = desktop
+        .call("login", json!({"email": "a@example.com", "password": "correct horse battery staple", "server": url}))
+        .unwrap_err();
+    assert_eq!(refused["code"], "unavailable", "{refused}");
+    assert_eq!(refused["details"]["teamServer"], url);
+    assert_eq!(desktop.call("reconnect", json!({})).unwrap(), Value::Null, "signed in nowhere: nothing to reach");
+}
+
+impl Desktop {
+    /// A token of the demo account on the server, for looking at it from outside the app.
+    async fn core_token(&self, server: &TeamServer) -> String {
+        let answer: Value = reqwest::Client::new()
+            .post(format!("{}/api/auth", server.base))
+            .json(&json!({"email": staffroom::sandbox::DEMO_EMAIL, "password": staffroom::sandbox::DEMO_PASSWORD}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        answer["token"].as_str().unwrap().to_string()
+    }
+}
