@@ -7,6 +7,8 @@ import { Login } from "./screens/Login";
 import { FirstAdmin } from "./screens/FirstAdmin";
 import { Shell } from "./screens/Shell";
 import { useSessionRefresh } from "./session";
+import { useTeamServerReach } from "./reach";
+import { TeamServerBanner } from "./components/TeamServerBanner";
 
 export function App() {
   const queryClient = useQueryClient();
@@ -14,6 +16,7 @@ export function App() {
   const current = useQuery({ queryKey: ["current-user"], queryFn: api.currentUser });
   const [user, setUser] = useState<User | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [joinTeam, setJoinTeam] = useState(false);
   const signedIn = user ?? current.data ?? null;
 
   useEffect(() => {
@@ -27,6 +30,13 @@ export function App() {
     };
   }, [queryClient]);
   useSessionRefresh(Boolean(signedIn));
+  useTeamServerReach();
+  const signedInAs = (u: User) => {
+    setNotice(null);
+    setUser(u);
+    // Where the app is now signed in (this computer or a team server) changes what it shows.
+    void info.refetch();
+  };
 
   if (info.isPending || current.isPending) {
     return <main className="auth-page" aria-busy="true"><p className="muted">Starting Staffroom…</p></main>;
@@ -50,13 +60,14 @@ export function App() {
       />
     );
   }
-  if (info.data.needsFirstAdmin) {
-    return <FirstAdmin onCreated={(created) => { setUser(created); void info.refetch(); }} />;
+  if (info.data.needsFirstAdmin && !info.data.useTeamServer && !joinTeam) {
+    return <FirstAdmin onCreated={signedInAs} onJoinTeam={() => setJoinTeam(true)} />;
   }
   return (
     <>
+      <TeamServerBanner />
       {notice && <div className="banner" role="status">{notice}</div>}
-      <Login info={info.data} onSignedIn={(u) => { setNotice(null); setUser(u); }} />
+      <Login info={info.data} joinTeam={joinTeam} onSignedIn={signedInAs} />
     </>
   );
 }

@@ -3,6 +3,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import { client, type Call } from "./ops";
 import type { ApiError } from "./types";
+import { reportOutage } from "./reach";
 
 function isApiError(value: unknown): value is ApiError {
   return typeof value === "object" && value !== null && "code" in value && "message" in value;
@@ -13,7 +14,11 @@ const call: Call = async (op, request) => {
   try {
     return await invoke("call", { op, request });
   } catch (error) {
-    if (isApiError(error)) throw error;
+    if (isApiError(error)) {
+      const server = error.details?.teamServer;
+      if (error.code === "unavailable" && typeof server === "string") reportOutage({ server, message: error.message });
+      throw error;
+    }
     const message = typeof error === "string" ? error : "The app did not answer; restart Staffroom";
     throw { code: "internal", message } satisfies ApiError;
   }

@@ -2,6 +2,8 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react"
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { getCurrentWindow } from "@tauri-apps/api/window";
 import { api, describeError } from "../api";
+import { useTeamServerReach } from "../reach";
+import { TeamServerBanner } from "../components/TeamServerBanner";
 import type { EditBlock, EditorView, GoogleDocument, RebaseConflict, StructuralElement, TextRun } from "../types";
 
 /** How often unsaved edits are kept as a draft. */
@@ -15,9 +17,15 @@ const NON_TEXT = "\ue907";
 /** The editor window of one document. */
 export function Editor({ id }: { id: string }) {
   const view = useQuery({ queryKey: ["editor", id], queryFn: () => api.editorDocument({ id }) });
+  useTeamServerReach();
   if (view.isPending) return <main className="editor"><p className="muted">Opening the document…</p></main>;
-  if (view.isError) return <main className="editor"><p className="error" role="alert">{describeError(view.error)}</p></main>;
-  return <EditorBody key={view.data.document.revisionId} id={id} view={view.data} />;
+  if (view.isError) return <main className="editor"><TeamServerBanner /><p className="error" role="alert">{describeError(view.error)}</p></main>;
+  return (
+    <>
+      <TeamServerBanner />
+      <EditorBody key={view.data.document.revisionId} id={id} view={view.data} />
+    </>
+  );
 }
 
 type Paragraph = Extract<EditBlock, { kind: "paragraph" }>;

@@ -13,7 +13,7 @@ describe("FirstAdmin", () => {
       login: () => ({ token: "t", user: admin, expiresAt: "", sessionExpiresAt: "" }),
     });
     const onCreated = vi.fn();
-    renderWithQuery(<FirstAdmin onCreated={onCreated} />);
+    renderWithQuery(<FirstAdmin onCreated={onCreated} onJoinTeam={() => undefined} />);
     await userEvent.type(screen.getByLabelText("Name"), "Ada");
     await userEvent.type(screen.getByLabelText("Email"), "ada@example.com");
     await userEvent.type(screen.getByLabelText("Password"), "analytical-engine-notes{Enter}");
@@ -32,7 +32,7 @@ describe("FirstAdmin", () => {
         };
       },
     });
-    renderWithQuery(<FirstAdmin onCreated={() => {}} />);
+    renderWithQuery(<FirstAdmin onCreated={() => {}} onJoinTeam={() => {}} />);
     await userEvent.click(screen.getByRole("button", { name: "Create admin and sign in" }));
     expect(await screen.findByText("Password must be at least 15 characters long")).toBeInTheDocument();
   });

@@ -5,10 +5,13 @@ import type { User } from "../types";
 
 interface Props {
   onCreated: (user: User) => void;
+  /** The person joins a team server instead: no local admin is made. */
+  onJoinTeam: () => void;
 }
 
-/** First run: no account exists yet, so the first person sets up the admin account. */
-export function FirstAdmin({ onCreated }: Props) {
+/** First run: no account exists yet on this computer. The first person either sets it up (the
+ *  admin account) or signs in to the team's server. */
+export function FirstAdmin({ onCreated, onJoinTeam }: Props) {
   const [email, setEmail] = useState("");
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
@@ -34,7 +37,11 @@ export function FirstAdmin({ onCreated }: Props) {
           <h1>Welcome to Staffroom</h1>
         </div>
         <p className="muted">
-          Create the first admin account. Admins add the rest of the staff and manage settings.
+          Set up this computer: create the first admin account. Admins add the rest of the staff and manage settings.
+        </p>
+        <p className="muted">
+          Joining a team that already uses Staffroom?{" "}
+          <button type="button" className="link" onClick={onJoinTeam}>Sign in to a team server</button>
         </p>
         <label htmlFor="name">Name</label>
         <input id="name" autoFocus value={name} onChange={(e) => setName(e.target.value)} aria-invalid={Boolean(problem("name"))} />

@@ -16,7 +16,7 @@ describe("Login", () => {
     expect(screen.getByLabelText("Email")).toHaveValue("demo@staffroom.test");
     await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
     await waitFor(() => expect(onSignedIn).toHaveBeenCalledWith(user));
-    expect(calls).toEqual([{ cmd: "login", args: { email: "demo@staffroom.test", password: "sandbox-demo-passphrase", remember: false } }]);
+    expect(calls).toEqual([{ cmd: "login", args: { email: "demo@staffroom.test", password: "sandbox-demo-passphrase", remember: false, server: null } }]);
   });
 
   it("asks the shell to remember the sign-in only when told to", async () => {
@@ -28,6 +28,39 @@ describe("Login", () => {
     await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
     await waitFor(() => expect(onSignedIn).toHaveBeenCalled());
     expect(calls[0].args).toMatchObject({ remember: true });
+  });
+
+  it("signs in to a team server by its address, without this computer's demo account", async () => {
+    const calls = mockCommands({ login: () => ({ token: "t", user, expiresAt: "", sessionExpiresAt: "" }) });
+    const onSignedIn = vi.fn();
+    renderWithQuery(<Login info={sandboxInfo} onSignedIn={onSignedIn} />);
+    expect(screen.getByRole("radio", { name: "This computer" })).toBeChecked();
+    await userEvent.click(screen.getByRole("radio", { name: "Team server" }));
+    expect(screen.queryByRole("note", { name: "Sandbox demo account" })).toBeNull();
+    await userEvent.type(screen.getByLabelText("Team server address"), "https://staff.example.com");
+    await userEvent.type(screen.getByLabelText("Email"), "kim@example.com");
+    await userEvent.type(screen.getByLabelText("Password"), "a long passphrase here");
+    await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    await waitFor(() => expect(onSignedIn).toHaveBeenCalledWith(user));
+    expect(calls[0].args).toMatchObject({ server: "https://staff.example.com", email: "kim@example.com" });
+  });
+
+  it("offers the remembered team server, and shows a refused address on its field", async () => {
+    mockCommands({
+      login: () => {
+        throw {
+          code: "invalid_request",
+          message: "The request is invalid",
+          details: { fields: [{ field: "server", message: "must use HTTPS (plain http only for a server on this computer)" }] },
+        };
+      },
+    });
+    renderWithQuery(<Login info={{ ...realInfo, teamServer: "http://staff.example.com", useTeamServer: true }} onSignedIn={() => {}} />);
+    expect(screen.getByRole("radio", { name: "Team server" })).toBeChecked();
+    expect(screen.getByLabelText("Team server address")).toHaveValue("http://staff.example.com");
+    await userEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect(await screen.findByText("The address must use HTTPS (plain http only for a server on this computer)")).toBeInTheDocument();
+    expect(screen.getByLabelText("Team server address")).toHaveAttribute("aria-invalid", "true");
   });
 
   it("never shows demo credentials outside the sandbox", () => {

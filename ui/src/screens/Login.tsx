@@ -5,15 +5,21 @@ import type { AppInfo, User } from "../types";
 
 interface Props {
   info: AppInfo;
+  /** Start with "Team server" chosen (joining a team from the first-run screen). */
+  joinTeam?: boolean;
   onSignedIn: (user: User) => void;
 }
 
-export function Login({ info, onSignedIn }: Props) {
+type Place = "computer" | "server";
+
+export function Login({ info, joinTeam = false, onSignedIn }: Props) {
+  const [place, setPlace] = useState<Place>(joinTeam || info.useTeamServer ? "server" : "computer");
+  const [server, setServer] = useState(info.teamServer ?? "");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [remember, setRemember] = useState(false);
   const signIn = useMutation({
-    mutationFn: () => api.login({ email, password, remember }),
+    mutationFn: () => api.login({ email, password, remember, server: place === "server" ? server : null }),
     onSuccess: (response) => onSignedIn(response.user),
   });
 
@@ -23,6 +29,8 @@ export function Login({ info, onSignedIn }: Props) {
   };
   const emailProblem = fieldError(signIn.error, "email");
   const passwordProblem = fieldError(signIn.error, "password");
+  const serverProblem = fieldError(signIn.error, "server");
+  const onThisComputer = place === "computer";
 
   return (
     <main className="auth-page">
@@ -34,7 +42,36 @@ export function Login({ info, onSignedIn }: Props) {
         </div>
         <p className="muted">Sign in with your staff account.</p>
 
-        {info.sandbox && info.demo && (
+        <fieldset className="choice">
+          <legend>Sign in to</legend>
+          <label className="check">
+            <input type="radio" name="place" checked={onThisComputer} onChange={() => setPlace("computer")} />
+            This computer
+          </label>
+          <label className="check">
+            <input type="radio" name="place" checked={!onThisComputer} onChange={() => setPlace("server")} />
+            Team server
+          </label>
+        </fieldset>
+        {!onThisComputer && (
+          <>
+            <label htmlFor="server">Team server address</label>
+            <input
+              id="server"
+              type="url"
+              inputMode="url"
+              placeholder="https://staffroom.example.com"
+              value={server}
+              aria-invalid={Boolean(serverProblem)}
+              aria-describedby="server-hint"
+              onChange={(e) => setServer(e.target.value)}
+            />
+            <p id="server-hint" className="muted small">HTTPS; plain http only for a server on this computer.</p>
+            {serverProblem && <p className="field-error">The address {serverProblem}</p>}
+          </>
+        )}
+
+        {onThisComputer && info.sandbox && info.demo && (
           <div className="callout" role="note" aria-label="Sandbox demo account">
             <strong>Sandbox mode.</strong> Payments and documents are simulated; nothing leaves this
             computer.
@@ -85,7 +122,7 @@ export function Login({ info, onSignedIn }: Props) {
           Keep me signed in on this computer
         </label>
 
-        {signIn.isError && !emailProblem && !passwordProblem && (
+        {signIn.isError && !emailProblem && !passwordProblem && !serverProblem && (
           <p className="error" role="alert">
             {describeError(signIn.error)}
           </p>

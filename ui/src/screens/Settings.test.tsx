@@ -26,6 +26,17 @@ const syncStatus = (intervalSecs: number, running = false): SyncStatus => ({
 });
 
 describe("Settings", () => {
+  it("shows a team server's credentials read-only, with where each comes from", async () => {
+    const calls = mockCommands({ settings: () => view(false), sync_status: () => syncStatus(300) });
+    renderWithQuery(<Settings teamServer="https://staff.example.com" />);
+    expect(await screen.findByText("https://staff.example.com")).toBeInTheDocument();
+    const credentials = screen.getByRole("table", { name: "Credentials" });
+    expect(within(credentials).getByText("sandbox (generated)")).toBeInTheDocument();
+    expect(screen.queryByRole("form", { name: "Store a credential" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Sign in with Google" })).toBeNull();
+    expect(calls.map((c) => c.cmd)).not.toContain("set_secret");
+  });
+
   it("signs in to Google and out again", async () => {
     let signedIn = false;
     const calls = mockCommands({

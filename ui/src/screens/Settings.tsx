@@ -5,9 +5,15 @@ import { ThemeSwitch } from "../theme";
 import { useRefetchSynced } from "../sync";
 import type { SyncStatus } from "../types";
 
+interface Props {
+  /** The team server signed in to: these are its settings, and its credentials live on its
+   *  replicas, so they are shown read-only. */
+  teamServer?: string | null;
+}
+
 /** Settings (admins): Google sign-in, provider credentials into the keyring, the payments sync,
  *  mode, theme. */
-export function Settings() {
+export function Settings({ teamServer }: Props) {
   const queryClient = useQueryClient();
   const view = useQuery({ queryKey: ["settings"], queryFn: api.settings });
   const refresh = () => {
@@ -34,33 +40,57 @@ export function Settings() {
             </p>
             {signIn.isPending && <p className="callout">Waiting for you to finish in the browser window that just opened…</p>}
             {(signIn.isError || signOut.isError) && <p className="error" role="alert">{describeError(signIn.error ?? signOut.error)}</p>}
-            <div className="row">
-              {google.signedIn ? (
-                <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>Sign out of Google</button>
-              ) : (
-                <button type="button" className="primary" onClick={() => signIn.mutate()} disabled={signIn.isPending || !google.canSignIn}>
-                  Sign in with Google
-                </button>
-              )}
-            </div>
-            {!google.canSignIn && <p className="muted small">Set the Google client id (and secret) under Credentials first.</p>}
+            {teamServer && !google.signedIn ? (
+              <p className="muted small">
+                Google sign-in for the team server is not yet offered by the desktop app; until it is, the server is given an access
+                token as its <code>google_token</code> credential.
+              </p>
+            ) : (
+              <div className="row">
+                {google.signedIn ? (
+                  <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>Sign out of Google</button>
+                ) : (
+                  <button type="button" className="primary" onClick={() => signIn.mutate()} disabled={signIn.isPending || !google.canSignIn}>
+                    Sign in with Google
+                  </button>
+                )}
+              </div>
+            )}
+            {!teamServer && !google.canSignIn && <p className="muted small">Set the Google client id (and secret) under Credentials first.</p>}
           </div>
           <SyncCard />
           <div className="card stack">
-            <h3>This app</h3>
-            <p>{sandbox ? "Sandbox mode: both providers are simulated on this computer. Start without --sandbox to use real accounts." : "Connected to the real providers."}</p>
+            <h3>{teamServer ? "The team server" : "This app"}</h3>
+            {teamServer && <p>Signed in to <code>{teamServer}</code>: these are its settings, for every desktop signed in to it.</p>}
+            <p>
+              {sandbox
+                ? teamServer
+                  ? "Sandbox mode: the server simulates both providers."
+                  : "Sandbox mode: both providers are simulated on this computer. Start without --sandbox to use real accounts."
+                : "Connected to the real providers."}
+            </p>
             {simulators && (
               <p className="muted small" aria-label="Simulators">
                 Simulators: payments at <code>{simulators.payments}</code>, Google at <code>{simulators.google}</code>{" "}
                 (each takes faults at <code>/__sandbox/faults</code>).
               </p>
             )}
-            <p className="muted small">Data folder: <code>{dataDir}</code></p>
+            <p className="muted small">{teamServer ? "The server's data folder" : "Data folder"}: <code>{dataDir}</code></p>
             <div className="row"><span>Theme</span><ThemeSwitch /></div>
           </div>
         </div>
         <div className="card stack">
-          <SecretForm names={secrets.map((s) => s.name)} onSaved={refresh} />
+          {teamServer ? (
+            <>
+              <h3>Credentials</h3>
+              <p className="muted small">
+                They live on the team server's replicas (their keyring, or <code>STAFFROOM_&lt;NAME&gt;</code> in their environment), so
+                they are set there; this shows where each comes from.
+              </p>
+            </>
+          ) : (
+            <SecretForm names={secrets.map((s) => s.name)} onSaved={refresh} />
+          )}
           <table className="table" aria-label="Credentials">
             <thead><tr><th>Credential</th><th>Comes from</th></tr></thead>
             <tbody>

@@ -4,6 +4,7 @@ import { api } from "../api";
 import type { AppInfo, User } from "../types";
 import { ThemeSwitch } from "../theme";
 import { SyncIndicator } from "../components/SyncIndicator";
+import { TeamServerBanner } from "../components/TeamServerBanner";
 import { Documents } from "./Documents";
 import { Orders } from "./Orders";
 import { Overview } from "./Overview";
@@ -56,9 +57,15 @@ export function Shell({ info, user, onSignedOut }: Props) {
         ))}
       </nav>
       <div className="main">
+        <TeamServerBanner />
         <header className="topbar">
           <div className="topbar-title">{title}</div>
-          {info.sandbox && <span className="badge" title="Simulated providers; nothing leaves this computer">Sandbox</span>}
+          {info.signedInTo && (
+            <span className="badge team" title="Signed in to this team server; every screen shows its data">
+              Team server · {new URL(info.signedInTo).host}
+            </span>
+          )}
+          {info.sandbox && <span className="badge" title="Simulated providers; nothing real is charged or written">Sandbox</span>}
           <div className="spacer" />
           <SyncIndicator />
           <ThemeSwitch />
@@ -73,9 +80,9 @@ export function Shell({ info, user, onSignedOut }: Props) {
         {area === "orders" && <Orders user={user} />}
         {area === "subscriptions" && <Subscriptions />}
         {area === "documents" && <Documents />}
-        {area === "webhooks" && <Webhooks user={user} />}
+        {area === "webhooks" && <Webhooks user={user} teamServer={info.signedInTo} />}
         {area === "users" && <Users me={user} />}
-        {area === "settings" && <Settings />}
+        {area === "settings" && <Settings teamServer={info.signedInTo} />}
         {area === "overview" && <Overview info={info} user={user} onGo={setArea} />}
       </div>
     </div>

@@ -4,72 +4,33 @@ import { useRefetchOnWebhook } from "../events";
 import { api, describeError } from "../api";
 import type { User } from "../types";
 
-/** Webhooks: the receiver's switch and address, and a live feed of deliveries. */
-export function Webhooks({ user }: { user: User }) {
-  const queryClient = useQueryClient();
-  const status = useQuery({ queryKey: ["webhook-receiver"], queryFn: api.webhookReceiver });
+interface Props {
+  user: User;
+  /** The team server signed in to: it receives the webhooks, so this app's switch is hidden. */
+  teamServer?: string | null;
+}
+
+/** Webhooks: the receiver (this app's switch and address, or the team server's), and a live
+ *  feed of deliveries. */
+export function Webhooks({ user, teamServer }: Props) {
   const events = useQuery({ queryKey: ["webhook-events"], queryFn: async () => (await api.webhookEvents({ limit: 100 })).events });
-  const [port, setPort] = useState("8787");
-  const toggle = useMutation({
-    mutationFn: (enabled: boolean) => api.setWebhookReceiver({ enabled, port: enabled ? Number(port) : null }),
-    onSuccess: (next) => queryClient.setQueryData(["webhook-receiver"], next),
-  });
 
   // Every delivery, rejection and application arrives as a `webhook` event from the core.
   useRefetchOnWebhook([["webhook-events"]]);
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    toggle.mutate(true);
-  };
-  const portValid = /^\d{1,5}$/.test(port) && Number(port) <= 65535;
-
   return (
     <section className="content stack" aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhooks</h2>
-      <div className="card" aria-label="Receiver">
-        {status.isPending && <p className="muted">Checking the receiver…</p>}
-        {status.isError && <p className="error" role="alert">{describeError(status.error)}</p>}
-        {status.data && (
-          <>
-            <p>
-              <strong>Receiver: {status.data.running ? "on" : "off"}</strong>
-              {status.data.url && (
-                <>
-                  {" "}at <code>{status.data.url}</code>
-                </>
-              )}
-            </p>
-            {!status.data.hasSecret && (
-              <p className="error" role="alert">
-                {status.data.secretProblem ?? "No usable signing secret is set"}: every delivery is refused. An admin sets it under Settings.
-              </p>
-            )}
-            {user.role === "admin" ? (
-              status.data.running ? (
-                <button type="button" onClick={() => toggle.mutate(false)} disabled={toggle.isPending}>
-                  Switch off
-                </button>
-              ) : (
-                <form className="inline" onSubmit={submit}>
-                  <label htmlFor="port">Port on 127.0.0.1</label>
-                  <input id="port" inputMode="numeric" value={port} onChange={(e) => setPort(e.target.value)} aria-invalid={!portValid} />
-                  <button type="submit" className="primary" disabled={!portValid || toggle.isPending}>
-                    Switch on
-                  </button>
-                </form>
-              )
-            ) : (
-              <p className="muted small">Only an admin can switch the receiver.</p>
-            )}
-            {toggle.isError && <p className="error" role="alert">{describeError(toggle.error)}</p>}
-            <p className="muted small">
-              Lemon Squeezy cannot reach this computer directly: put a tunnel in front of this address
-              (see the webhook guide in the docs).
-            </p>
-          </>
-        )}
-      </div>
+      {teamServer ? (
+        <div className="card" aria-label="Receiver">
+          <p>
+            The team server receives the webhooks at <code>{teamServer}/api/payments/webhooks</code>. Every desktop signed in to it
+            sees them here as they arrive.
+          </p>
+        </div>
+      ) : (
+        <Receiver user={user} />
+      )}
 
       <h3>Deliveries</h3>
       {events.isPending && <p className="muted">Loading deliveries…</p>}
@@ -100,5 +61,67 @@ export function Webhooks({ user }: { user: User }) {
         </table>
       )}
     </section>
+  );
+}
+
+/** This app's own receiver: on or off, where, and the switch (admins). */
+function Receiver({ user }: { user: User }) {
+  const queryClient = useQueryClient();
+  const status = useQuery({ queryKey: ["webhook-receiver"], queryFn: api.webhookReceiver });
+  const [port, setPort] = useState("8787");
+  const toggle = useMutation({
+    mutationFn: (enabled: boolean) => api.setWebhookReceiver({ enabled, port: enabled ? Number(port) : null }),
+    onSuccess: (next) => queryClient.setQueryData(["webhook-receiver"], next),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    toggle.mutate(true);
+  };
+  const portValid = /^\d{1,5}$/.test(port) && Number(port) <= 65535;
+
+  return (
+  <div className="card" aria-label="Receiver">
+    {status.isPending && <p className="muted">Checking the receiver…</p>}
+    {status.isError && <p className="error" role="alert">{describeError(status.error)}</p>}
+    {status.data && (
+      <>
+        <p>
+          <strong>Receiver: {status.data.running ? "on" : "off"}</strong>
+          {status.data.url && (
+            <>
+              {" "}at <code>{status.data.url}</code>
+            </>
+          )}
+        </p>
+        {!status.data.hasSecret && (
+          <p className="error" role="alert">
+            {status.data.secretProblem ?? "No usable signing secret is set"}: every delivery is refused. An admin sets it under Settings.
+          </p>
+        )}
+        {user.role === "admin" ? (
+          status.data.running ? (
+            <button type="button" onClick={() => toggle.mutate(false)} disabled={toggle.isPending}>
+              Switch off
+            </button>
+          ) : (
+            <form className="inline" onSubmit={submit}>
+              <label htmlFor="port">Port on 127.0.0.1</label>
+              <input id="port" inputMode="numeric" value={port} onChange={(e) => setPort(e.target.value)} aria-invalid={!portValid} />
+              <button type="submit" className="primary" disabled={!portValid || toggle.isPending}>
+                Switch on
+              </button>
+            </form>
+          )
+        ) : (
+          <p className="muted small">Only an admin can switch the receiver.</p>
+        )}
+        {toggle.isError && <p className="error" role="alert">{describeError(toggle.error)}</p>}
+        <p className="muted small">
+          Lemon Squeezy cannot reach this computer directly: put a tunnel in front of this address
+          (see the webhook guide in the docs).
+        </p>
+      </>
+    )}
+  </div>
   );
 }

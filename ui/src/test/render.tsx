@@ -15,6 +15,9 @@ export const sandboxInfo: AppInfo = {
   sandbox: true,
   demo: { email: "demo@staffroom.test", password: "sandbox-demo-passphrase" },
   needsFirstAdmin: false,
+  teamServer: null,
+  useTeamServer: false,
+  signedInTo: null,
 };
 
 export const realInfo: AppInfo = { ...sandboxInfo, sandbox: false, demo: null };
