@@ -24,7 +24,7 @@ const entry = (id: number, eventName: string): InboxEntry => ({
 describe("Webhooks", () => {
   it("hides this app's receiver switch when a team server receives", async () => {
     const calls = mockCommands({ webhook_events: () => ({ events: [] }) });
-    renderWithQuery(<Webhooks user={{ id: "u1", email: "a@b.co", name: "A", role: "admin" }} teamServer="https://staff.example.com" />);
+    renderWithQuery(<Webhooks user={{ id: "u1", email: "a@b.co", name: "A", role: "admin", disabled: false, locked: false }} teamServer="https://staff.example.com" />);
     expect(await screen.findByText("https://staff.example.com/api/payments/webhooks")).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Switch on" })).toBeNull();
     expect(calls.map((c) => c.cmd)).not.toContain("webhook_receiver");
