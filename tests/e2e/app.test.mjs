@@ -7,33 +7,27 @@
 
 import { after, before, beforeEach, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { By, Capabilities, Key, WebDriver, until } from "selenium-webdriver";
-import { Executor, HttpClient } from "selenium-webdriver/http/index.js";
-
-const app = required("STAFFROOM_E2E_APP");
-const dataDir = required("STAFFROOM_E2E_DATA");
-const shots = required("STAFFROOM_E2E_SHOTS");
-const driverUrl = process.env.STAFFROOM_E2E_DRIVER ?? "http://127.0.0.1:4444";
-const WAIT = 20_000;
-
-let driver;
-let mainWindow;
-
-function required(name) {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the suite through tests/e2e/run`);
-  return value;
-}
+import { By, Key } from "selenium-webdriver";
+import {
+  button,
+  click,
+  closeEditor,
+  dataDir,
+  driver,
+  eventually,
+  find,
+  goTo,
+  literal,
+  mainWindow,
+  shot,
+  startApp,
+  switchToNewWindow,
+  textOf,
+  type,
+} from "./lib.mjs";
 
 before(async () => {
-  mkdirSync(shots, { recursive: true });
-  // No browserName: WebKitGTK reports its own, and tauri-driver matches on tauri:options.
-  const capabilities = new Capabilities();
-  capabilities.set("tauri:options", { application: app, args: ["--sandbox", "--data-dir", dataDir] });
-  driver = await WebDriver.createSession(new Executor(new HttpClient(driverUrl)), capabilities);
-  mainWindow = await driver.getWindowHandle();
+  await startApp(["--sandbox", "--data-dir", dataDir]);
 }, { timeout: 60_000 });
 
 // Each test starts from the main window, even when the one before failed inside an editor.
@@ -44,93 +38,6 @@ beforeEach(async () => {
 after(async () => {
   await driver?.quit();
 });
-
-// ---- helpers ---------------------------------------------------------------------------------
-
-/** Saves what the current window shows. */
-async function shot(name) {
-  writeFileSync(join(shots, `${name}.png`), await driver.takeScreenshot(), "base64");
-}
-
-/** XPath literal for any text (quotes included). */
-function literal(text) {
-  if (!text.includes("'")) return `'${text}'`;
-  return `concat('${text.split("'").join(`', "'", '`)}')`;
-}
-
-function button(text, scope = "") {
-  return By.xpath(`${scope}//button[normalize-space()=${literal(text)}]`);
-}
-
-/** The element once it is on screen. React may replace it while we look: then look again. */
-async function find(locator, timeout = WAIT) {
-  return eventually(`on screen: ${locator}`, async () => {
-    const [element] = await driver.findElements(locator);
-    return element && (await element.isDisplayed()) ? element : false;
-  }, timeout);
-}
-
-/** Clicks the element once it is on screen and enabled (found afresh if it was re-rendered). */
-async function click(locator) {
-  return eventually(`clickable: ${locator}`, async () => {
-    const element = await find(locator);
-    if (!(await element.isEnabled())) return false;
-    await element.click();
-    return element;
-  });
-}
-
-async function type(locator, text) {
-  const element = await find(locator);
-  await element.clear();
-  await element.sendKeys(text);
-}
-
-async function textOf(locator) {
-  return (await find(locator)).getText();
-}
-
-/** Waits until `check()` returns a truthy value (re-finding elements each time) and returns it. */
-async function eventually(what, check, timeout = WAIT) {
-  let last;
-  const value = await driver
-    .wait(async () => {
-      try {
-        return await check();
-      } catch (err) {
-        last = err; // the element was re-rendered under us: look again
-        return false;
-      }
-    }, timeout)
-    .catch((err) => {
-      throw new Error(`${what}: gave up after ${timeout} ms${last ? ` (last error: ${last.message})` : ""}`, { cause: err });
-    });
-  return value;
-}
-
-async function goTo(area) {
-  await click(By.xpath(`//nav[@aria-label='Main']//button[normalize-space()=${literal(area)}]`));
-  await find(By.xpath(`//div[contains(@class,'topbar-title')][normalize-space()=${literal(area)}]`));
-}
-
-/** Switches to the window that is not among `known`, once it has opened. */
-async function switchToNewWindow(known) {
-  const handle = await eventually("a new window", async () => {
-    const handles = await driver.getAllWindowHandles();
-    return handles.find((h) => !known.includes(h));
-  });
-  await driver.switchTo().window(handle);
-  return handle;
-}
-
-/** Closes the current editor window with its Close button, as a person would, and goes back to
- *  the main window once the editor's is gone. */
-async function closeEditor() {
-  const editor = await driver.getWindowHandle();
-  await click(button("Close", "//header[contains(@class,'editor-bar')]"));
-  await eventually("the editor window closing", async () => !(await driver.getAllWindowHandles()).includes(editor));
-  await driver.switchTo().window(mainWindow);
-}
 
 // ---- the suite -------------------------------------------------------------------------------
 
