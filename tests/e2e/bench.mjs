@@ -1,10 +1,13 @@
 // Desktop figures for docs/PERFORMANCE.md, measured on the real built app in WebKit under Xvfb:
 //   - launch to an interactive login screen (first launch on an empty data dir, then warm ones);
 //   - memory of the whole process tree (the app and its WebKit processes), idle on the login
-//     screen and after browsing 1,000 products page by page.
+//     screen and after browsing 1,000 products page by page;
+//   - the same launch and idle figures in team mode: a desktop started with `--server URL` of a
+//     `staffroom serve --sandbox` on loopback (no local sandbox, no simulators in the app).
 // Run with `tests/e2e/run --bench`, which starts the app with a 1,000-product sandbox store.
 // Prints figures; asserts nothing about them (timings belong to benchmarks, not tests).
 
+import { spawn } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { By, Capabilities, WebDriver, until } from "selenium-webdriver";
 import { Executor, HttpClient } from "selenium-webdriver/http/index.js";
@@ -15,19 +18,22 @@ const driverUrl = process.env.STAFFROOM_E2E_DRIVER;
 const LAUNCHES = Number(process.env.STAFFROOM_BENCH_LAUNCHES ?? 5);
 const WAIT = 60_000;
 
-async function launch() {
+/** The app as the embedded benchmark starts it: this computer, in the sandbox. */
+const EMBEDDED = { dir: dataDir, args: ["--sandbox", "--data-dir", dataDir], ready: "//button[normalize-space()='Use demo account']" };
+
+async function launch(mode = EMBEDDED) {
   const capabilities = new Capabilities();
-  capabilities.set("tauri:options", { application: app, args: ["--sandbox", "--data-dir", dataDir] });
+  capabilities.set("tauri:options", { application: app, args: mode.args });
   const started = performance.now();
   const driver = await WebDriver.createSession(new Executor(new HttpClient(driverUrl)), capabilities);
-  // Interactive: the demo button is on screen and enabled, so a click would do something.
-  const demo = await driver.wait(until.elementLocated(By.xpath("//button[normalize-space()='Use demo account']")), WAIT);
-  await driver.wait(until.elementIsEnabled(demo), WAIT);
+  // Interactive: the button is on screen and enabled, so a click would do something.
+  const ready = await driver.wait(until.elementLocated(By.xpath(mode.ready)), WAIT);
+  await driver.wait(until.elementIsEnabled(ready), WAIT);
   return { driver, ms: performance.now() - started };
 }
 
 /** The app's process and every process below it (WebKit's web and network processes). */
-function processTree() {
+function processTree(dir = dataDir) {
   const parents = new Map();
   const commands = new Map();
   for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
@@ -40,7 +46,7 @@ function processTree() {
       // the process ended while we looked
     }
   }
-  const root = [...commands].find(([, argv]) => argv[0] === app && argv.includes(dataDir))?.[0];
+  const root = [...commands].find(([, argv]) => argv[0] === app && argv.includes(dir))?.[0];
   if (!root) throw new Error("the app's process was not found");
   const tree = [root];
   for (let i = 0; i < tree.length; i++) {
@@ -51,10 +57,10 @@ function processTree() {
 
 /** Waits until the app of the last session has exited: a launch while it is still closing would
  *  only focus it (the app is single-instance) and open no window of its own. */
-async function closed() {
+async function closed(dir = dataDir) {
   for (let i = 0; i < 100; i++) {
     try {
-      processTree();
+      processTree(dir);
     } catch {
       return;
     }
@@ -64,11 +70,11 @@ async function closed() {
 }
 
 /** Sums of resident (RSS) and proportional (PSS: shared pages split between users) memory, MiB. */
-function memory() {
+function memory(dir = dataDir) {
   let rss = 0;
   let pss = 0;
   const parts = [];
-  for (const pid of processTree()) {
+  for (const pid of processTree(dir)) {
     const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
     const processRss = Number(rollup.match(/^Rss:\s+(\d+)/m)[1]);
     const processPss = Number(rollup.match(/^Pss:\s+(\d+)/m)[1]);
@@ -83,19 +89,24 @@ function memory() {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-// 1. Launch to an interactive login screen.
-const first = await launch();
-await first.driver.quit();
-await closed();
-const warm = [];
-for (let i = 0; i < LAUNCHES; i++) {
-  const run = await launch();
-  warm.push(run.ms);
-  await run.driver.quit();
-  await closed();
+/** Launches to an interactive login screen: the first on an empty data dir, then warm ones. */
+async function launches(mode, name) {
+  const first = await launch(mode);
+  await first.driver.quit();
+  await closed(mode.dir);
+  const warm = [];
+  for (let i = 0; i < LAUNCHES; i++) {
+    const run = await launch(mode);
+    warm.push(run.ms);
+    await run.driver.quit();
+    await closed(mode.dir);
+  }
+  console.log(`${name}launch to interactive login: first launch (empty data dir) ${first.ms.toFixed(0)} ms; ` +
+    `later launches median ${median(warm).toFixed(0)} ms (min ${Math.min(...warm).toFixed(0)}, max ${Math.max(...warm).toFixed(0)}, n=${warm.length})`);
 }
-console.log(`launch to interactive login: first launch (empty data dir) ${first.ms.toFixed(0)} ms; ` +
-  `later launches median ${median(warm).toFixed(0)} ms (min ${Math.min(...warm).toFixed(0)}, max ${Math.max(...warm).toFixed(0)}, n=${warm.length})`);
+
+// 1. Launch to an interactive login screen.
+await launches(EMBEDDED, "");
 
 // 2. Memory idle on the login screen, then after browsing every page of 1,000 products.
 const { driver } = await launch();
@@ -124,4 +135,41 @@ try {
   console.log(`memory after browsing: RSS ${browsed.rss} MiB, PSS ${browsed.pss} MiB (${browsed.processes})`);
 } finally {
   await driver.quit();
+}
+
+// 3. Team mode: the same figures for a desktop that signs in to a team server.
+const server = spawn(process.env.STAFFROOM_E2E_SERVER_BIN, ["serve", "--sandbox", "--addr", "127.0.0.1:0", "--data-dir", `${dataDir}-server`], {
+  env: { ...process.env, STAFFROOM_SECRET_STORE: "memory" },
+  stdio: ["ignore", "pipe", "ignore"],
+});
+try {
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    server.stdout.on("data", (chunk) => {
+      out += chunk;
+      const found = out.match(/listening on (http:\/\/\S+)/)?.[1];
+      if (found) resolve(found);
+    });
+    server.on("exit", (code) => reject(new Error(`staffroom serve exited (${code}): ${out}`)));
+  });
+  const teamDir = `${dataDir}-team`;
+  const TEAM = { dir: teamDir, args: ["--data-dir", teamDir, "--server", url], ready: "//button[normalize-space()='Sign in']" };
+  await launches(TEAM, "team mode: ");
+  const { driver } = await launch(TEAM);
+  try {
+    await sleep(5_000);
+    const idle = memory(teamDir);
+    console.log(`team mode: memory idle at login: RSS ${idle.rss} MiB, PSS ${idle.pss} MiB (${idle.processes})`);
+    await driver.findElement(By.id("email")).sendKeys("demo@staffroom.test");
+    await driver.findElement(By.id("password")).sendKeys("sandbox-demo-passphrase");
+    await driver.findElement(By.xpath("//button[normalize-space()='Sign in']")).click();
+    await driver.wait(until.elementLocated(By.xpath("//h2[starts-with(normalize-space(),'Welcome')]")), WAIT);
+    await sleep(5_000);
+    const signedIn = memory(teamDir);
+    console.log(`team mode: memory idle signed in (overview, live events connected): RSS ${signedIn.rss} MiB, PSS ${signedIn.pss} MiB (${signedIn.processes})`);
+  } finally {
+    await driver.quit();
+  }
+} finally {
+  server.kill("SIGTERM");
 }

@@ -12,6 +12,7 @@ import { after, before, beforeEach, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { openSync } from "node:fs";
 import { createServer } from "node:net";
 import { By, Key } from "selenium-webdriver";
 import {
@@ -56,7 +57,7 @@ function freePort() {
 function startServer() {
   const child = spawn(serverBin, ["serve", "--sandbox", "--addr", `127.0.0.1:${port}`, "--data-dir", `${dataDir}-team-server`], {
     env: { ...process.env, STAFFROOM_SECRET_STORE: "memory", STAFFROOM_JWT_KEY: jwtKey },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", openSync(`${dataDir}-team-server.log`, "a")],
   });
   return new Promise((resolve, reject) => {
     let out = "";
@@ -102,8 +103,9 @@ async function token() {
   return (await answer.json()).token;
 }
 
-/** A second client of the server's live events: resolves with when the order was seen applied. */
-async function watchForPaid(orderId, signal) {
+/** A second client of the server's live events: resolves with when it saw the order's payment
+ *  applied (the run pays one order only). */
+async function watchForPaid(signal) {
   const response = await fetch(`${server.url}/api/events`, { headers: { authorization: `Bearer ${await token()}` }, signal });
   assert.equal(response.status, 200);
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -122,7 +124,7 @@ async function watchForPaid(orderId, signal) {
           const event = block.split("\n").find((line) => line.startsWith("event:"))?.slice(6).trim();
           if (event !== "webhook" || !data) continue;
           const item = JSON.parse(data);
-          if (item.kind === "applied" && item.orderId === orderId) return performance.now();
+          if (item.kind === "applied" && item.eventName === "order_created") return performance.now();
         }
       }
     })(),
@@ -168,7 +170,7 @@ test("an order created on the server turns paid on screen, without a reload, and
   await driver.executeScript("window.__e2eMark = 'still here'");
 
   const stop = new AbortController();
-  const second = await watchForPaid(order.id, stop.signal);
+  const second = await watchForPaid(stop.signal);
   const payUrl = new URL(order.checkoutUrl);
   payUrl.search = "";
   payUrl.pathname += "/pay";
