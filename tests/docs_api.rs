@@ -506,3 +506,99 @@ async fn the_editor_saves_through_the_planner_and_never_overwrites_silently() {
     assert_eq!(status, 400);
     assert!(bad_fields(&body).contains(&"blocks[0].style".to_string()), "{body}");
 }
+
+/// Google sign-in for a server whose admin sits at a desktop: the desktop runs the browser step
+/// on its own loopback (here, `BrowserStep` and a scripted browser), the server builds the
+/// consent page and exchanges the code and verifier it is handed.
+#[tokio::test]
+async fn a_browser_step_elsewhere_signs_the_server_in_to_google() {
+    let app = SandboxApp::start().await;
+    let (status, _) = app.post("/api/docs/google/sign-out", json!({})).await;
+    assert_eq!(status, 200);
+
+    // Bad input is refused field by field, before anything reaches Google.
+    let (status, body) = app
+        .post(
+            "/api/docs/google/authorization",
+            json!({ "redirectUri": "http://evil.example:80/", "codeChallenge": "short", "state": "x", "extra": 1 }),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    let mut fields = bad_fields(&body);
+    fields.sort();
+    assert_eq!(fields, ["codeChallenge", "extra", "redirectUri", "state"], "{body}");
+    let (status, body) = app.post("/api/docs/google/code", json!({ "code": " ", "codeVerifier": "v" })).await;
+    assert_eq!(status, 400, "{body}");
+    let mut fields = bad_fields(&body);
+    fields.sort();
+    assert_eq!(fields, ["code", "codeVerifier", "redirectUri"], "{body}");
+
+    // Staff who are not admins may not sign the server in.
+    let (status, _) = app
+        .post(
+            "/api/users",
+            json!({ "email": "clerk@staffroom.test", "name": "Clerk", "password": "a long and unusual clerk passphrase" }),
+        )
+        .await;
+    assert_eq!(status, 201);
+    let clerk = app.sign_in("clerk@staffroom.test", "a long and unusual clerk passphrase").await;
+    let step = staffroom::docs::oauth::BrowserStep::start().await.unwrap();
+    let request = json!({ "redirectUri": step.redirect_uri, "codeChallenge": step.code_challenge, "state": step.state });
+    let refused =
+        client().post(format!("{}/api/docs/google/authorization", app.base)).bearer_auth(&clerk).json(&request);
+    assert_eq!(refused.send().await.unwrap().status(), 403);
+
+    let (status, body) = app.post("/api/docs/google/authorization", request).await;
+    assert_eq!(status, 200, "{body}");
+    let url = url::Url::parse(body["url"].as_str().unwrap()).unwrap();
+    let params: std::collections::HashMap<String, String> = url.query_pairs().into_owned().collect();
+    assert_eq!(params["code_challenge"], step.code_challenge);
+    assert_eq!((params["code_challenge_method"].as_str(), params["state"].as_str()), ("S256", step.state.as_str()));
+    assert_eq!(params["redirect_uri"], step.redirect_uri);
+
+    // The user allows, in the browser; the browser step gets the code.
+    let browser = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let page = browser.get(url.as_str()).send().await.unwrap().text().await.unwrap();
+    let href = page.split("id=\"allow\" href=\"").nth(1).unwrap().split('"').next().unwrap().replace("&amp;", "&");
+    let approved = browser.get(url.join(&href).unwrap()).send().await.unwrap();
+    let back = approved.headers()["location"].to_str().unwrap().to_string();
+    let landing = tokio::spawn(async move { reqwest::get(back).await.unwrap().status() });
+    let code = step.finish(std::time::Duration::from_secs(10)).await.unwrap();
+    assert_eq!(landing.await.unwrap(), 200);
+
+    // A wrong verifier: Google refuses, and the server is still signed out.
+    let wrong = json!({ "code": code.code.expose(), "codeVerifier": "w".repeat(43), "redirectUri": code.redirect_uri });
+    let (status, body) = app.post("/api/docs/google/code", wrong).await;
+    assert_eq!((status, body["error"]["details"]["provider"].as_str()), (401, Some("google")), "{body}");
+    assert_eq!(app.get("/api/docs/google").await.1["signedIn"], false);
+
+    // The simulator spends a code on any exchange, as Google does; start again and hand it over.
+    let step = staffroom::docs::oauth::BrowserStep::start().await.unwrap();
+    let request = json!({ "redirectUri": step.redirect_uri, "codeChallenge": step.code_challenge, "state": step.state });
+    let url = url::Url::parse(app.post("/api/docs/google/authorization", request).await.1["url"].as_str().unwrap())
+        .unwrap();
+    let page = browser.get(url.as_str()).send().await.unwrap().text().await.unwrap();
+    let href = page.split("id=\"allow\" href=\"").nth(1).unwrap().split('"').next().unwrap().replace("&amp;", "&");
+    let back = browser.get(url.join(&href).unwrap()).send().await.unwrap().headers()["location"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    tokio::spawn(reqwest::get(back));
+    let code = step.finish(std::time::Duration::from_secs(10)).await.unwrap();
+    let handed = json!({ "code": code.code.expose(), "codeVerifier": code.verifier.expose(), "redirectUri": code.redirect_uri });
+    let (status, body) = app.post("/api/docs/google/code", handed).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!((body["signedIn"].as_bool(), body["kind"].as_str()), (Some(true), Some("oauth")), "{body}");
+    let (status, list) = app.get("/api/docs/documents").await;
+    assert_eq!(status, 200, "documents work with the exchanged token: {list}");
+
+    let (_, audit) = app.get("/api/audit?limit=10").await;
+    let sign_ins: Vec<&str> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "settings.google_sign_in")
+        .map(|e| e["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(sign_ins, ["success", "failure"], "{audit}");
+}

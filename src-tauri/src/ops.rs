@@ -490,7 +490,9 @@ impl DesktopOperation for OpenEditor {
 }
 
 /// Google sign-in: opens Google's consent page in the system browser and waits (up to five
-/// minutes) for it to come back to the loopback listener.
+/// minutes) for it to come back to this computer's loopback listener. Signed in to a team server,
+/// the server builds the page and exchanges the code (SPEC section 10): its client and tokens
+/// stay on the server, and only the browser step runs here.
 pub struct GoogleSignIn;
 impl DesktopOperation for GoogleSignIn {
     const SPEC: OpSpec =
@@ -498,22 +500,46 @@ impl DesktopOperation for GoogleSignIn {
     type Request = NoInput;
     type Response = GoogleStatus;
     async fn run<R: Runtime>(cx: &Context<'_, R>, _: NoInput) -> Result<GoogleStatus> {
-        use tauri_plugin_opener::OpenerExt;
-        if let Some(server) = cx.state.team().await {
-            return Err(Error::new(
-                ErrorCode::Conflict,
-                format!("Google sign-in for the team server {} is not yet offered by the desktop app", server.url()),
-            ));
+        const WAIT: std::time::Duration = std::time::Duration::from_secs(300);
+        if cx.state.team().await.is_none() {
+            let actor = cx.state.actor().await?;
+            let docs = &cx.state.core.docs;
+            let pending = docs.begin_sign_in(&actor).await?;
+            open_in_browser(cx, &pending.url)?;
+            return docs.finish_sign_in(&actor, pending, WAIT).await;
         }
-        let actor = cx.state.actor().await?;
-        let docs = &cx.state.core.docs;
-        let pending = docs.begin_sign_in(&actor).await?;
-        cx.app
-            .opener()
-            .open_url(pending.url.clone(), None::<&str>)
-            .map_err(|e| Error::internal("opening the browser", e))?;
-        docs.finish_sign_in(&actor, pending, std::time::Duration::from_secs(300)).await
+        let step = staffroom::docs::oauth::BrowserStep::start().await?;
+        let request = serde_json::json!({
+            "redirectUri": step.redirect_uri,
+            "codeChallenge": step.code_challenge,
+            "state": step.state,
+        });
+        let page: staffroom::docs::ops::Authorization =
+            cx.state.call("google_authorization", json_input(request)).await?;
+        open_in_browser(cx, &page.url)?;
+        let code = step.finish(WAIT).await?;
+        let handed = serde_json::json!({
+            "code": code.code.expose(),
+            "codeVerifier": code.verifier.expose(),
+            "redirectUri": code.redirect_uri,
+        });
+        cx.state.call("google_exchange_code", json_input(handed)).await
     }
+}
+
+fn json_input(value: serde_json::Value) -> Input {
+    match value {
+        serde_json::Value::Object(fields) => fields,
+        _ => unreachable!("built as an object"),
+    }
+}
+
+fn open_in_browser<R: Runtime>(cx: &Context<'_, R>, url: &str) -> Result<()> {
+    use tauri_plugin_opener::OpenerExt;
+    if let Some(browser) = cx.state.browser() {
+        return browser(url);
+    }
+    cx.app.opener().open_url(url, None::<&str>).map_err(|e| Error::internal("opening the browser", e))
 }
 
 /// "Try again" on the banner that says the team server cannot be reached: asks the server now,

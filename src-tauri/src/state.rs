@@ -21,6 +21,9 @@ const DRAFT_OPERATIONS: &[&str] = &["get_draft", "save_draft", "discard_draft"];
 /// What the editor opens with: in team mode the server's, with this computer's draft.
 const EDITOR_VIEW: &str = "editor_document";
 
+/// Opens a page in a browser: the system's, unless tests script one.
+pub type Browser = Arc<dyn Fn(&str) -> Result<(), Error> + Send + Sync>;
+
 /// Managed state of the desktop app.
 pub struct DesktopState {
     /// This computer's core: its own accounts and data, and, in team mode, the drafts.
@@ -36,6 +39,8 @@ pub struct DesktopState {
     place: Mutex<SignInPlace>,
     /// The team server's live events, relayed to the windows while signed in to one.
     relay: Mutex<Option<Relay>>,
+    /// Where Google's consent page is opened (`None`: the system browser).
+    browser: Option<Browser>,
 }
 
 impl DesktopState {
@@ -50,7 +55,19 @@ impl DesktopState {
             token: RwLock::new(None),
             place: Mutex::new(place),
             relay: Mutex::new(None),
+            browser: None,
         }
+    }
+
+    /// Opens pages with `browser` instead of the system browser (for tests).
+    pub fn with_browser(mut self, browser: Browser) -> Self {
+        self.browser = Some(browser);
+        self
+    }
+
+    /// The browser pages are opened with, when it is not the system's.
+    pub fn browser(&self) -> Option<Browser> {
+        self.browser.clone()
     }
 
     /// State whose core operations go to `server` (for tests of the team backend), signed out.

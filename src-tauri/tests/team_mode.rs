@@ -21,6 +21,7 @@ const DOC: &str = "doc001sbxA1b2C3d4E5f6G7h8";
 /// and sending live events, as `staffroom serve --sandbox` does.
 struct TeamServer {
     base: String,
+    core: staffroom::Core,
     _dir: tempfile::TempDir,
 }
 
@@ -31,22 +32,22 @@ impl TeamServer {
         config.sandbox = true;
         config.long_running = true;
         config.secret_backend = SecretBackend::Memory;
-        let base = tauri::async_runtime::block_on(async {
+        let (base, core) = tauri::async_runtime::block_on(async {
             let core = staffroom::Core::open(config).await.unwrap();
             staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let base = format!("http://{}", listener.local_addr().unwrap());
             core.connect_sandbox_webhooks(&base).unwrap();
-            let router = staffroom::http::router(core, [127, 0, 0, 1].into());
+            let router = staffroom::http::router(core.clone(), [127, 0, 0, 1].into());
             tauri::async_runtime::spawn(staffroom::http::server::serve_router(
                 listener,
                 router,
                 None,
                 std::future::pending(),
             ));
-            base
+            (base, core)
         });
-        TeamServer { base, _dir: dir }
+        TeamServer { base, core, _dir: dir }
     }
 }
 
@@ -61,10 +62,15 @@ struct Desktop {
 
 impl Desktop {
     fn fresh(dir: &std::path::Path) -> Desktop {
+        Desktop::with_state(dir, |state| state)
+    }
+
+    /// A fresh desktop whose state is first adjusted by `adjust` (a scripted browser).
+    fn with_state(dir: &std::path::Path, adjust: impl FnOnce(DesktopState) -> DesktopState) -> Desktop {
         let mut config = Config::new(dir.join("desktop"));
         config.secret_backend = SecretBackend::Memory;
         let core = tauri::async_runtime::block_on(staffroom::Core::open(config)).unwrap();
-        Desktop::over(core)
+        Desktop::over_state(core.clone(), adjust(DesktopState::new(core)))
     }
 
     /// The app started afresh over the same core and keyring, as after a restart.
@@ -75,8 +81,12 @@ impl Desktop {
     }
 
     fn over(core: staffroom::Core) -> Desktop {
+        Desktop::over_state(core.clone(), DesktopState::new(core))
+    }
+
+    fn over_state(core: staffroom::Core, state: DesktopState) -> Desktop {
         let app = with_commands(mock_builder())
-            .manage(DesktopState::new(core.clone()))
+            .manage(state)
             .build(mock_context(noop_assets()))
             .unwrap();
         let (sender, events) = mpsc::channel();
@@ -207,6 +217,58 @@ fn a_desktop_signs_in_to_a_team_server_and_sees_its_orders_turn_paid_live() {
         (Some(server.base.as_str()), Some(true))
     );
     assert_eq!(info["signedInTo"], Value::Null);
+}
+
+/// The user in the browser: on Google's (the server's simulator's) consent page, clicks Allow,
+/// and is sent back to the desktop's loopback listener. Returns the landing page's status.
+async fn allow_in_browser(consent: String) -> u16 {
+    let browser = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let page = browser.get(&consent).send().await.unwrap().text().await.unwrap();
+    let href = page.split("id=\"allow\" href=\"").nth(1).unwrap().split('"').next().unwrap().replace("&amp;", "&");
+    let approve = url::Url::parse(&consent).unwrap().join(&href).unwrap();
+    let approved = browser.get(approve).send().await.unwrap();
+    let back = approved.headers()["location"].to_str().unwrap().to_string();
+    browser.get(back).send().await.unwrap().status().as_u16()
+}
+
+#[test]
+fn an_admin_signs_the_team_server_in_to_google_from_the_desktop() {
+    let server = TeamServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (opened, pages) = mpsc::channel();
+    let desktop = Desktop::with_state(dir.path(), |state| {
+        state.with_browser(std::sync::Arc::new(move |url: &str| {
+            let url = url.to_string();
+            let opened = opened.clone();
+            tauri::async_runtime::spawn(async move { opened.send((url.clone(), allow_in_browser(url).await)).unwrap() });
+            Ok(())
+        }))
+    });
+    desktop.call("login", demo_sign_in(&server, false)).unwrap();
+    desktop.call("google_sign_out", json!({})).unwrap();
+    let status = tauri::async_runtime::block_on(server.core.docs.auth().status()).unwrap();
+    assert!(!status.signed_in, "signed out on the server");
+
+    let signed_in = desktop.call("google_sign_in", json!({})).unwrap();
+    assert_eq!((signed_in["signedIn"].as_bool(), signed_in["kind"].as_str()), (Some(true), Some("oauth")));
+    let (consent, landing) = pages.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(landing, 200, "the browser landed on this computer's listener");
+    let google = server.core.google_simulator.as_ref().unwrap().base_url();
+    assert!(consent.starts_with(&google), "the server's Google built the page: {consent}");
+    let params: std::collections::HashMap<String, String> =
+        url::Url::parse(&consent).unwrap().query_pairs().into_owned().collect();
+    assert!(params["redirect_uri"].starts_with("http://127.0.0.1:"), "{consent}");
+    assert_eq!(params["code_challenge_method"], "S256");
+
+    // The tokens are the server's: documents work through it, and this computer keeps none.
+    let status = tauri::async_runtime::block_on(server.core.docs.auth().status()).unwrap();
+    assert_eq!((status.signed_in, status.kind.as_deref()), (true, Some("oauth")));
+    let documents = desktop.call("list_documents", json!({})).unwrap();
+    assert!(!documents["documents"].as_array().unwrap().is_empty());
+    assert!(desktop.core.secrets.get("google_token").unwrap().is_none());
+    let audit = tauri::async_runtime::block_on(server.core.audit.list(5, None)).unwrap();
+    let entry = audit.iter().find(|e| e.action == "settings.google_sign_in").expect("audited on the server");
+    assert_eq!((entry.actor.as_str(), entry.outcome.as_str()), (staffroom::sandbox::DEMO_EMAIL, "success"));
 }
 
 #[test]

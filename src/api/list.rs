@@ -43,6 +43,8 @@ pub(super) fn operations() -> Vec<OpEntry> {
         OpEntry::of::<docs::DiscardDraft>(),
         OpEntry::of::<docs::GetGoogleStatus>(),
         OpEntry::of::<docs::GoogleSignOut>(),
+        OpEntry::of::<docs::GoogleAuthorization>(),
+        OpEntry::of::<docs::GoogleExchangeCode>(),
         OpEntry::of::<settings::GetSettings>(),
         OpEntry::of::<settings::SetSecret>(),
         OpEntry::of::<settings::AuditLog>(),

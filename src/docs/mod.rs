@@ -137,6 +137,17 @@ impl DocService {
         self.auth().status().await
     }
 
+    /// Finishes a sign-in whose browser step ran elsewhere (an admin's desktop signing in its
+    /// team server): exchanges the code and keeps the tokens; audited.
+    pub async fn exchange_code(&self, actor: &Actor, code: &oauth::BrowserCode) -> Result<oauth::GoogleStatus> {
+        actor.require_admin()?;
+        let outcome = self.auth().exchange_code(code).await;
+        let result = if outcome.is_ok() { "success" } else { "failure" };
+        self.audit.record(actor.audit_name(), crate::audit::AuditAction::GoogleSignIn, None, result, None).await;
+        outcome?;
+        self.auth().status().await
+    }
+
     /// Signs out of Google (admins): revokes and forgets the tokens; audited.
     pub async fn sign_out(&self, actor: &Actor) -> Result<oauth::GoogleStatus> {
         actor.require_admin()?;

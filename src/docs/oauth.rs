@@ -286,76 +286,189 @@ impl GoogleAuth {
         Ok(())
     }
 
-    /// Starts the browser sign-in: listens on 127.0.0.1 with a random port and returns the URL
-    /// to open in the system browser. [`PendingSignIn::finish`] waits for the redirect.
-    pub async fn begin_sign_in(&self) -> Result<PendingSignIn> {
-        let listener =
-            tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::internal("sign-in listener", e))?;
-        let port = listener.local_addr().map_err(|e| Error::internal("sign-in listener", e))?.port();
-        let redirect = format!("http://127.0.0.1:{port}/");
+    /// The consent page for a browser step that will come back to `redirect_uri` (a loopback
+    /// address), with its PKCE S256 `code_challenge` and `state`. A team server builds it for
+    /// a desktop's browser step, since only the server knows its client id and Google's address.
+    pub async fn authorization_url(&self, redirect_uri: &str, code_challenge: &str, state: &str) -> Result<String> {
         let client = self
             .oauth_client()
             .await?
-            .set_redirect_uri(RedirectUrl::new(redirect).map_err(|e| Error::internal("redirect", e))?);
-        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
-        let (url, state) = client
-            .authorize_url(CsrfToken::new_random)
+            .set_redirect_uri(RedirectUrl::new(redirect_uri.to_string()).map_err(|e| Error::internal("redirect", e))?);
+        let state = state.to_string();
+        let (url, _) = client
+            .authorize_url(move || CsrfToken::new(state))
             .add_scopes(SCOPES.iter().map(|s| Scope::new(s.to_string())))
-            .set_pkce_challenge(challenge)
+            // The challenge comes ready-made (the verifier stays with whoever runs the browser
+            // step); the crate only builds one from a verifier.
+            .add_extra_param("code_challenge", code_challenge)
+            .add_extra_param("code_challenge_method", "S256")
             // A refresh token, and the consent screen again so that Google issues one.
             .add_extra_param("access_type", "offline")
             .add_extra_param("prompt", "consent")
             .url();
-        Ok(PendingSignIn { auth: self.clone(), client, listener, verifier, state, url: url.to_string() })
+        Ok(url.to_string())
+    }
+
+    /// Exchanges an authorization code (with its PKCE verifier and the redirect it was sent to)
+    /// for a token set, and keeps it.
+    pub async fn exchange_code(&self, code: &BrowserCode) -> Result<()> {
+        let client = self.oauth_client().await?.set_redirect_uri(
+            RedirectUrl::new(code.redirect_uri.clone()).map_err(|e| Error::internal("redirect", e))?,
+        );
+        let answer = client
+            .exchange_code(AuthorizationCode::new(code.code.expose().to_string()))
+            .set_pkce_verifier(PkceCodeVerifier::new(code.verifier.expose().to_string()))
+            .request_async(&self.http)
+            .await
+            .map_err(|e| {
+                tracing::warn!(error = %e, "Google code exchange failed");
+                match e {
+                    oauth2::RequestTokenError::ServerResponse(_) => {
+                        unauthorized("Google refused the sign-in code; try again")
+                    }
+                    _ => Error::integration(PROVIDER, None, "Google could not be reached to finish the sign-in"),
+                }
+            })?;
+        let token = StoredToken::from_response(&answer, None);
+        self.store(&token).await?;
+        *self.state.lock().await = TokenState::Loaded(token);
+        tracing::info!("signed in to Google");
+        Ok(())
+    }
+
+    /// Starts the browser sign-in: listens on 127.0.0.1 with a random port and returns the URL
+    /// to open in the system browser. [`PendingSignIn::finish`] waits for the redirect.
+    pub async fn begin_sign_in(&self) -> Result<PendingSignIn> {
+        let step = BrowserStep::start().await?;
+        let url = self.authorization_url(&step.redirect_uri, &step.code_challenge, &step.state).await?;
+        Ok(PendingSignIn { auth: self.clone(), step, url })
     }
 }
 
 /// A sign-in waiting for the browser to come back.
 pub struct PendingSignIn {
     auth: GoogleAuth,
-    client: Client,
-    listener: tokio::net::TcpListener,
-    verifier: PkceCodeVerifier,
-    state: CsrfToken,
+    step: BrowserStep,
     /// The consent page to open in the system browser.
     pub url: String,
 }
-
-const DONE_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Staffroom</title><body style=\"font-family:sans-serif;margin:3em\"><h1>Signed in to Google</h1><p>You can close this tab and return to Staffroom.</p>";
 
 impl PendingSignIn {
     /// Waits (up to `timeout`) for the redirect, checks `state`, exchanges the code with the
     /// PKCE verifier and stores the tokens.
     pub async fn finish(self, timeout: Duration) -> Result<()> {
-        let PendingSignIn { auth, client, listener, verifier, state, .. } = self;
-        let query = tokio::time::timeout(timeout, wait_for_redirect(&listener))
+        let code = self.step.finish(timeout).await?;
+        self.auth.exchange_code(&code).await
+    }
+}
+
+/// What the browser brought back: the code, with what its exchange needs.
+#[derive(Debug)]
+pub struct BrowserCode {
+    pub code: Secret,
+    pub verifier: Secret,
+    pub redirect_uri: String,
+}
+
+/// The browser's half of an installed app's sign-in (RFC 8252): a listener on 127.0.0.1 with a
+/// random port, a PKCE S256 pair and a random `state`. The desktop runs it both for itself and
+/// for its team server, which then exchanges the code.
+pub struct BrowserStep {
+    listener: tokio::net::TcpListener,
+    verifier: PkceCodeVerifier,
+    /// Where the browser is sent back to: `http://127.0.0.1:PORT/`.
+    pub redirect_uri: String,
+    pub code_challenge: String,
+    pub state: String,
+}
+
+const DONE_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Staffroom</title><body style=\"font-family:sans-serif;margin:3em\"><h1>Signed in to Google</h1><p>You can close this tab and return to Staffroom.</p>";
+
+impl BrowserStep {
+    pub async fn start() -> Result<BrowserStep> {
+        let listener =
+            tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::internal("sign-in listener", e))?;
+        let port = listener.local_addr().map_err(|e| Error::internal("sign-in listener", e))?.port();
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        Ok(BrowserStep {
+            listener,
+            verifier,
+            redirect_uri: format!("http://127.0.0.1:{port}/"),
+            code_challenge: challenge.as_str().to_string(),
+            state: CsrfToken::new_random().secret().clone(),
+        })
+    }
+
+    /// Waits (up to `timeout`) for the redirect and checks that it answers this step's `state`.
+    pub async fn finish(self, timeout: Duration) -> Result<BrowserCode> {
+        let query = tokio::time::timeout(timeout, wait_for_redirect(&self.listener))
             .await
             .map_err(|_| Error::invalid_field("google", "The Google sign-in was not completed in time; try again"))??;
         let params: std::collections::HashMap<String, String> =
             url::form_urlencoded::parse(query.as_bytes()).into_owned().collect();
         let returned_state = params.get("state").map(String::as_str).unwrap_or_default();
-        if !bool::from(subtle::ConstantTimeEq::ct_eq(returned_state.as_bytes(), state.secret().as_bytes())) {
+        if !bool::from(subtle::ConstantTimeEq::ct_eq(returned_state.as_bytes(), self.state.as_bytes())) {
             return Err(Error::invalid_field("state", "The sign-in answer did not match this sign-in; try again"));
         }
         if let Some(error) = params.get("error") {
             return Err(Error::invalid_field("google", format!("Google sign-in was refused ({error})")));
         }
         let code = params.get("code").ok_or_else(|| Error::invalid_field("code", "Google sent no code"))?;
-        let answer = client
-            .exchange_code(AuthorizationCode::new(code.clone()))
-            .set_pkce_verifier(verifier)
-            .request_async(&auth.http)
-            .await
-            .map_err(|e| {
-                tracing::warn!(error = %e, "Google code exchange failed");
-                unauthorized("Google refused the sign-in code; try again")
-            })?;
-        let token = StoredToken::from_response(&answer, None);
-        auth.store(&token).await?;
-        *auth.state.lock().await = TokenState::Loaded(token);
-        tracing::info!("signed in to Google");
-        Ok(())
+        Ok(BrowserCode {
+            code: Secret::new(code.clone()),
+            verifier: Secret::new(self.verifier.secret().clone()),
+            redirect_uri: self.redirect_uri,
+        })
     }
+}
+
+/// RFC 7636's unreserved characters, of which PKCE verifiers (and our `state`) are made.
+fn unreserved(value: &str) -> bool {
+    value.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b))
+}
+
+/// A browser step's own listener, as [`BrowserStep`] makes it: `http://127.0.0.1:PORT/` or
+/// `http://[::1]:PORT/`, nothing more (no name to resolve, no path, query or fragment), so that
+/// a code can only ever be sent back to the computer that asked for it.
+pub fn is_loopback_redirect(raw: &str) -> bool {
+    url::Url::parse(raw).is_ok_and(|u| {
+        let loopback = match u.host() {
+            Some(url::Host::Ipv4(ip)) => ip == std::net::Ipv4Addr::LOCALHOST,
+            Some(url::Host::Ipv6(ip)) => ip == std::net::Ipv6Addr::LOCALHOST,
+            _ => false,
+        };
+        // The parser normalizes, so the exact text is compared too (no `http://127.1:80/`).
+        u.scheme() == "http"
+            && loopback
+            && u.port().is_some_and(|p| p > 0)
+            && u.path() == "/"
+            && u.username().is_empty()
+            && u.password().is_none()
+            && u.query().is_none()
+            && u.fragment().is_none()
+            && u.as_str() == raw
+    })
+}
+
+/// A PKCE S256 challenge: base64url (no padding) of a SHA-256, 43 characters.
+pub fn is_pkce_challenge(value: &str) -> bool {
+    value.len() == 43 && value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A PKCE verifier (RFC 7636 section 4.1): 43 to 128 unreserved characters.
+pub fn is_pkce_verifier(value: &str) -> bool {
+    (43..=128).contains(&value.len()) && unreserved(value)
+}
+
+/// The `state` a browser step sends: 16 to 128 unreserved characters.
+pub fn is_state(value: &str) -> bool {
+    (16..=128).contains(&value.len()) && unreserved(value)
+}
+
+/// An authorization code: 1 to 2048 printable ASCII characters without spaces (Google's look
+/// like `4/0AX4Xf…`).
+pub fn is_code(value: &str) -> bool {
+    (1..=2048).contains(&value.len()) && value.bytes().all(|b| b.is_ascii_graphic())
 }
 
 /// Accepts connections until one is a `GET` of the redirect path with a query; answers it with
@@ -402,6 +515,55 @@ async fn wait_for_redirect(listener: &tokio::net::TcpListener) -> Result<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_this_computers_own_listener_is_a_redirect() {
+        for good in ["http://127.0.0.1:8080/", "http://[::1]:1/", "http://127.0.0.1:65535/"] {
+            assert!(is_loopback_redirect(good), "{good}");
+        }
+        for bad in [
+            "https://127.0.0.1:8080/",
+            "http://localhost:8080/",
+            "http://127.0.0.2:8080/",
+            "http://127.1:8080/",
+            "http://127.0.0.1/",
+            "http://127.0.0.1:80/",
+            "http://127.0.0.1:8080/cb",
+            "http://127.0.0.1:8080/?x=1",
+            "http://127.0.0.1:8080/#x",
+            "http://user@127.0.0.1:8080/",
+            "http://evil.example:8080/",
+            "http://127.0.0.1:08080/",
+            "",
+        ] {
+            assert!(!is_loopback_redirect(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_browser_step_makes_what_the_server_accepts() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let step = rt.block_on(BrowserStep::start()).unwrap();
+        assert!(is_loopback_redirect(&step.redirect_uri), "{}", step.redirect_uri);
+        assert!(is_pkce_challenge(&step.code_challenge));
+        assert!(is_state(&step.state), "{}", step.state);
+        assert!(is_pkce_verifier(step.verifier.secret()));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_checks_never_panic_and_refuse_whitespace(value in "\\PC{0,300}") {
+            let checks = [is_loopback_redirect(&value), is_pkce_challenge(&value), is_pkce_verifier(&value), is_state(&value), is_code(&value)];
+            if value.chars().any(char::is_whitespace) {
+                proptest::prop_assert!(checks.iter().all(|ok| !ok));
+            }
+        }
+
+        #[test]
+        fn any_unreserved_verifier_of_rfc_length_is_accepted(value in "[A-Za-z0-9._~-]{43,128}") {
+            proptest::prop_assert!(is_pkce_verifier(&value));
+        }
+    }
 
     #[test]
     fn a_pasted_token_is_a_bare_access_token() {

@@ -5,11 +5,12 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::model::{DocumentList, DocumentSummary, Folder, PatchResult, Permission, PermissionList};
-use super::oauth::GoogleStatus;
+use super::oauth::{self, GoogleStatus};
 use super::validate::{self, CreateDocument};
 use super::{DocumentEnvelope, EditorView, SaveEdits, SaveOutcome};
 use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route, EDITOR, NO_WINDOW};
 use crate::error::{Error, Result};
+use crate::secrets::Secret;
 use crate::store::docs::Draft;
 use crate::Core;
 
@@ -518,5 +519,135 @@ impl Operation for GoogleSignOut {
     type Response = GoogleStatus;
     async fn run(core: &Core, caller: &Caller, _: NoInput) -> Result<GoogleStatus> {
         core.docs.sign_out(&caller.actor()?).await
+    }
+}
+
+/// `POST /api/docs/google/authorization`: a browser step run elsewhere (an admin's desktop) asks
+/// for the consent page that will come back to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthorizationRequest {
+    /// The browser step's own loopback listener: `http://127.0.0.1:PORT/` or `http://[::1]:PORT/`.
+    #[schema(max_length = 200, pattern = r"^http://(127\.0\.0\.1|\[::1\]):[1-9][0-9]{0,4}/$")]
+    pub redirect_uri: String,
+    /// PKCE S256: the base64url SHA-256 of the verifier the browser step keeps.
+    #[schema(pattern = "^[A-Za-z0-9_-]{43}$")]
+    pub code_challenge: String,
+    /// Sent back with the code, so that the browser step knows the answer is its own.
+    #[schema(pattern = "^[A-Za-z0-9._~-]{16,128}$")]
+    pub state: String,
+}
+
+impl Request for AuthorizationRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        fields.only(&["redirectUri", "codeChallenge", "state"], "is not a field of an authorization request");
+        let redirect_uri = fields.required_string("redirectUri").unwrap_or_default().to_string();
+        if fields.value("redirectUri").is_some_and(|v| v.is_string()) && !oauth::is_loopback_redirect(&redirect_uri) {
+            fields.problem("redirectUri", "must be http://127.0.0.1:PORT/ or http://[::1]:PORT/ (this computer's own listener)");
+        }
+        let code_challenge = fields.required_string("codeChallenge").unwrap_or_default().to_string();
+        if fields.value("codeChallenge").is_some_and(|v| v.is_string()) && !oauth::is_pkce_challenge(&code_challenge) {
+            fields.problem("codeChallenge", "must be a PKCE S256 challenge: 43 base64url characters");
+        }
+        let state = fields.required_string("state").unwrap_or_default().to_string();
+        if fields.value("state").is_some_and(|v| v.is_string()) && !oauth::is_state(&state) {
+            fields.problem("state", "must be 16 to 128 letters, digits, '.', '_', '~' or '-'");
+        }
+        fields.finish(|| AuthorizationRequest { redirect_uri, code_challenge, state })
+    }
+}
+
+/// Google's consent page, to open in the browser.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct Authorization {
+    pub url: String,
+}
+
+/// `POST /api/docs/google/code`: what the browser brought back, for the server to exchange.
+#[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CodeRequest {
+    /// The authorization code from the redirect.
+    #[schema(value_type = String, min_length = 1, max_length = 2048, pattern = "^[\\x21-\\x7e]+$")]
+    #[serde(serialize_with = "crate::secrets::serialize_exposed")]
+    #[ts(type = "string")]
+    pub code: Secret,
+    /// The PKCE verifier whose challenge the consent page was given (RFC 7636: 43 to 128
+    /// unreserved characters).
+    #[schema(value_type = String, pattern = "^[A-Za-z0-9._~-]{43,128}$")]
+    #[serde(serialize_with = "crate::secrets::serialize_exposed")]
+    #[ts(type = "string")]
+    pub code_verifier: Secret,
+    /// The redirect the code was sent to, exactly as in the authorization request.
+    #[schema(max_length = 200, pattern = r"^http://(127\.0\.0\.1|\[::1\]):[1-9][0-9]{0,4}/$")]
+    pub redirect_uri: String,
+}
+
+impl Request for CodeRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        fields.only(&["code", "codeVerifier", "redirectUri"], "is not a field of a code exchange");
+        let code = fields.required_string("code").unwrap_or_default().to_string();
+        if fields.value("code").is_some_and(|v| v.is_string()) && !oauth::is_code(&code) {
+            fields.problem("code", "must be 1 to 2048 printable characters without spaces");
+        }
+        let verifier = fields.required_string("codeVerifier").unwrap_or_default().to_string();
+        if fields.value("codeVerifier").is_some_and(|v| v.is_string()) && !oauth::is_pkce_verifier(&verifier) {
+            fields.problem("codeVerifier", "must be a PKCE verifier: 43 to 128 letters, digits, '.', '_', '~' or '-'");
+        }
+        let redirect_uri = fields.required_string("redirectUri").unwrap_or_default().to_string();
+        if fields.value("redirectUri").is_some_and(|v| v.is_string()) && !oauth::is_loopback_redirect(&redirect_uri) {
+            fields.problem("redirectUri", "must be http://127.0.0.1:PORT/ or http://[::1]:PORT/ (this computer's own listener)");
+        }
+        fields.finish(|| CodeRequest { code: Secret::new(code), code_verifier: Secret::new(verifier), redirect_uri })
+    }
+}
+
+const GOOGLE_REFUSALS: &[(u16, &str)] = &[
+    (401, "unauthorized: Google refused the code or verifier (details.provider google)"),
+    (502, "integration_error: Google could not be reached"),
+];
+
+pub struct GoogleAuthorization;
+impl Operation for GoogleAuthorization {
+    const SPEC: OpSpec = OpSpec::new(
+        "google_authorization",
+        "docs",
+        "Google's consent page for a sign-in whose browser step runs on an admin's computer",
+    )
+    .route(Route::post("/api/docs/google/authorization"))
+    .access(Access::Admin)
+    .windows(NO_WINDOW);
+    type Request = AuthorizationRequest;
+    type Response = Authorization;
+    async fn run(core: &Core, caller: &Caller, request: AuthorizationRequest) -> Result<Authorization> {
+        caller.actor()?.require_admin()?;
+        let url =
+            core.docs.auth().authorization_url(&request.redirect_uri, &request.code_challenge, &request.state).await?;
+        Ok(Authorization { url })
+    }
+}
+
+pub struct GoogleExchangeCode;
+impl Operation for GoogleExchangeCode {
+    const SPEC: OpSpec = OpSpec::new(
+        "google_exchange_code",
+        "docs",
+        "Finishes a Google sign-in: exchanges the code and verifier from the browser step and keeps the tokens",
+    )
+    .route(Route::post("/api/docs/google/code"))
+    .access(Access::Admin)
+    .windows(NO_WINDOW)
+    .errors(GOOGLE_REFUSALS);
+    type Request = CodeRequest;
+    type Response = GoogleStatus;
+    async fn run(core: &Core, caller: &Caller, request: CodeRequest) -> Result<GoogleStatus> {
+        let code = oauth::BrowserCode {
+            code: request.code,
+            verifier: request.code_verifier,
+            redirect_uri: request.redirect_uri,
+        };
+        core.docs.exchange_code(&caller.actor()?, &code).await
     }
 }

@@ -33,8 +33,21 @@ describe("Settings", () => {
     const credentials = screen.getByRole("table", { name: "Credentials" });
     expect(within(credentials).getByText("sandbox (generated)")).toBeInTheDocument();
     expect(screen.queryByRole("form", { name: "Store a credential" })).toBeNull();
-    expect(screen.queryByRole("button", { name: "Sign in with Google" })).toBeNull();
     expect(calls.map((c) => c.cmd)).not.toContain("set_secret");
+  });
+
+  it("signs the team server in to Google from here", async () => {
+    let signedIn = false;
+    const calls = mockCommands({
+      settings: () => view(signedIn),
+      sync_status: () => syncStatus(300),
+      google_sign_in: () => { signedIn = true; return view(true).google; },
+    });
+    renderWithQuery(<Settings teamServer="https://staff.example.com" />);
+    expect(await screen.findByText(/the server finishes the sign-in and keeps the tokens/)).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Sign in with Google" }));
+    expect(await screen.findByRole("button", { name: "Sign out of Google" })).toBeInTheDocument();
+    expect(calls.map((c) => c.cmd)).toContain("google_sign_in");
   });
 
   it("signs in to Google and out again", async () => {

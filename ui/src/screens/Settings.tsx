@@ -40,23 +40,28 @@ export function Settings({ teamServer }: Props) {
             </p>
             {signIn.isPending && <p className="callout">Waiting for you to finish in the browser window that just opened…</p>}
             {(signIn.isError || signOut.isError) && <p className="error" role="alert">{describeError(signIn.error ?? signOut.error)}</p>}
-            {teamServer && !google.signedIn ? (
+            {teamServer && !google.signedIn && (
               <p className="muted small">
-                Google sign-in for the team server is not yet offered by the desktop app; until it is, the server is given an access
-                token as its <code>google_token</code> credential.
+                The team server keeps its own sign-in: Google's page opens in your browser here, and the server finishes the sign-in and
+                keeps the tokens, for everyone on the team.
               </p>
-            ) : (
-              <div className="row">
-                {google.signedIn ? (
-                  <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>Sign out of Google</button>
-                ) : (
-                  <button type="button" className="primary" onClick={() => signIn.mutate()} disabled={signIn.isPending || !google.canSignIn}>
-                    Sign in with Google
-                  </button>
-                )}
-              </div>
             )}
-            {!teamServer && !google.canSignIn && <p className="muted small">Set the Google client id (and secret) under Credentials first.</p>}
+            <div className="row">
+              {google.signedIn ? (
+                <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>Sign out of Google</button>
+              ) : (
+                <button type="button" className="primary" onClick={() => signIn.mutate()} disabled={signIn.isPending || !google.canSignIn}>
+                  Sign in with Google
+                </button>
+              )}
+            </div>
+            {!google.canSignIn && (
+              <p className="muted small">
+                {teamServer
+                  ? "The team server has no Google client id: set google_client_id (and google_client_secret) on its replicas first."
+                  : "Set the Google client id (and secret) under Credentials first."}
+              </p>
+            )}
           </div>
           <SyncCard />
           <div className="card stack">
