@@ -525,10 +525,11 @@ impl Operation for GoogleSignOut {
 /// `POST /api/docs/google/authorization`: a browser step run elsewhere (an admin's desktop) asks
 /// for the consent page that will come back to it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AuthorizationRequest {
-    /// The browser step's own loopback listener: `http://127.0.0.1:PORT/` or `http://[::1]:PORT/`.
-    #[schema(max_length = 200, pattern = r"^http://(127\.0\.0\.1|\[::1\]):[1-9][0-9]{0,4}/$")]
+    /// The browser step's own loopback listener: `http://127.0.0.1:PORT/` or `http://[::1]:PORT/`
+    /// (the full check is `oauth::is_loopback_redirect`).
+    #[schema(max_length = 200, pattern = r"^http://(127\.0\.0\.1|\[::1\]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])/$")]
     pub redirect_uri: String,
     /// PKCE S256: the base64url SHA-256 of the verifier the browser step keeps.
     #[schema(pattern = "^[A-Za-z0-9_-]{43}$")]
@@ -566,7 +567,7 @@ pub struct Authorization {
 
 /// `POST /api/docs/google/code`: what the browser brought back, for the server to exchange.
 #[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CodeRequest {
     /// The authorization code from the redirect.
     #[schema(value_type = String, min_length = 1, max_length = 2048, pattern = "^[\\x21-\\x7e]+$")]
@@ -580,7 +581,7 @@ pub struct CodeRequest {
     #[ts(type = "string")]
     pub code_verifier: Secret,
     /// The redirect the code was sent to, exactly as in the authorization request.
-    #[schema(max_length = 200, pattern = r"^http://(127\.0\.0\.1|\[::1\]):[1-9][0-9]{0,4}/$")]
+    #[schema(max_length = 200, pattern = r"^http://(127\.0\.0\.1|\[::1\]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])/$")]
     pub redirect_uri: String,
 }
 
