@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::error::Result;
-use crate::store::audit::{self, AuditEntry, NewAuditEntry};
+use crate::store::audit::{AuditEntry, NewAuditEntry};
 use crate::store::Db;
 
 /// The meta key of the retention setting.
@@ -73,16 +73,7 @@ impl Audit {
         outcome: &str,
         detail: Option<Value>,
     ) {
-        let (actor, target, outcome) = (actor.to_string(), target.map(str::to_string), outcome.to_string());
-        let written = self
-            .db
-            .call(move |conn| {
-                audit::append(
-                    conn,
-                    &NewAuditEntry { actor: &actor, action, target: target.as_deref(), outcome: &outcome, detail },
-                )
-            })
-            .await;
+        let written = self.db.append_audit(NewAuditEntry { actor, action, target, outcome, detail }).await;
         if let Err(err) = written {
             tracing::error!(%err, "could not write an audit entry");
         }
@@ -121,7 +112,7 @@ impl Audit {
         let days = self.retention().await?.days;
         let cutoff = (chrono::Utc::now() - chrono::Duration::days(days as i64))
             .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        let pruned = self.db.call(move |conn| audit::prune(conn, &cutoff)).await?;
+        let pruned = self.db.prune_audit(cutoff).await?;
         if pruned > 0 {
             tracing::info!(pruned, days, "audit entries older than the retention were deleted");
         }
@@ -144,6 +135,6 @@ impl Audit {
 
     /// The newest entries first.
     pub async fn list(&self, limit: u32, before: Option<i64>) -> Result<Vec<AuditEntry>> {
-        self.db.call(move |conn| audit::list(conn, limit.clamp(1, 500), before)).await
+        self.db.audit_entries(limit.clamp(1, 500), before).await
     }
 }

@@ -75,3 +75,84 @@ pub fn list(conn: &Connection, limit: u32, before: Option<i64>) -> Result<Vec<Au
 pub fn prune(conn: &Connection, cutoff: &str) -> Result<usize> {
     Ok(conn.execute("DELETE FROM audit_log WHERE at < ?1", [cutoff])?)
 }
+
+/// Reads a PostgreSQL row of `audit_log` (the columns in [`list`]'s order).
+fn entry_of(row: &tokio_postgres::Row) -> AuditEntry {
+    AuditEntry {
+        id: row.get(0),
+        at: row.get(1),
+        actor: row.get(2),
+        action: row.get(3),
+        target: row.get(4),
+        outcome: row.get(5),
+        detail: row.get(6),
+    }
+}
+
+impl super::Db {
+    /// Appends an entry in a transaction of its own.
+    pub async fn append_audit(&self, entry: NewAuditEntry<'_>) -> Result<()> {
+        match self {
+            super::Db::Sqlite(_) => {
+                let (actor, target, outcome) =
+                    (entry.actor.to_string(), entry.target.map(str::to_string), entry.outcome.to_string());
+                let (action, detail) = (entry.action, entry.detail);
+                self.call(move |conn| {
+                    append(
+                        conn,
+                        &NewAuditEntry { actor: &actor, action, target: target.as_deref(), outcome: &outcome, detail },
+                    )
+                })
+                .await
+            }
+            super::Db::Postgres(db) => {
+                let detail = entry.detail.as_ref().map(|d| d.to_string());
+                db.client()
+                    .await?
+                    .execute(
+                        "INSERT INTO audit_log (at, actor, action, target, outcome, detail) VALUES ($1, $2, $3, $4, $5, $6)",
+                        &[
+                            &crate::time::now_rfc3339(),
+                            &entry.actor,
+                            &entry.action.as_str(),
+                            &entry.target,
+                            &entry.outcome,
+                            &detail,
+                        ],
+                    )
+                    .await?;
+                Ok(())
+            }
+        }
+    }
+
+    /// The newest entries first, `limit` at most, before the id `before` when given.
+    pub async fn audit_entries(&self, limit: u32, before: Option<i64>) -> Result<Vec<AuditEntry>> {
+        match self {
+            super::Db::Sqlite(_) => self.call(move |conn| list(conn, limit, before)).await,
+            super::Db::Postgres(db) => {
+                let rows = db
+                    .client()
+                    .await?
+                    .query(
+                        "SELECT id, at, actor, action, target, outcome, detail FROM audit_log
+                         WHERE $1::BIGINT IS NULL OR id < $1 ORDER BY id DESC LIMIT $2",
+                        &[&before, &i64::from(limit)],
+                    )
+                    .await?;
+                Ok(rows.iter().map(entry_of).collect())
+            }
+        }
+    }
+
+    /// Deletes entries older than `cutoff` (RFC 3339); how many went.
+    pub async fn prune_audit(&self, cutoff: String) -> Result<usize> {
+        match self {
+            super::Db::Sqlite(_) => self.call(move |conn| prune(conn, &cutoff)).await,
+            super::Db::Postgres(db) => {
+                let pruned = db.client().await?.execute("DELETE FROM audit_log WHERE at < $1", &[&cutoff]).await?;
+                Ok(pruned as usize)
+            }
+        }
+    }
+}

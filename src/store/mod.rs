@@ -1,9 +1,13 @@
-//! SQLite storage: one database file in the data dir, WAL, foreign keys, a busy time-out, and
-//! versioned SQL migrations. Every query runs on the blocking pool, never on the async threads.
+//! Storage. Embedded (the default): SQLite, one database file in the data dir, WAL, foreign keys,
+//! a busy time-out, and versioned SQL migrations; every query runs on the blocking pool, never on
+//! the async threads. Team mode (SPEC section 10): PostgreSQL ([`pg`]), with its own migrations.
+//! A store written for both matches on [`Db`]; one not yet ported to PostgreSQL uses
+//! [`Db::call`], which only SQLite answers.
 
 pub mod audit;
 pub mod docs;
 pub mod payments;
+pub mod pg;
 pub mod throttle;
 pub mod users;
 
@@ -40,11 +44,24 @@ pub fn schema_version() -> usize {
 /// The name of the database file inside the data dir.
 pub const DB_FILE: &str = "staffroom.sqlite3";
 
-/// A handle on the database: a small pool of connections used from the blocking thread pool.
+/// A handle on the database, embedded or the team's.
+#[derive(Clone, Debug)]
+pub enum Db {
+    Sqlite(Sqlite),
+    Postgres(pg::Postgres),
+}
+
+/// The embedded database: a small pool of connections used from the blocking thread pool.
 #[derive(Clone)]
-pub struct Db {
+pub struct Sqlite {
     pool: r2d2::Pool<SqliteConnectionManager>,
     path: PathBuf,
+}
+
+impl std::fmt::Debug for Sqlite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sqlite").field("path", &self.path).finish()
+    }
 }
 
 /// Why the database could not be opened.
@@ -72,8 +89,96 @@ fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
 }
 
 impl Db {
-    /// Opens (creating if needed) the database in `data_dir` and brings its schema up to date.
+    /// Opens (creating if needed) the embedded database in `data_dir` and brings its schema up to
+    /// date.
     pub fn open(data_dir: &Path) -> Result<Db, OpenError> {
+        Sqlite::open(data_dir).map(Db::Sqlite)
+    }
+
+    /// Connects to the team's PostgreSQL database at `url` and brings its schema up to date.
+    pub async fn open_postgres(url: &str) -> Result<Db, pg::OpenError> {
+        pg::Postgres::open(url).await.map(Db::Postgres)
+    }
+
+    /// The embedded database, for what only runs on it so far.
+    fn sqlite(&self) -> Result<&Sqlite> {
+        match self {
+            Db::Sqlite(db) => Ok(db),
+            Db::Postgres(_) => Err(Error::new(
+                crate::ErrorCode::Internal,
+                "this part of Staffroom does not run on PostgreSQL yet",
+            )),
+        }
+    }
+
+    /// The embedded database's file.
+    pub fn path(&self) -> Result<&Path> {
+        Ok(&self.sqlite()?.path)
+    }
+
+    /// Runs `f` with a connection of the embedded database on the blocking pool.
+    pub async fn call<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+    {
+        self.sqlite()?.call(f).await
+    }
+
+    /// Runs `f` inside one transaction of the embedded database on the blocking pool; it commits
+    /// only if `f` succeeds.
+    pub async fn transaction<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
+    {
+        self.sqlite()?.transaction(f).await
+    }
+
+    /// Runs `f` with a connection of the embedded database on the current thread (for the CLI
+    /// and tests outside a runtime).
+    pub fn call_blocking<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+        self.sqlite()?.call_blocking(f)
+    }
+
+    /// Sets a value in the `meta` table.
+    pub async fn set_meta(&self, key: &'static str, value: String) -> Result<()> {
+        match self {
+            Db::Sqlite(db) => db.set_meta(key, value).await,
+            Db::Postgres(db) => {
+                db.client()
+                    .await?
+                    .execute(
+                        "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = $2",
+                        &[&key, &value],
+                    )
+                    .await?;
+                Ok(())
+            }
+        }
+    }
+
+    /// A value from the `meta` table.
+    pub async fn meta(&self, key: &'static str) -> Result<Option<String>> {
+        match self {
+            Db::Sqlite(db) => db.meta(key).await,
+            Db::Postgres(db) => {
+                let row = db.client().await?.query_opt("SELECT value FROM meta WHERE key = $1", &[&key]).await?;
+                Ok(row.map(|row| row.get(0)))
+            }
+        }
+    }
+
+    /// The value of `key` in the embedded database's `meta` table, created with `make` the first
+    /// time it is asked for.
+    pub fn meta_or_insert_blocking(&self, key: &str, make: impl FnOnce() -> String) -> Result<String> {
+        self.sqlite()?.meta_or_insert_blocking(key, make)
+    }
+}
+
+impl Sqlite {
+    /// Opens (creating if needed) the database in `data_dir` and brings its schema up to date.
+    pub fn open(data_dir: &Path) -> Result<Sqlite, OpenError> {
         let path = data_dir.join(DB_FILE);
         let mut conn = Connection::open(&path).map_err(|source| OpenError::Sqlite { path: path.clone(), source })?;
         configure(&mut conn).map_err(|source| OpenError::Sqlite { path: path.clone(), source })?;
@@ -91,7 +196,7 @@ impl Db {
             .max_size(8)
             .build(manager)
             .map_err(|source| OpenError::Pool { path: path.clone(), source })?;
-        Ok(Db { pool, path })
+        Ok(Sqlite { pool, path })
     }
 
     /// The database file.

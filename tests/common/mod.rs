@@ -313,3 +313,4 @@ pub fn bad_fields(body: &Value) -> Vec<String> {
         .map(|f| f.iter().map(|e| e["field"].as_str().unwrap_or("").to_string()).collect())
         .unwrap_or_default()
 }
+pub mod pg;

@@ -1,0 +1,122 @@
+//! PostgreSQL storage for team mode (SPEC section 10): a pool of connections to one database
+//! that any number of replicas share, and PostgreSQL's own versioned migrations, applied by one
+//! replica at a time under an advisory lock.
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use tokio_postgres::NoTls;
+
+use crate::error::{Error, Result};
+
+/// PostgreSQL's schema, one SQL file per version, in order; additive only.
+const MIGRATION_FILES: &[&str] = &[include_str!("../../migrations/postgres/0001_foundation.sql")];
+
+/// The schema version this binary knows.
+pub fn schema_version() -> i64 {
+    MIGRATION_FILES.len() as i64
+}
+
+/// The advisory lock key migrations run under ("staffroom" as bytes, so that it is ours).
+const MIGRATION_LOCK: i64 = 0x7374_6166_6672_6f6f;
+
+/// How many connections one replica keeps at most.
+const POOL_SIZE: usize = 16;
+
+/// Why the database could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("the database URL is not one PostgreSQL understands: {0}")]
+    Url(tokio_postgres::Error),
+    #[error("cannot reach the database: {0}")]
+    Connect(String),
+    #[error("the database was written by a newer Staffroom (schema {found}, this build knows {known}); upgrade every replica")]
+    TooNew { found: i64, known: i64 },
+    #[error("cannot migrate the database: {0}")]
+    Migration(tokio_postgres::Error),
+}
+
+/// A handle on the team's database.
+#[derive(Clone)]
+pub struct Postgres {
+    pool: Pool,
+}
+
+impl std::fmt::Debug for Postgres {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the URL: it may carry a password.
+        f.write_str("Postgres")
+    }
+}
+
+impl From<tokio_postgres::Error> for Error {
+    fn from(err: tokio_postgres::Error) -> Self {
+        Error::internal("database", err)
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for Error {
+    fn from(err: deadpool_postgres::PoolError) -> Self {
+        Error::internal("database pool", err)
+    }
+}
+
+impl Postgres {
+    /// Connects to the database at `url` (a `postgres://` URL or key=value string) and brings its
+    /// schema up to date.
+    pub async fn open(url: &str) -> Result<Postgres, OpenError> {
+        let config: tokio_postgres::Config = url.parse().map_err(OpenError::Url)?;
+        let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .build()
+            .map_err(|e| OpenError::Connect(e.to_string()))?;
+        let db = Postgres { pool };
+        db.migrate().await?;
+        Ok(db)
+    }
+
+    /// Applies the migrations this database has not had yet, one replica at a time: the others
+    /// wait on the lock, then find nothing left to do.
+    async fn migrate(&self) -> Result<(), OpenError> {
+        let mut client = self.pool.get().await.map_err(|e| OpenError::Connect(e.to_string()))?;
+        client.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK]).await.map_err(OpenError::Migration)?;
+        let outcome = async {
+            client
+                .batch_execute(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations (
+                        version    BIGINT PRIMARY KEY,
+                        applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                    )",
+                )
+                .await
+                .map_err(OpenError::Migration)?;
+            let found: i64 = client
+                .query_one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", &[])
+                .await
+                .map_err(OpenError::Migration)?
+                .get(0);
+            if found > schema_version() {
+                return Err(OpenError::TooNew { found, known: schema_version() });
+            }
+            for (index, sql) in MIGRATION_FILES.iter().enumerate().skip(found as usize) {
+                let version = index as i64 + 1;
+                let tx = client.transaction().await.map_err(OpenError::Migration)?;
+                tx.batch_execute(sql).await.map_err(OpenError::Migration)?;
+                tx.execute("INSERT INTO schema_migrations (version) VALUES ($1)", &[&version])
+                    .await
+                    .map_err(OpenError::Migration)?;
+                tx.commit().await.map_err(OpenError::Migration)?;
+                tracing::info!(version, "database migrated");
+            }
+            Ok(())
+        }
+        .await;
+        // Unlocked whatever happened (a connection returned to the pool keeps its session locks).
+        let _ = client.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]).await;
+        outcome
+    }
+
+    /// A connection from the pool.
+    pub async fn client(&self) -> Result<deadpool_postgres::Object> {
+        Ok(self.pool.get().await?)
+    }
+}
