@@ -543,7 +543,8 @@ async fn a_browser_step_elsewhere_signs_the_server_in_to_google() {
     assert_eq!(status, 201);
     let clerk = app.sign_in("clerk@staffroom.test", "a long and unusual clerk passphrase").await;
     let step = staffroom::docs::oauth::BrowserStep::start().await.unwrap();
-    let request = json!({ "redirectUri": step.redirect_uri, "codeChallenge": step.code_challenge, "state": step.state });
+    let request =
+        json!({ "redirectUri": step.redirect_uri, "codeChallenge": step.code_challenge, "state": step.state });
     let refused =
         client().post(format!("{}/api/docs/google/authorization", app.base)).bearer_auth(&clerk).json(&request);
     assert_eq!(refused.send().await.unwrap().status(), 403);
@@ -574,18 +575,18 @@ async fn a_browser_step_elsewhere_signs_the_server_in_to_google() {
 
     // The simulator spends a code on any exchange, as Google does; start again and hand it over.
     let step = staffroom::docs::oauth::BrowserStep::start().await.unwrap();
-    let request = json!({ "redirectUri": step.redirect_uri, "codeChallenge": step.code_challenge, "state": step.state });
-    let url = url::Url::parse(app.post("/api/docs/google/authorization", request).await.1["url"].as_str().unwrap())
-        .unwrap();
+    let request =
+        json!({ "redirectUri": step.redirect_uri, "codeChallenge": step.code_challenge, "state": step.state });
+    let url =
+        url::Url::parse(app.post("/api/docs/google/authorization", request).await.1["url"].as_str().unwrap()).unwrap();
     let page = browser.get(url.as_str()).send().await.unwrap().text().await.unwrap();
     let href = page.split("id=\"allow\" href=\"").nth(1).unwrap().split('"').next().unwrap().replace("&amp;", "&");
-    let back = browser.get(url.join(&href).unwrap()).send().await.unwrap().headers()["location"]
-        .to_str()
-        .unwrap()
-        .to_string();
+    let back =
+        browser.get(url.join(&href).unwrap()).send().await.unwrap().headers()["location"].to_str().unwrap().to_string();
     tokio::spawn(reqwest::get(back));
     let code = step.finish(std::time::Duration::from_secs(10)).await.unwrap();
-    let handed = json!({ "code": code.code.expose(), "codeVerifier": code.verifier.expose(), "redirectUri": code.redirect_uri });
+    let handed =
+        json!({ "code": code.code.expose(), "codeVerifier": code.verifier.expose(), "redirectUri": code.redirect_uri });
     let (status, body) = app.post("/api/docs/google/code", handed).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!((body["signedIn"].as_bool(), body["kind"].as_str()), (Some(true), Some("oauth")), "{body}");

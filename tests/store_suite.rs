@@ -5,8 +5,32 @@
 mod common;
 
 use staffroom::audit::{Audit, AuditAction};
+use staffroom::auth::validate::LoginInput;
+use staffroom::auth::{Actor, AuthService, LoginError, NewUser};
+use staffroom::secrets::Secret;
 use staffroom::store::audit::NewAuditEntry;
+use staffroom::store::users::Role;
 use staffroom::store::Db;
+
+/// A signing key both replicas share (base64url of 32 bytes; it guards nothing).
+const KEY: &str = "c3RvcmUgc3VpdGU6IGEgMzItYnl0ZSB0ZXN0IGtleSE";
+const PASSWORD: &str = "a long and unusual store passphrase";
+
+/// The account service over `db`: as one replica of a team sees it.
+fn accounts(db: &Db) -> AuthService {
+    let keys = staffroom::auth::token::TokenKeys::from_secret(&Secret::new(KEY)).unwrap();
+    AuthService::new(db.clone(), keys, Default::default(), 4, Audit::new(db.clone()))
+}
+
+fn login(email: &str, password: &str) -> LoginInput {
+    LoginInput { email: email.into(), password: Secret::new(password) }
+}
+
+async fn admin(service: &AuthService) -> Actor {
+    service.create_first_admin("Ada@Example.com".into(), "Ada".into(), Secret::new(PASSWORD)).await.unwrap();
+    let signed_in = service.login(login("ada@example.com", PASSWORD), "10.0.0.1").await.ok().unwrap();
+    Actor::Staff(service.authenticate(&signed_in.token).await.unwrap())
+}
 
 /// A database of the backend named, fresh and migrated; the guard keeps a SQLite file alive.
 async fn open(backend: &str) -> (Option<tempfile::TempDir>, Db) {
@@ -39,7 +63,125 @@ macro_rules! on_both_stores {
     )*};
 }
 
-on_both_stores!(meta_values_are_kept_and_replaced, audit_entries_page_newest_first, audit_prunes_before_a_cutoff);
+on_both_stores!(
+    meta_values_are_kept_and_replaced,
+    audit_entries_page_newest_first,
+    audit_prunes_before_a_cutoff,
+    accounts_and_sessions_live_and_end,
+    guesses_lock_the_address_and_then_the_account,
+    guesses_sent_at_once_cannot_outrun_the_lock,
+);
+
+async fn accounts_and_sessions_live_and_end(db: Db) {
+    let service = accounts(&db);
+    assert!(service.needs_first_admin().await.unwrap());
+    let admin = admin(&service).await;
+    assert!(!service.needs_first_admin().await.unwrap());
+    let clerk = NewUser {
+        email: "clerk@example.com".into(),
+        name: "Clerk".into(),
+        role: Role::Staff,
+        password: Secret::new(PASSWORD),
+    };
+    service.add_user(&admin, clerk).await.unwrap();
+    let taken = NewUser {
+        email: "CLERK@example.com".into(),
+        name: "Other".into(),
+        role: Role::Staff,
+        password: Secret::new(PASSWORD),
+    };
+    let refused = service.add_user(&admin, taken).await.unwrap_err();
+    assert_eq!(refused.code, staffroom::ErrorCode::InvalidRequest, "an email is one account whatever its case");
+    let listed = service.list_users(&admin).await.unwrap();
+    let emails: Vec<&str> = listed.iter().map(|u| u.email.as_str()).collect();
+    assert_eq!(emails, ["Ada@Example.com", "clerk@example.com"]);
+    assert!(listed.iter().all(|u| !u.locked && !u.disabled));
+
+    // A session: its token works, a refresh replaces it, sign-out ends it.
+    let first = service.login(login("CLERK@EXAMPLE.COM", PASSWORD), "10.0.0.2").await.ok().unwrap();
+    assert_eq!(service.authenticate(&first.token).await.unwrap().email, "clerk@example.com");
+    let second = service.refresh(&first.token).await.unwrap();
+    assert!(service.authenticate(&first.token).await.is_err(), "a refreshed token stops");
+    assert!(service.refresh(&first.token).await.is_err(), "and cannot be refreshed twice");
+    service.logout(&second.token).await.unwrap();
+    assert!(service.authenticate(&second.token).await.is_err());
+
+    // Disabling ends every session at once; a new password too.
+    let third = service.login(login("clerk@example.com", PASSWORD), "10.0.0.2").await.ok().unwrap();
+    service.set_disabled(&admin, "clerk@example.com", true).await.unwrap();
+    assert!(service.authenticate(&third.token).await.is_err());
+    assert!(matches!(
+        service.login(login("clerk@example.com", PASSWORD), "10.0.0.2").await,
+        Err(LoginError::InvalidCredentials)
+    ));
+    service.set_disabled(&admin, "clerk@example.com", false).await.unwrap();
+    let fourth = service.login(login("clerk@example.com", PASSWORD), "10.0.0.2").await.ok().unwrap();
+    let renewed = "another long and unusual passphrase";
+    service.set_password(&admin, "clerk@example.com", Secret::new(renewed)).await.unwrap();
+    assert!(service.authenticate(&fourth.token).await.is_err());
+    assert!(service.login(login("clerk@example.com", renewed), "10.0.0.2").await.is_ok());
+}
+
+async fn guesses_lock_the_address_and_then_the_account(db: Db) {
+    let service = accounts(&db);
+    let admin = admin(&service).await;
+    let clerk = NewUser {
+        email: "clerk@example.com".into(),
+        name: "Clerk".into(),
+        role: Role::Staff,
+        password: Secret::new(PASSWORD),
+    };
+    service.add_user(&admin, clerk).await.unwrap();
+    for _ in 0..5 {
+        let wrong = service.login(login("clerk@example.com", "wrong"), "203.0.113.9").await;
+        assert!(matches!(wrong, Err(LoginError::InvalidCredentials)));
+    }
+    // Locked at that address, even for the right password; not at another.
+    let refused = service.login(login("clerk@example.com", PASSWORD), "203.0.113.9").await;
+    assert!(
+        matches!(refused, Err(LoginError::Throttled { retry_after: 1..=30 })),
+        "{:?}",
+        refused.err().map(|e| format!("{e:?}"))
+    );
+    assert!(service.login(login("clerk@example.com", PASSWORD), "198.51.100.7").await.is_ok());
+    assert!(service.list_users(&admin).await.unwrap().iter().any(|u| u.email == "clerk@example.com" && u.locked));
+    let audit = Audit::new(db.clone()).list(50, None).await.unwrap();
+    let throttled: Vec<_> = audit.iter().filter(|e| e.outcome == "throttled").collect();
+    assert_eq!(throttled.len(), 1, "one audit entry per lock");
+
+    // The account ceiling: failures from many addresses lock it everywhere.
+    for n in 0..15 {
+        let _ = service.login(login("clerk@example.com", "wrong"), &format!("192.0.2.{n}")).await;
+    }
+    let everywhere = service.login(login("clerk@example.com", PASSWORD), "198.51.100.7").await;
+    assert!(matches!(everywhere, Err(LoginError::Throttled { retry_after: 3600 })));
+    let audit = Audit::new(db.clone()).list(100, None).await.unwrap();
+    assert!(audit.iter().any(|e| e.action == "auth.account_locked"), "the account lock is audited");
+
+    // An admin's unlock lifts every lock.
+    service.unlock(&admin, "clerk@example.com").await.unwrap();
+    assert!(service.login(login("clerk@example.com", PASSWORD), "203.0.113.9").await.is_ok());
+}
+
+async fn guesses_sent_at_once_cannot_outrun_the_lock(db: Db) {
+    let service = accounts(&db);
+    let admin = admin(&service).await;
+    let clerk = NewUser {
+        email: "clerk@example.com".into(),
+        name: "Clerk".into(),
+        role: Role::Staff,
+        password: Secret::new(PASSWORD),
+    };
+    service.add_user(&admin, clerk).await.unwrap();
+    let guesses = (0..16).map(|_| {
+        let service = service.clone();
+        async move { service.login(login("clerk@example.com", "wrong"), "203.0.113.50").await }
+    });
+    let answers = futures::future::join_all(guesses).await;
+    let checked = answers.iter().filter(|a| matches!(a, Err(LoginError::InvalidCredentials))).count();
+    let throttled = answers.iter().filter(|a| matches!(a, Err(LoginError::Throttled { .. }))).count();
+    assert_eq!((checked, throttled), (5, 11), "only five guesses reach the hasher");
+}
 
 async fn meta_values_are_kept_and_replaced(db: Db) {
     assert_eq!(db.meta("audit_retention_days").await.unwrap(), None);
@@ -60,7 +202,10 @@ async fn audit_entries_page_newest_first(db: Db) {
     let first = audit.list(5, None).await.unwrap();
     let targets: Vec<Option<&str>> = first.iter().map(|e| e.target.as_deref()).collect();
     assert_eq!(targets, [None, Some("order-6"), Some("order-5"), Some("order-4"), Some("order-3")]);
-    assert_eq!((first[0].actor.as_str(), first[0].action.as_str(), first[0].outcome.as_str()), ("cli", "users.disable", "failure"));
+    assert_eq!(
+        (first[0].actor.as_str(), first[0].action.as_str(), first[0].outcome.as_str()),
+        ("cli", "users.disable", "failure")
+    );
     let detail: serde_json::Value = serde_json::from_str(first[4].detail.as_deref().unwrap()).unwrap();
     assert_eq!(detail["note"], "quote \" and ünïcode 🧾");
     assert!(first.windows(2).all(|w| w[0].id > w[1].id && w[0].at >= w[1].at));
@@ -96,7 +241,11 @@ async fn audit_prunes_before_a_cutoff(db: Db) {
 async fn postgres_replicas_starting_together_migrate_once() {
     let url = common::pg::cluster().database();
     let opened = futures::future::join_all((0..4).map(|_| Db::open_postgres(&url))).await;
-    assert!(opened.iter().all(Result::is_ok), "{:?}", opened.iter().filter_map(|r| r.as_ref().err()).collect::<Vec<_>>());
+    assert!(
+        opened.iter().all(Result::is_ok),
+        "{:?}",
+        opened.iter().filter_map(|r| r.as_ref().err()).collect::<Vec<_>>()
+    );
     let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(connection);
     let versions: i64 = client.query_one("SELECT count(*) FROM schema_migrations", &[]).await.unwrap().get(0);
@@ -106,6 +255,34 @@ async fn postgres_replicas_starting_together_migrate_once() {
     client.execute("INSERT INTO schema_migrations (version) VALUES (999)", &[]).await.unwrap();
     let refused = Db::open_postgres(&url).await.expect_err("a newer schema must be refused");
     assert!(refused.to_string().contains("newer Staffroom"), "{refused}");
+}
+
+/// Two replicas on one database: a session started on one is live on the other, and a lock set
+/// on one holds on the other.
+#[tokio::test]
+async fn two_replicas_share_sessions_and_locks() {
+    let url = common::pg::cluster().database();
+    let (a, b) = (Db::open_postgres(&url).await.unwrap(), Db::open_postgres(&url).await.unwrap());
+    let (replica_a, replica_b) = (accounts(&a), accounts(&b));
+    let admin = admin(&replica_a).await;
+    let clerk = NewUser {
+        email: "clerk@example.com".into(),
+        name: "Clerk".into(),
+        role: Role::Staff,
+        password: Secret::new(PASSWORD),
+    };
+    replica_a.add_user(&admin, clerk).await.unwrap();
+
+    let signed_in = replica_a.login(login("clerk@example.com", PASSWORD), "10.0.0.2").await.ok().unwrap();
+    assert_eq!(replica_b.authenticate(&signed_in.token).await.unwrap().email, "clerk@example.com");
+    replica_b.logout(&signed_in.token).await.unwrap();
+    assert!(replica_a.authenticate(&signed_in.token).await.is_err(), "signed out on B is signed out on A");
+
+    for _ in 0..5 {
+        let _ = replica_a.login(login("clerk@example.com", "wrong"), "203.0.113.9").await;
+    }
+    let on_b = replica_b.login(login("clerk@example.com", PASSWORD), "203.0.113.9").await;
+    assert!(matches!(on_b, Err(LoginError::Throttled { .. })), "a lock started on A holds on B");
 }
 
 #[tokio::test]

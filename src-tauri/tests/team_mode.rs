@@ -85,10 +85,7 @@ impl Desktop {
     }
 
     fn over_state(core: staffroom::Core, state: DesktopState) -> Desktop {
-        let app = with_commands(mock_builder())
-            .manage(state)
-            .build(mock_context(noop_assets()))
-            .unwrap();
+        let app = with_commands(mock_builder()).manage(state).build(mock_context(noop_assets())).unwrap();
         let (sender, events) = mpsc::channel();
         for name in ["webhook", "team-server", "session-expired"] {
             let sender = sender.clone();
@@ -240,7 +237,9 @@ fn an_admin_signs_the_team_server_in_to_google_from_the_desktop() {
         state.with_browser(std::sync::Arc::new(move |url: &str| {
             let url = url.to_string();
             let opened = opened.clone();
-            tauri::async_runtime::spawn(async move { opened.send((url.clone(), allow_in_browser(url).await)).unwrap() });
+            tauri::async_runtime::spawn(
+                async move { opened.send((url.clone(), allow_in_browser(url).await)).unwrap() },
+            );
             Ok(())
         }))
     });

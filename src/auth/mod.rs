@@ -17,8 +17,9 @@ use crate::audit::Audit;
 use crate::config::SessionLimits;
 use crate::error::{Error, ErrorCode, FieldError, Result};
 use crate::secrets::Secret;
+use crate::store::accounts::SessionCheck;
 use crate::store::throttle;
-use crate::store::users::{self, Role, SessionRecord, UserRecord};
+use crate::store::users::{Role, SessionRecord, UserRecord};
 use crate::store::Db;
 use crate::time::{now_rfc3339, now_unix, unix_to_rfc3339};
 
@@ -230,24 +231,16 @@ impl AuthService {
     /// whatever the account's state (unknown, disabled and wrong passwords look the same).
     pub async fn login(&self, input: LoginInput, address: &str) -> Result<AuthResponse, LoginError> {
         let now = now_unix();
-        let reservation = {
-            let (email, address) = (input.email.clone(), address.to_string());
-            self.db.call(move |conn| throttle::reserve(conn, &email, &address, now)).await?
-        };
+        let reservation = self.db.reserve_sign_in(&input.email, address, now).await?;
         if let throttle::Reservation::Refused { retry_after } = reservation {
             return Err(LoginError::Throttled { retry_after });
         }
-        let user = {
-            let email = input.email.clone();
-            self.db.call(move |conn| users::find_by_email(conn, &email)).await?
-        };
+        let user = self.db.user_by_email(&input.email).await?;
         let verified = self.hasher.verify(&input.password, user.as_ref().map(|u| u.password_hash.as_str())).await?;
         let user = match user {
             Some(user) if verified.matches && !user.disabled => user,
             other => {
-                let (email, from) = (input.email.clone(), address.to_string());
-                let account_locked =
-                    self.db.call(move |conn| throttle::record(conn, &email, &from, now, false)).await?;
+                let account_locked = self.db.record_failed_sign_in(&input.email, address, now).await?;
                 let reason = match other {
                     None => "unknown email",
                     Some(u) if u.disabled => "account disabled",
@@ -277,23 +270,7 @@ impl AuthService {
             revoked_at: None,
             token_id: Some(new_token_id()),
         };
-        {
-            let (session, user_id, email, from) =
-                (session.clone(), user.id.clone(), input.email.clone(), address.to_string());
-            self.db
-                .call(move |conn| {
-                    throttle::record(conn, &email, &from, now, true)?;
-                    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                    if let Some(hash) = new_hash {
-                        users::set_password_hash(&tx, &user_id, &hash, &now_rfc3339(), false)?;
-                    }
-                    users::prune_sessions(&tx, now)?;
-                    users::insert_session(&tx, &session)?;
-                    tx.commit()?;
-                    Ok(())
-                })
-                .await?;
-        }
+        self.db.start_session(&input.email, address, new_hash, session.clone(), now).await?;
         if verified.needs_upgrade {
             tracing::info!(user = %user.id, "password hash upgraded to current parameters");
         }
@@ -334,8 +311,7 @@ impl AuthService {
     ) -> Result<AuthResponse> {
         let now = now_unix();
         let fresh = new_token_id();
-        let (sid, old, new) = (session.id.clone(), claims.jti.clone(), fresh.clone());
-        let rotated = self.db.call(move |conn| users::rotate_token(conn, &sid, &old, &new, now)).await?;
+        let rotated = self.db.rotate_token(&session.id, &claims.jti, &fresh, now).await?;
         if !rotated {
             // Another refresh of this same token won: this one is already old.
             return Err(Error::unauthorized("Your session has ended; sign in again"));
@@ -362,8 +338,7 @@ impl AuthService {
     pub async fn unlock(&self, actor: &Actor, email: &str) -> Result<UserDto> {
         actor.require_admin()?;
         let user = self.find(email).await?;
-        let key = user.email.clone();
-        let lifted = self.db.call(move |conn| throttle::unlock(conn, &key)).await?;
+        let lifted = self.db.unlock_sign_in(&user.email).await?;
         self.audit
             .record(
                 actor.audit_name(),
@@ -396,23 +371,8 @@ impl AuthService {
     ) -> Result<(StaffIdentity, UserRecord, SessionRecord)> {
         let now = now_unix();
         let idle = self.limits.idle.as_secs() as i64;
-        let sid = claims.sid.clone();
-        let found = self
-            .db
-            .call(move |conn| {
-                let Some(session) = users::find_session(conn, &sid)? else { return Ok(None) };
-                let Some(user) = users::find_by_id(conn, &session.user_id)? else { return Ok(None) };
-                let live = session.revoked_at.is_none()
-                    && now < session.expires_at
-                    && now - session.last_seen_at <= idle
-                    && !user.disabled;
-                // Only a live session is marked as used: touching a dead one would revive it.
-                if touch && live && now - session.last_seen_at >= TOUCH_EVERY_SECS {
-                    users::touch_session(conn, &sid, now)?;
-                }
-                Ok(live.then_some((user, session)))
-            })
-            .await?;
+        let check = SessionCheck { idle_secs: idle, touch_after_secs: touch.then_some(TOUCH_EVERY_SECS) };
+        let found = self.db.live_session(&claims.sid, now, check).await?;
         // The session's own user, and its current token: a token a refresh replaced is dead.
         let current = |session: &SessionRecord| {
             session.user_id == claims.sub && session.token_id.as_deref() == Some(claims.jti.as_str())
@@ -441,7 +401,7 @@ impl AuthService {
     pub async fn logout(&self, token: &str) -> Result<()> {
         let (identity, _, session) = self.live_session(token).await?;
         let now = now_unix();
-        self.db.call(move |conn| users::revoke_session(conn, &session.id, now)).await?;
+        self.db.revoke_session(&session.id, now).await?;
         self.audit
             .record(&identity.email, crate::audit::AuditAction::SignOut, Some(&identity.email), "success", None)
             .await;
@@ -450,13 +410,12 @@ impl AuthService {
 
     /// Whether an account with this email exists.
     pub async fn has_user(&self, email: &str) -> Result<bool> {
-        let email = email.to_string();
-        Ok(self.db.call(move |conn| users::find_by_email(conn, &email)).await?.is_some())
+        Ok(self.db.user_by_email(email).await?.is_some())
     }
 
     /// Whether no account exists yet (the first run asks for the first admin).
     pub async fn needs_first_admin(&self) -> Result<bool> {
-        Ok(self.db.call(|conn| users::count(conn)).await? == 0)
+        Ok(self.db.user_count().await? == 0)
     }
 
     /// Creates the first admin; refused once any account exists.
@@ -496,8 +455,7 @@ impl AuthService {
             created_at: now.clone(),
             updated_at: now,
         };
-        let insert = record.clone();
-        let outcome = self.db.call(move |conn| users::insert(conn, &insert)).await;
+        let outcome = self.db.insert_user(record.clone()).await;
         let label = if outcome.is_ok() { "success" } else { "failure" };
         self.audit
             .record(
@@ -516,23 +474,16 @@ impl AuthService {
     pub async fn list_users(&self, actor: &Actor) -> Result<Vec<UserDto>> {
         actor.require_admin()?;
         let now = now_unix();
-        self.db
-            .call(move |conn| {
-                users::list(conn)?
-                    .iter()
-                    .map(|u| Ok(UserDto { locked: throttle::is_locked(conn, &u.email, now)?, ..UserDto::from(u) }))
-                    .collect()
-            })
-            .await
+        let listed = self.db.users_with_locks(now).await?;
+        Ok(listed.iter().map(|(user, locked)| UserDto { locked: *locked, ..UserDto::from(user) }).collect())
     }
 
     async fn find(&self, email: &str) -> Result<UserRecord> {
-        let email = email.trim().to_string();
-        let shown = email.clone();
+        let email = email.trim();
         self.db
-            .call(move |conn| users::find_by_email(conn, &email))
+            .user_by_email(email)
             .await?
-            .ok_or_else(|| Error::not_found(format!("No account with the email {shown}")))
+            .ok_or_else(|| Error::not_found(format!("No account with the email {email}")))
     }
 
     /// Disables or enables an account; disabling ends all its sessions at once.
@@ -544,18 +495,7 @@ impl AuthService {
                 return Err(Error::conflict("You cannot disable your own account", None));
             }
         }
-        let id = user.id.clone();
-        let revoked = self
-            .db
-            .transaction(move |tx| {
-                users::set_disabled(tx, &id, disabled, &now_rfc3339())?;
-                if disabled {
-                    users::revoke_user_sessions(tx, &id, now_unix())
-                } else {
-                    Ok(0)
-                }
-            })
-            .await?;
+        let revoked = self.db.set_user_disabled(&user.id, disabled, now_unix()).await?;
         user.disabled = disabled;
         let action =
             if disabled { crate::audit::AuditAction::UserDisable } else { crate::audit::AuditAction::UserEnable };
@@ -577,19 +517,8 @@ impl AuthService {
             return Err(Error::invalid_field("password", reason));
         }
         let hash = self.hasher.hash(&password).await?;
-        let id = user.id.clone();
-        let revoked = self
-            .db
-            .transaction({
-                let email = user.email.clone();
-                move |tx| {
-                    users::set_password_hash(tx, &id, &hash, &now_rfc3339(), true)?;
-                    // A new password is a fresh start: no lock from guesses at the old one.
-                    throttle::unlock(tx, &email)?;
-                    users::revoke_user_sessions(tx, &id, now_unix())
-                }
-            })
-            .await?;
+        // A new password is a fresh start: no lock from guesses at the old one.
+        let revoked = self.db.set_user_password(&user.id, &user.email, hash, now_unix()).await?;
         self.audit
             .record(
                 actor.audit_name(),

@@ -312,9 +312,10 @@ impl GoogleAuth {
     /// Exchanges an authorization code (with its PKCE verifier and the redirect it was sent to)
     /// for a token set, and keeps it.
     pub async fn exchange_code(&self, code: &BrowserCode) -> Result<()> {
-        let client = self.oauth_client().await?.set_redirect_uri(
-            RedirectUrl::new(code.redirect_uri.clone()).map_err(|e| Error::internal("redirect", e))?,
-        );
+        let client = self
+            .oauth_client()
+            .await?
+            .set_redirect_uri(RedirectUrl::new(code.redirect_uri.clone()).map_err(|e| Error::internal("redirect", e))?);
         let answer = client
             .exchange_code(AuthorizationCode::new(code.code.expose().to_string()))
             .set_pkce_verifier(PkceCodeVerifier::new(code.verifier.expose().to_string()))

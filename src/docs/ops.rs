@@ -529,7 +529,10 @@ impl Operation for GoogleSignOut {
 pub struct AuthorizationRequest {
     /// The browser step's own loopback listener: `http://127.0.0.1:PORT/` or `http://[::1]:PORT/`
     /// (the full check is `oauth::is_loopback_redirect`).
-    #[schema(max_length = 200, pattern = r"^http://(127\.0\.0\.1|\[::1\]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])/$")]
+    #[schema(
+        max_length = 200,
+        pattern = r"^http://(127\.0\.0\.1|\[::1\]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])/$"
+    )]
     pub redirect_uri: String,
     /// PKCE S256: the base64url SHA-256 of the verifier the browser step keeps.
     #[schema(pattern = "^[A-Za-z0-9_-]{43}$")]
@@ -545,7 +548,10 @@ impl Request for AuthorizationRequest {
         fields.only(&["redirectUri", "codeChallenge", "state"], "is not a field of an authorization request");
         let redirect_uri = fields.required_string("redirectUri").unwrap_or_default().to_string();
         if fields.value("redirectUri").is_some_and(|v| v.is_string()) && !oauth::is_loopback_redirect(&redirect_uri) {
-            fields.problem("redirectUri", "must be http://127.0.0.1:PORT/ or http://[::1]:PORT/ (this computer's own listener)");
+            fields.problem(
+                "redirectUri",
+                "must be http://127.0.0.1:PORT/ or http://[::1]:PORT/ (this computer's own listener)",
+            );
         }
         let code_challenge = fields.required_string("codeChallenge").unwrap_or_default().to_string();
         if fields.value("codeChallenge").is_some_and(|v| v.is_string()) && !oauth::is_pkce_challenge(&code_challenge) {
@@ -581,7 +587,10 @@ pub struct CodeRequest {
     #[ts(type = "string")]
     pub code_verifier: Secret,
     /// The redirect the code was sent to, exactly as in the authorization request.
-    #[schema(max_length = 200, pattern = r"^http://(127\.0\.0\.1|\[::1\]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])/$")]
+    #[schema(
+        max_length = 200,
+        pattern = r"^http://(127\.0\.0\.1|\[::1\]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])/$"
+    )]
     pub redirect_uri: String,
 }
 
@@ -599,7 +608,10 @@ impl Request for CodeRequest {
         }
         let redirect_uri = fields.required_string("redirectUri").unwrap_or_default().to_string();
         if fields.value("redirectUri").is_some_and(|v| v.is_string()) && !oauth::is_loopback_redirect(&redirect_uri) {
-            fields.problem("redirectUri", "must be http://127.0.0.1:PORT/ or http://[::1]:PORT/ (this computer's own listener)");
+            fields.problem(
+                "redirectUri",
+                "must be http://127.0.0.1:PORT/ or http://[::1]:PORT/ (this computer's own listener)",
+            );
         }
         fields.finish(|| CodeRequest { code: Secret::new(code), code_verifier: Secret::new(verifier), redirect_uri })
     }

@@ -76,19 +76,6 @@ pub fn prune(conn: &Connection, cutoff: &str) -> Result<usize> {
     Ok(conn.execute("DELETE FROM audit_log WHERE at < ?1", [cutoff])?)
 }
 
-/// Reads a PostgreSQL row of `audit_log` (the columns in [`list`]'s order).
-fn entry_of(row: &tokio_postgres::Row) -> AuditEntry {
-    AuditEntry {
-        id: row.get(0),
-        at: row.get(1),
-        actor: row.get(2),
-        action: row.get(3),
-        target: row.get(4),
-        outcome: row.get(5),
-        detail: row.get(6),
-    }
-}
-
 impl super::Db {
     /// Appends an entry in a transaction of its own.
     pub async fn append_audit(&self, entry: NewAuditEntry<'_>) -> Result<()> {
@@ -105,24 +92,7 @@ impl super::Db {
                 })
                 .await
             }
-            super::Db::Postgres(db) => {
-                let detail = entry.detail.as_ref().map(|d| d.to_string());
-                db.client()
-                    .await?
-                    .execute(
-                        "INSERT INTO audit_log (at, actor, action, target, outcome, detail) VALUES ($1, $2, $3, $4, $5, $6)",
-                        &[
-                            &crate::time::now_rfc3339(),
-                            &entry.actor,
-                            &entry.action.as_str(),
-                            &entry.target,
-                            &entry.outcome,
-                            &detail,
-                        ],
-                    )
-                    .await?;
-                Ok(())
-            }
+            super::Db::Postgres(db) => super::pg::audit::append(&db.client().await?, &entry).await.map(drop),
         }
     }
 
@@ -130,18 +100,7 @@ impl super::Db {
     pub async fn audit_entries(&self, limit: u32, before: Option<i64>) -> Result<Vec<AuditEntry>> {
         match self {
             super::Db::Sqlite(_) => self.call(move |conn| list(conn, limit, before)).await,
-            super::Db::Postgres(db) => {
-                let rows = db
-                    .client()
-                    .await?
-                    .query(
-                        "SELECT id, at, actor, action, target, outcome, detail FROM audit_log
-                         WHERE $1::BIGINT IS NULL OR id < $1 ORDER BY id DESC LIMIT $2",
-                        &[&before, &i64::from(limit)],
-                    )
-                    .await?;
-                Ok(rows.iter().map(entry_of).collect())
-            }
+            super::Db::Postgres(db) => super::pg::audit::list(&db.client().await?, limit, before).await,
         }
     }
 
@@ -149,10 +108,7 @@ impl super::Db {
     pub async fn prune_audit(&self, cutoff: String) -> Result<usize> {
         match self {
             super::Db::Sqlite(_) => self.call(move |conn| prune(conn, &cutoff)).await,
-            super::Db::Postgres(db) => {
-                let pruned = db.client().await?.execute("DELETE FROM audit_log WHERE at < $1", &[&cutoff]).await?;
-                Ok(pruned as usize)
-            }
+            super::Db::Postgres(db) => super::pg::audit::prune(&db.client().await?, &cutoff).await,
         }
     }
 }

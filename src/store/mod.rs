@@ -4,6 +4,7 @@
 //! A store written for both matches on [`Db`]; one not yet ported to PostgreSQL uses
 //! [`Db::call`], which only SQLite answers.
 
+pub mod accounts;
 pub mod audit;
 pub mod docs;
 pub mod payments;
@@ -104,10 +105,9 @@ impl Db {
     fn sqlite(&self) -> Result<&Sqlite> {
         match self {
             Db::Sqlite(db) => Ok(db),
-            Db::Postgres(_) => Err(Error::new(
-                crate::ErrorCode::Internal,
-                "this part of Staffroom does not run on PostgreSQL yet",
-            )),
+            Db::Postgres(_) => {
+                Err(Error::new(crate::ErrorCode::Internal, "this part of Staffroom does not run on PostgreSQL yet"))
+            }
         }
     }
 

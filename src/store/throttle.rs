@@ -18,7 +18,7 @@ pub const ACCOUNT_CEILING: i64 = 20;
 /// The window of the account ceiling.
 pub const CEILING_WINDOW_SECS: i64 = 3600;
 /// How long the `Retry-After` of an account lock says (it lasts until an admin unlocks it).
-const ACCOUNT_LOCK_RETRY_SECS: u64 = 3600;
+pub(crate) const ACCOUNT_LOCK_RETRY_SECS: u64 = 3600;
 
 /// Whether an attempt may go to the hasher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

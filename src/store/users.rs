@@ -24,7 +24,7 @@ impl Role {
         }
     }
 
-    fn parse(value: &str) -> Role {
+    pub(crate) fn parse(value: &str) -> Role {
         if value == "admin" {
             Role::Admin
         } else {

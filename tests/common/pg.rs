@@ -52,7 +52,11 @@ fn run(mut command: Command, what: &str) -> Result<(), String> {
     if output.status.success() {
         Ok(())
     } else {
-        Err(format!("{what} failed: {}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+        Err(format!(
+            "{what} failed: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ))
     }
 }
 
@@ -82,10 +86,14 @@ impl Cluster {
         run(initdb, "initdb")?;
         let port = free_port();
         let mut start = as_server_user(&bin.join("pg_ctl"));
-        start.arg("-D").arg(&data).arg("-l").arg(dir.join("log")).arg("-w").arg("-o").arg(format!(
-            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200",
-            dir.display()
-        ));
+        start
+            .arg("-D")
+            .arg(&data)
+            .arg("-l")
+            .arg(dir.join("log"))
+            .arg("-w")
+            .arg("-o")
+            .arg(format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200", dir.display()));
         start.arg("start");
         run(start, "pg_ctl start")?;
         watch(&bin, &dir, &data)?;

@@ -2,13 +2,19 @@
 //! that any number of replicas share, and PostgreSQL's own versioned migrations, applied by one
 //! replica at a time under an advisory lock.
 
+pub mod accounts;
+pub mod audit;
+
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
 
 use crate::error::{Error, Result};
 
 /// PostgreSQL's schema, one SQL file per version, in order; additive only.
-const MIGRATION_FILES: &[&str] = &[include_str!("../../migrations/postgres/0001_foundation.sql")];
+const MIGRATION_FILES: &[&str] = &[
+    include_str!("../../../migrations/postgres/0001_foundation.sql"),
+    include_str!("../../../migrations/postgres/0002_accounts.sql"),
+];
 
 /// The schema version this binary knows.
 pub fn schema_version() -> i64 {
@@ -65,10 +71,7 @@ impl Postgres {
     pub async fn open(url: &str) -> Result<Postgres, OpenError> {
         let config: tokio_postgres::Config = url.parse().map_err(OpenError::Url)?;
         let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
-        let pool = Pool::builder(manager)
-            .max_size(POOL_SIZE)
-            .build()
-            .map_err(|e| OpenError::Connect(e.to_string()))?;
+        let pool = Pool::builder(manager).max_size(POOL_SIZE).build().map_err(|e| OpenError::Connect(e.to_string()))?;
         let db = Postgres { pool };
         db.migrate().await?;
         Ok(db)
