@@ -70,7 +70,65 @@ on_both_stores!(
     accounts_and_sessions_live_and_end,
     guesses_lock_the_address_and_then_the_account,
     guesses_sent_at_once_cannot_outrun_the_lock,
+    documents_drafts_and_lists_are_kept,
 );
+
+fn document(revision: &str, text: &str) -> staffroom::docs::model::Document {
+    serde_json::from_value(serde_json::json!({
+        "documentId": "doc001sbxA1b2C3d4E5f6G7h8",
+        "title": "Plan ✍️ 2027",
+        "revisionId": revision,
+        "canEdit": true,
+        "body": { "content": [{ "paragraph": { "elements": [{ "textRun": { "content": text } }] } }] },
+    }))
+    .unwrap()
+}
+
+async fn documents_drafts_and_lists_are_kept(db: Db) {
+    let id = "doc001sbxA1b2C3d4E5f6G7h8".to_string();
+    assert!(db.cached_document(id.clone()).await.unwrap().is_none());
+    db.keep_document(document("r1", "first\n"), "2026-11-23T10:00:00Z".into()).await.unwrap();
+    db.keep_document(document("r2", "second: a NUL \u{0} and an astral 𝔘\n"), "2026-11-23T11:00:00Z".into())
+        .await
+        .unwrap();
+    let cached = db.cached_document(id.clone()).await.unwrap().unwrap();
+    assert_eq!(
+        (cached.document, cached.fetched_at.as_str()),
+        (document("r2", "second: a NUL \u{0} and an astral 𝔘\n"), "2026-11-23T11:00:00Z")
+    );
+    db.forget_document(id.clone()).await.unwrap();
+    assert!(db.cached_document(id.clone()).await.unwrap().is_none());
+
+    // Drafts are per staff member and document; a later one replaces the earlier.
+    let blocks: Vec<staffroom::docs::planner::EditBlock> =
+        serde_json::from_value(serde_json::json!([{ "kind": "paragraph", "text": "edited", "style": "NORMAL_TEXT" }]))
+            .unwrap();
+    db.keep_draft("u1".into(), document("r1", "a\n"), vec![], "t1".into()).await.unwrap();
+    db.keep_draft("u1".into(), document("r2", "b\n"), blocks.clone(), "t2".into()).await.unwrap();
+    let (draft, base) = db.draft("u1".into(), id.clone()).await.unwrap().unwrap();
+    assert_eq!((draft.base_revision_id.as_str(), draft.blocks, draft.updated_at.as_str()), ("r2", blocks, "t2"));
+    assert_eq!(base, document("r2", "b\n"));
+    assert!(db.draft("u2".into(), id.clone()).await.unwrap().is_none(), "another member's drafts are apart");
+    assert!(db.drop_draft("u1".into(), id.clone()).await.unwrap());
+    assert!(!db.drop_draft("u1".into(), id.clone()).await.unwrap());
+
+    // Kept lists are bounded to the most recently read.
+    for n in 0..205 {
+        db.keep_list(
+            format!("list-{n}"),
+            format!("{{\"n\":{n}}}"),
+            format!("2026-11-23T10:{:02}:{:02}Z", n / 60, n % 60),
+        )
+        .await
+        .unwrap();
+    }
+    assert_eq!(
+        db.cached_list("list-204".into()).await.unwrap(),
+        Some(("{\"n\":204}".into(), "2026-11-23T10:03:24Z".into()))
+    );
+    assert!(db.cached_list("list-4".into()).await.unwrap().is_none(), "the oldest are forgotten");
+    assert!(db.cached_list("list-5".into()).await.unwrap().is_some());
+}
 
 async fn accounts_and_sessions_live_and_end(db: Db) {
     let service = accounts(&db);

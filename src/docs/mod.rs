@@ -22,7 +22,7 @@ use self::planner::{EditBlock, Rebased};
 use crate::audit::Audit;
 use crate::auth::Actor;
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::docs::{self as sql, Draft};
+use crate::store::docs::Draft;
 use crate::store::Db;
 
 /// `GET /documents/:id`: the document, and whether it came from the offline copy.
@@ -218,11 +218,11 @@ impl DocService {
             Ok(list) => {
                 let json = serde_json::to_string(&list).map_err(|e| Error::internal("serialize", e))?;
                 let now = crate::time::now_rfc3339();
-                self.db.call(move |conn| sql::put_cached_list(conn, &key, &json, &now)).await?;
+                self.db.keep_list(key, json, now).await?;
                 Ok((list, None))
             }
             Err(error) if error.is_provider_unreachable() => {
-                let Some((json, fetched_at)) = self.db.call(move |conn| sql::get_cached_list(conn, &key)).await? else {
+                let Some((json, fetched_at)) = self.db.cached_list(key).await? else {
                     return Err(error);
                 };
                 tracing::info!("serving a document list kept from {fetched_at}");
@@ -259,8 +259,7 @@ impl DocService {
                 Ok(DocumentEnvelope { document, stale: None, fetched_at: None })
             }
             Err(error) if error.is_provider_unreachable() => {
-                let key = id.clone();
-                let cached = self.db.call(move |conn| sql::get_cached(conn, &key)).await?;
+                let cached = self.db.cached_document(id.clone()).await?;
                 match cached {
                     Some(cached) => {
                         tracing::info!(document = %cached.document.id, "serving the offline copy of a document");
@@ -276,8 +275,7 @@ impl DocService {
             Err(error) => {
                 if matches!(error.code, ErrorCode::Forbidden | ErrorCode::NotFound) {
                     // Access was taken away (or the document is gone): the copy must not outlive it.
-                    let key = id.clone();
-                    self.db.call(move |conn| sql::delete_cached(conn, &key)).await?;
+                    self.db.forget_document(id.clone()).await?;
                 }
                 Err(error)
             }
@@ -469,8 +467,7 @@ impl DocService {
         }
         let document = self.client.get_document(&id, INLINE).await?;
         self.cache(&document).await?;
-        let (user, doc_id) = (user_id(actor), id.clone());
-        self.db.call(move |conn| sql::delete_draft(conn, &user, &doc_id)).await?;
+        self.db.drop_draft(user_id(actor), id.clone()).await?;
         if !requests.is_empty() {
             // Nobody listening is fine.
             let _ = self.saved.send(id);
@@ -480,13 +477,11 @@ impl DocService {
 
     /// The document at `revision`: from the draft, the offline copy, or Google if still current.
     async fn base_document(&self, actor: &Actor, id: &str, revision: &str) -> Result<Document> {
-        let (user, doc_id) = (user_id(actor), id.to_string());
-        let draft = self.db.call(move |conn| sql::get_draft(conn, &user, &doc_id)).await?;
+        let draft = self.db.draft(user_id(actor), id.to_string()).await?;
         if let Some((_, base)) = draft.filter(|(d, _)| d.base_revision_id == revision) {
             return Ok(base);
         }
-        let doc_id = id.to_string();
-        if let Some(cached) = self.db.call(move |conn| sql::get_cached(conn, &doc_id)).await? {
+        if let Some(cached) = self.db.cached_document(id.to_string()).await? {
             if cached.document.revision_id.as_deref() == Some(revision) {
                 return Ok(cached.document);
             }
@@ -509,15 +504,11 @@ impl DocService {
     }
 
     async fn cache(&self, document: &Document) -> Result<()> {
-        let copy = document.clone();
-        let now = crate::time::now_rfc3339();
-        self.db.call(move |conn| sql::put_cached(conn, &copy, &now)).await
+        self.db.keep_document(document.clone(), crate::time::now_rfc3339()).await
     }
 
     async fn put_draft(&self, actor: &Actor, base: &Document, blocks: &[EditBlock]) -> Result<()> {
-        let (user, base, blocks) = (user_id(actor), base.clone(), blocks.to_vec());
-        let now = crate::time::now_rfc3339();
-        self.db.call(move |conn| sql::put_draft(conn, &user, &base, &blocks, &now)).await
+        self.db.keep_draft(user_id(actor), base.clone(), blocks.to_vec(), crate::time::now_rfc3339()).await
     }
 
     /// Keeps unsaved edits (the editor calls this every few seconds). The base revision must be
@@ -532,14 +523,12 @@ impl DocService {
 
     /// The unsaved edits of a document, if any.
     pub async fn draft(&self, actor: &Actor, id: &str) -> Result<Option<Draft>> {
-        let (user, doc_id) = (user_id(actor), validate::document_id(id)?);
-        Ok(self.db.call(move |conn| sql::get_draft(conn, &user, &doc_id)).await?.map(|(d, _)| d))
+        Ok(self.db.draft(user_id(actor), validate::document_id(id)?).await?.map(|(draft, _)| draft))
     }
 
     /// Drops the unsaved edits of a document.
     pub async fn discard_draft(&self, actor: &Actor, id: &str) -> Result<()> {
-        let (user, doc_id) = (user_id(actor), validate::document_id(id)?);
-        self.db.call(move |conn| sql::delete_draft(conn, &user, &doc_id)).await.map(|_| ())
+        self.db.drop_draft(user_id(actor), validate::document_id(id)?).await.map(drop)
     }
 }
 

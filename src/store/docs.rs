@@ -24,11 +24,11 @@ pub struct Draft {
     pub updated_at: String,
 }
 
-fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
+pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
     serde_json::to_string(value).map_err(|e| Error::internal("serialize", e))
 }
 
-fn from_json<T: serde::de::DeserializeOwned>(raw: &str) -> Result<T> {
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(raw: &str) -> Result<T> {
     serde_json::from_str(raw).map_err(|e| Error::internal("stored document", e))
 }
 
@@ -94,7 +94,7 @@ pub fn delete_draft(conn: &Connection, user_id: &str, document_id: &str) -> Resu
 }
 
 /// How many list answers are kept for offline reading (the most recently read).
-const KEPT_LISTS: u32 = 200;
+pub(crate) const KEPT_LISTS: u32 = 200;
 
 /// Keeps a list answer (JSON) under `key`, forgetting the oldest beyond [`KEPT_LISTS`].
 pub fn put_cached_list(conn: &Connection, key: &str, list_json: &str, now: &str) -> Result<()> {
@@ -118,4 +118,75 @@ pub fn get_cached_list(conn: &Connection, key: &str) -> Result<Option<(String, S
             Ok((row.get(0)?, row.get(1)?))
         })
         .optional()?)
+}
+
+/// The document store on either backend: each method one statement or transaction.
+impl super::Db {
+    /// Keeps `document` as its offline copy.
+    pub async fn keep_document(&self, document: Document, now: String) -> Result<()> {
+        match self {
+            super::Db::Sqlite(_) => self.call(move |conn| put_cached(conn, &document, &now)).await,
+            super::Db::Postgres(db) => super::pg::docs::put_cached(&db.client().await?, &document, &now).await,
+        }
+    }
+
+    /// Forgets a document's offline copy.
+    pub async fn forget_document(&self, id: String) -> Result<()> {
+        match self {
+            super::Db::Sqlite(_) => self.call(move |conn| delete_cached(conn, &id)).await,
+            super::Db::Postgres(db) => super::pg::docs::delete_cached(&db.client().await?, &id).await,
+        }
+    }
+
+    /// A document's offline copy.
+    pub async fn cached_document(&self, id: String) -> Result<Option<CachedDocument>> {
+        match self {
+            super::Db::Sqlite(_) => self.call(move |conn| get_cached(conn, &id)).await,
+            super::Db::Postgres(db) => super::pg::docs::get_cached(&db.client().await?, &id).await,
+        }
+    }
+
+    /// Keeps `user`'s draft of `base`.
+    pub async fn keep_draft(&self, user: String, base: Document, blocks: Vec<EditBlock>, now: String) -> Result<()> {
+        match self {
+            super::Db::Sqlite(_) => self.call(move |conn| put_draft(conn, &user, &base, &blocks, &now)).await,
+            super::Db::Postgres(db) => {
+                super::pg::docs::put_draft(&db.client().await?, &user, &base, &blocks, &now).await
+            }
+        }
+    }
+
+    /// `user`'s draft of a document and the document it was made against.
+    pub async fn draft(&self, user: String, document_id: String) -> Result<Option<(Draft, Document)>> {
+        match self {
+            super::Db::Sqlite(_) => self.call(move |conn| get_draft(conn, &user, &document_id)).await,
+            super::Db::Postgres(db) => super::pg::docs::get_draft(&db.client().await?, &user, &document_id).await,
+        }
+    }
+
+    /// Drops `user`'s draft of a document; whether there was one.
+    pub async fn drop_draft(&self, user: String, document_id: String) -> Result<bool> {
+        match self {
+            super::Db::Sqlite(_) => self.call(move |conn| delete_draft(conn, &user, &document_id)).await,
+            super::Db::Postgres(db) => super::pg::docs::delete_draft(&db.client().await?, &user, &document_id).await,
+        }
+    }
+
+    /// Keeps a list answer (JSON) under `key`.
+    pub async fn keep_list(&self, key: String, list_json: String, now: String) -> Result<()> {
+        match self {
+            super::Db::Sqlite(_) => self.call(move |conn| put_cached_list(conn, &key, &list_json, &now)).await,
+            super::Db::Postgres(db) => {
+                super::pg::docs::put_cached_list(&db.client().await?, &key, &list_json, &now).await
+            }
+        }
+    }
+
+    /// A kept list answer (JSON) and when it was read.
+    pub async fn cached_list(&self, key: String) -> Result<Option<(String, String)>> {
+        match self {
+            super::Db::Sqlite(_) => self.call(move |conn| get_cached_list(conn, &key)).await,
+            super::Db::Postgres(db) => super::pg::docs::get_cached_list(&db.client().await?, &key).await,
+        }
+    }
 }

@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod audit;
+pub mod docs;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
@@ -14,6 +15,7 @@ use crate::error::{Error, Result};
 const MIGRATION_FILES: &[&str] = &[
     include_str!("../../../migrations/postgres/0001_foundation.sql"),
     include_str!("../../../migrations/postgres/0002_accounts.sql"),
+    include_str!("../../../migrations/postgres/0003_docs.sql"),
 ];
 
 /// The schema version this binary knows.
