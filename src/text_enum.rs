@@ -1,6 +1,6 @@
 //! Enums whose values are fixed words: serialized, shown and stored as those words, so a
 //! status or an audit action is one of a known few in Rust and the same text in JSON, the UI's
-//! types, the OpenAPI document and SQLite.
+//! types, the OpenAPI document, SQLite and PostgreSQL.
 
 /// Declares such an enum: `text_enum! { pub enum OrderStatus { Pending = "pending", … } }`.
 #[macro_export]
@@ -60,6 +60,36 @@ macro_rules! text_enum {
         impl rusqlite::types::ToSql for $name {
             fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
                 Ok(self.as_str().into())
+            }
+        }
+
+        impl tokio_postgres::types::ToSql for $name {
+            fn to_sql(
+                &self,
+                ty: &tokio_postgres::types::Type,
+                out: &mut bytes::BytesMut,
+            ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+                <&str as tokio_postgres::types::ToSql>::to_sql(&self.as_str(), ty, out)
+            }
+
+            fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+                <&str as tokio_postgres::types::ToSql>::accepts(ty)
+            }
+
+            tokio_postgres::types::to_sql_checked!();
+        }
+
+        impl<'a> tokio_postgres::types::FromSql<'a> for $name {
+            fn from_sql(
+                ty: &tokio_postgres::types::Type,
+                raw: &'a [u8],
+            ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+                let text = <&str as tokio_postgres::types::FromSql>::from_sql(ty, raw)?;
+                $name::parse(text).ok_or_else(|| format!("{text:?} is not a {}", stringify!($name)).into())
+            }
+
+            fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+                <&str as tokio_postgres::types::FromSql>::accepts(ty)
             }
         }
 

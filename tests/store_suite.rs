@@ -7,8 +7,12 @@ mod common;
 use staffroom::audit::{Audit, AuditAction};
 use staffroom::auth::validate::LoginInput;
 use staffroom::auth::{Actor, AuthService, LoginError, NewUser};
+use staffroom::payments::model::{
+    format_money, OrderDto, OrderStatus, ProductDto, ProductStatus, SubscriptionDto, SubscriptionStatus, VariantDto,
+};
 use staffroom::secrets::Secret;
 use staffroom::store::audit::NewAuditEntry;
+use staffroom::store::payments::{CheckoutTerms, OrderRecord};
 use staffroom::store::users::Role;
 use staffroom::store::Db;
 
@@ -71,7 +75,194 @@ on_both_stores!(
     guesses_lock_the_address_and_then_the_account,
     guesses_sent_at_once_cannot_outrun_the_lock,
     documents_drafts_and_lists_are_kept,
+    the_catalogue_is_replaced_searched_and_paged,
+    subscriptions_are_replaced_and_filtered,
+    orders_are_numbered_once_each_and_updated,
 );
+
+fn product(id: &str, name: &str, status: ProductStatus) -> ProductDto {
+    ProductDto {
+        id: id.into(),
+        name: name.into(),
+        slug: name.to_lowercase().replace(' ', "-"),
+        price: 1999,
+        currency: "EUR".into(),
+        price_formatted: format_money(1999, "EUR"),
+        status,
+        created_at: "2026-01-01T00:00:00Z".into(),
+        updated_at: "2026-01-02T00:00:00Z".into(),
+        variants: None,
+    }
+}
+
+fn variant(id: &str, name: &str) -> VariantDto {
+    VariantDto {
+        id: id.into(),
+        name: name.into(),
+        price: 1999,
+        status: "published".into(),
+        is_subscription: id.ends_with('s'),
+    }
+}
+
+async fn the_catalogue_is_replaced_searched_and_paged(db: Db) {
+    let products = vec![
+        product("1", "Zine 100% cotton", ProductStatus::Published),
+        product("2", "Ärmel_schoner", ProductStatus::Published),
+        product("3", "Alpha draft", ProductStatus::Draft),
+        product("4", "Beta", ProductStatus::Published),
+    ];
+    let variants = vec![("1".to_string(), variant("11", "Small"), 1), ("1".to_string(), variant("10s", "Monthly"), 0)];
+    db.replace_products(products.clone(), variants, "t1".into()).await.unwrap();
+
+    let (all, total) = db.list_products(None, None, 1, 10).await.unwrap();
+    let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!((names, total), (vec!["Alpha draft", "Beta", "Zine 100% cotton", "Ärmel_schoner"], 4), "byte order");
+    let (page, total) = db.list_products(Some("published"), None, 2, 2).await.unwrap();
+    assert_eq!((page.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), total), (vec!["2"], 3));
+    // The search is a literal substring: % and _ match only themselves.
+    let (found, _) = db.list_products(None, Some("0%".into()), 1, 10).await.unwrap();
+    assert_eq!(found.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), ["1"]);
+    let (found, _) = db.list_products(None, Some("l_s".into()), 1, 10).await.unwrap();
+    assert_eq!(found.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), ["2"]);
+    let (found, _) = db.list_products(None, Some("_".into()), 1, 10).await.unwrap();
+    assert_eq!(found.len(), 1);
+
+    let one = db.product("1".into()).await.unwrap().unwrap();
+    let variant_ids: Vec<&str> = one.variants.as_ref().unwrap().iter().map(|v| v.id.as_str()).collect();
+    assert_eq!(variant_ids, ["10s", "11"], "in the provider's order");
+    assert!(one.variants.as_ref().unwrap()[0].is_subscription);
+    assert_eq!(one.price_formatted, format_money(1999, "EUR"));
+
+    // A detail fetch replaces that product's variants; a complete catalogue replaces all.
+    let mut detailed = product("1", "Zine 100% cotton", ProductStatus::Published);
+    detailed.variants = Some(vec![variant("12", "Large")]);
+    db.upsert_product(detailed, "t2".into()).await.unwrap();
+    let one = db.product("1".into()).await.unwrap().unwrap();
+    assert_eq!(one.variants.unwrap().iter().map(|v| v.id.as_str()).collect::<Vec<_>>(), ["12"]);
+    db.replace_products(vec![product("4", "Beta", ProductStatus::Published)], vec![], "t3".into()).await.unwrap();
+    assert_eq!(db.list_products(None, None, 1, 10).await.unwrap().1, 1);
+    assert!(db.product("1".into()).await.unwrap().is_none());
+}
+
+fn subscription(id: &str, customer: &str, status: SubscriptionStatus, created: &str) -> SubscriptionDto {
+    SubscriptionDto {
+        id: id.into(),
+        customer_id: customer.into(),
+        status,
+        provider_status: status.as_str().into(),
+        product_id: "1".into(),
+        variant_id: "10s".into(),
+        renews_at: "2027-01-01T00:00:00Z".into(),
+        ends_at: None,
+        created_at: created.into(),
+        updated_at: created.into(),
+        product_name: Some("Zine".into()),
+        variant_name: Some("Monthly".into()),
+        customer_name: Some("Zoë O'Brien".into()),
+        customer_email: Some("zoe@example.com".into()),
+        pause_mode: None,
+        pause_resumes_at: None,
+        last_payment_status: None,
+        last_payment_at: None,
+    }
+}
+
+async fn subscriptions_are_replaced_and_filtered(db: Db) {
+    let all = vec![
+        subscription("s1", "c1", SubscriptionStatus::Active, "2026-01-01T00:00:00Z"),
+        subscription("s2", "c1", SubscriptionStatus::Cancelled, "2026-02-01T00:00:00Z"),
+        subscription("s3", "c2", SubscriptionStatus::Active, "2026-03-01T00:00:00Z"),
+        subscription("s4", "", SubscriptionStatus::Expired, "2026-03-01T00:00:00Z"),
+    ];
+    db.replace_subscriptions(all.clone(), "t1".into()).await.unwrap();
+    let (newest, total) = db.list_subscriptions(None, None, 1, 3).await.unwrap();
+    assert_eq!((newest.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), total), (vec!["s4", "s3", "s2"], 4));
+    let (of_c1, total) = db.list_subscriptions(Some("c1".into()), Some("active"), 1, 10).await.unwrap();
+    assert_eq!((of_c1.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), total), (vec!["s1"], 1));
+    assert_eq!(db.subscription("s3".into()).await.unwrap().unwrap(), all[2]);
+
+    // What the provider no longer lists goes; an action's answer is written over the cache.
+    db.replace_subscriptions(all[..2].to_vec(), "t2".into()).await.unwrap();
+    assert!(db.subscription("s3".into()).await.unwrap().is_none());
+    let mut paused = all[0].clone();
+    paused.pause_mode = Some("void".into());
+    db.upsert_subscription(paused.clone(), "t3".into()).await.unwrap();
+    assert_eq!(db.subscription("s1".into()).await.unwrap().unwrap(), paused);
+}
+
+fn order(id: &str, created: &str) -> OrderRecord {
+    OrderRecord {
+        dto: OrderDto {
+            id: id.into(),
+            order_id: String::new(),
+            status: OrderStatus::Pending,
+            total: 1999,
+            currency: "EUR".into(),
+            checkout_url: format!("https://shop.example/checkout/{id}"),
+            created_at: created.into(),
+            email: "buyer@example.com".into(),
+            name: Some("Bea Buyer".into()),
+            product_id: "1".into(),
+            variant_id: "11".into(),
+            customer_id: None,
+            provider_order_id: None,
+            paid_at: None,
+            refunded_at: None,
+            refunded_amount: 0,
+            updated_at: created.into(),
+            review: None,
+            events: None,
+        },
+        provider_status: None,
+        provider_updated_at: None,
+        checkout_id: Some(format!("chk-{id}")),
+        billing_address: Some(r#"{"country":"DE"}"#.into()),
+        metadata: None,
+        created_by: Some("ada@example.com".into()),
+        expected: Some(CheckoutTerms { store_id: "1".into(), subtotal: 1999, test_mode: true }),
+    }
+}
+
+async fn orders_are_numbered_once_each_and_updated(db: Db) {
+    // Orders made at once (on a team, by several replicas) each take their own number.
+    let made = (0..16).map(|n| db.insert_order(order(&format!("o{n:02}"), &format!("2026-11-23T10:00:{n:02}Z"))));
+    let mut numbers = futures::future::try_join_all(made).await.unwrap();
+    numbers.sort();
+    assert_eq!(numbers, (1..=16).collect::<Vec<i64>>());
+
+    let stored = db.order("o03".into()).await.unwrap().unwrap();
+    assert_eq!(stored.expected, order("o03", "").expected);
+    assert_eq!((stored.checkout_id.as_deref(), stored.dto.email.as_str()), (Some("chk-o03"), "buyer@example.com"));
+    let number: i64 = stored.dto.order_id.strip_prefix("SR-").unwrap().parse().unwrap();
+    assert!((1..=16).contains(&number) && stored.dto.order_id.len() == 9, "{}", stored.dto.order_id);
+    let (page, total) = db.list_orders(1, 5).await.unwrap();
+    assert_eq!((page.len(), total), (5, 16));
+    assert!(page.windows(2).all(|w| w[0].order_id > w[1].order_id), "newest first");
+    assert_eq!(db.pending_orders("2026-11-23T10:00:10Z".into()).await.unwrap().len(), 6);
+
+    // The provider's view: paid, linked to its order id.
+    let mut paid = stored.clone();
+    paid.dto.status = OrderStatus::Paid;
+    paid.dto.provider_order_id = Some("ls-900".into());
+    paid.dto.paid_at = Some("2026-11-23T10:05:00Z".into());
+    paid.provider_status = Some("paid".into());
+    db.update_order_from_provider(paid).await.unwrap();
+    let found = db.order_by_provider_id("ls-900".into()).await.unwrap().unwrap();
+    assert_eq!((found.dto.id.as_str(), found.dto.status), ("o03", OrderStatus::Paid));
+    assert_eq!(db.pending_orders("2026-01-01T00:00:00Z".into()).await.unwrap().len(), 15);
+
+    // Sync state: a failed attempt keeps the last success.
+    assert_eq!(db.sync_state("products").await.unwrap(), Default::default());
+    db.record_sync("products", "t1".into(), None).await.unwrap();
+    db.record_sync("products", "t2".into(), Some("Lemon Squeezy did not answer in time".into())).await.unwrap();
+    let state = db.sync_state("products").await.unwrap();
+    assert_eq!((state.synced_at.as_deref(), state.attempted_at.as_deref()), (Some("t1"), Some("t2")));
+    assert_eq!(state.error.as_deref(), Some("Lemon Squeezy did not answer in time"));
+    db.record_sync("products", "t3".into(), None).await.unwrap();
+    let state = db.sync_state("products").await.unwrap();
+    assert_eq!((state.synced_at.as_deref(), state.error), (Some("t3"), None));
+}
 
 fn document(revision: &str, text: &str) -> staffroom::docs::model::Document {
     serde_json::from_value(serde_json::json!({

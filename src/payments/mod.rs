@@ -210,20 +210,20 @@ impl PaymentService {
     }
 
     async fn record_sync(&self, resource: &'static str, error: Option<String>) -> Result<()> {
-        self.db.call(move |conn| store::record_sync(conn, resource, &now_rfc3339(), error.as_deref())).await
+        self.db.record_sync(resource, now_rfc3339(), error).await
     }
 
     /// Re-reads the catalogue when it is older than a minute, one reader at a time: requests that
     /// waited while another read it take that outcome instead of reading it again. True when the
     /// provider is out of reach and the cached copy is what there is (stale).
     async fn refresh_catalogue_if_old(&self) -> Result<bool> {
-        let state = self.db.call(|conn| store::sync_state(conn, "products")).await?;
+        let state = self.db.sync_state("products").await?;
         if !older_than(state.synced_at.as_deref(), PRODUCTS_FRESH_FOR) {
             return Ok(false);
         }
         let asked = std::time::Instant::now();
         let _one_at_a_time = self.sync.exclusive().await;
-        let state = self.db.call(|conn| store::sync_state(conn, "products")).await?;
+        let state = self.db.sync_state("products").await?;
         if !older_than(state.synced_at.as_deref(), PRODUCTS_FRESH_FOR) {
             return Ok(false);
         }
@@ -262,7 +262,7 @@ impl PaymentService {
                 .collect();
             let variants = model::shown_variants(variants);
             let count = products.len();
-            self.db.call(move |conn| store::replace_products(conn, &products, &variants, &now_rfc3339())).await?;
+            self.db.replace_products(products, variants, now_rfc3339()).await?;
             Ok::<_, Error>((count, p_pages + v_pages + 1))
         }
         .await;
@@ -284,7 +284,7 @@ impl PaymentService {
             let (resources, pages) = self.client.get_all_observed("subscriptions", &query, on_page).await?;
             let subs: Vec<SubscriptionDto> = resources.iter().map(model::subscription_from).collect();
             let count = subs.len();
-            self.db.call(move |conn| store::replace_subscriptions(conn, &subs, &now_rfc3339())).await?;
+            self.db.replace_subscriptions(subs, now_rfc3339()).await?;
             Ok::<_, Error>((count, pages))
         }
         .await;
@@ -318,23 +318,16 @@ impl PaymentService {
     /// Whether a sync runs, its interval and each resource's last sync.
     pub async fn sync_status(&self) -> Result<SyncStatus> {
         let running = self.sync.is_running();
-        let resources = self
-            .db
-            .call(|conn| {
-                ["products", "subscriptions"]
-                    .into_iter()
-                    .map(|resource| {
-                        let state = store::sync_state(conn, resource)?;
-                        Ok(ResourceSync {
-                            resource: resource.to_string(),
-                            synced_at: state.synced_at,
-                            attempted_at: state.attempted_at,
-                            error: state.error,
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()
-            })
-            .await?;
+        let mut resources = Vec::new();
+        for resource in ["products", "subscriptions"] {
+            let state = self.db.sync_state(resource).await?;
+            resources.push(ResourceSync {
+                resource: resource.to_string(),
+                synced_at: state.synced_at,
+                attempted_at: state.attempted_at,
+                error: state.error,
+            });
+        }
         Ok(SyncStatus { running, interval_secs: self.sync.interval().as_secs(), resources })
     }
 
@@ -357,7 +350,7 @@ impl PaymentService {
     async fn reconcile_orders_reporting(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let since =
             (chrono::Utc::now() - chrono::Duration::days(30)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        let pending = self.db.call(move |conn| store::pending_orders(conn, &since)).await?;
+        let pending = self.db.pending_orders(since).await?;
         if pending.is_empty() {
             return Ok((0, 0));
         }
@@ -387,8 +380,7 @@ impl PaymentService {
                 });
                 let Some(position) = position else { continue };
                 let candidate = candidates.remove(position);
-                let provider_id = candidate.id.clone();
-                let linked = self.db.call(move |conn| store::find_order_by_provider_id(conn, &provider_id)).await?;
+                let linked = self.db.order_by_provider_id(candidate.id.clone()).await?;
                 if linked.is_some() {
                     continue;
                 }
@@ -450,7 +442,7 @@ impl PaymentService {
     }
 
     async fn meta_for(&self, resource: &'static str, mut meta: PageMeta, stale: bool) -> Result<PageMeta> {
-        let state = self.db.call(move |conn| store::sync_state(conn, resource)).await?;
+        let state = self.db.sync_state(resource).await?;
         meta.synced_at = state.synced_at;
         meta.stale = Some(stale || state.error.is_some());
         Ok(meta)
@@ -461,9 +453,7 @@ impl PaymentService {
         let stale = self.refresh_catalogue_if_old().await?;
         let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
         let status = query.status.map(model::ProductStatus::as_str);
-        let search = query.search.clone();
-        let (products, total) =
-            self.db.call(move |conn| store::list_products(conn, status, search.as_deref(), page, limit)).await?;
+        let (products, total) = self.db.list_products(status, query.search.clone(), page, limit).await?;
         let meta = self.meta_for("products", PageMeta::new(page, limit, total), stale).await?;
         Ok(ProductList { products, meta })
     }
@@ -489,14 +479,10 @@ impl PaymentService {
         .await;
         match fresh {
             Ok(product) => {
-                let stored = product.clone();
-                self.db.call(move |conn| store::upsert_product(conn, &stored, &now_rfc3339())).await?;
+                self.db.upsert_product(product.clone(), now_rfc3339()).await?;
                 Ok(product)
             }
-            Err(err) if err.is_provider_unreachable() => {
-                let id = id.to_string();
-                self.db.call(move |conn| store::get_product(conn, &id)).await?.ok_or(err)
-            }
+            Err(err) if err.is_provider_unreachable() => self.db.product(id.to_string()).await?.ok_or(err),
             Err(err) => Err(err),
         }
     }
@@ -596,8 +582,7 @@ impl PaymentService {
             metadata: Some(Value::Object(new.metadata.clone()).to_string()),
             created_by: Some(actor.audit_name().to_string()),
         };
-        let stored = record.clone();
-        let number = self.db.call(move |conn| store::insert_order(conn, &stored)).await?;
+        let number = self.db.insert_order(record.clone()).await?;
         record.dto.order_id = store::order_reference(number);
         self.audit
             .record(
@@ -669,8 +654,7 @@ impl PaymentService {
     /// `GET /orders/:id` with the webhook events applied to it.
     pub async fn get_order(&self, id: &str) -> Result<OrderDto> {
         validate_id("id", id)?;
-        let key = id.to_string();
-        let record = self.db.call(move |conn| store::get_order(conn, &key)).await?;
+        let record = self.db.order(id.to_string()).await?;
         let mut order = record.ok_or_else(|| Error::not_found(format!("No order {id}")))?.dto;
         let events = self.inbox.for_order(&order.id).await?;
         order.events = Some(
@@ -685,18 +669,18 @@ impl PaymentService {
     /// `GET /orders`: local orders, newest first.
     pub async fn list_orders(&self, query: &ops::ListOrdersRequest) -> Result<OrderList> {
         let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
-        let (orders, total) = self.db.call(move |conn| store::list_orders(conn, page, limit)).await?;
+        let (orders, total) = self.db.list_orders(page, limit).await?;
         Ok(OrderList { orders, meta: PageMeta::new(page, limit, total) })
     }
 
     /// `GET /subscriptions`: from the cache, with exact filters; synced first when never synced.
     pub async fn list_subscriptions(&self, query: &ops::ListSubscriptionsRequest) -> Result<SubscriptionList> {
-        let state = self.db.call(|conn| store::sync_state(conn, "subscriptions")).await?;
+        let state = self.db.sync_state("subscriptions").await?;
         let mut stale = false;
         if state.synced_at.is_none() {
             let _one_at_a_time = self.sync.exclusive().await;
             // Lists asked for together before the first sync make that sync once.
-            if self.db.call(|conn| store::sync_state(conn, "subscriptions")).await?.synced_at.is_none() {
+            if self.db.sync_state("subscriptions").await?.synced_at.is_none() {
                 self.read_subscriptions(&SyncReporter::silent()).await?;
             }
         } else if older_than(state.synced_at.as_deref(), self.sync.interval() * 2) {
@@ -704,11 +688,7 @@ impl PaymentService {
         }
         let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
         let status = query.status.map(model::SubscriptionStatus::as_str);
-        let customer_id = query.customer_id.clone();
-        let (subscriptions, total) = self
-            .db
-            .call(move |conn| store::list_subscriptions(conn, customer_id.as_deref(), status, page, limit))
-            .await?;
+        let (subscriptions, total) = self.db.list_subscriptions(query.customer_id.clone(), status, page, limit).await?;
         let meta = self.meta_for("subscriptions", PageMeta::new(page, limit, total), stale).await?;
         Ok(SubscriptionList { subscriptions, meta })
     }
@@ -782,10 +762,8 @@ impl PaymentService {
         };
         self.audit.record(actor.audit_name(), action.audit_action(), Some(id), &outcome, None).await;
         let (subscription, pending_confirmation) = checked?;
-        let stored = subscription.clone();
-        self.db.call(move |conn| store::upsert_subscription(conn, &stored, &now_rfc3339())).await?;
-        let id = subscription.id.clone();
-        let subscription = self.db.call(move |conn| store::get_subscription(conn, &id)).await?.unwrap_or(subscription);
+        self.db.upsert_subscription(subscription.clone(), now_rfc3339()).await?;
+        let subscription = self.db.subscription(subscription.id.clone()).await?.unwrap_or(subscription);
         Ok(SubscriptionActionResult { subscription, pending_confirmation })
     }
 }
@@ -798,12 +776,8 @@ impl PaymentService {
     pub async fn refund_order(&self, actor: &Actor, id: &str, amount: Option<u32>) -> Result<OrderDto> {
         actor.require_admin()?;
         validate_id("id", id)?;
-        let key = id.to_string();
-        let mut record = self
-            .db
-            .call(move |conn| store::get_order(conn, &key))
-            .await?
-            .ok_or_else(|| Error::not_found(format!("No order {id}")))?;
+        let mut record =
+            self.db.order(id.to_string()).await?.ok_or_else(|| Error::not_found(format!("No order {id}")))?;
         let Some(provider_id) =
             record.dto.provider_order_id.clone().filter(|_| record.dto.status == model::OrderStatus::Paid)
         else {
@@ -853,7 +827,7 @@ impl PaymentService {
         record.provider_status = order.str("status").or(record.provider_status);
         record.provider_updated_at = model::normalise_time(order.str("updated_at")).or(record.provider_updated_at);
         record.dto.updated_at = now;
-        self.db.call(move |conn| store::update_order_from_provider(conn, &record)).await?;
+        self.db.update_order_from_provider(record).await?;
         self.get_order(id).await
     }
 }

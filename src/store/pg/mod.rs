@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod audit;
 pub mod docs;
+pub mod payments;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
@@ -16,6 +17,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../../../migrations/postgres/0001_foundation.sql"),
     include_str!("../../../migrations/postgres/0002_accounts.sql"),
     include_str!("../../../migrations/postgres/0003_docs.sql"),
+    include_str!("../../../migrations/postgres/0004_payments.sql"),
 ];
 
 /// The schema version this binary knows.

@@ -1,0 +1,413 @@
+//! PostgreSQL's SQL of the payment cache and the local orders (see `store::payments`, whose
+//! rules these follow; order numbers come from the `order_numbers` sequence).
+
+use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
+
+use crate::error::Result;
+use crate::payments::model::{format_money, OrderDto, ProductDto, SubscriptionDto, VariantDto};
+use crate::store::payments::{order_reference, CheckoutTerms, OrderRecord, SyncState};
+
+const PRODUCT_COLUMNS: &str = "id, name, slug, price, currency, status, created_at, updated_at";
+
+fn product_of(row: &Row) -> ProductDto {
+    let price: i64 = row.get(3);
+    let currency: String = row.get(4);
+    ProductDto {
+        id: row.get(0),
+        name: row.get(1),
+        slug: row.get(2),
+        price,
+        price_formatted: format_money(price, &currency),
+        currency,
+        status: row.get(5),
+        created_at: row.get(6),
+        updated_at: row.get(7),
+        variants: None,
+    }
+}
+
+const INSERT_PRODUCT: &str =
+    "INSERT INTO products (id, name, slug, price, currency, status, created_at, updated_at, synced_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (id) DO UPDATE SET name = $2, slug = $3, price = $4, currency = $5, status = $6, created_at = $7,
+         updated_at = $8, synced_at = $9";
+
+const INSERT_VARIANT: &str = "INSERT INTO variants (id, product_id, name, price, status, is_subscription, sort)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (id) DO UPDATE SET product_id = $2, name = $3, price = $4, status = $5, is_subscription = $6, sort = $7";
+
+async fn put_product(db: &impl GenericClient, p: &ProductDto, now: &str) -> Result<()> {
+    db.execute(
+        INSERT_PRODUCT,
+        &[&p.id, &p.name, &p.slug, &p.price, &p.currency, &p.status, &p.created_at, &p.updated_at, &now],
+    )
+    .await?;
+    Ok(())
+}
+
+async fn put_variant(db: &impl GenericClient, product_id: &str, v: &VariantDto, sort: i64) -> Result<()> {
+    db.execute(INSERT_VARIANT, &[&v.id, &product_id, &v.name, &v.price, &v.status, &v.is_subscription, &sort]).await?;
+    Ok(())
+}
+
+pub async fn replace_products(
+    db: &mut deadpool_postgres::Object,
+    products: &[ProductDto],
+    variants: &[(String, VariantDto, i64)],
+    now: &str,
+) -> Result<()> {
+    let tx = db.transaction().await?;
+    tx.execute("DELETE FROM variants", &[]).await?;
+    tx.execute("DELETE FROM products", &[]).await?;
+    for product in products {
+        put_product(&tx, product, now).await?;
+    }
+    for (product_id, variant, sort) in variants {
+        put_variant(&tx, product_id, variant, *sort).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+pub async fn upsert_product(db: &mut deadpool_postgres::Object, product: &ProductDto, now: &str) -> Result<()> {
+    let tx = db.transaction().await?;
+    put_product(&tx, product, now).await?;
+    if let Some(variants) = &product.variants {
+        tx.execute("DELETE FROM variants WHERE product_id = $1", &[&product.id]).await?;
+        for (sort, variant) in variants.iter().enumerate() {
+            put_variant(&tx, &product.id, variant, sort as i64).await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The literal-substring pattern of a search, LIKE's wildcards escaped.
+fn like_pattern(search: Option<&str>) -> Option<String> {
+    search.map(|s| format!("%{}%", s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")))
+}
+
+pub async fn list_products(
+    db: &impl GenericClient,
+    status: Option<&str>,
+    search: Option<&str>,
+    page: u32,
+    limit: u32,
+) -> Result<(Vec<ProductDto>, u64)> {
+    let pattern = like_pattern(search);
+    // Byte order, as SQLite compares, whatever the database's collation.
+    const FILTER: &str = "($1::TEXT IS NULL OR status = $1) AND ($2::TEXT IS NULL OR name LIKE $2 ESCAPE '\\')";
+    let total: i64 =
+        db.query_one(&format!("SELECT COUNT(*) FROM products WHERE {FILTER}"), &[&status, &pattern]).await?.get(0);
+    let offset = (i64::from(page) - 1) * i64::from(limit);
+    let rows = db
+        .query(
+            &format!(
+                "SELECT {PRODUCT_COLUMNS} FROM products WHERE {FILTER} ORDER BY name COLLATE \"C\", id COLLATE \"C\"
+                 LIMIT $3 OFFSET $4"
+            ),
+            &[&status, &pattern, &i64::from(limit), &offset],
+        )
+        .await?;
+    Ok((rows.iter().map(product_of).collect(), total as u64))
+}
+
+pub async fn get_product(db: &impl GenericClient, id: &str) -> Result<Option<ProductDto>> {
+    let row = db.query_opt(&format!("SELECT {PRODUCT_COLUMNS} FROM products WHERE id = $1"), &[&id]).await?;
+    let Some(mut product) = row.as_ref().map(product_of) else { return Ok(None) };
+    let variants = db
+        .query(
+            "SELECT id, name, price, status, is_subscription FROM variants WHERE product_id = $1
+             ORDER BY sort, id COLLATE \"C\"",
+            &[&id],
+        )
+        .await?;
+    product.variants = Some(
+        variants
+            .iter()
+            .map(|row| VariantDto {
+                id: row.get(0),
+                name: row.get(1),
+                price: row.get(2),
+                status: row.get(3),
+                is_subscription: row.get(4),
+            })
+            .collect(),
+    );
+    Ok(Some(product))
+}
+
+const SUBSCRIPTION_COLUMNS: &str = "s.id, s.customer_id, s.status, s.provider_status, s.product_id, s.variant_id, s.renews_at, s.ends_at, s.created_at, s.updated_at, s.product_name, s.variant_name, s.user_name, s.user_email, s.pause_mode, s.pause_resumes_at, p.status, p.at";
+const SUBSCRIPTION_FROM: &str = "subscriptions s LEFT JOIN subscription_payments p ON p.subscription_id = s.id";
+
+fn subscription_of(row: &Row) -> SubscriptionDto {
+    SubscriptionDto {
+        id: row.get(0),
+        customer_id: row.get(1),
+        status: row.get(2),
+        provider_status: row.get(3),
+        product_id: row.get(4),
+        variant_id: row.get(5),
+        renews_at: row.get::<_, Option<String>>(6).unwrap_or_default(),
+        ends_at: row.get(7),
+        created_at: row.get(8),
+        updated_at: row.get(9),
+        product_name: row.get(10),
+        variant_name: row.get(11),
+        customer_name: row.get(12),
+        customer_email: row.get(13),
+        pause_mode: row.get(14),
+        pause_resumes_at: row.get(15),
+        last_payment_status: row.get(16),
+        last_payment_at: row.get(17),
+    }
+}
+
+pub async fn upsert_subscription(db: &impl GenericClient, s: &SubscriptionDto, now: &str) -> Result<()> {
+    db.execute(
+        "INSERT INTO subscriptions (id, customer_id, status, provider_status, product_id, variant_id, renews_at, ends_at,
+                created_at, updated_at, product_name, variant_name, user_name, user_email, pause_mode, pause_resumes_at,
+                synced_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+         ON CONFLICT (id) DO UPDATE SET customer_id = $2, status = $3, provider_status = $4, product_id = $5,
+                variant_id = $6, renews_at = $7, ends_at = $8, created_at = $9, updated_at = $10, product_name = $11,
+                variant_name = $12, user_name = $13, user_email = $14, pause_mode = $15, pause_resumes_at = $16,
+                synced_at = $17",
+        &[
+            &s.id,
+            &s.customer_id,
+            &s.status,
+            &s.provider_status,
+            &s.product_id,
+            &s.variant_id,
+            &s.renews_at,
+            &s.ends_at,
+            &s.created_at,
+            &s.updated_at,
+            &s.product_name,
+            &s.variant_name,
+            &s.customer_name,
+            &s.customer_email,
+            &s.pause_mode,
+            &s.pause_resumes_at,
+            &now,
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+pub async fn replace_subscriptions(
+    db: &mut deadpool_postgres::Object,
+    subs: &[SubscriptionDto],
+    now: &str,
+) -> Result<()> {
+    let tx = db.transaction().await?;
+    for subscription in subs {
+        upsert_subscription(&tx, subscription, now).await?;
+    }
+    tx.execute("DELETE FROM subscriptions WHERE synced_at <> $1", &[&now]).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+pub async fn list_subscriptions(
+    db: &impl GenericClient,
+    customer_id: Option<&str>,
+    status: Option<&str>,
+    page: u32,
+    limit: u32,
+) -> Result<(Vec<SubscriptionDto>, u64)> {
+    let filter = "($1::TEXT IS NULL OR s.customer_id = $1) AND ($2::TEXT IS NULL OR s.status = $2)";
+    let total: i64 = db
+        .query_one(&format!("SELECT COUNT(*) FROM subscriptions s WHERE {filter}"), &[&customer_id, &status])
+        .await?
+        .get(0);
+    let offset = (i64::from(page) - 1) * i64::from(limit);
+    let rows = db
+        .query(
+            &format!(
+                "SELECT {SUBSCRIPTION_COLUMNS} FROM {SUBSCRIPTION_FROM} WHERE {filter}
+                 ORDER BY s.created_at DESC, s.id COLLATE \"C\" DESC LIMIT $3 OFFSET $4"
+            ),
+            &[&customer_id, &status, &i64::from(limit), &offset],
+        )
+        .await?;
+    Ok((rows.iter().map(subscription_of).collect(), total as u64))
+}
+
+pub async fn get_subscription(db: &impl GenericClient, id: &str) -> Result<Option<SubscriptionDto>> {
+    let sql = format!("SELECT {SUBSCRIPTION_COLUMNS} FROM {SUBSCRIPTION_FROM} WHERE s.id = $1");
+    Ok(db.query_opt(&sql, &[&id]).await?.as_ref().map(subscription_of))
+}
+
+pub async fn note_payment(db: &impl GenericClient, subscription_id: &str, status: &str, at: &str) -> Result<bool> {
+    Ok(db
+        .execute(
+            "INSERT INTO subscription_payments (subscription_id, status, at) VALUES ($1, $2, $3)
+             ON CONFLICT (subscription_id) DO UPDATE SET status = $2, at = $3 WHERE subscription_payments.at <= $3",
+            &[&subscription_id, &status, &at],
+        )
+        .await?
+        > 0)
+}
+
+const ORDER_COLUMNS: &str = "id, number, status, total, currency, checkout_url, created_at, email, name, product_id, variant_id, customer_id, provider_order_id, paid_at, refunded_at, updated_at, provider_status, provider_updated_at, checkout_id, billing_address, metadata, created_by, store_id, subtotal, test_mode, review, refunded_amount";
+
+fn order_of(row: &Row) -> OrderRecord {
+    OrderRecord {
+        dto: OrderDto {
+            id: row.get(0),
+            order_id: order_reference(row.get(1)),
+            status: row.get(2),
+            total: row.get(3),
+            currency: row.get(4),
+            checkout_url: row.get::<_, Option<String>>(5).unwrap_or_default(),
+            created_at: row.get(6),
+            email: row.get(7),
+            name: row.get(8),
+            product_id: row.get(9),
+            variant_id: row.get(10),
+            customer_id: row.get(11),
+            provider_order_id: row.get(12),
+            paid_at: row.get(13),
+            refunded_at: row.get(14),
+            updated_at: row.get(15),
+            review: row.get(25),
+            refunded_amount: row.get(26),
+            events: None,
+        },
+        provider_status: row.get(16),
+        provider_updated_at: row.get(17),
+        checkout_id: row.get(18),
+        billing_address: row.get(19),
+        metadata: row.get(20),
+        created_by: row.get(21),
+        expected: match (
+            row.get::<_, Option<String>>(22),
+            row.get::<_, Option<i64>>(23),
+            row.get::<_, Option<bool>>(24),
+        ) {
+            (Some(store_id), Some(subtotal), Some(test_mode)) => Some(CheckoutTerms { store_id, subtotal, test_mode }),
+            _ => None,
+        },
+    }
+}
+
+/// Inserts an order with the next number of the sequence; returns the number.
+pub async fn insert_order(db: &impl GenericClient, order: &OrderRecord) -> Result<i64> {
+    let o = &order.dto;
+    let expected = order.expected.as_ref();
+    let row = db
+        .query_one(
+            &format!(
+                "INSERT INTO orders ({ORDER_COLUMNS}) VALUES ($1, nextval('order_numbers'), $2, $3, $4, $5, $6, $7, $8, $9,
+                 $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26) RETURNING number"
+            ),
+            &[
+                &o.id,
+                &o.status,
+                &o.total,
+                &o.currency,
+                &o.checkout_url,
+                &o.created_at,
+                &o.email,
+                &o.name,
+                &o.product_id,
+                &o.variant_id,
+                &o.customer_id,
+                &o.provider_order_id,
+                &o.paid_at,
+                &o.refunded_at,
+                &o.updated_at,
+                &order.provider_status,
+                &order.provider_updated_at,
+                &order.checkout_id,
+                &order.billing_address,
+                &order.metadata,
+                &order.created_by,
+                &expected.map(|e| e.store_id.as_str()),
+                &expected.map(|e| e.subtotal),
+                &expected.map(|e| e.test_mode),
+                &o.review,
+                &o.refunded_amount,
+            ],
+        )
+        .await?;
+    Ok(row.get(0))
+}
+
+pub async fn get_order(db: &impl GenericClient, id: &str) -> Result<Option<OrderRecord>> {
+    let sql = format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1");
+    Ok(db.query_opt(&sql, &[&id]).await?.as_ref().map(order_of))
+}
+
+pub async fn find_order_by_provider_id(db: &impl GenericClient, provider_id: &str) -> Result<Option<OrderRecord>> {
+    let sql = format!("SELECT {ORDER_COLUMNS} FROM orders WHERE provider_order_id = $1");
+    Ok(db.query_opt(&sql, &[&provider_id]).await?.as_ref().map(order_of))
+}
+
+pub async fn list_orders(db: &impl GenericClient, page: u32, limit: u32) -> Result<(Vec<OrderDto>, u64)> {
+    let total: i64 = db.query_one("SELECT COUNT(*) FROM orders", &[]).await?.get(0);
+    let offset = (i64::from(page) - 1) * i64::from(limit);
+    let rows = db
+        .query(
+            &format!("SELECT {ORDER_COLUMNS} FROM orders ORDER BY number DESC LIMIT $1 OFFSET $2"),
+            &[&i64::from(limit), &offset],
+        )
+        .await?;
+    Ok((rows.iter().map(|row| order_of(row).dto).collect(), total as u64))
+}
+
+pub async fn pending_orders(db: &impl GenericClient, since: &str) -> Result<Vec<OrderRecord>> {
+    let sql =
+        format!("SELECT {ORDER_COLUMNS} FROM orders WHERE status = 'pending' AND created_at >= $1 ORDER BY number");
+    Ok(db.query(&sql, &[&since]).await?.iter().map(order_of).collect())
+}
+
+pub async fn update_order_from_provider(db: &impl GenericClient, order: &OrderRecord) -> Result<()> {
+    let o = &order.dto;
+    db.execute(
+        "UPDATE orders SET status = $2, provider_order_id = $3, provider_status = $4, provider_updated_at = $5,
+                paid_at = $6, refunded_at = $7, customer_id = $8, updated_at = $9, total = $10, currency = $11,
+                review = $12, refunded_amount = $13 WHERE id = $1",
+        &[
+            &o.id,
+            &o.status,
+            &o.provider_order_id,
+            &order.provider_status,
+            &order.provider_updated_at,
+            &o.paid_at,
+            &o.refunded_at,
+            &o.customer_id,
+            &o.updated_at,
+            &o.total,
+            &o.currency,
+            &o.review,
+            &o.refunded_amount,
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+pub async fn sync_state(db: &impl GenericClient, resource: &str) -> Result<SyncState> {
+    let row =
+        db.query_opt("SELECT synced_at, attempted_at, error FROM sync_state WHERE resource = $1", &[&resource]).await?;
+    Ok(row
+        .map(|row| SyncState { synced_at: row.get(0), attempted_at: row.get(1), error: row.get(2) })
+        .unwrap_or_default())
+}
+
+pub async fn record_sync(db: &impl GenericClient, resource: &str, at: &str, error: Option<&str>) -> Result<()> {
+    db.execute(
+        "INSERT INTO sync_state (resource, synced_at, attempted_at, error)
+         VALUES ($1, CASE WHEN $3::TEXT IS NULL THEN $2 END, $2, $3)
+         ON CONFLICT (resource) DO UPDATE SET synced_at = CASE WHEN $3::TEXT IS NULL THEN $2 ELSE sync_state.synced_at END,
+             attempted_at = $2, error = $3",
+        &[&resource, &at, &error],
+    )
+    .await?;
+    Ok(())
+}
