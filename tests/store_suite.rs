@@ -15,6 +15,7 @@ use staffroom::store::audit::NewAuditEntry;
 use staffroom::store::payments::{CheckoutTerms, OrderRecord};
 use staffroom::store::users::Role;
 use staffroom::store::Db;
+use staffroom::webhooks::{ApplyResult, InboxReader, NewDelivery, Outcome, Stored, WebhookInbox};
 
 /// A signing key both replicas share (base64url of 32 bytes; it guards nothing).
 const KEY: &str = "c3RvcmUgc3VpdGU6IGEgMzItYnl0ZSB0ZXN0IGtleSE";
@@ -78,7 +79,67 @@ on_both_stores!(
     the_catalogue_is_replaced_searched_and_paged,
     subscriptions_are_replaced_and_filtered,
     orders_are_numbered_once_each_and_updated,
+    the_inbox_stores_each_delivery_once_in_order,
 );
+
+fn delivery(key: &str) -> NewDelivery {
+    NewDelivery {
+        dedupe_key: key.into(),
+        webhook_id: Some(format!("wh-{key}")),
+        event_name: "order_created".into(),
+        resource_type: "orders".into(),
+        resource_id: key.into(),
+        // Stored byte for byte: a NUL and a byte that is not UTF-8 too.
+        body: [format!(r#"{{"k":"{key}"}}"#).as_bytes(), &[0, 0xff]].concat(),
+        received_at: "2026-11-23T10:00:00Z".into(),
+    }
+}
+
+async fn the_inbox_stores_each_delivery_once_in_order(db: Db) {
+    let inbox = WebhookInbox::open(&db).await.unwrap();
+    let reader = InboxReader::new(db.clone());
+    // Sent at once, so that they share commits; one key three times.
+    let keys = ["a", "b", "a", "c", "d", "a"];
+    let stored = futures::future::try_join_all(keys.iter().map(|k| inbox.store(delivery(k)))).await.unwrap();
+    let new: Vec<i64> = stored.iter().filter_map(|s| if let Stored::New(id) = s { Some(*id) } else { None }).collect();
+    assert_eq!(new.len(), 4, "{stored:?}");
+    let first_a = match stored[0] {
+        Stored::New(id) => id,
+        other => panic!("the first a is new: {other:?}"),
+    };
+    assert_eq!((stored[2], stored[5]), (Stored::Duplicate(first_a), Stored::Duplicate(first_a)));
+    assert_eq!(
+        inbox.store(delivery("b")).await.unwrap(),
+        Stored::Duplicate(match stored[1] {
+            Stored::New(id) => id,
+            other => panic!("{other:?}"),
+        })
+    );
+    assert_eq!(reader.count().await.unwrap(), 4);
+
+    // Unapplied in the order they were stored, with their bodies byte for byte.
+    let pending = reader.unapplied(10).await.unwrap();
+    assert!(pending.windows(2).all(|w| w[0].0 < w[1].0));
+    assert_eq!(pending[0].1, delivery("a").body);
+    let applied = ApplyResult { outcome: Outcome::Applied(None), order_id: Some("o1".into()), subscription_id: None };
+    let stale = ApplyResult {
+        outcome: Outcome::Stale("older than the cached order".into()),
+        order_id: Some("o1".into()),
+        subscription_id: None,
+    };
+    reader.mark_applied(&[(pending[0].0, applied), (pending[1].0, stale)]).await.unwrap();
+    assert_eq!(reader.unapplied(10).await.unwrap().len(), 2);
+    let of_order = reader.for_order("o1").await.unwrap();
+    assert_eq!(
+        of_order.iter().map(|e| e.outcome.as_deref().unwrap()).collect::<Vec<_>>(),
+        ["applied", "stale: older than the cached order"]
+    );
+    assert!(of_order.iter().all(|e| e.verified && e.applied_at.is_some()));
+    let newest = reader.recent(2).await.unwrap();
+    assert_eq!(newest.iter().map(|e| e.resource_id.as_str()).collect::<Vec<_>>(), ["d", "c"]);
+    assert_eq!(reader.get(pending[1].0).await.unwrap().unwrap().resource_id, "b");
+    assert!(reader.get(-1).await.unwrap().is_none());
+}
 
 fn product(id: &str, name: &str, status: ProductStatus) -> ProductDto {
     ProductDto {
@@ -532,6 +593,31 @@ async fn two_replicas_share_sessions_and_locks() {
     }
     let on_b = replica_b.login(login("clerk@example.com", PASSWORD), "203.0.113.9").await;
     assert!(matches!(on_b, Err(LoginError::Throttled { .. })), "a lock started on A holds on B");
+}
+
+/// Two replicas receiving the same 400 deliveries at once store each once: exactly one of them
+/// gets it as new, the other as a duplicate of the same id.
+#[tokio::test]
+async fn two_replicas_store_the_same_deliveries_once() {
+    let url = common::pg::cluster().database();
+    let (a, b) = (Db::open_postgres(&url).await.unwrap(), Db::open_postgres(&url).await.unwrap());
+    let (inbox_a, inbox_b) = (WebhookInbox::open(&a).await.unwrap(), WebhookInbox::open(&b).await.unwrap());
+    let keys: Vec<String> = (0..400).map(|n| format!("k{n}")).collect();
+    let send = |inbox: WebhookInbox| {
+        let keys = keys.clone();
+        tokio::spawn(async move {
+            futures::future::try_join_all(keys.iter().map(|k| inbox.store(delivery(k)))).await.unwrap()
+        })
+    };
+    let (on_a, on_b) = (send(inbox_a), send(inbox_b));
+    let (on_a, on_b) = (on_a.await.unwrap(), on_b.await.unwrap());
+    for (x, y) in on_a.iter().zip(&on_b) {
+        match (x, y) {
+            (Stored::New(i), Stored::Duplicate(j)) | (Stored::Duplicate(j), Stored::New(i)) => assert_eq!(i, j),
+            other => panic!("stored once on one replica: {other:?}"),
+        }
+    }
+    assert_eq!(InboxReader::new(a).count().await.unwrap(), 400);
 }
 
 #[tokio::test]

@@ -1,7 +1,8 @@
-//! The durable webhook inbox. One writer thread owns a connection with `synchronous=FULL` and
-//! commits deliveries in groups: every delivery waiting when a commit starts shares that
-//! commit's fsync, so throughput grows with concurrency while each acknowledged delivery is on
-//! disk before its 200.
+//! The durable webhook inbox. One writer owns a connection and commits deliveries in groups:
+//! every delivery waiting when a commit starts shares that commit's sync, so throughput grows
+//! with concurrency while each acknowledged delivery is on disk before its 200. On SQLite the
+//! writer is a thread with `synchronous=FULL`; on PostgreSQL a task whose commits wait for the
+//! WAL flush (`synchronous_commit` on, PostgreSQL's default, which the connection insists on).
 
 use std::path::Path;
 use std::time::Duration;
@@ -11,7 +12,7 @@ use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::{Error, Result};
-use crate::store::Db;
+use crate::store::{pg, Db};
 
 /// Most deliveries written by one commit.
 const MAX_GROUP: usize = 1024;
@@ -51,9 +52,23 @@ pub struct WebhookInbox {
 }
 
 impl WebhookInbox {
-    /// Opens a dedicated connection to the database at `path` and starts the writer thread.
-    /// The thread ends when every `WebhookInbox` clone is dropped.
-    pub fn open(path: &Path) -> Result<Self> {
+    /// Starts the writer of `db`'s inbox, on a connection of its own. It ends when every
+    /// `WebhookInbox` clone is dropped.
+    pub async fn open(db: &Db) -> Result<Self> {
+        match db {
+            Db::Sqlite(_) => Self::open_sqlite(db.path()?),
+            Db::Postgres(db) => {
+                let client = db.client().await?;
+                // Durable before the 200, whatever the server's default says.
+                client.batch_execute("SET synchronous_commit = on").await?;
+                let (jobs, receiver) = mpsc::channel(QUEUE);
+                tokio::spawn(pg_writer(client, receiver));
+                Ok(WebhookInbox { jobs })
+            }
+        }
+    }
+
+    fn open_sqlite(path: &Path) -> Result<Self> {
         let conn = Connection::open(path)?;
         conn.busy_timeout(Duration::from_secs(10))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -78,6 +93,40 @@ impl WebhookInbox {
     }
 }
 
+/// Answers every job of a group with its result, or all of them with the error.
+fn answer(group: &mut Vec<Job>, written: std::result::Result<Vec<Stored>, String>) {
+    match written {
+        Ok(results) => {
+            for (job, stored) in group.drain(..).zip(results) {
+                let _ = job.reply.send(Ok(stored));
+            }
+        }
+        Err(err) => {
+            tracing::error!(%err, deliveries = group.len(), "could not store webhook deliveries");
+            for job in group.drain(..) {
+                let _ = job.reply.send(Err(Error::internal("webhook inbox", &err)));
+            }
+        }
+    }
+}
+
+/// PostgreSQL's writer: while one group commits, the next gathers in the queue.
+async fn pg_writer(mut client: deadpool_postgres::Object, mut jobs: mpsc::Receiver<Job>) {
+    let mut group = Vec::with_capacity(MAX_GROUP);
+    while let Some(first) = jobs.recv().await {
+        group.push(first);
+        while group.len() < MAX_GROUP {
+            match jobs.try_recv() {
+                Ok(job) => group.push(job),
+                Err(_) => break,
+            }
+        }
+        let deliveries: Vec<&NewDelivery> = group.iter().map(|job| &job.delivery).collect();
+        let written = pg::webhooks::write_group(&mut client, &deliveries).await.map_err(|e| e.to_string());
+        answer(&mut group, written);
+    }
+}
+
 fn writer(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
     let mut group = Vec::with_capacity(MAX_GROUP);
     while let Some(first) = jobs.blocking_recv() {
@@ -88,19 +137,8 @@ fn writer(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        match write_group(&mut conn, &group) {
-            Ok(results) => {
-                for (job, stored) in group.drain(..).zip(results) {
-                    let _ = job.reply.send(Ok(stored));
-                }
-            }
-            Err(err) => {
-                tracing::error!(%err, deliveries = group.len(), "could not store webhook deliveries");
-                for job in group.drain(..) {
-                    let _ = job.reply.send(Err(Error::internal("webhook inbox", &err)));
-                }
-            }
-        }
+        let written = write_group(&mut conn, &group).map_err(|e| e.to_string());
+        answer(&mut group, written);
     }
 }
 
@@ -184,6 +222,9 @@ impl InboxReader {
 
     /// Deliveries not applied yet, oldest first, with their bodies.
     pub async fn unapplied(&self, limit: u32) -> Result<Vec<(i64, Vec<u8>)>> {
+        if let Db::Postgres(db) = &self.db {
+            return pg::webhooks::unapplied(&db.client().await?, limit).await;
+        }
         self.db
             .call(move |conn| {
                 let mut stmt =
@@ -196,10 +237,13 @@ impl InboxReader {
 
     /// Records how applying each delivery ended, and what it touched, in one transaction.
     pub async fn mark_applied(&self, results: &[(i64, super::ApplyResult)]) -> Result<()> {
+        let now = crate::time::now_rfc3339();
+        if let Db::Postgres(db) = &self.db {
+            return pg::webhooks::mark_applied(&db.client().await?, results, &now).await;
+        }
         let results = results.to_vec();
         self.db
             .transaction(move |tx| {
-                let now = crate::time::now_rfc3339();
                 let mut update = tx.prepare_cached(
                     "UPDATE webhook_events SET applied_at = ?2, outcome = ?3, order_id = ?4, subscription_id = ?5 WHERE id = ?1",
                 )?;
@@ -213,6 +257,9 @@ impl InboxReader {
 
     /// The newest deliveries first.
     pub async fn recent(&self, limit: u32) -> Result<Vec<InboxEntry>> {
+        if let Db::Postgres(db) = &self.db {
+            return pg::webhooks::recent(&db.client().await?, limit).await;
+        }
         self.db
             .call(move |conn| {
                 let mut stmt =
@@ -225,6 +272,9 @@ impl InboxReader {
 
     /// The deliveries applied to one local order, oldest first.
     pub async fn for_order(&self, order_id: &str) -> Result<Vec<InboxEntry>> {
+        if let Db::Postgres(db) = &self.db {
+            return pg::webhooks::for_order(&db.client().await?, order_id).await;
+        }
         let order_id = order_id.to_string();
         self.db
             .call(move |conn| {
@@ -238,6 +288,9 @@ impl InboxReader {
 
     /// One delivery.
     pub async fn get(&self, id: i64) -> Result<Option<InboxEntry>> {
+        if let Db::Postgres(db) = &self.db {
+            return pg::webhooks::get(&db.client().await?, id).await;
+        }
         self.db
             .call(move |conn| {
                 Ok(conn
@@ -249,6 +302,9 @@ impl InboxReader {
 
     /// How many deliveries are stored (for tests and the panel's counters).
     pub async fn count(&self) -> Result<i64> {
+        if let Db::Postgres(db) = &self.db {
+            return pg::webhooks::count(&db.client().await?).await;
+        }
         self.db.call(|conn| Ok(conn.query_row("SELECT COUNT(*) FROM webhook_events", [], |r| r.get(0))?)).await
     }
 }

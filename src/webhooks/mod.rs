@@ -157,7 +157,7 @@ impl WebhookReceiver {
     /// keyring), starts the applying task with `applier`, and queues what a previous run stored
     /// but did not apply. Needs a Tokio runtime.
     pub async fn start(db: &Db, secrets: Secrets, applier: Arc<dyn EventApplier>) -> Result<Self> {
-        let inbox = WebhookInbox::open(db.path()?)?;
+        let inbox = WebhookInbox::open(db).await?;
         let reader = InboxReader::new(db.clone());
         let (to_apply, queue) = mpsc::unbounded_channel();
         let (feed, _) = broadcast::channel(1024);

@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod audit;
 pub mod docs;
 pub mod payments;
+pub mod webhooks;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio_postgres::NoTls;
@@ -18,6 +19,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../../../migrations/postgres/0002_accounts.sql"),
     include_str!("../../../migrations/postgres/0003_docs.sql"),
     include_str!("../../../migrations/postgres/0004_payments.sql"),
+    include_str!("../../../migrations/postgres/0005_webhooks.sql"),
 ];
 
 /// The schema version this binary knows.

@@ -1,0 +1,125 @@
+//! PostgreSQL's SQL of the webhook inbox (see `webhooks::inbox`): a group of deliveries stored
+//! in one transaction of two statements, whatever its size.
+
+use std::collections::HashMap;
+
+use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
+
+use crate::error::Result;
+use crate::webhooks::{ApplyResult, InboxEntry, NewDelivery, Stored};
+
+/// Stores a group in one commit: each delivery new (with its id) or found stored before. A key
+/// twice in one group is new once, then a duplicate of itself.
+pub async fn write_group(db: &mut deadpool_postgres::Object, group: &[&NewDelivery]) -> Result<Vec<Stored>> {
+    let column = |f: fn(&NewDelivery) -> Option<&str>| group.iter().map(|d| f(d)).collect::<Vec<_>>();
+    let keys = column(|d| Some(&d.dedupe_key));
+    let bodies: Vec<&[u8]> = group.iter().map(|d| d.body.as_slice()).collect();
+    let tx = db.transaction().await?;
+    // Ids are taken in the group's order (ORDER BY n), which is the order they arrived in.
+    let inserted = tx
+        .query(
+            "INSERT INTO webhook_events (dedupe_key, webhook_id, event_name, resource_type, resource_id, body, verified,
+                    received_at)
+             SELECT k, w, e, t, r, b, TRUE, a
+             FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BYTEA[], $7::TEXT[])
+                  WITH ORDINALITY AS input (k, w, e, t, r, b, a, n)
+             ORDER BY n
+             ON CONFLICT (dedupe_key) DO NOTHING
+             RETURNING id, dedupe_key",
+            &[
+                &keys,
+                &column(|d| d.webhook_id.as_deref()),
+                &column(|d| Some(&d.event_name)),
+                &column(|d| Some(&d.resource_type)),
+                &column(|d| Some(&d.resource_id)),
+                &bodies,
+                &column(|d| Some(&d.received_at)),
+            ],
+        )
+        .await?;
+    let mut new: HashMap<String, i64> = inserted.iter().map(|row| (row.get(1), row.get(0))).collect();
+    let missing: Vec<&str> = keys.iter().flatten().copied().filter(|k| !new.contains_key(*k)).collect();
+    let mut before: HashMap<String, i64> = HashMap::new();
+    if !missing.is_empty() {
+        for row in tx.query("SELECT id, dedupe_key FROM webhook_events WHERE dedupe_key = ANY($1)", &[&missing]).await?
+        {
+            before.insert(row.get(1), row.get(0));
+        }
+    }
+    tx.commit().await?;
+    let results = group
+        .iter()
+        .map(|d| match new.remove(&d.dedupe_key) {
+            Some(id) => {
+                before.insert(d.dedupe_key.clone(), id);
+                Stored::New(id)
+            }
+            None => Stored::Duplicate(before[&d.dedupe_key]),
+        })
+        .collect();
+    Ok(results)
+}
+
+const ENTRY_COLUMNS: &str =
+    "id, event_name, resource_type, resource_id, verified, received_at, applied_at, outcome, order_id, subscription_id";
+
+fn entry_of(row: &Row) -> InboxEntry {
+    InboxEntry {
+        id: row.get(0),
+        event_name: row.get(1),
+        resource_type: row.get(2),
+        resource_id: row.get(3),
+        verified: row.get(4),
+        received_at: row.get(5),
+        applied_at: row.get(6),
+        outcome: row.get(7),
+        order_id: row.get(8),
+        subscription_id: row.get(9),
+    }
+}
+
+pub async fn unapplied(db: &impl GenericClient, limit: u32) -> Result<Vec<(i64, Vec<u8>)>> {
+    let rows = db
+        .query(
+            "SELECT id, body FROM webhook_events WHERE applied_at IS NULL ORDER BY id LIMIT $1",
+            &[&i64::from(limit)],
+        )
+        .await?;
+    Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+}
+
+pub async fn mark_applied(db: &impl GenericClient, results: &[(i64, ApplyResult)], now: &str) -> Result<()> {
+    let ids: Vec<i64> = results.iter().map(|(id, _)| *id).collect();
+    let outcomes: Vec<String> = results.iter().map(|(_, r)| r.outcome.to_string()).collect();
+    let orders: Vec<Option<&str>> = results.iter().map(|(_, r)| r.order_id.as_deref()).collect();
+    let subscriptions: Vec<Option<&str>> = results.iter().map(|(_, r)| r.subscription_id.as_deref()).collect();
+    db.execute(
+        "UPDATE webhook_events w SET applied_at = $5, outcome = u.outcome, order_id = u.order_id,
+                subscription_id = u.subscription_id
+         FROM unnest($1::BIGINT[], $2::TEXT[], $3::TEXT[], $4::TEXT[]) AS u (id, outcome, order_id, subscription_id)
+         WHERE w.id = u.id",
+        &[&ids, &outcomes, &orders, &subscriptions, &now],
+    )
+    .await?;
+    Ok(())
+}
+
+pub async fn recent(db: &impl GenericClient, limit: u32) -> Result<Vec<InboxEntry>> {
+    let sql = format!("SELECT {ENTRY_COLUMNS} FROM webhook_events ORDER BY id DESC LIMIT $1");
+    Ok(db.query(&sql, &[&i64::from(limit.clamp(1, 500))]).await?.iter().map(entry_of).collect())
+}
+
+pub async fn for_order(db: &impl GenericClient, order_id: &str) -> Result<Vec<InboxEntry>> {
+    let sql = format!("SELECT {ENTRY_COLUMNS} FROM webhook_events WHERE order_id = $1 ORDER BY id");
+    Ok(db.query(&sql, &[&order_id]).await?.iter().map(entry_of).collect())
+}
+
+pub async fn get(db: &impl GenericClient, id: i64) -> Result<Option<InboxEntry>> {
+    let sql = format!("SELECT {ENTRY_COLUMNS} FROM webhook_events WHERE id = $1");
+    Ok(db.query_opt(&sql, &[&id]).await?.as_ref().map(entry_of))
+}
+
+pub async fn count(db: &impl GenericClient) -> Result<i64> {
+    Ok(db.query_one("SELECT COUNT(*) FROM webhook_events", &[]).await?.get(0))
+}
