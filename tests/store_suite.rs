@@ -80,7 +80,94 @@ on_both_stores!(
     subscriptions_are_replaced_and_filtered,
     orders_are_numbered_once_each_and_updated,
     the_inbox_stores_each_delivery_once_in_order,
+    stored_deliveries_apply_once_by_the_order_rules,
 );
+
+fn event(body: serde_json::Value) -> staffroom::webhooks::WebhookEvent {
+    staffroom::webhooks::payload::parse(&body, None).unwrap()
+}
+
+fn order_event(name: &str, status: &str, minute: u32, subtotal: i64) -> staffroom::webhooks::WebhookEvent {
+    event(serde_json::json!({
+        "meta": {"event_name": name, "custom_data": {"order_id": "o-local"}},
+        "data": {"type": "orders", "id": "9001", "attributes": {
+            "store_id": 1, "status": status, "total": 2380, "subtotal": subtotal, "currency": "EUR",
+            "user_email": "kim@example.com", "customer_id": 77,
+            "first_order_item": {"product_id": 1, "variant_id": 11},
+            "created_at": "2026-11-23T10:01:00.000000Z", "updated_at": format!("2026-11-23T10:{minute:02}:00.000000Z")
+        }}
+    }))
+}
+
+/// Stores `events` as deliveries and applies them as a group: (inbox id, outcome) of each.
+async fn store_and_apply(db: &Db, events: Vec<staffroom::webhooks::WebhookEvent>) -> Vec<(i64, String)> {
+    let inbox = WebhookInbox::open(db).await.unwrap();
+    let mut group = Vec::new();
+    for (n, event) in events.into_iter().enumerate() {
+        let mut stored = delivery(&format!("{}-{n}-{}", event.name, uuid::Uuid::new_v4()));
+        stored.event_name = event.name.clone();
+        let Stored::New(id) = inbox.store(stored).await.unwrap() else { panic!("new") };
+        group.push((id, event));
+    }
+    let applier = staffroom::payments::apply::PaymentsApplier::new(db.clone());
+    let applied = staffroom::webhooks::EventApplier::apply_stored(&applier, &group).await.unwrap();
+    applied.into_iter().map(|(id, result)| (id, result.outcome.to_string())).collect()
+}
+
+async fn stored_deliveries_apply_once_by_the_order_rules(db: Db) {
+    let mut local = order("o-local", "2026-11-23T10:00:00Z");
+    local.dto.variant_id = "11".into();
+    local.dto.currency = "EUR".into();
+    db.insert_order(local).await.unwrap();
+
+    let outcomes = store_and_apply(
+        &db,
+        vec![
+            order_event("order_created", "pending", 1, 1999),
+            order_event("order_paid", "paid", 3, 1999),
+            // Older than what is cached now: recorded, not applied.
+            order_event("order_updated", "pending", 2, 1999),
+            event(serde_json::json!({"meta": {"event_name": "subscription_payment_success"},
+                "data": {"type": "subscription-invoices", "id": "70",
+                         "attributes": {"subscription_id": 501, "status": "paid", "updated_at": "2026-11-23T10:04:00Z"}}})),
+            event(serde_json::json!({"meta": {"event_name": "subscription_payment_failed"},
+                "data": {"type": "subscription-invoices", "id": "69",
+                         "attributes": {"subscription_id": 501, "status": "failed", "updated_at": "2026-11-23T09:00:00Z"}}})),
+            event(serde_json::json!({"meta": {"event_name": "license_key_created"},
+                "data": {"type": "license-keys", "id": "5", "attributes": {}}})),
+        ],
+    )
+    .await;
+    let words: Vec<&str> = outcomes.iter().map(|(_, o)| o.split(':').next().unwrap()).collect();
+    assert_eq!(words, ["applied", "applied", "stale", "applied", "stale", "ignored"], "{outcomes:?}");
+    let paid = db.order("o-local".into()).await.unwrap().unwrap();
+    assert_eq!(
+        (paid.dto.status, paid.dto.total, paid.dto.provider_order_id.as_deref()),
+        (OrderStatus::Paid, 2380, Some("9001"))
+    );
+    let reader = InboxReader::new(db.clone());
+    assert!(reader.unapplied(10).await.unwrap().is_empty());
+    assert_eq!(reader.for_order("o-local").await.unwrap().len(), 3);
+
+    // A payment that does not match the checkout (another subtotal) holds a new order for review.
+    let mut second = order("o-review", "2026-11-23T11:00:00Z");
+    second.dto.variant_id = "11".into();
+    second.dto.currency = "EUR".into();
+    db.insert_order(second).await.unwrap();
+    let mut mismatched = order_event("order_created", "paid", 30, 1);
+    mismatched.custom_data =
+        Some(serde_json::Map::from_iter([("order_id".to_string(), serde_json::json!("o-review"))]));
+    mismatched.resource_id = "9002".into();
+    let outcomes = store_and_apply(&db, vec![mismatched]).await;
+    assert!(outcomes[0].1.starts_with("held for review"), "{outcomes:?}");
+    let held = db.order("o-review".into()).await.unwrap().unwrap();
+    assert_eq!(held.dto.status, OrderStatus::Pending);
+    let audit = Audit::new(db.clone()).list(10, None).await.unwrap();
+    assert!(
+        audit.iter().any(|e| e.action == "payments.order_review" && e.target.as_deref() == Some("o-review")),
+        "{audit:?}"
+    );
+}
 
 fn delivery(key: &str) -> NewDelivery {
     NewDelivery {
@@ -618,6 +705,34 @@ async fn two_replicas_store_the_same_deliveries_once() {
         }
     }
     assert_eq!(InboxReader::new(a).count().await.unwrap(), 400);
+}
+
+/// Two replicas applying the same stored deliveries at once: each is applied by one of them.
+#[tokio::test]
+async fn two_replicas_apply_each_delivery_once() {
+    let url = common::pg::cluster().database();
+    let (a, b) = (Db::open_postgres(&url).await.unwrap(), Db::open_postgres(&url).await.unwrap());
+    let inbox = WebhookInbox::open(&a).await.unwrap();
+    let mut group = Vec::new();
+    for n in 0..200 {
+        let e = event(serde_json::json!({"meta": {"event_name": "subscription_updated"},
+            "data": {"type": "subscriptions", "id": format!("s{n}"), "attributes": {
+                "status": "active", "customer_id": 1, "product_id": 1, "variant_id": 11,
+                "updated_at": "2026-11-23T10:00:00Z", "created_at": "2026-11-23T10:00:00Z"}}}));
+        let Stored::New(id) = inbox.store(delivery(&format!("s{n}"))).await.unwrap() else { panic!("new") };
+        group.push((id, e));
+    }
+    let apply = |db: Db, group: Vec<(i64, staffroom::webhooks::WebhookEvent)>| {
+        tokio::spawn(async move {
+            let applier = staffroom::payments::apply::PaymentsApplier::new(db);
+            staffroom::webhooks::EventApplier::apply_stored(&applier, &group).await.unwrap()
+        })
+    };
+    let (on_a, on_b) = (apply(a.clone(), group.clone()), apply(b, group));
+    let (on_a, on_b) = (on_a.await.unwrap(), on_b.await.unwrap());
+    assert_eq!(on_a.len() + on_b.len(), 200, "each applied once: {} on A, {} on B", on_a.len(), on_b.len());
+    assert!(InboxReader::new(a.clone()).unapplied(10).await.unwrap().is_empty());
+    assert_eq!(a.list_subscriptions(None, None, 1, 1).await.unwrap().1, 200);
 }
 
 #[tokio::test]

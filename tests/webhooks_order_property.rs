@@ -7,7 +7,7 @@ mod common;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use staffroom::payments::apply::PaymentsApplier;
-use staffroom::webhooks::{payload, EventApplier, WebhookEvent};
+use staffroom::webhooks::{payload, WebhookEvent};
 
 fn t(minute: u32) -> String {
     format!("2026-11-22T10:{minute:02}:00.000000Z")
@@ -59,7 +59,7 @@ fn final_state(events: &[WebhookEvent]) -> (Value, Value) {
         let core = common::memory_core(dir.path()).await;
         let applier = PaymentsApplier::new(core.db.clone());
         for event in events {
-            applier.apply(event).await.unwrap();
+            applier.apply_unstored(event).await.unwrap();
         }
         core.db
             .call(|conn| {

@@ -1,6 +1,10 @@
 //! Applying webhook events to the cached orders and subscriptions (SPEC section 4, Applying):
 //! orders link by `meta.custom_data.order_id`, else by the provider's order id; an event older
 //! than the cached state is recorded but not applied; statuses never move backwards.
+//!
+//! Each event is applied in three steps: read what it concerns ([`Wanted`] → [`Known`]), decide
+//! ([`decide`], the rules above, free of storage), and write the [`Change`]. Only the reading
+//! and writing are per backend, so SQLite and PostgreSQL apply by the same rules.
 
 use crate::payments::model::OrderStatus;
 use serde_json::Value;
@@ -49,19 +53,71 @@ fn resource(event: &WebhookEvent) -> Resource {
     Resource { id: event.resource_id.clone(), kind: event.resource_type.clone(), attributes: event.attributes.clone() }
 }
 
-fn apply_order(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
+/// What an event concerns, to be read before deciding.
+pub(crate) enum Wanted {
+    /// The order linked by our id (custom data) when there is one, else by the provider's id.
+    Order {
+        local_id: Option<String>,
+        provider_id: String,
+    },
+    Subscription(String),
+    Nothing,
+}
+
+/// What was read.
+pub(crate) enum Known {
+    Order(Option<OrderRecord>),
+    Subscription(Option<SubscriptionDto>),
+    Nothing,
+}
+
+/// What applying an event writes.
+pub(crate) enum Change {
+    None,
+    InsertOrder(OrderRecord),
+    /// With the audit entry of an order held for review: (order id, detail).
+    UpdateOrder {
+        order: OrderRecord,
+        review: Option<(String, serde_json::Value)>,
+    },
+    UpsertSubscription(SubscriptionDto),
+    /// A subscription's latest payment, kept only if not older than the one noted; if it is, the
+    /// event is stale.
+    NotePayment {
+        subscription_id: String,
+        status: String,
+        at: String,
+    },
+}
+
+pub(crate) fn wanted(event: &WebhookEvent) -> Wanted {
+    match event.resource_type.as_str() {
+        "orders" => Wanted::Order { local_id: event.local_order_id(), provider_id: event.resource_id.clone() },
+        "subscriptions" => Wanted::Subscription(event.resource_id.clone()),
+        _ => Wanted::Nothing,
+    }
+}
+
+/// The rules: what `event` changes, given what is `known`, and how it ended.
+pub(crate) fn decide(event: &WebhookEvent, known: Known) -> (Change, ApplyResult) {
+    match (event.resource_type.as_str(), known) {
+        ("orders", Known::Order(existing)) => decide_order(event, existing),
+        ("subscriptions", Known::Subscription(cached)) => decide_subscription(event, cached),
+        ("subscription-invoices", _) => decide_invoice(event),
+        (other, _) => (Change::None, ApplyResult::ignored(format!("no cached {other}"))),
+    }
+}
+
+/// The outcome of a payment note that turned out older than the one kept.
+fn stale_payment(result: ApplyResult) -> ApplyResult {
+    ApplyResult { outcome: Outcome::Stale("older than the latest payment".into()), ..result }
+}
+
+fn decide_order(event: &WebhookEvent, existing: Option<OrderRecord>) -> (Change, ApplyResult) {
     let r = resource(event);
     let provider_status =
         r.str("status").unwrap_or_else(|| if event.name == "order_paid" { "paid".into() } else { "pending".into() });
     let updated_at = model::normalise_time(r.str("updated_at")).or_else(|| event.timestamp.clone());
-    let existing = match event.local_order_id() {
-        Some(id) => store::get_order(conn, &id)?,
-        None => None,
-    };
-    let existing = match existing {
-        Some(order) => Some(order),
-        None => store::find_order_by_provider_id(conn, &r.id)?,
-    };
     let now = now_rfc3339();
     // Lemon Squeezy creates an order when it is paid: its created_at is the moment of payment,
     // the same whichever event tells us first.
@@ -105,18 +161,17 @@ fn apply_order(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<Appl
             metadata: None,
             created_by: Some("provider".into()),
         };
-        let id = record.dto.id.clone();
-        store::insert_order_in(conn, &record)?;
-        return Ok(ApplyResult {
+        let result = ApplyResult {
             outcome: Outcome::Applied(Some("new order from the provider".into())),
-            order_id: Some(id),
+            order_id: Some(record.dto.id.clone()),
             subscription_id: None,
-        });
+        };
+        return (Change::InsertOrder(record), result);
     };
     let id = order.dto.id.clone();
     let linked = |outcome: Outcome| ApplyResult { outcome, order_id: Some(id.clone()), subscription_id: None };
     if older(updated_at.as_deref(), order.provider_updated_at.as_deref()) {
-        return Ok(linked(Outcome::Stale("older than the cached order".into())));
+        return (Change::None, linked(Outcome::Stale("older than the cached order".into())));
     }
     if refunded_at.is_some() {
         order.dto.refunded_at = refunded_at;
@@ -127,6 +182,7 @@ fn apply_order(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<Appl
     }
     let target = OrderStatus::of_provider(&provider_status);
     let mut outcome = Outcome::Applied(None);
+    let mut review = None;
     let differences = if target == OrderStatus::Paid && order.dto.status != OrderStatus::Paid {
         checkout_differences(&order, &r, event.test_mode)
     } else {
@@ -136,18 +192,8 @@ fn apply_order(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<Appl
         // Not what our checkout sold: the order is not marked paid, and a person looks at it.
         let reason = differences.join("; ");
         tracing::warn!(order = %order.dto.id, %reason, "a payment event does not match its checkout");
-        crate::store::audit::append(
-            conn,
-            &crate::store::audit::NewAuditEntry {
-                actor: "system",
-                action: crate::audit::AuditAction::OrderReview,
-                target: Some(&order.dto.id),
-                outcome: "held for review",
-                detail: Some(
-                    serde_json::json!({ "event": event.name, "providerOrderId": r.id, "differences": differences }),
-                ),
-            },
-        )?;
+        let detail = serde_json::json!({ "event": event.name, "providerOrderId": r.id, "differences": differences });
+        review = Some((order.dto.id.clone(), detail));
         order.dto.review = Some(reason.clone());
         outcome = Outcome::HeldForReview(reason);
     } else if order_may_move(order.dto.status, target) {
@@ -171,8 +217,7 @@ fn apply_order(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<Appl
     order.dto.updated_at = now;
     order.provider_status = Some(provider_status);
     order.provider_updated_at = updated_at.or(order.provider_updated_at);
-    store::update_order_from_provider(conn, &order)?;
-    Ok(linked(outcome))
+    (Change::UpdateOrder { order, review }, linked(outcome))
 }
 
 /// How a payment event differs from what the order's checkout sold: another store, variant,
@@ -207,72 +252,228 @@ fn checkout_differences(order: &OrderRecord, event: &Resource, test_mode: Option
         .collect()
 }
 
-fn apply_subscription(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
+fn decide_subscription(event: &WebhookEvent, cached: Option<SubscriptionDto>) -> (Change, ApplyResult) {
     let incoming: SubscriptionDto = model::subscription_from(&resource(event));
     let id = incoming.id.clone();
     let linked = |outcome: Outcome| ApplyResult { outcome, order_id: None, subscription_id: Some(id.clone()) };
-    if let Some(cached) = store::get_subscription(conn, &incoming.id)? {
+    if let Some(cached) = cached {
         if older(Some(&incoming.updated_at), Some(&cached.updated_at)) {
-            return Ok(linked(Outcome::Stale("older than the cached subscription".into())));
+            return (Change::None, linked(Outcome::Stale("older than the cached subscription".into())));
         }
         if !subscription_may_move(&cached.provider_status, &incoming.provider_status) {
-            return Ok(linked(Outcome::Stale("an expired subscription does not come back".into())));
+            return (Change::None, linked(Outcome::Stale("an expired subscription does not come back".into())));
         }
     }
-    store::upsert_subscription(conn, &incoming, &now_rfc3339())?;
-    Ok(linked(Outcome::Applied(None)))
+    (Change::UpsertSubscription(incoming), linked(Outcome::Applied(None)))
 }
 
-fn apply_invoice(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
+fn decide_invoice(event: &WebhookEvent) -> (Change, ApplyResult) {
     let r = resource(event);
     let Some(subscription_id) = r.str("subscription_id") else {
-        return Ok(ApplyResult::ignored("the invoice names no subscription"));
+        return (Change::None, ApplyResult::ignored("the invoice names no subscription"));
     };
     let status = r.str("status").unwrap_or_else(|| event.name.trim_start_matches("subscription_payment_").to_string());
     let at = model::normalise_time(r.str("updated_at")).unwrap_or_else(now_rfc3339);
-    let noted = store::note_payment(conn, &subscription_id, &status, &at)?;
-    let outcome = if noted { Outcome::Applied(None) } else { Outcome::Stale("older than the latest payment".into()) };
-    Ok(ApplyResult { outcome, order_id: None, subscription_id: Some(subscription_id) })
+    let result =
+        ApplyResult { outcome: Outcome::Applied(None), order_id: None, subscription_id: Some(subscription_id.clone()) };
+    (Change::NotePayment { subscription_id, status, at }, result)
+}
+
+fn review_entry<'a>(order_id: &'a str, detail: &serde_json::Value) -> crate::store::audit::NewAuditEntry<'a> {
+    crate::store::audit::NewAuditEntry {
+        actor: "system",
+        action: crate::audit::AuditAction::OrderReview,
+        target: Some(order_id),
+        outcome: "held for review",
+        detail: Some(detail.clone()),
+    }
+}
+
+/// One event on SQLite, inside the caller's transaction.
+fn apply_one(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
+    let known = match wanted(event) {
+        Wanted::Order { local_id, provider_id } => {
+            let by_ours = match local_id {
+                Some(id) => store::get_order(conn, &id)?,
+                None => None,
+            };
+            Known::Order(match by_ours {
+                Some(order) => Some(order),
+                None => store::find_order_by_provider_id(conn, &provider_id)?,
+            })
+        }
+        Wanted::Subscription(id) => Known::Subscription(store::get_subscription(conn, &id)?),
+        Wanted::Nothing => Known::Nothing,
+    };
+    let (change, result) = decide(event, known);
+    match change {
+        Change::None => {}
+        Change::InsertOrder(order) => {
+            store::insert_order_in(conn, &order)?;
+        }
+        Change::UpdateOrder { order, review } => {
+            if let Some((id, detail)) = &review {
+                crate::store::audit::append(conn, &review_entry(id, detail))?;
+            }
+            store::update_order_from_provider(conn, &order)?;
+        }
+        Change::UpsertSubscription(subscription) => store::upsert_subscription(conn, &subscription, &now_rfc3339())?,
+        Change::NotePayment { subscription_id, status, at } => {
+            if !store::note_payment(conn, &subscription_id, &status, &at)? {
+                return Ok(stale_payment(result));
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// One event on PostgreSQL, inside the caller's transaction.
+async fn apply_one_pg(tx: &deadpool_postgres::Transaction<'_>, event: &WebhookEvent) -> Result<ApplyResult> {
+    use crate::store::pg;
+    let known = match wanted(event) {
+        Wanted::Order { local_id, provider_id } => {
+            let by_ours = match local_id {
+                Some(id) => pg::payments::get_order(tx, &id).await?,
+                None => None,
+            };
+            Known::Order(match by_ours {
+                Some(order) => Some(order),
+                None => pg::payments::find_order_by_provider_id(tx, &provider_id).await?,
+            })
+        }
+        Wanted::Subscription(id) => Known::Subscription(pg::payments::get_subscription(tx, &id).await?),
+        Wanted::Nothing => Known::Nothing,
+    };
+    let (change, result) = decide(event, known);
+    match change {
+        Change::None => {}
+        Change::InsertOrder(order) => {
+            pg::payments::insert_order(tx, &order).await?;
+        }
+        Change::UpdateOrder { order, review } => {
+            if let Some((id, detail)) = &review {
+                pg::audit::append(tx, &review_entry(id, detail)).await?;
+            }
+            pg::payments::update_order_from_provider(tx, &order).await?;
+        }
+        Change::UpsertSubscription(subscription) => {
+            pg::payments::upsert_subscription(tx, &subscription, &now_rfc3339()).await?
+        }
+        Change::NotePayment { subscription_id, status, at } => {
+            if !pg::payments::note_payment(tx, &subscription_id, &status, &at).await? {
+                return Ok(stale_payment(result));
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// The advisory lock a team server's replicas apply under, one at a time ("applying").
+const APPLY_LOCK: i64 = 0x6170_706c_7969_6e67;
+
+/// An event that could not be applied: recorded as failed, with why.
+fn failed(error: &crate::Error) -> ApplyResult {
+    ApplyResult { outcome: Outcome::Failed(error.message.clone()), order_id: None, subscription_id: None }
 }
 
 #[async_trait::async_trait]
 impl EventApplier for PaymentsApplier {
     /// One transaction for the whole group (a commit per event held applying to about 2,500
     /// events/s), with a savepoint per event, so one that fails leaves no trace and the others
-    /// still apply.
-    async fn apply_all(&self, events: &[WebhookEvent]) -> Vec<Result<ApplyResult>> {
-        let events = events.to_vec();
-        let count = events.len();
-        let applied = self
-            .db
+    /// still apply; the outcomes are recorded in the same transaction.
+    async fn apply_stored(&self, group: &[(i64, WebhookEvent)]) -> Result<Vec<(i64, ApplyResult)>> {
+        match &self.db {
+            Db::Sqlite(_) => self.apply_stored_sqlite(group.to_vec()).await,
+            Db::Postgres(db) => apply_stored_pg(&mut db.client().await?, group).await,
+        }
+    }
+}
+
+impl PaymentsApplier {
+    /// Applies one event that is not in the inbox (an order the reconciliation found at the
+    /// provider), by the same rules, in a transaction of its own.
+    pub async fn apply_unstored(&self, event: &WebhookEvent) -> Result<ApplyResult> {
+        match &self.db {
+            Db::Sqlite(_) => {
+                let event = event.clone();
+                self.db.transaction(move |tx| apply_one(tx, &event)).await
+            }
+            Db::Postgres(db) => {
+                let mut client = db.client().await?;
+                let tx = client.transaction().await?;
+                tx.execute("SELECT pg_advisory_xact_lock($1)", &[&APPLY_LOCK]).await?;
+                let result = apply_one_pg(&tx, event).await?;
+                tx.commit().await?;
+                Ok(result)
+            }
+        }
+    }
+
+    async fn apply_stored_sqlite(&self, group: Vec<(i64, WebhookEvent)>) -> Result<Vec<(i64, ApplyResult)>> {
+        self.db
             .transaction(move |tx| {
-                let mut results = Vec::with_capacity(events.len());
-                for event in &events {
+                let now = now_rfc3339();
+                let mut results = Vec::with_capacity(group.len());
+                for (id, event) in &group {
+                    let waiting: bool =
+                        tx.query_row("SELECT applied_at IS NULL FROM webhook_events WHERE id = ?1", [id], |row| {
+                            row.get(0)
+                        })?;
+                    if !waiting {
+                        continue;
+                    }
                     tx.execute_batch("SAVEPOINT apply_one")?;
                     let result = apply_one(tx, event);
                     let end =
                         if result.is_ok() { "RELEASE apply_one" } else { "ROLLBACK TO apply_one; RELEASE apply_one" };
                     tx.execute_batch(end)?;
-                    results.push(result);
+                    let result = result.unwrap_or_else(|err| {
+                        tracing::error!(id, %err, "applying a webhook delivery failed");
+                        failed(&err)
+                    });
+                    tx.execute(
+                        "UPDATE webhook_events SET applied_at = ?2, outcome = ?3, order_id = ?4, subscription_id = ?5
+                         WHERE id = ?1",
+                        rusqlite::params![id, now, result.outcome.to_string(), result.order_id, result.subscription_id],
+                    )?;
+                    results.push((*id, result));
                 }
                 Ok(results)
             })
-            .await;
-        match applied {
-            Ok(results) => results,
-            // Nothing of the group was kept: each event failed.
-            Err(error) => (0..count).map(|_| Err(error.clone())).collect(),
-        }
+            .await
     }
 }
 
-fn apply_one(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
-    match event.resource_type.as_str() {
-        "orders" => apply_order(conn, event),
-        "subscriptions" => apply_subscription(conn, event),
-        "subscription-invoices" => apply_invoice(conn, event),
-        other => Ok(ApplyResult::ignored(format!("no cached {other}"))),
+/// PostgreSQL: under the applying lock, so that replicas apply one at a time and in order, and
+/// only what is still waiting (locked, so no replica can take it meanwhile).
+async fn apply_stored_pg(
+    client: &mut deadpool_postgres::Object,
+    group: &[(i64, WebhookEvent)],
+) -> Result<Vec<(i64, ApplyResult)>> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&APPLY_LOCK]).await?;
+    let ids: Vec<i64> = group.iter().map(|(id, _)| *id).collect();
+    let waiting: std::collections::HashSet<i64> = tx
+        .query("SELECT id FROM webhook_events WHERE id = ANY($1) AND applied_at IS NULL FOR UPDATE", &[&ids])
+        .await?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let mut results = Vec::with_capacity(waiting.len());
+    for (id, event) in group.iter().filter(|(id, _)| waiting.contains(id)) {
+        tx.batch_execute("SAVEPOINT apply_one").await?;
+        let result = apply_one_pg(&tx, event).await;
+        let end = if result.is_ok() { "RELEASE apply_one" } else { "ROLLBACK TO apply_one; RELEASE apply_one" };
+        tx.batch_execute(end).await?;
+        let result = result.unwrap_or_else(|err| {
+            tracing::error!(id, %err, "applying a webhook delivery failed");
+            failed(&err)
+        });
+        results.push((*id, result));
     }
+    crate::store::pg::webhooks::mark_applied(&tx, &results, &now_rfc3339()).await?;
+    tx.commit().await?;
+    Ok(results)
 }
 
 #[cfg(test)]
@@ -315,11 +516,28 @@ mod tests {
             )?)
         })
         .unwrap();
+        let inbox = crate::webhooks::WebhookInbox::open(&db).await.unwrap();
+        let mut group = Vec::new();
+        for id in ["1", "boom", "2"] {
+            let event = subscription_event(id);
+            let delivery = crate::webhooks::NewDelivery {
+                dedupe_key: id.into(),
+                webhook_id: None,
+                event_name: event.name.clone(),
+                resource_type: event.resource_type.clone(),
+                resource_id: event.resource_id.clone(),
+                body: b"{}".to_vec(),
+                received_at: now_rfc3339(),
+            };
+            let crate::webhooks::Stored::New(inbox_id) = inbox.store(delivery).await.unwrap() else { panic!("new") };
+            group.push((inbox_id, event));
+        }
         let applier = PaymentsApplier::new(db.clone());
-        let events: Vec<_> = ["1", "boom", "2"].into_iter().map(subscription_event).collect();
-        let results = applier.apply_all(&events).await;
-        assert!(results[0].is_ok() && results[2].is_ok(), "{results:?}");
-        assert!(results[1].is_err(), "{results:?}");
+        let results = applier.apply_stored(&group).await.unwrap();
+        let outcomes: Vec<String> = results.iter().map(|(_, r)| r.outcome.to_string()).collect();
+        assert_eq!(outcomes[0], "applied");
+        assert!(outcomes[1].starts_with("failed"), "{outcomes:?}");
+        assert_eq!(outcomes[2], "applied");
         let stored: Vec<String> = db
             .call_blocking(|conn| {
                 let mut statement = conn.prepare("SELECT id FROM subscriptions ORDER BY id")?;
@@ -328,5 +546,9 @@ mod tests {
             })
             .unwrap();
         assert_eq!(stored, ["1", "2"]);
+        // Recorded with the deliveries, and never applied twice.
+        let reader = crate::webhooks::InboxReader::new(db.clone());
+        assert!(reader.unapplied(10).await.unwrap().is_empty());
+        assert!(applier.apply_stored(&group).await.unwrap().is_empty(), "already applied: skipped");
     }
 }

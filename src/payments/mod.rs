@@ -396,7 +396,7 @@ impl PaymentService {
                     test_mode: None,
                     timestamp: None,
                 };
-                crate::webhooks::EventApplier::apply(&applier, &event).await?;
+                applier.apply_unstored(&event).await?;
                 tracing::info!(order = %order.dto.order_id, provider_order = %candidate.id, "reconciled an order whose webhook was missed");
                 reconciled += 1;
             }

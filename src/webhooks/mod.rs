@@ -71,15 +71,12 @@ impl ApplyResult {
 /// What turns an event into changes of the cached orders and subscriptions.
 #[async_trait::async_trait]
 pub trait EventApplier: Send + Sync + 'static {
-    /// Applies `events` in order, each on its own: an error is recorded as that event's
-    /// `failed`, and the event stays in the inbox.
-    async fn apply_all(&self, events: &[WebhookEvent]) -> Vec<Result<ApplyResult>>;
-
-    /// Applies one event.
-    async fn apply(&self, event: &WebhookEvent) -> Result<ApplyResult> {
-        let mut results = self.apply_all(std::slice::from_ref(event)).await;
-        results.pop().unwrap_or_else(|| Err(Error::internal("webhooks", "the applier gave no result")))
-    }
+    /// Applies stored deliveries (inbox id, event) in order and records how each ended in the
+    /// inbox, in one transaction, so a delivery is applied exactly once: one already applied
+    /// (by another replica of a team server, or before a restart) is skipped. Each event on its
+    /// own: one that fails is recorded as `failed` and the others still apply. Returns what it
+    /// applied; an error means nothing of the group was kept, and it waits in the inbox.
+    async fn apply_stored(&self, group: &[(i64, WebhookEvent)]) -> Result<Vec<(i64, ApplyResult)>>;
 }
 
 /// One line of the live webhook feed.
@@ -191,9 +188,9 @@ impl WebhookReceiver {
                     }
                 }
             }
-            apply_group(&*applier, &reader, &feed, &group).await;
+            apply_group(&*applier, &feed, &group).await?;
         }
-        tokio::spawn(apply_in_order(queue, applier, reader, feed));
+        tokio::spawn(apply_in_order(queue, applier, feed));
         Ok(receiver)
     }
 
@@ -353,43 +350,30 @@ fn is_json(content_type: Option<&str>) -> bool {
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 
-/// Applies a group of deliveries in order, records the outcomes in one transaction, then
-/// announces them.
+/// Applies a group of stored deliveries in order (recording the outcomes with them), then
+/// announces what was applied.
 async fn apply_group(
     applier: &dyn EventApplier,
-    reader: &InboxReader,
     feed: &broadcast::Sender<FeedItem>,
     group: &[(i64, WebhookEvent)],
-) {
-    let events: Vec<WebhookEvent> = group.iter().map(|(_, event)| event.clone()).collect();
-    let applied = applier.apply_all(&events).await;
-    let results: Vec<(i64, ApplyResult)> = group
-        .iter()
-        .zip(applied)
-        .map(|((id, _), result)| {
-            let result = result.unwrap_or_else(|err| {
-                tracing::error!(id, %err, "applying a webhook delivery failed");
-                ApplyResult { outcome: Outcome::Failed(err.message.clone()), order_id: None, subscription_id: None }
-            });
-            (*id, result)
-        })
-        .collect();
-    if let Err(err) = reader.mark_applied(&results).await {
-        tracing::error!(%err, "could not record how webhook deliveries were applied");
-    }
-    for ((id, event), (_, result)) in group.iter().zip(results) {
-        let mut item = FeedItem::new("applied", true).about(Some(*id), event);
+) -> Result<()> {
+    let results = applier.apply_stored(group).await.inspect_err(|err| {
+        tracing::error!(%err, deliveries = group.len(), "could not apply webhook deliveries; they wait in the inbox");
+    })?;
+    let events: std::collections::HashMap<i64, &WebhookEvent> = group.iter().map(|(id, event)| (*id, event)).collect();
+    for (id, result) in results {
+        let mut item = FeedItem::new("applied", true).about(Some(id), events[&id]);
         item.outcome = Some(result.outcome.to_string());
         item.order_id = result.order_id;
         item.subscription_id = result.subscription_id;
         let _ = feed.send(item);
     }
+    Ok(())
 }
 
 async fn apply_in_order(
     mut queue: mpsc::UnboundedReceiver<(i64, WebhookEvent)>,
     applier: Arc<dyn EventApplier>,
-    reader: InboxReader,
     feed: broadcast::Sender<FeedItem>,
 ) {
     let mut group = Vec::new();
@@ -401,7 +385,8 @@ async fn apply_in_order(
                 Err(_) => break,
             }
         }
-        apply_group(&*applier, &reader, &feed, &group).await;
+        // A failure is logged; the deliveries wait in the inbox for the next start.
+        let _ = apply_group(&*applier, &feed, &group).await;
         group.clear();
     }
 }
