@@ -100,7 +100,7 @@ impl Core {
             let applier: Arc<dyn EventApplier> = Arc::new(PaymentsApplier::new(core.db.clone()));
             core.webhooks = Some(WebhookReceiver::start(&core.db, core.secrets.clone(), applier).await?);
             core.payments.start_background_sync().await?;
-            let events = EventHub::start(&core.config.data_dir).await?;
+            let events = EventHub::start(&core.db, &core.config.data_dir).await?;
             events.follow(&core);
             core.events = Some(events);
         }

@@ -5,6 +5,10 @@
 //!
 //! On SQLite they are kept in a file of their own beside the database: a writer there would
 //! otherwise hold the database's one write lock while the webhook receiver waits to commit.
+//! On PostgreSQL (a team server) they are kept in the team's database, so that an event stored
+//! by any replica reaches the streams of every replica: each replica's follower hears the
+//! writers' `NOTIFY` on a connection of its own (and looks every second anyway, in case a
+//! notification was lost with a connection) and sends what is new, in id order.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -39,12 +43,19 @@ const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS events_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 ";
 
-/// The events' database: one connection, used on the blocking pool.
+/// Where events are kept.
 #[derive(Clone)]
-struct EventStore(Arc<Mutex<Connection>>);
+enum EventStore {
+    Sqlite(SqliteEvents),
+    Postgres(crate::store::pg::Postgres),
+}
 
-impl EventStore {
-    fn open(data_dir: &Path) -> Result<EventStore> {
+/// The events' SQLite file: one connection, used on the blocking pool.
+#[derive(Clone)]
+struct SqliteEvents(Arc<Mutex<Connection>>);
+
+impl SqliteEvents {
+    fn open(data_dir: &Path) -> Result<SqliteEvents> {
         let path = data_dir.join(EVENTS_FILE);
         let conn = Connection::open(&path)?;
         conn.busy_timeout(Duration::from_secs(5))?;
@@ -55,7 +66,7 @@ impl EventStore {
         conn.execute_batch(SCHEMA)?;
         // The WAL and shared-memory files are private like the rest of the data dir.
         crate::data_dir::tighten(data_dir)?;
-        Ok(EventStore(Arc::new(Mutex::new(conn))))
+        Ok(SqliteEvents(Arc::new(Mutex::new(conn))))
     }
 
     async fn call<T: Send + 'static>(
@@ -120,15 +131,30 @@ pub struct EventHub {
 }
 
 impl EventHub {
-    /// Opens the events' database in `data_dir` and starts the writer task (needs a Tokio
-    /// runtime).
-    pub async fn start(data_dir: &Path) -> Result<EventHub> {
-        let dir = data_dir.to_path_buf();
-        let db = tokio::task::spawn_blocking(move || EventStore::open(&dir)).await??;
+    /// Opens where events are kept (beside `db` in `data_dir`, or in the team's database) and
+    /// starts the writer task, and on a team server the follower (needs a Tokio runtime).
+    pub async fn start(db: &crate::store::Db, data_dir: &Path) -> Result<EventHub> {
         let (queue, incoming) = mpsc::unbounded_channel();
         let (live, _) = broadcast::channel(4096);
         let (closing, _) = watch::channel(false);
-        tokio::spawn(write_events(db.clone(), incoming, live.clone()));
+        let db = match db {
+            crate::store::Db::Sqlite(_) => {
+                let dir = data_dir.to_path_buf();
+                let events = tokio::task::spawn_blocking(move || SqliteEvents::open(&dir)).await??;
+                tokio::spawn(write_events(events.clone(), incoming, live.clone()));
+                EventStore::Sqlite(events)
+            }
+            crate::store::Db::Postgres(db) => {
+                tokio::spawn(write_events_pg(db.clone(), incoming));
+                // Listening before the first look, so that nothing stored after this start is
+                // heard of only by the clock.
+                let told = Arc::new(tokio::sync::Notify::new());
+                let listening = listen(db, told.clone()).await;
+                let from = crate::store::pg::events::latest(&db.client().await?).await?;
+                tokio::spawn(follow_pg(db.clone(), from, live.clone(), closing.subscribe(), told, listening));
+                EventStore::Postgres(db.clone())
+            }
+        };
         Ok(EventHub { db, queue, live, closing })
     }
 
@@ -149,35 +175,43 @@ impl EventHub {
 
     /// Up to `limit` events after `last_seen`, oldest first.
     pub async fn since(&self, last_seen: i64, limit: usize) -> Result<Since> {
-        self.db
-            .call(move |conn| {
-                use rusqlite::OptionalExtension;
-                let latest = latest_id(conn)?;
-                let pruned_through: i64 = conn
-                    .query_row("SELECT value FROM events_meta WHERE key = ?1", [PRUNED_THROUGH_KEY], |row| {
-                        row.get::<_, String>(0)
-                    })
-                    .optional()?
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(0);
-                if last_seen < pruned_through || last_seen > latest {
-                    return Ok(Since::Reset { latest });
-                }
-                let mut statement =
-                    conn.prepare_cached("SELECT id, kind, data FROM events WHERE id > ?1 ORDER BY id LIMIT ?2")?;
-                let events = statement
-                    .query_map(rusqlite::params![last_seen, limit as i64], |row| {
-                        Ok(LiveEvent { id: row.get(0)?, kind: row.get(1)?, data: row.get(2)? })
-                    })?
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
-                Ok(Since::Events(events))
-            })
-            .await
+        let db = match &self.db {
+            EventStore::Sqlite(db) => db,
+            EventStore::Postgres(db) => {
+                return crate::store::pg::events::since(&db.client().await?, last_seen, limit).await;
+            }
+        };
+        db.call(move |conn| {
+            use rusqlite::OptionalExtension;
+            let latest = latest_id(conn)?;
+            let pruned_through: i64 = conn
+                .query_row("SELECT value FROM events_meta WHERE key = ?1", [PRUNED_THROUGH_KEY], |row| {
+                    row.get::<_, String>(0)
+                })
+                .optional()?
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            if last_seen < pruned_through || last_seen > latest {
+                return Ok(Since::Reset { latest });
+            }
+            let mut statement =
+                conn.prepare_cached("SELECT id, kind, data FROM events WHERE id > ?1 ORDER BY id LIMIT ?2")?;
+            let events = statement
+                .query_map(rusqlite::params![last_seen, limit as i64], |row| {
+                    Ok(LiveEvent { id: row.get(0)?, kind: row.get(1)?, data: row.get(2)? })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(Since::Events(events))
+        })
+        .await
     }
 
     /// The newest event's id (0 before the first).
     pub async fn latest(&self) -> Result<i64> {
-        self.db.call(|conn| Ok(latest_id(conn)?)).await
+        match &self.db {
+            EventStore::Sqlite(db) => db.call(|conn| Ok(latest_id(conn)?)).await,
+            EventStore::Postgres(db) => crate::store::pg::events::latest(&db.client().await?).await,
+        }
     }
 
     /// Ends every stream (the service is stopping).
@@ -222,7 +256,7 @@ impl EventHub {
 /// The writer: stores whatever is queued in one transaction, then sends it; deletes events past
 /// their retention now and then.
 async fn write_events(
-    db: EventStore,
+    db: SqliteEvents,
     mut incoming: mpsc::UnboundedReceiver<(EventKind, String)>,
     live: broadcast::Sender<Arc<LiveEvent>>,
 ) {
@@ -260,6 +294,116 @@ async fn write_events(
             Err(err) => tracing::error!(error = %err, "live events could not be stored; streams will miss them"),
         }
     }
+}
+
+/// PostgreSQL's writer: stores and announces; the followers of every replica send.
+async fn write_events_pg(db: crate::store::pg::Postgres, mut incoming: mpsc::UnboundedReceiver<(EventKind, String)>) {
+    let mut last_prune = tokio::time::Instant::now() - PRUNE_EVERY;
+    let mut batch = Vec::with_capacity(BATCH);
+    while incoming.recv_many(&mut batch, BATCH).await > 0 {
+        let now = crate::time::now_unix();
+        let prune = (last_prune.elapsed() >= PRUNE_EVERY).then(|| now - RETENTION.as_secs() as i64);
+        let stored = match db.client().await {
+            Ok(mut client) => crate::store::pg::events::store(&mut client, &batch, now, prune).await,
+            Err(err) => Err(err),
+        };
+        if prune.is_some() {
+            last_prune = tokio::time::Instant::now();
+        }
+        if let Err(err) = stored {
+            tracing::error!(error = %err, events = batch.len(), "live events could not be stored; streams will miss them");
+        }
+        batch.clear();
+    }
+}
+
+/// How often a follower looks for new events without being told.
+const FOLLOW_EVERY: Duration = Duration::from_secs(1);
+
+/// A team server replica's follower: sends every event stored after `from`, by any replica, to
+/// this replica's streams, in id order, as notifications (or the clock) say there are some.
+async fn follow_pg(
+    db: crate::store::pg::Postgres,
+    mut sent: i64,
+    live: broadcast::Sender<Arc<LiveEvent>>,
+    mut closing: watch::Receiver<bool>,
+    told: Arc<tokio::sync::Notify>,
+    mut listening: Option<tokio::task::JoinHandle<()>>,
+) {
+    loop {
+        if listening.as_ref().is_none_or(|task| task.is_finished()) {
+            listening = listen(&db, told.clone()).await;
+        }
+        tokio::select! {
+            _ = told.notified() => {}
+            _ = tokio::time::sleep(FOLLOW_EVERY) => {}
+            _ = closing.wait_for(|closed| *closed) => break,
+        }
+        loop {
+            let fresh = match db.client().await {
+                Ok(client) => crate::store::pg::events::after(&client, sent, BATCH).await,
+                Err(err) => Err(err),
+            };
+            match fresh {
+                Ok(events) => {
+                    let full = events.len() == BATCH;
+                    for event in events {
+                        sent = event.id;
+                        let _ = live.send(Arc::new(event));
+                    }
+                    if !full {
+                        break;
+                    }
+                }
+                Err(err) => {
+                    tracing::warn!(error = %err, "could not read new live events; trying again");
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(task) = listening {
+        task.abort();
+    }
+}
+
+/// `LISTEN`s on a connection of its own, waking `told` at each notification; the task ends
+/// when the connection does. `None` when the database cannot be reached now.
+async fn listen(
+    db: &crate::store::pg::Postgres,
+    told: Arc<tokio::sync::Notify>,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let (client, mut connection) = match db.dedicated().await {
+        Ok(pair) => pair,
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot listen for live events; looking every second instead");
+            return None;
+        }
+    };
+    let reader = tokio::spawn(async move {
+        let mut messages = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
+        while let Some(message) = futures::StreamExt::next(&mut messages).await {
+            match message {
+                Ok(tokio_postgres::AsyncMessage::Notification(_)) => told.notify_one(),
+                Ok(_) => {}
+                Err(err) => {
+                    tracing::warn!(error = %err, "the live events' connection ended");
+                    break;
+                }
+            }
+        }
+    });
+    // The task above drives the connection while the client asks to listen.
+    if let Err(err) = client.batch_execute(&format!("LISTEN {}", crate::store::pg::events::CHANNEL)).await {
+        tracing::warn!(error = %err, "cannot listen for live events; looking every second instead");
+        reader.abort();
+        return None;
+    }
+    // The client lives as long as the connection it listens on.
+    Some(tokio::spawn(async move {
+        let _client = client;
+        let _ = reader.await;
+    }))
 }
 
 /// The highest id ever given to an event (AUTOINCREMENT never gives one again, even after a
@@ -301,7 +445,8 @@ mod tests {
     #[tokio::test]
     async fn events_are_numbered_stored_and_sent_in_order() {
         let dir = tempfile::tempdir().unwrap();
-        let hub = EventHub::start(dir.path()).await.unwrap();
+        let db = crate::store::Db::open(dir.path()).unwrap();
+        let hub = EventHub::start(&db, dir.path()).await.unwrap();
         let mut live = hub.subscribe();
         hub.publish(EventKind::DocumentSaved, &"doc-1");
         hub.publish(EventKind::Webhook, &serde_json::json!({"kind": "received"}));
@@ -322,7 +467,8 @@ mod tests {
     #[tokio::test]
     async fn an_id_that_was_pruned_or_never_issued_gets_a_reset() {
         let dir = tempfile::tempdir().unwrap();
-        let hub = EventHub::start(dir.path()).await.unwrap();
+        let db = crate::store::Db::open(dir.path()).unwrap();
+        let hub = EventHub::start(&db, dir.path()).await.unwrap();
         let mut live = hub.subscribe();
         for n in 0..3 {
             hub.publish(EventKind::DocumentSaved, &format!("doc-{n}"));
@@ -332,7 +478,8 @@ mod tests {
         }
         // The first two are a day and a minute old.
         let old = crate::time::now_unix() - RETENTION.as_secs() as i64 - 60;
-        hub.db
+        let EventStore::Sqlite(events) = &hub.db else { unreachable!("a SQLite data dir") };
+        events
             .transaction(move |tx| {
                 tx.execute("UPDATE events SET at = ?1 WHERE id <= 2", [old])?;
                 prune_old(tx, crate::time::now_unix() - RETENTION.as_secs() as i64)

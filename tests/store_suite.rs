@@ -4,9 +4,12 @@
 
 mod common;
 
+use std::time::Duration;
+
 use staffroom::audit::{Audit, AuditAction};
 use staffroom::auth::validate::LoginInput;
 use staffroom::auth::{Actor, AuthService, LoginError, NewUser};
+use staffroom::events::{EventHub, EventKind, Since};
 use staffroom::payments::model::{
     format_money, OrderDto, OrderStatus, ProductDto, ProductStatus, SubscriptionDto, SubscriptionStatus, VariantDto,
 };
@@ -81,7 +84,32 @@ on_both_stores!(
     orders_are_numbered_once_each_and_updated,
     the_inbox_stores_each_delivery_once_in_order,
     stored_deliveries_apply_once_by_the_order_rules,
+    live_events_are_numbered_kept_and_sent,
 );
+
+async fn live_events_are_numbered_kept_and_sent(db: Db) {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = EventHub::start(&db, dir.path()).await.unwrap();
+    let mut live = hub.subscribe();
+    assert_eq!(hub.latest().await.unwrap(), 0);
+    hub.publish(EventKind::DocumentSaved, &"doc-1");
+    hub.publish(EventKind::Webhook, &serde_json::json!({ "kind": "received", "note": "ünï 🧾" }));
+    let first = tokio::time::timeout(Duration::from_secs(5), live.recv()).await.unwrap().unwrap();
+    let second = tokio::time::timeout(Duration::from_secs(5), live.recv()).await.unwrap().unwrap();
+    assert_eq!((first.kind, first.data.as_str()), (EventKind::DocumentSaved, "\"doc-1\""));
+    assert!(second.id > first.id);
+    assert_eq!(hub.latest().await.unwrap(), second.id);
+    let Since::Events(kept) = hub.since(0, 10).await.unwrap() else { panic!("no reset from 0") };
+    assert_eq!(kept.iter().map(|e| e.id).collect::<Vec<_>>(), [first.id, second.id]);
+    assert_eq!(kept[1].data, r#"{"kind":"received","note":"ünï 🧾"}"#);
+    let Since::Events(after_first) = hub.since(first.id, 10).await.unwrap() else { panic!() };
+    assert_eq!(after_first.len(), 1);
+    assert_eq!(
+        hub.since(second.id + 50, 10).await.unwrap(),
+        Since::Reset { latest: second.id },
+        "not an id given here"
+    );
+}
 
 fn event(body: serde_json::Value) -> staffroom::webhooks::WebhookEvent {
     staffroom::webhooks::payload::parse(&body, None).unwrap()
@@ -733,6 +761,36 @@ async fn two_replicas_apply_each_delivery_once() {
     assert_eq!(on_a.len() + on_b.len(), 200, "each applied once: {} on A, {} on B", on_a.len(), on_b.len());
     assert!(InboxReader::new(a.clone()).unapplied(10).await.unwrap().is_empty());
     assert_eq!(a.list_subscriptions(None, None, 1, 1).await.unwrap().1, 200);
+}
+
+/// An event stored by one replica reaches the streams of another within a second, and a client
+/// that comes back with the last id it saw misses nothing, whichever replica it asks.
+#[tokio::test]
+async fn live_events_cross_replicas() {
+    let url = common::pg::cluster().database();
+    let (a, b) = (Db::open_postgres(&url).await.unwrap(), Db::open_postgres(&url).await.unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let (hub_a, hub_b) =
+        (EventHub::start(&a, dir.path()).await.unwrap(), EventHub::start(&b, dir.path()).await.unwrap());
+    let mut on_b = hub_b.subscribe();
+    let sent = std::time::Instant::now();
+    hub_a.publish(EventKind::Webhook, &serde_json::json!({ "kind": "applied", "orderId": "o1" }));
+    let heard = tokio::time::timeout(Duration::from_secs(1), on_b.recv()).await.expect("within a second").unwrap();
+    println!("an event stored on replica A reached replica B's streams in {:?}", sent.elapsed());
+    assert_eq!(heard.data, r#"{"kind":"applied","orderId":"o1"}"#);
+
+    // Both replicas write at once: every id reaches B once and in order.
+    for n in 0..50 {
+        let hub = if n % 2 == 0 { &hub_a } else { &hub_b };
+        hub.publish(EventKind::DocumentSaved, &format!("doc-{n}"));
+    }
+    let mut ids = vec![heard.id];
+    while ids.len() < 51 {
+        ids.push(tokio::time::timeout(Duration::from_secs(5), on_b.recv()).await.unwrap().unwrap().id);
+    }
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "in order: {ids:?}");
+    let Since::Events(missed) = hub_a.since(heard.id, 100).await.unwrap() else { panic!() };
+    assert_eq!(missed.iter().map(|e| e.id).collect::<Vec<_>>(), ids[1..]);
 }
 
 #[tokio::test]

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod audit;
 pub mod docs;
+pub mod events;
 pub mod payments;
 pub mod webhooks;
 
@@ -20,6 +21,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../../../migrations/postgres/0003_docs.sql"),
     include_str!("../../../migrations/postgres/0004_payments.sql"),
     include_str!("../../../migrations/postgres/0005_webhooks.sql"),
+    include_str!("../../../migrations/postgres/0006_events.sql"),
 ];
 
 /// The schema version this binary knows.
@@ -29,6 +31,14 @@ pub fn schema_version() -> i64 {
 
 /// The advisory lock key migrations run under ("staffroom" as bytes, so that it is ours).
 const MIGRATION_LOCK: i64 = 0x7374_6166_6672_6f6f;
+
+/// A connection outside the pool, to be driven by its owner.
+pub type Connection = tokio_postgres::Connection<tokio_postgres::Socket, tokio_postgres::tls::NoTlsStream>;
+
+/// How long connecting to the database may take.
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+/// How long a request may wait for a free connection of the pool.
+const WAIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// How many connections one replica keeps at most.
 const POOL_SIZE: usize = 16;
@@ -50,6 +60,8 @@ pub enum OpenError {
 #[derive(Clone)]
 pub struct Postgres {
     pool: Pool,
+    /// Where the pool connects, for a connection of its own (`LISTEN` needs one).
+    config: tokio_postgres::Config,
 }
 
 impl std::fmt::Debug for Postgres {
@@ -67,7 +79,14 @@ impl From<tokio_postgres::Error> for Error {
 
 impl From<deadpool_postgres::PoolError> for Error {
     fn from(err: deadpool_postgres::PoolError) -> Self {
-        Error::internal("database pool", err)
+        match err {
+            // The database is away or overwhelmed: say so, and that it is worth trying again.
+            deadpool_postgres::PoolError::Timeout(_) | deadpool_postgres::PoolError::Backend(_) => {
+                tracing::error!(error = %err, "the database cannot be reached");
+                Error::new(crate::ErrorCode::Unavailable, "The team's database cannot be reached; try again shortly")
+            }
+            other => Error::internal("database pool", other),
+        }
     }
 }
 
@@ -75,10 +94,21 @@ impl Postgres {
     /// Connects to the database at `url` (a `postgres://` URL or key=value string) and brings its
     /// schema up to date.
     pub async fn open(url: &str) -> Result<Postgres, OpenError> {
-        let config: tokio_postgres::Config = url.parse().map_err(OpenError::Url)?;
-        let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
-        let pool = Pool::builder(manager).max_size(POOL_SIZE).build().map_err(|e| OpenError::Connect(e.to_string()))?;
-        let db = Postgres { pool };
+        let mut config: tokio_postgres::Config = url.parse().map_err(OpenError::Url)?;
+        if config.get_connect_timeout().is_none() {
+            // A database that does not answer is an error the caller sees, not a wait forever.
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        let manager =
+            Manager::from_config(config.clone(), NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .create_timeout(Some(CONNECT_TIMEOUT))
+            .wait_timeout(Some(WAIT_TIMEOUT))
+            .build()
+            .map_err(|e| OpenError::Connect(e.to_string()))?;
+        let db = Postgres { pool, config };
         db.migrate().await?;
         Ok(db)
     }
@@ -122,6 +152,12 @@ impl Postgres {
         // Unlocked whatever happened (a connection returned to the pool keeps its session locks).
         let _ = client.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]).await;
         outcome
+    }
+
+    /// A connection of its own, outside the pool, with the stream of what the server sends
+    /// unasked (notifications); the caller drives the connection.
+    pub async fn dedicated(&self) -> Result<(tokio_postgres::Client, Connection)> {
+        Ok(self.config.connect(NoTls).await?)
     }
 
     /// A connection from the pool.
