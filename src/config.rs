@@ -17,6 +17,9 @@ pub struct Config {
     pub sandbox_products: u64,
     /// Where secrets are kept.
     pub secret_backend: SecretBackend,
+    /// A team server's PostgreSQL database (`--database-url`); `None`: SQLite in the data dir.
+    /// A secret, since the URL may carry a password.
+    pub database_url: Option<crate::secrets::Secret>,
     /// Staff session limits.
     pub session: SessionLimits,
     /// How many argon2 hashes may run at once.
@@ -100,6 +103,7 @@ impl Config {
             sandbox: false,
             sandbox_products: 30,
             secret_backend: SecretBackend::Auto,
+            database_url: None,
             session: SessionLimits::default(),
             // Leave at least one core for everything else: hashing must never stall the app.
             max_concurrent_hashes: std::thread::available_parallelism().map(|n| n.get() / 2).unwrap_or(1).max(1),

@@ -21,6 +21,66 @@ use crate::webhooks::{EventApplier, WebhookReceiver};
 
 /// The id of this installation, which namespaces its keyring entries.
 const INSTALL_ID_KEY: &str = "install_id";
+/// The `meta` key of the team's JWT key fingerprint (SPEC section 10).
+const JWT_FINGERPRINT_KEY: &str = "jwt_key_fingerprint";
+
+/// The secret store of this installation (a sandbox keeps its secrets apart: nothing it makes can
+/// stand in for a real one).
+fn open_secrets(backend: crate::secrets::SecretBackend, sandbox: bool, install_id: &str) -> Result<Secrets> {
+    let namespace = if sandbox { format!("sandbox-{install_id}") } else { install_id.to_string() };
+    let store = backend.open(&namespace).map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
+    Ok(Secrets::new(store))
+}
+
+/// The JWT key of a team server (PostgreSQL), checked; `None` on SQLite, whose key is made on
+/// first use and kept in the keyring as before. Every replica of a real team reads `jwt_key` and
+/// `data_key` from its own secret store or environment and never makes them: without them a
+/// replica refuses to start, naming the command that makes a pair, and one whose `jwt_key` does
+/// not match the fingerprint the database keeps refuses too (its tokens would not verify on the
+/// others). A sandbox team database keeps generated keys of its own, which guard nothing. A CLI
+/// command signs no token: it never needs the key, and gets a throwaway one when there is none.
+async fn team_keys(db: &Db, config: &Config, secrets: &Secrets) -> Result<Option<Secret>> {
+    let Db::Postgres(_) = db else { return Ok(None) };
+    if config.sandbox {
+        let jwt = db.meta_insert_if_absent("sandbox_jwt_key", token::generate_key().expose().to_string()).await?;
+        db.meta_insert_if_absent("sandbox_data_key", token::generate_key().expose().to_string()).await?;
+        return Ok(Some(Secret::new(jwt)));
+    }
+    let (jwt, data) = (secrets.read("jwt_key").await?, secrets.read("data_key").await?);
+    let (jwt, data) = match (jwt, data) {
+        (Some(jwt), Some(data)) => (jwt, data),
+        _ if !config.long_running => return Ok(Some(token::generate_key())),
+        (jwt, _) => {
+            let missing = if jwt.is_none() { "jwt_key" } else { "data_key" };
+            return Err(Error::new(
+                crate::ErrorCode::InvalidRequest,
+                format!(
+                    "a team server replica needs {missing} (and every replica the same jwt_key and data_key), from its secret store or STAFFROOM_{}[_FILE]; make a pair with `staffroom secrets generate`",
+                    missing.to_uppercase()
+                ),
+            ));
+        }
+    };
+    for (name, key) in [("jwt_key", &jwt), ("data_key", &data)] {
+        if !token::is_key(key) {
+            return Err(Error::new(
+                crate::ErrorCode::InvalidRequest,
+                format!("{name} is not a key `staffroom secrets generate` makes (base64url of 32 bytes or more)"),
+            ));
+        }
+    }
+    if config.long_running {
+        let fingerprint = token::fingerprint(&jwt);
+        let kept = db.meta_insert_if_absent(JWT_FINGERPRINT_KEY, fingerprint.clone()).await?;
+        if kept != fingerprint {
+            return Err(Error::new(
+                crate::ErrorCode::InvalidRequest,
+                "this replica's jwt_key is not the team's: the database was first served with another one; give every replica the same jwt_key",
+            ));
+        }
+    }
+    Ok(Some(jwt))
+}
 
 /// The services of one running Staffroom.
 #[derive(Clone)]
@@ -49,15 +109,31 @@ impl Core {
     /// Blocking work (migrations, keyring) runs off the async threads.
     pub async fn open(mut config: Config) -> Result<Core> {
         let (dir, asked, decides) = (config.data_dir.clone(), config.sandbox, config.long_running);
-        let (db, sandbox) = tokio::task::spawn_blocking(move || {
-            crate::data_dir::prepare(&dir)?;
-            let db = Db::open(&dir).map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
-            let sandbox = crate::data_dir::settle_mode(&db, &dir, asked, decides)?;
-            // The WAL and shared-memory files SQLite has just made are private too.
-            crate::data_dir::tighten(&dir)?;
-            Ok::<_, Error>((db, sandbox))
-        })
-        .await??;
+        let (db, sandbox) = match &config.database_url {
+            None => {
+                let db = tokio::task::spawn_blocking(move || {
+                    crate::data_dir::prepare(&dir)?;
+                    Db::open(&dir).map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))
+                })
+                .await??;
+                let place = format!("the data dir {}", config.data_dir.display());
+                let sandbox = crate::data_dir::settle_mode(&db, &place, "--data-dir", asked, decides).await?;
+                // The WAL and shared-memory files SQLite has just made are private too.
+                let dir = config.data_dir.clone();
+                tokio::task::spawn_blocking(move || crate::data_dir::tighten(&dir)).await??;
+                (db, sandbox)
+            }
+            Some(url) => {
+                // The data dir still holds this replica's logs.
+                tokio::task::spawn_blocking(move || crate::data_dir::prepare(&dir)).await??;
+                let db = Db::open_postgres(url.expose())
+                    .await
+                    .map_err(|e| Error::new(crate::ErrorCode::Unavailable, e.to_string()))?;
+                let sandbox =
+                    crate::data_dir::settle_mode(&db, "the team's database", "database", asked, decides).await?;
+                (db, sandbox)
+            }
+        };
         config.sandbox = sandbox;
         // In the sandbox, the payment provider is a simulator on loopback, signed in from the start.
         let (simulator, google) = if config.sandbox {
@@ -71,7 +147,14 @@ impl Core {
         } else {
             (None, None)
         };
-        let mut core = tokio::task::spawn_blocking(move || Core::open_blocking(config, db)).await??;
+        let install_id = db.meta_insert_if_absent(INSTALL_ID_KEY, uuid::Uuid::new_v4().simple().to_string()).await?;
+        let secrets = {
+            let (backend, sandbox) = (config.secret_backend, config.sandbox);
+            tokio::task::spawn_blocking(move || open_secrets(backend, sandbox, &install_id)).await??
+        };
+        let team_key = team_keys(&db, &config, &secrets).await?;
+        let mut core =
+            tokio::task::spawn_blocking(move || Core::open_blocking(config, db, secrets, team_key)).await??;
         if let Some(simulator) = &simulator {
             core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
             core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));
@@ -120,18 +203,13 @@ impl Core {
         Ok(())
     }
 
-    fn open_blocking(config: Config, db: Db) -> Result<Core> {
-        let install_id = db.meta_or_insert_blocking(INSTALL_ID_KEY, || uuid::Uuid::new_v4().simple().to_string())?;
-        // A sandbox keeps its secrets apart: nothing it makes can stand in for a real one.
-        let namespace = if config.sandbox { format!("sandbox-{install_id}") } else { install_id };
-        let store = config
-            .secret_backend
-            .open(&namespace)
-            .map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
-        let secrets = Secrets::new(store);
-        let key = secrets
-            .get_or_create("jwt_key", token::generate_key)
-            .map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
+    fn open_blocking(config: Config, db: Db, secrets: Secrets, team_key: Option<Secret>) -> Result<Core> {
+        let key = match team_key {
+            Some(key) => key,
+            None => secrets
+                .get_or_create("jwt_key", token::generate_key)
+                .map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?,
+        };
         let keys = token::TokenKeys::from_secret(&key)?;
         let audit = Audit::new(db.clone());
         let auth = AuthService::new(db.clone(), keys, config.session, config.max_concurrent_hashes, audit.clone());

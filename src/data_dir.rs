@@ -69,41 +69,37 @@ pub fn tighten(_path: &Path) -> Result<usize> {
     Ok(0)
 }
 
-/// Whether the data dir at `dir` (its database `db`) is a sandbox, given what was asked. The
-/// service and the app (`decides`) record the mode the first time they run on a dir, and are
-/// refused a dir recorded in the other mode; CLI commands follow the recorded mode and never
-/// record one, so an account added to a fresh dir can later sign in to whichever mode serves it.
-pub fn settle_mode(db: &Db, dir: &Path, asked_sandbox: bool, decides: bool) -> Result<bool> {
-    let recorded = db.call_blocking(|conn| {
-        use rusqlite::OptionalExtension as _;
-        Ok(conn.query_row("SELECT value FROM meta WHERE key = ?1", [MODE_KEY], |r| r.get::<_, String>(0)).optional()?)
-    })?;
-    let recorded = recorded.map(|mode| mode == "sandbox");
+/// Whether the data at `place` (a data dir, or a team's database, as errors name it; `own` says
+/// how to give the other mode its own place) is a sandbox's, given what was asked. The service and the app (`decides`) record the mode the first time they run on it, and
+/// are refused data recorded in the other mode; CLI commands follow the recorded mode and never
+/// record one, so an account added to fresh data can later sign in to whichever mode serves it.
+pub async fn settle_mode(db: &Db, place: &str, own: &str, asked_sandbox: bool, decides: bool) -> Result<bool> {
+    let recorded = db.meta(MODE_KEY).await?.map(|mode| mode == "sandbox");
+    let refused = |sandbox: bool| {
+        Error::new(
+            ErrorCode::InvalidRequest,
+            if sandbox {
+                format!(
+                    "{place} holds sandbox data (with its public demo account): start it with --sandbox, or give real data its own {own}"
+                )
+            } else {
+                format!("{place} holds real data: start it without --sandbox, or give the sandbox its own {own}")
+            },
+        )
+    };
     match (recorded, decides) {
         (Some(sandbox), false) => Ok(sandbox),
         (None, false) => Ok(asked_sandbox),
         (Some(sandbox), true) if sandbox == asked_sandbox => Ok(sandbox),
-        (Some(sandbox), true) => Err(Error::new(
-            ErrorCode::InvalidRequest,
-            if sandbox {
-                format!(
-                    "the data dir {} holds sandbox data (with its public demo account): start it with --sandbox, or give real data its own --data-dir",
-                    dir.display()
-                )
-            } else {
-                format!(
-                    "the data dir {} holds real data: start it without --sandbox, or give the sandbox its own --data-dir",
-                    dir.display()
-                )
-            },
-        )),
+        (Some(sandbox), true) => Err(refused(sandbox)),
         (None, true) => {
             let mode = if asked_sandbox { "sandbox" } else { "real" };
-            db.call_blocking(|conn| {
-                conn.execute("INSERT INTO meta (key, value) VALUES (?1, ?2)", [MODE_KEY, mode])?;
-                Ok(())
-            })?;
-            tracing::info!(data_dir = %dir.display(), mode, "the data dir's mode is now recorded");
+            // Two replicas starting together in different modes: the first one recorded wins.
+            let kept = db.meta_insert_if_absent(MODE_KEY, mode.to_string()).await? == "sandbox";
+            if kept != asked_sandbox {
+                return Err(refused(kept));
+            }
+            tracing::info!(%place, mode, "the mode is now recorded");
             Ok(asked_sandbox)
         }
     }
@@ -113,19 +109,20 @@ pub fn settle_mode(db: &Db, dir: &Path, asked_sandbox: bool, decides: bool) -> R
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_first_service_decides_and_cli_commands_follow() {
+    #[tokio::test]
+    async fn the_first_service_decides_and_cli_commands_follow() {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open(dir.path()).unwrap();
+        let place = format!("the data dir {}", dir.path().display());
         // A CLI command on a fresh dir does not decide.
-        assert!(settle_mode(&db, dir.path(), true, false).unwrap());
-        assert!(!settle_mode(&db, dir.path(), false, false).unwrap());
+        assert!(settle_mode(&db, &place, "--data-dir", true, false).await.unwrap());
+        assert!(!settle_mode(&db, &place, "--data-dir", false, false).await.unwrap());
         // The first service does; then the other mode is refused, naming the dir and the flag.
-        assert!(settle_mode(&db, dir.path(), true, true).unwrap());
-        let err = settle_mode(&db, dir.path(), false, true).unwrap_err();
+        assert!(settle_mode(&db, &place, "--data-dir", true, true).await.unwrap());
+        let err = settle_mode(&db, &place, "--data-dir", false, true).await.unwrap_err();
         assert!(err.message.contains(&dir.path().display().to_string()) && err.message.contains("--sandbox"));
         // A CLI command follows the record, whatever it asked.
-        assert!(settle_mode(&db, dir.path(), false, false).unwrap());
+        assert!(settle_mode(&db, &place, "--data-dir", false, false).await.unwrap());
     }
 
     #[cfg(unix)]

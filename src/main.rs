@@ -24,6 +24,9 @@ struct Cli {
     /// Where secrets are kept.
     #[arg(long, global = true, env = "STAFFROOM_SECRET_STORE", value_enum, default_value_t = SecretBackend::Auto)]
     secret_store: SecretBackend,
+    /// A team server's PostgreSQL database (postgres://…), instead of SQLite in the data dir.
+    #[arg(long, global = true, env = "STAFFROOM_DATABASE_URL", hide_env_values = true)]
+    database_url: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -154,6 +157,9 @@ enum SecretsCommand {
     },
     /// Say where each secret comes from (never its value).
     Status,
+    /// Print a new pair of keys for a team server's replicas (jwt_key and data_key), as
+    /// environment lines; give every replica the same pair.
+    Generate,
 }
 
 fn main() -> ExitCode {
@@ -203,6 +209,7 @@ fn config(cli: &Cli, sandbox: bool) -> Result<Config, Error> {
     let mut config = Config::new(resolve_data_dir(cli.data_dir.as_deref(), sandbox));
     config.sandbox = sandbox;
     config.secret_backend = cli.secret_store;
+    config.database_url = cli.database_url.clone().map(Secret::new);
     config.with_endpoint_overrides(|name| std::env::var(name).ok())
 }
 
@@ -404,6 +411,14 @@ async fn google(cli: &Cli, command: &GoogleCommand) -> Result<(), Error> {
 }
 
 async fn secrets(cli: &Cli, command: &SecretsCommand) -> Result<(), Error> {
+    if let SecretsCommand::Generate = command {
+        // Needs nothing opened: the keys go to standard output only, for the operator to give
+        // every replica (environment, a file each, or each one's keyring).
+        println!("STAFFROOM_JWT_KEY={}", staffroom::auth::token::generate_key().expose());
+        println!("STAFFROOM_DATA_KEY={}", staffroom::auth::token::generate_key().expose());
+        eprintln!("Give every replica of the team server this same pair, and keep it secret.");
+        return Ok(());
+    }
     let core = open(cli, false).await?;
     match command {
         SecretsCommand::Set { name } => {
@@ -418,6 +433,7 @@ async fn secrets(cli: &Cli, command: &SecretsCommand) -> Result<(), Error> {
                 println!("{name:<24} {source:<28} {about}");
             }
         }
+        SecretsCommand::Generate => unreachable!("answered above"),
     }
     Ok(())
 }

@@ -59,6 +59,21 @@ pub fn generate_key() -> Secret {
     Secret::new(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 
+/// Whether `secret` is a key as [`generate_key`] makes them (base64url of 256 bits or more).
+pub fn is_key(secret: &Secret) -> bool {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(secret.expose()).is_ok_and(|bytes| bytes.len() >= 32)
+}
+
+/// A fingerprint of a signing key, which the team's database keeps so that a replica given
+/// another key is refused: SHA-256 of the key under a label of its own, so it reveals nothing
+/// usable (the key is 256 random bits).
+pub fn fingerprint(secret: &Secret) -> String {
+    use sha2::Digest as _;
+    let digest =
+        sha2::Sha256::new().chain_update(b"staffroom jwt_key fingerprint\0").chain_update(secret.expose()).finalize();
+    hex::encode(digest)
+}
+
 impl TokenKeys {
     /// Keys from the stored form of [`generate_key`]; anything shorter than 256 bits is refused.
     pub fn from_secret(secret: &Secret) -> Result<Self> {

@@ -51,7 +51,11 @@ impl fmt::Display for Secret {
 
 /// The secrets Staffroom knows, by the name used in the keyring, the CLI and the environment.
 pub const KNOWN_SECRETS: &[(&str, &str)] = &[
-    ("jwt_key", "signing key of staff tokens (created at first run)"),
+    (
+        "jwt_key",
+        "signing key of staff tokens (created at first run; a team server's replicas are each given the same one)",
+    ),
+    ("data_key", "team server: encrypts the secrets kept in its database (Google's tokens)"),
     ("lemonsqueezy_api_key", "Lemon Squeezy API key"),
     ("lemonsqueezy_store_id", "Lemon Squeezy store id"),
     ("webhook_secret", "Lemon Squeezy webhook signing secret"),

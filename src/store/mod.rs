@@ -169,6 +169,33 @@ impl Db {
         }
     }
 
+    /// The value of `key` in the `meta` table: `value` if it had none (the first to ask wins,
+    /// also among replicas starting together).
+    pub async fn meta_insert_if_absent(&self, key: &'static str, value: String) -> Result<String> {
+        match self {
+            Db::Sqlite(_) => {
+                self.call(move |conn| {
+                    conn.execute(
+                        "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING",
+                        [key, value.as_str()],
+                    )?;
+                    Ok(conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| row.get(0))?)
+                })
+                .await
+            }
+            Db::Postgres(db) => {
+                let client = db.client().await?;
+                client
+                    .execute(
+                        "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
+                        &[&key, &value],
+                    )
+                    .await?;
+                Ok(client.query_one("SELECT value FROM meta WHERE key = $1", &[&key]).await?.get(0))
+            }
+        }
+    }
+
     /// The value of `key` in the embedded database's `meta` table, created with `make` the first
     /// time it is asked for.
     pub fn meta_or_insert_blocking(&self, key: &str, make: impl FnOnce() -> String) -> Result<String> {

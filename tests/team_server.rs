@@ -1,0 +1,195 @@
+//! `staffroom serve` as a team server on PostgreSQL (SPEC section 10), the real binary on a
+//! throwaway cluster: the sandbox end to end; two replicas on one database, an order paid through
+//! one reaching the event stream of the other; and the keys a real team's replicas must share.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{checkout_action, client, Server, ServerOptions, DEMO_EMAIL, DEMO_PASSWORD};
+use serde_json::{json, Value};
+
+fn on_database(url: &str, sandbox: bool, env: &[(&str, &str)]) -> ServerOptions {
+    ServerOptions {
+        sandbox,
+        args: vec!["--database-url".into(), url.into()],
+        env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        ..Default::default()
+    }
+}
+
+async fn sign_in(server: &Server) -> String {
+    common::login(server, DEMO_EMAIL, DEMO_PASSWORD).await["token"].as_str().unwrap().to_string()
+}
+
+async fn create_order(server: &Server, token: &str) -> Value {
+    let answer = client()
+        .post(server.url("/api/payments/orders"))
+        .bearer_auth(token)
+        .json(&json!({ "productId": "3", "email": "buyer@example.com" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 201);
+    answer.json::<Value>().await.unwrap()["order"].clone()
+}
+
+/// Reads `GET /api/events` until an event satisfies `wanted`; how long it took.
+async fn wait_for_event(
+    base: &str,
+    token: &str,
+    wanted: impl Fn(&str) -> bool,
+    ready: tokio::sync::oneshot::Sender<()>,
+) -> Duration {
+    let response = client().get(format!("{base}/api/events")).bearer_auth(token).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let _ = ready.send(());
+    let started = Instant::now();
+    let mut response = response;
+    let mut seen = String::new();
+    loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), response.chunk()).await.expect("an event in time");
+        let Some(chunk) = chunk.unwrap() else { break };
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+        if seen.split("\n\n").any(&wanted) {
+            return started.elapsed();
+        }
+    }
+    panic!("the stream ended before the event came: {seen}");
+}
+
+#[tokio::test]
+async fn the_sandbox_serves_on_postgres() {
+    let url = common::pg::cluster().database();
+    let server = Server::start(on_database(&url, true, &[]));
+    let token = sign_in(&server).await;
+    let products: Value = client()
+        .get(server.url("/api/payments/products"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(!products["products"].as_array().unwrap().is_empty(), "{products}");
+
+    let order = create_order(&server, &token).await;
+    let id = order["id"].as_str().unwrap();
+    assert!(order["orderId"].as_str().unwrap().starts_with("SR-"));
+    let paid = client().post(checkout_action(order["checkoutUrl"].as_str().unwrap(), "pay")).send().await.unwrap();
+    assert!(paid.status().is_success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let now: Value = client()
+            .get(server.url(&format!("/api/payments/orders/{id}")))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if now["order"]["status"] == "paid" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the order did not turn paid: {now}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let audit: Value =
+        client().get(server.url("/api/audit")).bearer_auth(&token).send().await.unwrap().json().await.unwrap();
+    assert!(audit.as_array().unwrap().iter().any(|e| e["action"] == "payments.order_create"), "{audit}");
+
+    // The mode is the database's: a real start on it is refused.
+    let refused = common::command(&server.data_dir.with_extension("other"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--database-url", &url])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("holds sandbox data"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+}
+
+#[tokio::test]
+async fn an_order_paid_through_one_replica_reaches_the_stream_of_another() {
+    let url = common::pg::cluster().database();
+    let (a, b) = (Server::start(on_database(&url, true, &[])), Server::start(on_database(&url, true, &[])));
+    let (token_a, token_b) = (sign_in(&a).await, sign_in(&b).await);
+    let order = create_order(&a, &token_a).await;
+    let id = order["id"].as_str().unwrap().to_string();
+
+    let (ready, listening) = tokio::sync::oneshot::channel();
+    let watcher = {
+        let id = id.clone();
+        let b_base = b.base.clone();
+        tokio::spawn(async move {
+            wait_for_event(&b_base, &token_b, |event| event.contains("\"applied\"") && event.contains(&id), ready).await
+        })
+    };
+    listening.await.unwrap();
+    let paid_at = Instant::now();
+    let paid = client().post(checkout_action(order["checkoutUrl"].as_str().unwrap(), "pay")).send().await.unwrap();
+    assert!(paid.status().is_success());
+    watcher.await.unwrap();
+    let took = paid_at.elapsed();
+    println!("paid through replica A, on replica B's event stream {took:?} later");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    // And B serves the order as paid, from the shared database.
+    let seen: Value = client()
+        .get(b.url(&format!("/api/payments/orders/{id}")))
+        .bearer_auth(&sign_in(&b).await)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(seen["order"]["status"], "paid");
+}
+
+#[tokio::test]
+async fn a_real_team_needs_the_same_keys_on_every_replica() {
+    let url = common::pg::cluster().database();
+    let start = |env: &[(&str, &str)]| {
+        common::command(tempfile::tempdir().unwrap().path())
+            .args(["serve", "--addr", "127.0.0.1:0", "--database-url", &url])
+            .envs(env.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    // No keys: refused, naming the command that makes a pair.
+    let refused = start(&[]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("staffroom secrets generate"), "{said}");
+
+    let pair = common::command(std::path::Path::new("/nonexistent")).args(["secrets", "generate"]).output().unwrap();
+    let pair = String::from_utf8(pair.stdout).unwrap();
+    let key = |name: &str| pair.lines().find_map(|l| l.strip_prefix(&format!("{name}="))).unwrap().to_string();
+    let (jwt, data) = (key("STAFFROOM_JWT_KEY"), key("STAFFROOM_DATA_KEY"));
+    assert_ne!(jwt, data);
+
+    let first = Server::start(on_database(&url, false, &[("STAFFROOM_JWT_KEY", &jwt), ("STAFFROOM_DATA_KEY", &data)]));
+    let second = Server::start(on_database(&url, false, &[("STAFFROOM_JWT_KEY", &jwt), ("STAFFROOM_DATA_KEY", &data)]));
+    let health = client().get(second.url("/api/health")).send().await.unwrap();
+    assert!(health.status().is_success());
+    drop((first, second));
+
+    // A replica given another jwt_key would sign tokens the others refuse: it does not start.
+    let other = common::command(std::path::Path::new("/nonexistent")).args(["secrets", "generate"]).output().unwrap();
+    let other = String::from_utf8(other.stdout).unwrap();
+    let other_jwt = other.lines().find_map(|l| l.strip_prefix("STAFFROOM_JWT_KEY=")).unwrap().to_string();
+    let refused = start(&[("STAFFROOM_JWT_KEY", &other_jwt), ("STAFFROOM_DATA_KEY", &data)]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("not the team's"), "{said}");
+
+    // A CLI command signs no token: it needs no key.
+    let listed = common::command(tempfile::tempdir().unwrap().path())
+        .args(["--database-url", &url, "users", "list"])
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
+}
