@@ -6,7 +6,8 @@
  */
 export type AuthorizationRequest = { 
 /**
- * The browser step's own loopback listener: `http://127.0.0.1:PORT/` or `http://[::1]:PORT/`.
+ * The browser step's own loopback listener: `http://127.0.0.1:PORT/` or `http://[::1]:PORT/`
+ * (the full check is `oauth::is_loopback_redirect`).
  */
 redirectUri: string, 
 /**
