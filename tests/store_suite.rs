@@ -793,6 +793,25 @@ async fn live_events_cross_replicas() {
     assert_eq!(missed.iter().map(|e| e.id).collect::<Vec<_>>(), ids[1..]);
 }
 
+/// The fleet-wide lock replicas sync under: one holder at a time, released when dropped.
+#[tokio::test]
+async fn one_replica_holds_the_fleet_lock_at_a_time() {
+    let url = common::pg::cluster().database();
+    let (Db::Postgres(a), Db::Postgres(b)) =
+        (Db::open_postgres(&url).await.unwrap(), Db::open_postgres(&url).await.unwrap())
+    else {
+        unreachable!("PostgreSQL handles")
+    };
+    let held = a.fleet_lock(42, false).await.unwrap().expect("free at first");
+    assert!(b.fleet_lock(42, false).await.unwrap().is_none(), "held by A");
+    assert!(b.fleet_lock(43, false).await.unwrap().is_some(), "another lock is free");
+    let waiting = tokio::spawn(async move { b.fleet_lock(42, true).await.unwrap().is_some() });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!waiting.is_finished(), "B waits while A holds it");
+    drop(held);
+    assert!(tokio::time::timeout(Duration::from_secs(5), waiting).await.unwrap().unwrap(), "B has it once A let go");
+}
+
 #[tokio::test]
 async fn a_bad_database_url_is_refused_clearly() {
     let refused = Db::open_postgres("postgres://staffroom@127.0.0.1:notaport/x").await.expect_err("a bad URL");

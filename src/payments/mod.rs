@@ -28,6 +28,14 @@ use crate::webhooks::InboxReader;
 
 /// A products list re-reads the catalogue from the provider when it is older than this.
 const PRODUCTS_FRESH_FOR: Duration = Duration::from_secs(60);
+/// The fleet-wide lock a team server's replicas sync under, one at a time ("syncing").
+const SYNC_LOCK: i64 = 0x7379_6e63_696e_67;
+
+/// A sync's turn: this process's, and on a team server the fleet's.
+struct SyncTurn<'a> {
+    _here: tokio::sync::MutexGuard<'a, ()>,
+    _fleet: Option<crate::store::pg::FleetLock>,
+}
 
 /// `GET /products`.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
@@ -222,7 +230,7 @@ impl PaymentService {
             return Ok(false);
         }
         let asked = std::time::Instant::now();
-        let _one_at_a_time = self.sync.exclusive().await;
+        let _one_at_a_time = self.one_sync_at_a_time(true).await?;
         let state = self.db.sync_state("products").await?;
         if !older_than(state.synced_at.as_deref(), PRODUCTS_FRESH_FOR) {
             return Ok(false);
@@ -272,7 +280,7 @@ impl PaymentService {
 
     /// Re-reads every subscription of the store, after any sync already running.
     pub async fn sync_subscriptions(&self) -> Result<(usize, u32)> {
-        let _one_at_a_time = self.sync.exclusive().await;
+        let _one_at_a_time = self.one_sync_at_a_time(true).await?;
         self.read_subscriptions(&SyncReporter::silent()).await
     }
 
@@ -292,11 +300,51 @@ impl PaymentService {
         outcome
     }
 
+    /// Waits for any sync running here, and on a team server on any replica (with `wait`; else
+    /// `None` when one runs), then holds the turn while the caller reads the provider: the fleet
+    /// never syncs twice at once, so together it stays under the provider's rate limit.
+    async fn one_sync_at_a_time(&self, wait: bool) -> Result<Option<SyncTurn<'_>>> {
+        let here = if wait {
+            self.sync.exclusive().await
+        } else {
+            match self.sync.try_exclusive() {
+                Some(guard) => guard,
+                None => return Ok(None),
+            }
+        };
+        let fleet = match &self.db {
+            Db::Sqlite(_) => None,
+            Db::Postgres(db) => match db.fleet_lock(SYNC_LOCK, wait).await? {
+                Some(lock) => Some(lock),
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(SyncTurn { _here: here, _fleet: fleet }))
+    }
+
     /// Syncs products and subscriptions now (also what catches up missed webhooks), after any
     /// sync already running, reporting progress to `subscribe_sync` listeners. Both are
     /// attempted even when the first fails, so each records its own state.
     pub async fn sync_all(&self) -> Result<SyncReport> {
-        let _one_at_a_time = self.sync.exclusive().await;
+        let _one_at_a_time = self.one_sync_at_a_time(true).await?;
+        self.sync_holding_the_turn().await
+    }
+
+    /// The background sync's turn: none while another sync runs, nor, on a team server, when
+    /// another replica synced in the last half interval (replicas take turns, so the fleet syncs
+    /// about once an interval).
+    async fn sync_in_turn(&self) -> Result<Option<SyncReport>> {
+        let Some(_turn) = self.one_sync_at_a_time(false).await? else { return Ok(None) };
+        if let Db::Postgres(_) = &self.db {
+            let last = self.db.sync_state("subscriptions").await?.attempted_at;
+            if !older_than(last.as_deref(), self.sync.interval() / 2) {
+                return Ok(None);
+            }
+        }
+        self.sync_holding_the_turn().await.map(Some)
+    }
+
+    async fn sync_holding_the_turn(&self) -> Result<SyncReport> {
         let report = self.sync.reporter();
         let outcome = async {
             let products = self.read_catalogue(&report).await;
@@ -431,8 +479,9 @@ impl PaymentService {
                         continue;
                     }
                 }
-                match service.sync_all().await {
-                    Ok(report) => tracing::info!(?report, "payments synced"),
+                match service.sync_in_turn().await {
+                    Ok(Some(report)) => tracing::info!(?report, "payments synced"),
+                    Ok(None) => tracing::debug!("another replica synced or is syncing: not this one's turn"),
                     Err(err) => {
                         tracing::warn!(code = err.code.as_str(), message = %err.message, "payments sync failed; serving the cache")
                     }
@@ -678,7 +727,7 @@ impl PaymentService {
         let state = self.db.sync_state("subscriptions").await?;
         let mut stale = false;
         if state.synced_at.is_none() {
-            let _one_at_a_time = self.sync.exclusive().await;
+            let _one_at_a_time = self.one_sync_at_a_time(true).await?;
             // Lists asked for together before the first sync make that sync once.
             if self.db.sync_state("subscriptions").await?.synced_at.is_none() {
                 self.read_subscriptions(&SyncReporter::silent()).await?;

@@ -139,6 +139,11 @@ impl SyncControl {
         self.inner.running.lock().await
     }
 
+    /// The lock if no sync runs now.
+    pub fn try_exclusive(&self) -> Option<MutexGuard<'_, ()>> {
+        self.inner.running.try_lock().ok()
+    }
+
     pub fn is_running(&self) -> bool {
         self.inner.running.try_lock().is_err()
     }
