@@ -39,17 +39,17 @@ fn open_secrets(backend: crate::secrets::SecretBackend, sandbox: bool, install_i
 /// not match the fingerprint the database keeps refuses too (its tokens would not verify on the
 /// others). A sandbox team database keeps generated keys of its own, which guard nothing. A CLI
 /// command signs no token: it never needs the key, and gets a throwaway one when there is none.
-async fn team_keys(db: &Db, config: &Config, secrets: &Secrets) -> Result<Option<Secret>> {
+async fn team_keys(db: &Db, config: &Config, secrets: &Secrets) -> Result<Option<TeamKeys>> {
     let Db::Postgres(_) = db else { return Ok(None) };
     if config.sandbox {
         let jwt = db.meta_insert_if_absent("sandbox_jwt_key", token::generate_key().expose().to_string()).await?;
-        db.meta_insert_if_absent("sandbox_data_key", token::generate_key().expose().to_string()).await?;
-        return Ok(Some(Secret::new(jwt)));
+        let data = db.meta_insert_if_absent("sandbox_data_key", token::generate_key().expose().to_string()).await?;
+        return Ok(Some(TeamKeys { jwt: Secret::new(jwt), data: Some(Secret::new(data)) }));
     }
     let (jwt, data) = (secrets.read("jwt_key").await?, secrets.read("data_key").await?);
     let (jwt, data) = match (jwt, data) {
         (Some(jwt), Some(data)) => (jwt, data),
-        _ if !config.long_running => return Ok(Some(token::generate_key())),
+        (_, data) if !config.long_running => return Ok(Some(TeamKeys { jwt: token::generate_key(), data })),
         (jwt, _) => {
             let missing = if jwt.is_none() { "jwt_key" } else { "data_key" };
             return Err(Error::new(
@@ -79,7 +79,13 @@ async fn team_keys(db: &Db, config: &Config, secrets: &Secrets) -> Result<Option
             ));
         }
     }
-    Ok(Some(jwt))
+    Ok(Some(TeamKeys { jwt, data: Some(data) }))
+}
+
+/// A team server's keys: the JWT key, and `data_key` (which a CLI command may lack).
+struct TeamKeys {
+    jwt: Secret,
+    data: Option<Secret>,
 }
 
 /// The services of one running Staffroom.
@@ -152,9 +158,8 @@ impl Core {
             let (backend, sandbox) = (config.secret_backend, config.sandbox);
             tokio::task::spawn_blocking(move || open_secrets(backend, sandbox, &install_id)).await??
         };
-        let team_key = team_keys(&db, &config, &secrets).await?;
-        let mut core =
-            tokio::task::spawn_blocking(move || Core::open_blocking(config, db, secrets, team_key)).await??;
+        let keys = team_keys(&db, &config, &secrets).await?;
+        let mut core = tokio::task::spawn_blocking(move || Core::open_blocking(config, db, secrets, keys)).await??;
         if let Some(simulator) = &simulator {
             core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
             core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));
@@ -203,9 +208,9 @@ impl Core {
         Ok(())
     }
 
-    fn open_blocking(config: Config, db: Db, secrets: Secrets, team_key: Option<Secret>) -> Result<Core> {
-        let key = match team_key {
-            Some(key) => key,
+    fn open_blocking(config: Config, db: Db, secrets: Secrets, team_keys: Option<TeamKeys>) -> Result<Core> {
+        let key = match &team_keys {
+            Some(keys) => keys.jwt.clone(),
             None => secrets
                 .get_or_create("jwt_key", token::generate_key)
                 .map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?,
@@ -217,7 +222,18 @@ impl Core {
         let payments =
             PaymentService::new(db.clone(), client, secrets.clone(), audit.clone(), config.payments.sync_interval);
         // The sandbox's Google tokens die with its simulator: they never go to the keyring.
-        let google_auth = GoogleAuth::new(secrets.clone(), config.docs.endpoints.clone(), !config.sandbox)?;
+        let mut google_auth = GoogleAuth::new(secrets.clone(), config.docs.endpoints.clone(), !config.sandbox)?;
+        if let (Db::Postgres(team), Some(keys), false) = (&db, &team_keys, config.sandbox) {
+            // A team server's Google sign-in is the team's: sealed in its database for every
+            // replica (the sandbox's tokens die with its simulators, as on a desktop).
+            google_auth = google_auth.with_vault(match &keys.data {
+                Some(data) => crate::docs::oauth::TokenVault::Sealed {
+                    db: team.clone(),
+                    sealer: crate::store::sealed::Sealer::new(data)?,
+                },
+                None => crate::docs::oauth::TokenVault::NoDataKey,
+            });
+        }
         let google = GoogleClient::new(&config.docs.endpoints, google_auth, config.docs.client)?;
         let docs = DocService::new(db.clone(), google, audit.clone());
         Ok(Core {
@@ -240,6 +256,12 @@ impl Core {
     pub async fn secret_sources(&self) -> Result<Vec<(&'static str, &'static str, crate::secrets::SecretSource)>> {
         let secrets = self.secrets.clone();
         let sandbox = self.config.sandbox;
+        // A team server keeps Google's tokens sealed in its database, not in a secret store.
+        let sealed_google = match self.docs.auth().is_sealed() {
+            true if self.docs.auth().status().await?.signed_in => Some(crate::secrets::SecretSource::Database),
+            true => Some(crate::secrets::SecretSource::Missing),
+            false => None,
+        };
         tokio::task::spawn_blocking(move || {
             crate::secrets::KNOWN_SECRETS
                 .iter()
@@ -247,6 +269,8 @@ impl Core {
                     // The sandbox's Google sign-in lives in this process only, never the keyring.
                     let source = if sandbox && *name == crate::docs::oauth::TOKEN_SECRET {
                         crate::secrets::SecretSource::Sandbox
+                    } else if let (Some(source), crate::docs::oauth::TOKEN_SECRET) = (&sealed_google, *name) {
+                        source.clone()
                     } else {
                         secrets.source(name)?
                     };

@@ -166,10 +166,7 @@ async fn a_real_team_needs_the_same_keys_on_every_replica() {
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(!refused.status.success() && said.contains("staffroom secrets generate"), "{said}");
 
-    let pair = common::command(std::path::Path::new("/nonexistent")).args(["secrets", "generate"]).output().unwrap();
-    let pair = String::from_utf8(pair.stdout).unwrap();
-    let key = |name: &str| pair.lines().find_map(|l| l.strip_prefix(&format!("{name}="))).unwrap().to_string();
-    let (jwt, data) = (key("STAFFROOM_JWT_KEY"), key("STAFFROOM_DATA_KEY"));
+    let (jwt, data) = generated_pair();
     assert_ne!(jwt, data);
 
     let first = Server::start(on_database(&url, false, &[("STAFFROOM_JWT_KEY", &jwt), ("STAFFROOM_DATA_KEY", &data)]));
@@ -179,9 +176,7 @@ async fn a_real_team_needs_the_same_keys_on_every_replica() {
     drop((first, second));
 
     // A replica given another jwt_key would sign tokens the others refuse: it does not start.
-    let other = common::command(std::path::Path::new("/nonexistent")).args(["secrets", "generate"]).output().unwrap();
-    let other = String::from_utf8(other.stdout).unwrap();
-    let other_jwt = other.lines().find_map(|l| l.strip_prefix("STAFFROOM_JWT_KEY=")).unwrap().to_string();
+    let (other_jwt, _) = generated_pair();
     let refused = start(&[("STAFFROOM_JWT_KEY", &other_jwt), ("STAFFROOM_DATA_KEY", &data)]);
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(!refused.status.success() && said.contains("not the team's"), "{said}");
@@ -192,4 +187,108 @@ async fn a_real_team_needs_the_same_keys_on_every_replica() {
         .output()
         .unwrap();
     assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
+}
+
+/// A new `STAFFROOM_JWT_KEY` / `STAFFROOM_DATA_KEY` pair from `staffroom secrets generate`.
+fn generated_pair() -> (String, String) {
+    let out = common::command(std::path::Path::new("/nonexistent")).args(["secrets", "generate"]).output().unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    let key = |name: &str| out.lines().find_map(|l| l.strip_prefix(&format!("{name}="))).unwrap().to_string();
+    (key("STAFFROOM_JWT_KEY"), key("STAFFROOM_DATA_KEY"))
+}
+
+/// Google sign-in is the team's: finished through replica A (from a desktop's browser step), it
+/// is kept sealed with data_key in the database, where replica B finds it; sign-out on B ends it
+/// for A too.
+#[tokio::test]
+async fn googles_tokens_are_the_teams_sealed_in_its_database() {
+    use staffroom::sandbox::google::{GoogleSimOptions, GoogleSimulator};
+    let url = common::pg::cluster().database();
+    let google = GoogleSimulator::start(GoogleSimOptions::default()).await.unwrap();
+    let (client_id, client_secret) = google.client();
+    let endpoints = google.endpoints();
+    let (jwt, data) = generated_pair();
+    let env = [
+        ("STAFFROOM_JWT_KEY", jwt.as_str()),
+        ("STAFFROOM_DATA_KEY", data.as_str()),
+        ("STAFFROOM_GOOGLE_CLIENT_ID", client_id.as_str()),
+        ("STAFFROOM_GOOGLE_CLIENT_SECRET", client_secret.as_str()),
+        ("STAFFROOM_GOOGLE_DOCS_API_URL", endpoints.docs_url.as_str()),
+        ("STAFFROOM_GOOGLE_DRIVE_API_URL", endpoints.drive_url.as_str()),
+        ("STAFFROOM_GOOGLE_OAUTH_URL", google.base_url()),
+    ];
+    let password = "a long and unusual team passphrase";
+    let added = common::command(tempfile::tempdir().unwrap().path())
+        .args(["--database-url", &url, "users", "add", "--email", "admin@example.com", "--name", "Admin"])
+        .args(["--role", "admin", "--password-stdin"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child.stdin.take().unwrap().write_all(password.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let (a, b) = (Server::start(on_database(&url, false, &env)), Server::start(on_database(&url, false, &env)));
+    let token_a = common::login(&a, "admin@example.com", password).await["token"].as_str().unwrap().to_string();
+    let token_b = common::login(&b, "admin@example.com", password).await["token"].as_str().unwrap().to_string();
+    let status = |server: &Server, token: &str| {
+        let request = client().get(server.url("/api/docs/google")).bearer_auth(token.to_string());
+        async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    assert_eq!(status(&b, &token_b).await["signedIn"], false);
+
+    // The desktop's browser step, against replica A; the consent page is the simulator's.
+    let step = staffroom::docs::oauth::BrowserStep::start().await.unwrap();
+    let page: Value = client()
+        .post(a.url("/api/docs/google/authorization"))
+        .bearer_auth(&token_a)
+        .json(&json!({ "redirectUri": step.redirect_uri, "codeChallenge": step.code_challenge, "state": step.state }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let consent = url::Url::parse(page["url"].as_str().unwrap()).unwrap();
+    let at_simulator = format!("{}?{}", endpoints.auth_url, consent.query().unwrap());
+    let browser = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let html = browser.get(&at_simulator).send().await.unwrap().text().await.unwrap();
+    let href = html.split("id=\"allow\" href=\"").nth(1).unwrap().split('"').next().unwrap().replace("&amp;", "&");
+    let approved = browser.get(format!("{}{href}", google.base_url())).send().await.unwrap();
+    let back = approved.headers()["location"].to_str().unwrap().to_string();
+    tokio::spawn(reqwest::get(back));
+    let code = step.finish(Duration::from_secs(10)).await.unwrap();
+    let signed_in = client()
+        .post(a.url("/api/docs/google/code"))
+        .bearer_auth(&token_a)
+        .json(&json!({ "code": code.code.expose(), "codeVerifier": code.verifier.expose(), "redirectUri": code.redirect_uri }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.status(), 200);
+
+    // Replica B finds it, and documents work there.
+    assert_eq!(status(&b, &token_b).await["signedIn"], true);
+    let documents = client().get(b.url("/api/docs/documents")).bearer_auth(&token_b).send().await.unwrap();
+    assert_eq!(documents.status(), 200);
+    let settings: Value =
+        client().get(b.url("/api/settings")).bearer_auth(&token_b).send().await.unwrap().json().await.unwrap();
+    let google_token = settings["secrets"].as_array().unwrap().iter().find(|s| s["name"] == "google_token").unwrap();
+    assert_eq!(google_token["source"], "team database (sealed with data_key)", "{settings}");
+
+    // In the database, sealed: nothing of the token set in the clear.
+    let (db, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    let sealed: Vec<u8> =
+        db.query_one("SELECT sealed FROM sealed_secrets WHERE name = 'google_token'", &[]).await.unwrap().get(0);
+    for clear in [&b"access_token"[..], b"refresh_token", b"expires_at"] {
+        assert!(!sealed.windows(clear.len()).any(|w| w == clear), "sealed: {:?}", String::from_utf8_lossy(&sealed));
+    }
+
+    // Signed out on B: signed out for A as well.
+    let out = client().post(b.url("/api/docs/google/sign-out")).bearer_auth(&token_b).send().await.unwrap();
+    assert_eq!(out.status(), 200);
+    assert_eq!(status(&a, &token_a).await["signedIn"], false);
 }

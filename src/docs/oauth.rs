@@ -82,6 +82,27 @@ pub struct GoogleStatus {
     pub can_sign_in: bool,
 }
 
+/// Where the token set is kept: this computer's secret store, or, on a team server, its database
+/// sealed with `data_key`, where every replica finds it.
+#[derive(Clone, Debug)]
+pub enum TokenVault {
+    SecretStore,
+    Sealed {
+        db: crate::store::pg::Postgres,
+        sealer: crate::store::sealed::Sealer,
+    },
+    /// A team server's database, reached without `data_key` (a CLI command given none): the
+    /// token set can be neither read nor kept.
+    NoDataKey,
+}
+
+fn no_data_key() -> Error {
+    Error::new(
+        ErrorCode::InvalidRequest,
+        "a team server keeps Google's tokens sealed with data_key: give this command the team's data_key (STAFFROOM_DATA_KEY or its _FILE)",
+    )
+}
+
 enum TokenState {
     /// Not read from the keyring yet.
     Unloaded,
@@ -102,6 +123,7 @@ pub struct GoogleAuth {
     /// Whether new tokens are written to the keyring (not in the sandbox, whose simulator
     /// forgets them when the app stops).
     persist: bool,
+    vault: TokenVault,
 }
 
 fn unauthorized(message: &str) -> Error {
@@ -123,7 +145,52 @@ impl GoogleAuth {
             http,
             state: Arc::new(tokio::sync::Mutex::new(TokenState::Unloaded)),
             persist,
+            vault: TokenVault::SecretStore,
         })
+    }
+
+    /// Keeps the token set in `vault` instead of the secret store.
+    pub fn with_vault(mut self, vault: TokenVault) -> Self {
+        self.vault = vault;
+        self
+    }
+
+    /// Whether the token set is kept sealed in a team's database.
+    pub fn is_sealed(&self) -> bool {
+        matches!(self.vault, TokenVault::Sealed { .. })
+    }
+
+    async fn read_token(&self) -> Result<Option<Secret>> {
+        match &self.vault {
+            TokenVault::SecretStore => self.secret(TOKEN_SECRET).await,
+            TokenVault::Sealed { db, sealer } => match db.sealed(TOKEN_SECRET).await? {
+                Some(sealed) => {
+                    let plain = sealer.open(TOKEN_SECRET, &sealed)?;
+                    let text = String::from_utf8(plain).map_err(|e| Error::internal("sealed token", e))?;
+                    Ok(Some(Secret::new(text)))
+                }
+                None => Ok(None),
+            },
+            TokenVault::NoDataKey => Ok(None),
+        }
+    }
+
+    async fn write_token(&self, value: Secret) -> Result<()> {
+        match &self.vault {
+            TokenVault::SecretStore => self.secrets.write(TOKEN_SECRET, value).await,
+            TokenVault::Sealed { db, sealer } => {
+                db.put_sealed(TOKEN_SECRET, &sealer.seal(TOKEN_SECRET, value.expose().as_bytes())).await
+            }
+            TokenVault::NoDataKey => Err(no_data_key()),
+        }
+    }
+
+    async fn remove_token(&self) -> Result<()> {
+        match &self.vault {
+            TokenVault::SecretStore => self.secrets.remove(TOKEN_SECRET).await,
+            TokenVault::Sealed { db, .. } => db.delete_sealed(TOKEN_SECRET).await,
+            TokenVault::NoDataKey => Err(no_data_key()),
+        }
     }
 
     async fn secret(&self, name: &'static str) -> Result<Option<Secret>> {
@@ -151,8 +218,11 @@ impl GoogleAuth {
     }
 
     async fn load(&self, state: &mut TokenState) -> Result<()> {
-        if let TokenState::Unloaded = state {
-            *state = match self.secret(TOKEN_SECRET).await? {
+        // On a team server another replica may have signed in, refreshed or signed out since:
+        // the database is the truth, so look every time (one small read).
+        let look = matches!(state, TokenState::Unloaded) || self.is_sealed();
+        if look {
+            *state = match self.read_token().await? {
                 Some(raw) => TokenState::Loaded(StoredToken::parse(raw.expose())),
                 None => TokenState::SignedOut,
             };
@@ -165,7 +235,7 @@ impl GoogleAuth {
             return Ok(());
         }
         let value = Secret::new(serde_json::to_string(token).expect("serializes"));
-        self.secrets.write(TOKEN_SECRET, value).await
+        self.write_token(value).await
     }
 
     /// A live access token, refreshed first if it is about to expire.
@@ -235,7 +305,7 @@ impl GoogleAuth {
             return Err(Error::invalid_field("token", "must not be empty"));
         }
         let stored = StoredToken::parse(token.expose());
-        self.secrets.write(TOKEN_SECRET, token).await?;
+        self.write_token(token).await?;
         *self.state.lock().await = TokenState::Loaded(stored);
         Ok(())
     }
@@ -281,7 +351,7 @@ impl GoogleAuth {
                 Err(e) => tracing::warn!(error = %e, "Google could not be reached to revoke the token"),
             }
         }
-        self.secrets.remove(TOKEN_SECRET).await?;
+        self.remove_token().await?;
         *state = TokenState::SignedOut;
         Ok(())
     }

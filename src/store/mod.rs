@@ -9,6 +9,7 @@ pub mod audit;
 pub mod docs;
 pub mod payments;
 pub mod pg;
+pub mod sealed;
 pub mod throttle;
 pub mod users;
 

@@ -22,6 +22,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../../../migrations/postgres/0004_payments.sql"),
     include_str!("../../../migrations/postgres/0005_webhooks.sql"),
     include_str!("../../../migrations/postgres/0006_events.sql"),
+    include_str!("../../../migrations/postgres/0007_sealed_secrets.sql"),
 ];
 
 /// The schema version this binary knows.
@@ -199,6 +200,31 @@ impl Postgres {
             Ok(Err(err)) => Err(err),
             Err(_) => Err(Error::internal("fleet lock", "the lock's task ended")),
         }
+    }
+
+    /// A sealed secret's stored bytes.
+    pub async fn sealed(&self, name: &str) -> Result<Option<Vec<u8>>> {
+        let row = self.client().await?.query_opt("SELECT sealed FROM sealed_secrets WHERE name = $1", &[&name]).await?;
+        Ok(row.map(|row| row.get(0)))
+    }
+
+    /// Keeps a sealed secret, replacing the one before.
+    pub async fn put_sealed(&self, name: &str, sealed: &[u8]) -> Result<()> {
+        self.client()
+            .await?
+            .execute(
+                "INSERT INTO sealed_secrets (name, sealed, updated_at) VALUES ($1, $2, $3)
+                 ON CONFLICT (name) DO UPDATE SET sealed = $2, updated_at = $3",
+                &[&name, &sealed, &crate::time::now_rfc3339()],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Forgets a sealed secret.
+    pub async fn delete_sealed(&self, name: &str) -> Result<()> {
+        self.client().await?.execute("DELETE FROM sealed_secrets WHERE name = $1", &[&name]).await?;
+        Ok(())
     }
 
     /// A connection from the pool.
