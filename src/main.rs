@@ -81,6 +81,13 @@ enum Command {
     /// Sign in to Google (for documents), sign out, or show the sign-in.
     #[command(subcommand)]
     Google(GoogleCommand),
+    /// Copy a desktop's data dir into a new team database (--database-url), once: accounts,
+    /// orders and the payment cache, the webhook inbox, settings and the audit log.
+    Migrate {
+        /// The data dir to copy (a desktop's, or a single server's).
+        #[arg(long)]
+        from_data_dir: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -251,7 +258,34 @@ async fn run(cli: Cli) -> Result<(), Error> {
         Command::Users(command) => users(&cli, command).await,
         Command::Secrets(command) => secrets(&cli, command).await,
         Command::Google(command) => google(&cli, command).await,
+        Command::Migrate { from_data_dir } => migrate(&cli, from_data_dir).await,
     }
+}
+
+async fn migrate(cli: &Cli, from: &std::path::Path) -> Result<(), Error> {
+    let url = cli.database_url.as_deref().ok_or_else(|| {
+        Error::invalid_field(
+            "database-url",
+            "migrate copies into a team's database: give --database-url or STAFFROOM_DATABASE_URL",
+        )
+    })?;
+    if !from.join(staffroom::store::DB_FILE).is_file() {
+        return Err(Error::invalid_field("from-data-dir", format!("{} holds no Staffroom data", from.display())));
+    }
+    let dir = from.to_path_buf();
+    let source = tokio::task::spawn_blocking(move || staffroom::store::Db::open(&dir))
+        .await
+        .map_err(|e| Error::internal("migrate", e))?
+        .map_err(|e| Error::new(staffroom::ErrorCode::Internal, e.to_string()))?;
+    let target = staffroom::store::Db::open_postgres(url)
+        .await
+        .map_err(|e| Error::new(staffroom::ErrorCode::Unavailable, e.to_string()))?;
+    let copied = staffroom::store::migrate::from_data_dir(&source, &target).await?;
+    for (table, rows) in copied {
+        println!("{table:<24} {rows} rows");
+    }
+    println!("copied {}: staff sign in to the team server with the passwords they had", from.display());
+    Ok(())
 }
 
 async fn serve(

@@ -292,3 +292,84 @@ async fn googles_tokens_are_the_teams_sealed_in_its_database() {
     assert_eq!(out.status(), 200);
     assert_eq!(status(&a, &token_a).await["signedIn"], false);
 }
+
+/// A single desktop grows up: its sandbox data dir moves into a team's database, whose server
+/// then serves its demo account, orders and audit, and numbers the next order after them.
+#[tokio::test]
+async fn a_data_dir_moves_into_a_team_database_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().join("desktop");
+    let (paid_id, paid_number) = {
+        let single = Server::start(ServerOptions { data_dir: Some(data_dir.clone()), ..Default::default() });
+        let token = sign_in(&single).await;
+        let order = create_order(&single, &token).await;
+        let paid = client().post(checkout_action(order["checkoutUrl"].as_str().unwrap(), "pay")).send().await.unwrap();
+        assert!(paid.status().is_success());
+        let id = order["id"].as_str().unwrap().to_string();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while client()
+            .get(single.url(&format!("/api/payments/orders/{id}")))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap()["order"]["status"]
+            != "paid"
+        {
+            assert!(Instant::now() < deadline, "the order did not turn paid");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        (id, order["orderId"].as_str().unwrap().to_string())
+    };
+
+    let url = common::pg::cluster().database();
+    let migrate = |target: &str| {
+        common::command(&data_dir)
+            .args(["--database-url", target, "migrate", "--from-data-dir"])
+            .arg(&data_dir)
+            .output()
+            .unwrap()
+    };
+    let moved = migrate(&url);
+    assert!(moved.status.success(), "{}", String::from_utf8_lossy(&moved.stderr));
+    let said = String::from_utf8_lossy(&moved.stdout);
+    assert!(said.contains("orders") && said.contains("webhook_events"), "{said}");
+
+    // Once only: the target is no longer empty.
+    let again = migrate(&url);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"), "{}", String::from_utf8_lossy(&again.stderr));
+    // A sandbox's data never enters a real team.
+    let real = common::pg::cluster().database();
+    let (jwt, data) = generated_pair();
+    drop(Server::start(on_database(&real, false, &[("STAFFROOM_JWT_KEY", &jwt), ("STAFFROOM_DATA_KEY", &data)])));
+    let refused = migrate(&real);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("never enters a real team"), "{said}");
+
+    // The team server serves what the desktop had, and numbers on from it.
+    let team = Server::start(on_database(&url, true, &[]));
+    let token = sign_in(&team).await;
+    let order: Value = client()
+        .get(team.url(&format!("/api/payments/orders/{paid_id}")))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (order["order"]["status"].as_str(), order["order"]["orderId"].as_str()),
+        (Some("paid"), Some(paid_number.as_str()))
+    );
+    assert!(!order["order"]["events"].as_array().unwrap().is_empty(), "its webhook history came along: {order}");
+    let audit: Value =
+        client().get(team.url("/api/audit")).bearer_auth(&token).send().await.unwrap().json().await.unwrap();
+    assert!(audit.as_array().unwrap().iter().any(|e| e["action"] == "payments.order_create"), "{audit}");
+    let next = create_order(&team, &token).await;
+    let number = |reference: &str| reference.trim_start_matches("SR-").parse::<i64>().unwrap();
+    assert_eq!(number(next["orderId"].as_str().unwrap()), number(&paid_number) + 1);
+}

@@ -7,6 +7,7 @@
 pub mod accounts;
 pub mod audit;
 pub mod docs;
+pub mod migrate;
 pub mod payments;
 pub mod pg;
 pub mod sealed;
