@@ -215,6 +215,15 @@ test("the server's audit log shows what this desktop did", async () => {
   await shot("t06-audit-from-server");
 });
 
+test("Settings are the server's: its Google sign-in, and its credentials read-only", async () => {
+  await goTo("Settings");
+  const google = By.xpath("//h3[@id='google-title']/..");
+  await eventually("the server's Google sign-in", async () => /Signed in/.test(await textOf(google)));
+  await find(button("Sign out of Google", "//h3[@id='google-title']/.."));
+  assert.equal((await driver.findElements(By.css("form[aria-label='Store a credential']"))).length, 0);
+  await shot("t06b-settings-team-server");
+});
+
 test("with the server stopped, a banner says so; started again, Try again recovers the screen", async () => {
   await goTo("Orders");
   await find(By.css(`tr[data-id='${order.id}']`));

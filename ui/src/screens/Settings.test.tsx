@@ -45,6 +45,7 @@ describe("Settings", () => {
     });
     renderWithQuery(<Settings teamServer="https://staff.example.com" />);
     expect(await screen.findByText(/the server finishes the sign-in and keeps the tokens/)).toBeInTheDocument();
+    expect(await screen.findByText(/read from a copy on the team server/)).toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "Sign in with Google" }));
     expect(await screen.findByRole("button", { name: "Sign out of Google" })).toBeInTheDocument();
     expect(calls.map((c) => c.cmd)).toContain("google_sign_in");

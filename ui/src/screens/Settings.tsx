@@ -63,7 +63,7 @@ export function Settings({ teamServer }: Props) {
               </p>
             )}
           </div>
-          <SyncCard />
+          <SyncCard teamServer={teamServer} />
           <div className="card stack">
             <h3>{teamServer ? "The team server" : "This app"}</h3>
             {teamServer && <p>Signed in to <code>{teamServer}</code>: these are its settings, for every desktop signed in to it.</p>}
@@ -122,7 +122,7 @@ function describeInterval(secs: number): string {
 const RESOURCE_NAMES: Record<string, string> = { products: "Products", subscriptions: "Subscriptions" };
 
 /** The payments cache: how often it syncs, when each list last did, and "Sync now". */
-function SyncCard() {
+function SyncCard({ teamServer }: Props) {
   const queryClient = useQueryClient();
   const status = useQuery({ queryKey: ["sync-status"], queryFn: api.syncStatus });
   const show = (next: SyncStatus) => queryClient.setQueryData(["sync-status"], next);
@@ -145,7 +145,8 @@ function SyncCard() {
     <div className="card stack" aria-labelledby="sync-title">
       <h3 id="sync-title">Lemon Squeezy sync</h3>
       <p className="muted small">
-        Products and subscriptions are read from a copy on this computer, refreshed in the background; webhooks update it in between.
+        Products and subscriptions are read from a copy {teamServer ? "on the team server" : "on this computer"}, refreshed in the background;
+        webhooks update it in between.
       </p>
       <div className="row">
         <label htmlFor="sync-interval">Sync every</label>
