@@ -503,21 +503,15 @@ fn unreserved(value: &str) -> bool {
 /// a code can only ever be sent back to the computer that asked for it.
 pub fn is_loopback_redirect(raw: &str) -> bool {
     url::Url::parse(raw).is_ok_and(|u| {
-        let loopback = match u.host() {
-            Some(url::Host::Ipv4(ip)) => ip == std::net::Ipv4Addr::LOCALHOST,
-            Some(url::Host::Ipv6(ip)) => ip == std::net::Ipv6Addr::LOCALHOST,
-            _ => false,
+        let host = match u.host() {
+            Some(url::Host::Ipv4(ip)) if ip == std::net::Ipv4Addr::LOCALHOST => "127.0.0.1",
+            Some(url::Host::Ipv6(ip)) if ip == std::net::Ipv6Addr::LOCALHOST => "[::1]",
+            _ => return false,
         };
-        // The parser normalizes, so the exact text is compared too (no `http://127.1:80/`).
-        u.scheme() == "http"
-            && loopback
-            && u.port().is_some_and(|p| p > 0)
-            && u.path() == "/"
-            && u.username().is_empty()
-            && u.password().is_none()
-            && u.query().is_none()
-            && u.fragment().is_none()
-            && u.as_str() == raw
+        // Exactly the text a listener makes (the parser would accept `http://127.1:8080/` or
+        // a port with leading zeros, and drops a written `:80`, so the text is compared).
+        let port = u.port_or_known_default().unwrap_or(0);
+        u.scheme() == "http" && port > 0 && raw == format!("http://{host}:{port}/")
     })
 }
 
@@ -589,7 +583,7 @@ mod tests {
 
     #[test]
     fn only_this_computers_own_listener_is_a_redirect() {
-        for good in ["http://127.0.0.1:8080/", "http://[::1]:1/", "http://127.0.0.1:65535/"] {
+        for good in ["http://127.0.0.1:8080/", "http://[::1]:1/", "http://127.0.0.1:65535/", "http://127.0.0.1:80/"] {
             assert!(is_loopback_redirect(good), "{good}");
         }
         for bad in [
@@ -598,7 +592,7 @@ mod tests {
             "http://127.0.0.2:8080/",
             "http://127.1:8080/",
             "http://127.0.0.1/",
-            "http://127.0.0.1:80/",
+            "http://127.0.0.1:0/",
             "http://127.0.0.1:8080/cb",
             "http://127.0.0.1:8080/?x=1",
             "http://127.0.0.1:8080/#x",
