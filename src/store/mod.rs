@@ -197,12 +197,6 @@ impl Db {
             }
         }
     }
-
-    /// The value of `key` in the embedded database's `meta` table, created with `make` the first
-    /// time it is asked for.
-    pub fn meta_or_insert_blocking(&self, key: &str, make: impl FnOnce() -> String) -> Result<String> {
-        self.sqlite()?.meta_or_insert_blocking(key, make)
-    }
 }
 
 impl Sqlite {
@@ -287,26 +281,6 @@ impl Sqlite {
             Ok(conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| row.get(0)).optional()?)
         })
         .await
-    }
-
-    /// The value of `key` in the `meta` table, created with `make` the first time it is asked for.
-    pub fn meta_or_insert_blocking(&self, key: &str, make: impl FnOnce() -> String) -> Result<String> {
-        self.call_blocking(|conn| {
-            use rusqlite::OptionalExtension;
-            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-            let existing: Option<String> =
-                tx.query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| row.get(0)).optional()?;
-            let value = match existing {
-                Some(v) => v,
-                None => {
-                    let v = make();
-                    tx.execute("INSERT INTO meta (key, value) VALUES (?1, ?2)", [key, v.as_str()])?;
-                    v
-                }
-            };
-            tx.commit()?;
-            Ok(value)
-        })
     }
 }
 
