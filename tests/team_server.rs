@@ -34,6 +34,27 @@ async fn create_order(server: &Server, token: &str) -> Value {
     answer.json::<Value>().await.unwrap()["order"].clone()
 }
 
+/// `GET path` on `server` as the holder of `token`, as JSON.
+async fn get_json(server: &Server, token: &str, path: &str) -> Value {
+    client().get(server.url(path)).bearer_auth(token).send().await.unwrap().json().await.unwrap()
+}
+
+/// Pays `order` on the sandbox checkout page and waits (at most 10 s) until `server` shows it paid.
+async fn pay_and_wait_until_paid(server: &Server, token: &str, order: &Value) {
+    let paid = client().post(checkout_action(order["checkoutUrl"].as_str().unwrap(), "pay")).send().await.unwrap();
+    assert!(paid.status().is_success());
+    let path = format!("/api/payments/orders/{}", order["id"].as_str().unwrap());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let now = get_json(server, token, &path).await;
+        if now["order"]["status"] == "paid" {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the order did not turn paid: {now}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Reads `GET /api/events` until an event satisfies `wanted`; how long it took.
 async fn wait_for_event(
     base: &str,
@@ -63,41 +84,13 @@ async fn the_sandbox_serves_on_postgres() {
     let url = common::pg::cluster().database();
     let server = Server::start(on_database(&url, true, &[]));
     let token = sign_in(&server).await;
-    let products: Value = client()
-        .get(server.url("/api/payments/products"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let products = get_json(&server, &token, "/api/payments/products").await;
     assert!(!products["products"].as_array().unwrap().is_empty(), "{products}");
 
     let order = create_order(&server, &token).await;
-    let id = order["id"].as_str().unwrap();
     assert!(order["orderId"].as_str().unwrap().starts_with("SR-"));
-    let paid = client().post(checkout_action(order["checkoutUrl"].as_str().unwrap(), "pay")).send().await.unwrap();
-    assert!(paid.status().is_success());
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let now: Value = client()
-            .get(server.url(&format!("/api/payments/orders/{id}")))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if now["order"]["status"] == "paid" {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the order did not turn paid: {now}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let audit: Value =
-        client().get(server.url("/api/audit")).bearer_auth(&token).send().await.unwrap().json().await.unwrap();
+    pay_and_wait_until_paid(&server, &token, &order).await;
+    let audit = get_json(&server, &token, "/api/audit").await;
     assert!(audit.as_array().unwrap().iter().any(|e| e["action"] == "payments.order_create"), "{audit}");
 
     // The mode is the database's: a real start on it is refused.
@@ -303,24 +296,8 @@ async fn a_data_dir_moves_into_a_team_database_once() {
         let single = Server::start(ServerOptions { data_dir: Some(data_dir.clone()), ..Default::default() });
         let token = sign_in(&single).await;
         let order = create_order(&single, &token).await;
-        let paid = client().post(checkout_action(order["checkoutUrl"].as_str().unwrap(), "pay")).send().await.unwrap();
-        assert!(paid.status().is_success());
+        pay_and_wait_until_paid(&single, &token, &order).await;
         let id = order["id"].as_str().unwrap().to_string();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while client()
-            .get(single.url(&format!("/api/payments/orders/{id}")))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap()
-            .json::<Value>()
-            .await
-            .unwrap()["order"]["status"]
-            != "paid"
-        {
-            assert!(Instant::now() < deadline, "the order did not turn paid");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
         (id, order["orderId"].as_str().unwrap().to_string())
     };
 
@@ -352,22 +329,13 @@ async fn a_data_dir_moves_into_a_team_database_once() {
     // The team server serves what the desktop had, and numbers on from it.
     let team = Server::start(on_database(&url, true, &[]));
     let token = sign_in(&team).await;
-    let order: Value = client()
-        .get(team.url(&format!("/api/payments/orders/{paid_id}")))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let order = get_json(&team, &token, &format!("/api/payments/orders/{paid_id}")).await;
     assert_eq!(
         (order["order"]["status"].as_str(), order["order"]["orderId"].as_str()),
         (Some("paid"), Some(paid_number.as_str()))
     );
     assert!(!order["order"]["events"].as_array().unwrap().is_empty(), "its webhook history came along: {order}");
-    let audit: Value =
-        client().get(team.url("/api/audit")).bearer_auth(&token).send().await.unwrap().json().await.unwrap();
+    let audit = get_json(&team, &token, "/api/audit").await;
     assert!(audit.as_array().unwrap().iter().any(|e| e["action"] == "payments.order_create"), "{audit}");
     let next = create_order(&team, &token).await;
     let number = |reference: &str| reference.trim_start_matches("SR-").parse::<i64>().unwrap();
