@@ -351,7 +351,7 @@ async fn subscriptions_are_replaced_and_filtered(db: Db) {
         subscription("s3", "c2", SubscriptionStatus::Active, "2026-03-01T00:00:00Z"),
         subscription("s4", "", SubscriptionStatus::Expired, "2026-03-01T00:00:00Z"),
     ];
-    db.replace_subscriptions(all.clone(), "t1".into()).await.unwrap();
+    db.replace_subscriptions(all.clone(), "t1".into(), "t0".into()).await.unwrap();
     let (newest, total) = db.list_subscriptions(None, None, 1, 3).await.unwrap();
     assert_eq!((newest.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), total), (vec!["s4", "s3", "s2"], 4));
     let (of_c1, total) = db.list_subscriptions(Some("c1".into()), Some("active"), 1, 10).await.unwrap();
@@ -359,12 +359,24 @@ async fn subscriptions_are_replaced_and_filtered(db: Db) {
     assert_eq!(db.subscription("s3".into()).await.unwrap().unwrap(), all[2]);
 
     // What the provider no longer lists goes; an action's answer is written over the cache.
-    db.replace_subscriptions(all[..2].to_vec(), "t2".into()).await.unwrap();
+    db.replace_subscriptions(all[..2].to_vec(), "t2".into(), "t2".into()).await.unwrap();
     assert!(db.subscription("s3".into()).await.unwrap().is_none());
     let mut paused = all[0].clone();
     paused.pause_mode = Some("void".into());
     db.upsert_subscription(paused.clone(), "t3".into()).await.unwrap();
     assert_eq!(db.subscription("s1".into()).await.unwrap().unwrap(), paused);
+
+    // A sync that began reading at t4: meanwhile a webhook made s5 and changed s2 (at t5). The
+    // pages it read know neither, and what it writes at t6 must lose neither.
+    let mut expired = all[1].clone();
+    expired.status = SubscriptionStatus::Expired;
+    db.upsert_subscription(expired.clone(), "t5".into()).await.unwrap();
+    let made = subscription("s5", "c3", SubscriptionStatus::Active, "2026-04-01T00:00:00Z");
+    db.upsert_subscription(made.clone(), "t5".into()).await.unwrap();
+    db.replace_subscriptions(all[1..2].to_vec(), "t6".into(), "t4".into()).await.unwrap();
+    assert_eq!(db.subscription("s5".into()).await.unwrap().unwrap(), made, "made while the sync read");
+    assert_eq!(db.subscription("s2".into()).await.unwrap().unwrap(), expired, "the webhook's is newer");
+    assert!(db.subscription("s1".into()).await.unwrap().is_none(), "no longer listed, and not written since");
 }
 
 fn order(id: &str, created: &str) -> OrderRecord {

@@ -286,13 +286,15 @@ impl PaymentService {
 
     async fn read_subscriptions(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let outcome = async {
+            // What a webhook writes from here on is newer than the pages read below.
+            let since = now_rfc3339();
             let store_id = self.store_id().await?;
             let query = [("filter[store_id]", store_id)];
             let on_page = |done, total| report.step(SyncStep::Subscriptions, done, total);
             let (resources, pages) = self.client.get_all_observed("subscriptions", &query, on_page).await?;
             let subs: Vec<SubscriptionDto> = resources.iter().map(model::subscription_from).collect();
             let count = subs.len();
-            self.db.replace_subscriptions(subs, now_rfc3339()).await?;
+            self.db.replace_subscriptions(subs, now_rfc3339(), since).await?;
             Ok::<_, Error>((count, pages))
         }
         .await;

@@ -183,14 +183,23 @@ pub fn upsert_subscription(conn: &Connection, s: &SubscriptionDto, now: &str) ->
 }
 
 /// Stores a complete list from the provider and drops subscriptions it no longer has.
-pub fn replace_subscriptions(conn: &mut Connection, subs: &[SubscriptionDto], now: &str) -> Result<()> {
+pub fn replace_subscriptions(conn: &mut Connection, subs: &[SubscriptionDto], now: &str, since: &str) -> Result<()> {
     let tx = conn.transaction()?;
-    for s in subs {
+    let newer = newer_subscriptions(&tx, since)?;
+    for s in subs.iter().filter(|s| !newer.contains(&s.id)) {
         upsert_subscription(&tx, s, now)?;
     }
-    tx.execute("DELETE FROM subscriptions WHERE synced_at <> ?1", [now])?;
+    tx.execute("DELETE FROM subscriptions WHERE synced_at < ?1", [since])?;
     tx.commit()?;
     Ok(())
+}
+
+/// The subscriptions a webhook wrote since `since`, while a sync was reading the provider's
+/// pages: what the sync read of them is older, and they are not gone.
+fn newer_subscriptions(conn: &Connection, since: &str) -> Result<std::collections::HashSet<String>> {
+    let mut stmt = conn.prepare("SELECT id FROM subscriptions WHERE synced_at >= ?1")?;
+    let ids = stmt.query_map([since], |row| row.get(0))?.collect::<std::result::Result<_, _>>()?;
+    Ok(ids)
 }
 
 /// A page of cached subscriptions, newest first, with exact filters.
@@ -493,11 +502,19 @@ impl super::Db {
     }
 
     /// Stores a complete subscription list from the provider, dropping what it no longer has.
-    pub async fn replace_subscriptions(&self, subscriptions: Vec<SubscriptionDto>, now: String) -> Result<()> {
+    pub async fn replace_subscriptions(
+        &self,
+        subscriptions: Vec<SubscriptionDto>,
+        now: String,
+        since: String,
+    ) -> Result<()> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| replace_subscriptions(conn, &subscriptions, &now)).await,
+            super::Db::Sqlite(_) => {
+                self.call(move |conn| replace_subscriptions(conn, &subscriptions, &now, &since)).await
+            }
             super::Db::Postgres(db) => {
-                super::pg::payments::replace_subscriptions(&mut db.client().await?, &subscriptions, &now).await
+                super::pg::payments::replace_subscriptions(&mut db.client().await?, &subscriptions, &now, &since)
+                    .await
             }
         }
     }

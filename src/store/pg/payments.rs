@@ -202,12 +202,22 @@ pub async fn replace_subscriptions(
     db: &mut deadpool_postgres::Object,
     subs: &[SubscriptionDto],
     now: &str,
+    since: &str,
 ) -> Result<()> {
     let tx = db.transaction().await?;
-    for subscription in subs {
+    // Rows a webhook wrote while the sync read the pages are newer than what it read (see the
+    // SQLite store); the lock keeps a webhook from writing one between this read and the delete.
+    tx.execute("LOCK TABLE subscriptions IN SHARE ROW EXCLUSIVE MODE", &[]).await?;
+    let newer: std::collections::HashSet<String> = tx
+        .query("SELECT id FROM subscriptions WHERE synced_at >= $1", &[&since])
+        .await?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    for subscription in subs.iter().filter(|s| !newer.contains(&s.id)) {
         upsert_subscription(&tx, subscription, now).await?;
     }
-    tx.execute("DELETE FROM subscriptions WHERE synced_at <> $1", &[&now]).await?;
+    tx.execute("DELETE FROM subscriptions WHERE synced_at < $1", &[&since]).await?;
     tx.commit().await?;
     Ok(())
 }
