@@ -37,16 +37,24 @@ fn open_secrets(backend: crate::secrets::SecretBackend, sandbox: bool, install_i
 /// `data_key` from its own secret store or environment and never makes them: without them a
 /// replica refuses to start, naming the command that makes a pair, and one whose `jwt_key` does
 /// not match the fingerprint the database keeps refuses too (its tokens would not verify on the
-/// others). A sandbox team database keeps generated keys of its own, which guard nothing. A CLI
-/// command signs no token: it never needs the key, and gets a throwaway one when there is none.
+/// others). A sandbox team database keeps generated keys of its own, which guard nothing, for
+/// replicas given none. A CLI command signs no token: it never needs the key, and gets a
+/// throwaway one when there is none.
 async fn team_keys(db: &Db, config: &Config, secrets: &Secrets) -> Result<Option<TeamKeys>> {
     let Db::Postgres(_) = db else { return Ok(None) };
+    let (mut jwt, mut data) = (secrets.read("jwt_key").await?, secrets.read("data_key").await?);
     if config.sandbox {
-        let jwt = db.meta_insert_if_absent("sandbox_jwt_key", token::generate_key().expose().to_string()).await?;
-        let data = db.meta_insert_if_absent("sandbox_data_key", token::generate_key().expose().to_string()).await?;
-        return Ok(Some(TeamKeys { jwt: Secret::new(jwt), data: Some(Secret::new(data)) }));
+        // Keys given to a sandbox replica win, as they do on SQLite; the fingerprint below keeps
+        // every replica on the same one.
+        if jwt.is_none() {
+            let kept = db.meta_insert_if_absent("sandbox_jwt_key", token::generate_key().expose().to_string()).await?;
+            jwt = Some(Secret::new(kept));
+        }
+        if data.is_none() {
+            let kept = db.meta_insert_if_absent("sandbox_data_key", token::generate_key().expose().to_string()).await?;
+            data = Some(Secret::new(kept));
+        }
     }
-    let (jwt, data) = (secrets.read("jwt_key").await?, secrets.read("data_key").await?);
     let (jwt, data) = match (jwt, data) {
         (Some(jwt), Some(data)) => (jwt, data),
         (_, data) if !config.long_running => return Ok(Some(TeamKeys { jwt: token::generate_key(), data })),
@@ -257,7 +265,9 @@ impl Core {
         let secrets = self.secrets.clone();
         let sandbox = self.config.sandbox;
         // A team server keeps Google's tokens sealed in its database, not in a secret store.
+        let from_environment = crate::secrets::Secrets::from_environment(crate::docs::oauth::TOKEN_SECRET);
         let sealed_google = match self.docs.auth().is_sealed() {
+            true if matches!(from_environment, Ok(Some(_))) => None,
             true if self.docs.auth().status().await?.signed_in => Some(crate::secrets::SecretSource::Database),
             true => Some(crate::secrets::SecretSource::Missing),
             false => None,

@@ -95,7 +95,9 @@ fn secrets_status_says_where_each_secret_comes_from_never_its_value() {
     };
     assert!(line("webhook_secret").contains("environment (STAFFROOM_WEBHOOK_SECRET)"));
     assert!(line("lemonsqueezy_api_key").contains("file ("));
-    assert!(line("jwt_key").contains("keyring (memory"));
+    // A team's replicas are given the key (on a PostgreSQL run, in the environment).
+    let jwt_from = if on_postgres() { "environment (STAFFROOM_JWT_KEY)" } else { "keyring (memory" };
+    assert!(line("jwt_key").contains(jwt_from), "{text}");
     assert!(line("google_token").contains("not set"));
     assert!(!text.contains("whsec_value_never_shown") && !text.contains("key-from-a-file"));
 }
@@ -104,9 +106,11 @@ fn secrets_status_says_where_each_secret_comes_from_never_its_value() {
 fn a_database_from_a_newer_binary_is_refused_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
     add_user(dir.path(), "ada@example.com", "Ada", "admin", "analytical-engine-notes-1843");
-    let conn = rusqlite::Connection::open(dir.path().join("staffroom.sqlite3")).unwrap();
-    conn.pragma_update(None, "user_version", 999).unwrap();
-    drop(conn);
+    let from_the_future = match on_postgres() {
+        true => "INSERT INTO schema_migrations (version) VALUES (999)",
+        false => "PRAGMA user_version = 999",
+    };
+    tokio::runtime::Runtime::new().unwrap().block_on(execute_sql(dir.path(), from_the_future));
     let (status, _, err) = run_cli(dir.path(), &["users", "list"], "");
     assert!(!status.success());
     assert!(err.contains("written by a newer Staffroom (schema 999"), "{err}");

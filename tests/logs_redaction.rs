@@ -59,10 +59,8 @@ async fn secrets_never_reach_logs_or_stderr() {
     ] {
         assert!(!logs.contains(secret), "the {what} leaked into the logs");
     }
-    // The SQLite file holds no secret either.
-    let mut db = std::fs::read(data_dir.join("staffroom.sqlite3")).unwrap();
-    db.extend(std::fs::read(data_dir.join("staffroom.sqlite3-wal")).unwrap_or_default());
-    let db = String::from_utf8_lossy(&db);
+    // The store holds no secret either.
+    let db = stored_text(&data_dir).await;
     for secret in [password, jwt_key, api_key, signature] {
         assert!(!db.contains(secret));
     }

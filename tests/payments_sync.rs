@@ -161,6 +161,7 @@ async fn a_chosen_interval_outlives_a_restart() {
     }
     // A long-running core (as the desktop app and `serve`) takes it at start.
     let mut config = staffroom::config::Config::new(dir.path());
+    on_test_database(&mut config);
     config.secret_backend = staffroom::secrets::SecretBackend::Memory;
     config.long_running = true;
     let core = staffroom::Core::open(config).await.unwrap();
@@ -170,7 +171,7 @@ async fn a_chosen_interval_outlives_a_restart() {
 /// Marks the cached catalogue as read long ago, so the next product list refreshes it.
 async fn age_the_catalogue(app: &SandboxApp) {
     let old = "UPDATE sync_state SET synced_at = '2000-01-01T00:00:00.000Z' WHERE resource = 'products'";
-    app.core.db.call(move |conn| Ok(conn.execute(old, [])?)).await.unwrap();
+    execute_sql(app.data_dir(), old).await;
 }
 
 #[tokio::test]

@@ -51,7 +51,8 @@ fn sequence() -> Vec<WebhookEvent> {
     raw.iter().map(|v| payload::parse(v, None).unwrap()).collect()
 }
 
-/// Applies `events` to a fresh database and returns the order and subscription rows.
+/// Applies `events` to a fresh database (a PostgreSQL one on a PostgreSQL run) and returns what
+/// the order and the subscription became.
 fn final_state(events: &[WebhookEvent]) -> (Value, Value) {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
@@ -61,25 +62,20 @@ fn final_state(events: &[WebhookEvent]) -> (Value, Value) {
         for event in events {
             applier.apply_unstored(event).await.unwrap();
         }
-        core.db
-            .call(|conn| {
-                let order = conn.query_row(
-                    "SELECT json_object('status', status, 'paidAt', paid_at, 'refundedAt', refunded_at, 'providerOrderId',
-                            provider_order_id, 'providerUpdatedAt', provider_updated_at, 'total', total) FROM orders WHERE id = 'ord-1'",
-                    [],
-                    |r| r.get::<_, String>(0),
-                )?;
-                let sub = conn.query_row(
-                    "SELECT json_object('status', status, 'provider', provider_status, 'endsAt', ends_at, 'pause', pause_mode,
-                            'updatedAt', updated_at, 'lastPayment', (SELECT status FROM subscription_payments WHERE subscription_id = '501'))
-                     FROM subscriptions WHERE id = '501'",
-                    [],
-                    |r| r.get::<_, String>(0),
-                )?;
-                Ok((serde_json::from_str(&order).unwrap(), serde_json::from_str(&sub).unwrap()))
-            })
-            .await
-            .unwrap()
+        let order = core.db.order("ord-1".into()).await.unwrap().expect("the order was made");
+        let subscription = core.db.subscription("501".into()).await.unwrap().expect("the subscription was made");
+        (
+            json!({
+                "status": order.dto.status, "paidAt": order.dto.paid_at, "refundedAt": order.dto.refunded_at,
+                "providerOrderId": order.dto.provider_order_id, "providerUpdatedAt": order.provider_updated_at,
+                "total": order.dto.total,
+            }),
+            json!({
+                "status": subscription.status, "provider": subscription.provider_status,
+                "endsAt": subscription.ends_at, "pause": subscription.pause_mode,
+                "updatedAt": subscription.updated_at, "lastPayment": subscription.last_payment_status,
+            }),
+        )
     })
 }
 

@@ -243,6 +243,12 @@ impl Secrets {
         Ok(None)
     }
 
+    /// The secret `name` from `STAFFROOM_<NAME>` or its `_FILE` only, never the keyring; with
+    /// where it comes from.
+    pub fn from_environment(name: &str) -> Result<Option<(Secret, SecretSource)>, SecretError> {
+        Self::from_env(name)
+    }
+
     /// The secret `name`, from the environment, a file, or the keyring.
     pub fn get(&self, name: &str) -> Result<Option<Secret>, SecretError> {
         if let Some(secret) = self.overridden(name) {

@@ -1,10 +1,16 @@
 //! Shared helpers of the integration tests: start the real `staffroom` binary on loopback with a
 //! throw-away data dir, run CLI commands against the same data dir, and sign in.
+//!
+//! With `STAFFROOM_TEST_DATABASE=postgres` the same tests run against a team server: every data
+//! dir a test makes is paired with a fresh database in this test binary's throwaway PostgreSQL
+//! cluster, and every command and in-process core on that dir uses it (SPEC section 10).
 #![allow(dead_code)]
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -26,12 +32,43 @@ pub fn binary() -> &'static str {
     env!("CARGO_BIN_EXE_staffroom")
 }
 
-/// A `staffroom` command on `data_dir`, with secrets in memory unless the caller says otherwise.
+/// Whether this run puts every test's store on PostgreSQL (`STAFFROOM_TEST_DATABASE=postgres`).
+pub fn on_postgres() -> bool {
+    std::env::var("STAFFROOM_TEST_DATABASE").is_ok_and(|v| v == "postgres")
+}
+
+/// The database paired with `data_dir` when this run is on PostgreSQL: made on first use, the
+/// same for every later command and core on that dir.
+pub fn database_for(data_dir: &Path) -> Option<String> {
+    if !on_postgres() {
+        return None;
+    }
+    static DATABASES: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
+    let mut databases = DATABASES.get_or_init(Default::default).lock().unwrap();
+    Some(databases.entry(data_dir.to_path_buf()).or_insert_with(|| pg::cluster().database()).clone())
+}
+
+/// The team keys every replica and command of this test process shares on PostgreSQL: a real
+/// team's replicas refuse to start without them (SPEC section 10).
+pub fn team_keys() -> &'static [(&'static str, String); 2] {
+    static KEYS: OnceLock<[(&'static str, String); 2]> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        let key = || staffroom::auth::token::generate_key().expose().to_string();
+        [("STAFFROOM_JWT_KEY", key()), ("STAFFROOM_DATA_KEY", key())]
+    })
+}
+
+/// A `staffroom` command on `data_dir`, with secrets in memory unless the caller says otherwise;
+/// on a PostgreSQL run, on the database paired with `data_dir` and with the team's keys.
 pub fn command(data_dir: &Path) -> Command {
     let mut cmd = Command::new(binary());
     cmd.arg("--data-dir").arg(data_dir);
     cmd.env("STAFFROOM_SECRET_STORE", "memory");
     cmd.env_remove("STAFFROOM_DATA_DIR");
+    if let Some(url) = database_for(data_dir) {
+        cmd.env("STAFFROOM_DATABASE_URL", url);
+        cmd.envs(team_keys().iter().map(|(k, v)| (k, v)));
+    }
     cmd
 }
 
@@ -216,10 +253,23 @@ pub async fn memory_core(dir: &Path) -> staffroom::Core {
 /// webhooks, syncing in the background) or not.
 pub async fn open_core(dir: &Path, sandbox: bool, long_running: bool) -> staffroom::Core {
     let mut config = staffroom::config::Config::new(dir);
+    on_test_database(&mut config);
     config.sandbox = sandbox;
     config.long_running = long_running;
     config.secret_backend = staffroom::secrets::SecretBackend::Memory;
     staffroom::Core::open(config).await.unwrap()
+}
+
+/// Puts an in-process core's store on the database paired with its data dir, on a PostgreSQL run.
+/// Its keys come from the environment as a replica's do, so they are set for the whole process.
+pub fn on_test_database(config: &mut staffroom::config::Config) {
+    if let Some(url) = database_for(&config.data_dir) {
+        config.database_url = Some(staffroom::secrets::Secret::new(url));
+        for (key, value) in team_keys() {
+            // Every call sets the same values, so racing tests read what they expect.
+            std::env::set_var(key, value);
+        }
+    }
 }
 
 /// A sandbox core served on loopback in this process, so tests can flip the simulator's faults.
@@ -235,6 +285,7 @@ impl SandboxApp {
     pub async fn start() -> SandboxApp {
         let dir = tempfile::tempdir().unwrap();
         let mut config = staffroom::config::Config::new(dir.path());
+        on_test_database(&mut config);
         config.sandbox = true;
         config.long_running = true;
         config.secret_backend = staffroom::secrets::SecretBackend::Memory;
@@ -251,6 +302,11 @@ impl SandboxApp {
         tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
         let token = sign_in_at(&base, DEMO_EMAIL, DEMO_PASSWORD).await;
         SandboxApp { core, base, token, _dir: dir }
+    }
+
+    /// The core's data dir.
+    pub fn data_dir(&self) -> &Path {
+        self._dir.path()
     }
 
     /// Signs in another staff member; their access token.
@@ -314,3 +370,71 @@ pub fn bad_fields(body: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 pub mod pg;
+
+/// Runs `sql` on the store behind `data_dir`: its SQLite file, or on a PostgreSQL run the
+/// database paired with it. For tests that look at what was stored, not through the API.
+pub async fn execute_sql(data_dir: &Path, sql: &str) {
+    match database_for(data_dir) {
+        Some(url) => pg_client(&url).await.batch_execute(sql).await.unwrap(),
+        None => rusqlite::Connection::open(data_dir.join("staffroom.sqlite3")).unwrap().execute_batch(sql).unwrap(),
+    }
+}
+
+/// The count a `SELECT COUNT(*) …` query gives on the store behind `data_dir`.
+pub async fn count_rows(data_dir: &Path, sql: &str) -> i64 {
+    match database_for(data_dir) {
+        Some(url) => pg_client(&url).await.query_one(sql, &[]).await.unwrap().get(0),
+        None => rusqlite::Connection::open(data_dir.join("staffroom.sqlite3"))
+            .unwrap()
+            .query_row(sql, [], |row| row.get(0))
+            .unwrap(),
+    }
+}
+
+/// The first column of every row `sql` gives on the store behind `data_dir`, as text.
+pub async fn column_text(data_dir: &Path, sql: &str) -> Vec<String> {
+    match database_for(data_dir) {
+        Some(url) => pg_client(&url).await.query(sql, &[]).await.unwrap().iter().map(|row| row.get(0)).collect(),
+        None => {
+            let conn = rusqlite::Connection::open(data_dir.join("staffroom.sqlite3")).unwrap();
+            let mut stmt = conn.prepare(sql).unwrap();
+            let rows = stmt.query_map([], |row| row.get(0)).unwrap();
+            rows.map(Result::unwrap).collect()
+        }
+    }
+}
+
+/// Everything the store behind `data_dir` holds, as text: the SQLite file and its WAL, or every
+/// row of every table of the paired database.
+pub async fn stored_text(data_dir: &Path) -> String {
+    match database_for(data_dir) {
+        Some(url) => {
+            let client = pg_client(&url).await;
+            let tables = client
+                .query("SELECT tablename::text FROM pg_tables WHERE schemaname = 'public'", &[])
+                .await
+                .unwrap();
+            let mut text = String::new();
+            for table in tables {
+                let name: String = table.get(0);
+                let rows = client.query(&format!("SELECT t::text FROM \"{name}\" t"), &[]).await.unwrap();
+                for row in rows {
+                    text.push_str(row.get::<_, &str>(0));
+                    text.push('\n');
+                }
+            }
+            text
+        }
+        None => {
+            let mut bytes = std::fs::read(data_dir.join("staffroom.sqlite3")).unwrap();
+            bytes.extend(std::fs::read(data_dir.join("staffroom.sqlite3-wal")).unwrap_or_default());
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+    }
+}
+
+async fn pg_client(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    client
+}
