@@ -313,9 +313,11 @@ async fn a_stranger_cannot_lock_a_colleague_out_and_the_account_ceiling_needs_an
         200
     );
     // The throttled attempts were audited once per lock, with a count.
-    let throttled =
-        count_rows(dir.path(), "SELECT COUNT(*) FROM audit_log WHERE action = 'auth.sign_in' AND outcome = 'throttled'")
-            .await;
+    let throttled = count_rows(
+        dir.path(),
+        "SELECT COUNT(*) FROM audit_log WHERE action = 'auth.sign_in' AND outcome = 'throttled'",
+    )
+    .await;
     assert!((1..=3).contains(&throttled), "{throttled} rows");
 }
 

@@ -341,3 +341,234 @@ async fn a_data_dir_moves_into_a_team_database_once() {
     let number = |reference: &str| reference.trim_start_matches("SR-").parse::<i64>().unwrap();
     assert_eq!(number(next["orderId"].as_str().unwrap()), number(&paid_number) + 1);
 }
+
+const WEBHOOK_SECRET: &str = "whsec_team_replicas";
+
+/// Two sandbox replicas on a fresh team database, receiving deliveries signed with
+/// [`WEBHOOK_SECRET`]; and the database's URL.
+fn two_receiving_replicas() -> (Server, Server, String) {
+    let url = common::pg::cluster().database();
+    let env = [("STAFFROOM_WEBHOOK_SECRET", WEBHOOK_SECRET)];
+    (Server::start(on_database(&url, true, &env)), Server::start(on_database(&url, true, &env)), url)
+}
+
+/// Sends one signed delivery to `server`: whether it was acknowledged as a duplicate, or why it
+/// was not acknowledged (refused, or the connection failed).
+async fn deliver(http: &reqwest::Client, server_base: &str, body: &[u8]) -> Result<bool, String> {
+    use staffroom::{secrets::Secret, webhooks::signature::sign};
+    let answer = http
+        .post(format!("{server_base}/api/payments/webhooks"))
+        .header("content-type", "application/json")
+        .header("x-signature", sign(&Secret::new(WEBHOOK_SECRET), body))
+        .body(body.to_vec())
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    let status = answer.status();
+    let answer: Value = answer.json().await.map_err(|e| e.to_string())?;
+    match answer["duplicate"].as_bool() {
+        Some(duplicate) if status == 200 => Ok(duplicate),
+        _ => Err(format!("{status}: {answer}")),
+    }
+}
+
+/// A `subscription_updated` delivery for subscription `id` in `status`, updated at `minute`.
+fn subscription_delivery(id: u32, status: &str, minute: u32) -> Vec<u8> {
+    let at = |minute: u32| format!("2026-11-22T10:{minute:02}:00.000000Z");
+    serde_json::to_vec(&json!({
+        "meta": {"event_name": "subscription_updated", "webhook_id": format!("team-{id}-{minute}")},
+        "data": {"type": "subscriptions", "id": id.to_string(), "attributes": {
+            "status": status, "customer_id": 77, "product_id": 3, "variant_id": 31,
+            "user_email": "kim@example.com", "user_name": "Kim", "renews_at": "2027-01-01T00:00:00.000000Z",
+            "ends_at": if status == "expired" { json!(at(minute)) } else { Value::Null },
+            "pause": null, "created_at": at(0), "updated_at": at(minute)
+        }}
+    }))
+    .unwrap()
+}
+
+/// Waits (at most `limit`) until nothing in the team's inbox waits to be applied.
+async fn until_all_applied(db: &tokio_postgres::Client, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    loop {
+        let waiting: i64 =
+            db.query_one("SELECT COUNT(*) FROM webhook_events WHERE applied_at IS NULL", &[]).await.unwrap().get(0);
+        if waiting == 0 {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{waiting} deliveries still wait to be applied");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The inbox ids the live feed announced as applied, each once per announcement (both
+/// replicas' feeds, as stored for `GET /api/events`).
+async fn announced_applied(db: &tokio_postgres::Client) -> Vec<i64> {
+    db.query(
+        "SELECT (data::jsonb ->> 'inboxId')::BIGINT FROM events
+         WHERE kind = 'webhook' AND data::jsonb ->> 'kind' = 'applied'",
+        &[],
+    )
+    .await
+    .unwrap()
+    .iter()
+    .map(|row| row.get(0))
+    .collect()
+}
+
+/// SPEC section 10: the same delivery sent to two replicas at once is stored once and applied
+/// once; out-of-order arrivals end in the state of each subscription's newest event (section 4).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn deliveries_sent_to_both_replicas_are_stored_once_and_applied_once_in_order() {
+    use futures::StreamExt as _;
+    use rand::{seq::SliceRandom as _, SeedableRng as _};
+    const SUBSCRIPTIONS: u32 = 200;
+    const STATUSES: [&str; 9] =
+        ["on_trial", "active", "past_due", "paused", "unpaid", "cancelled", "active", "paused", "cancelled"];
+    let (a, b, url) = two_receiving_replicas();
+    // Ten events per subscription; the newest makes it expired (even ids) or active (odd ones).
+    let newest = |id: u32| if id % 2 == 0 { "expired" } else { "active" };
+    let mut deliveries: Vec<Vec<u8>> = (0..SUBSCRIPTIONS)
+        .flat_map(|n| {
+            let id = 90_000 + n;
+            (0..10u32).map(move |minute| {
+                let status = STATUSES.get(minute as usize).copied().unwrap_or(newest(id));
+                subscription_delivery(id, status, minute + 1)
+            })
+        })
+        .collect();
+    deliveries.shuffle(&mut rand::rngs::StdRng::seed_from_u64(16));
+    assert_eq!(deliveries.len(), 2000);
+
+    let http = client();
+    let started = Instant::now();
+    let answers: Vec<(Result<bool, String>, Result<bool, String>)> = futures::stream::iter(deliveries)
+        .map(|body| {
+            let http = http.clone();
+            let (a, b) = (a.base.clone(), b.base.clone());
+            async move { tokio::join!(deliver(&http, &a, &body), deliver(&http, &b, &body)) }
+        })
+        .buffer_unordered(32)
+        .collect()
+        .await;
+    println!("2,000 deliveries sent to both replicas in {:?}", started.elapsed());
+    for (n, answer) in answers.iter().enumerate() {
+        // Both acknowledged; exactly one of them stored it, the other found it stored.
+        assert!(matches!(answer, (Ok(false), Ok(true)) | (Ok(true), Ok(false))), "delivery {n}: {answer:?}");
+    }
+
+    let db = common::pg_client(&url).await;
+    until_all_applied(&db, Duration::from_secs(30)).await;
+    let stored: i64 = db.query_one("SELECT COUNT(*) FROM webhook_events", &[]).await.unwrap().get(0);
+    assert_eq!(stored, 2000, "each delivery stored once");
+    let outcomes = db.query("SELECT outcome FROM webhook_events", &[]).await.unwrap();
+    for row in &outcomes {
+        let outcome: &str = row.get(0);
+        assert!(outcome == "applied" || outcome.starts_with("stale:"), "{outcome}");
+    }
+    let states = db.query("SELECT id, status FROM subscriptions WHERE id::TEXT LIKE '9____'", &[]).await.unwrap();
+    assert_eq!(states.len(), SUBSCRIPTIONS as usize);
+    for row in states {
+        let (id, status): (String, String) = (row.get(0), row.get(1));
+        assert_eq!(status, newest(id.parse().unwrap()), "subscription {id} ends in its newest event's state");
+    }
+    // Applied once: no delivery was announced as applied twice, by either replica.
+    tokio::time::sleep(Duration::from_millis(500)).await; // the feeds' writers store in batches
+    let announced = announced_applied(&db).await;
+    let distinct: std::collections::HashSet<i64> = announced.iter().copied().collect();
+    assert_eq!(distinct.len(), announced.len(), "a delivery was applied twice");
+    assert!(announced.len() > 1000, "the feeds announced what they applied ({})", announced.len());
+}
+
+/// SIGKILL of one replica mid-stream: every delivery it acknowledged is in the team's database,
+/// and the other replica, still receiving, applies them too (it sweeps the inbox every second).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_replica_killed_mid_stream_loses_nothing_and_the_other_applies_it() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    let (mut a, b, url) = two_receiving_replicas();
+    let acknowledged = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut senders = Vec::new();
+    for sender in 0..6u32 {
+        // Half the senders deliver to the replica that dies, half to the one that lives.
+        let base = if sender % 2 == 0 { a.base.clone() } else { b.base.clone() };
+        let (acknowledged, stop) = (acknowledged.clone(), stop.clone());
+        senders.push(tokio::spawn(async move {
+            let http = reqwest::Client::builder().timeout(Duration::from_secs(5)).build().unwrap();
+            let mut failures = 0;
+            for n in 0u32.. {
+                if stop.load(Ordering::Relaxed) || failures > 3 {
+                    break;
+                }
+                let id = sender * 1_000_000 + n;
+                match deliver(&http, &base, &subscription_delivery(id, "active", 1)).await {
+                    Ok(_) => acknowledged.lock().unwrap().push(format!("team-{id}-1")),
+                    // Refused or reset after the kill: a provider would send it again later.
+                    Err(_) => {
+                        failures += 1;
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                }
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(a.signal_and_wait("KILL").code(), None, "replica A died from the signal");
+    tokio::time::sleep(Duration::from_millis(500)).await; // B goes on receiving alone
+    stop.store(true, Ordering::Relaxed);
+    for sender in senders {
+        sender.await.unwrap();
+    }
+    let acknowledged = acknowledged.lock().unwrap().clone();
+    assert!(acknowledged.len() > 100, "the senders got going ({} acknowledged)", acknowledged.len());
+
+    let db = common::pg_client(&url).await;
+    until_all_applied(&db, Duration::from_secs(15)).await;
+    let applied: std::collections::HashSet<String> = db
+        .query("SELECT webhook_id FROM webhook_events WHERE applied_at IS NOT NULL", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let lost: Vec<&String> = acknowledged.iter().filter(|id| !applied.contains(*id)).collect();
+    println!(
+        "killed replica: {} acknowledged, {} applied by the survivor's sweep or before",
+        acknowledged.len(),
+        applied.len()
+    );
+    assert!(lost.is_empty(), "acknowledged but never applied: {lost:?}");
+    // The survivor still serves.
+    let health = client().get(b.url("/api/health")).send().await.unwrap();
+    assert!(health.status().is_success());
+}
+
+/// Sign-in throttling is the team's: five wrong passwords through replica A lock the account
+/// for replica B too, and guesses spread over both replicas at once reach the hasher at most
+/// five times between them.
+#[tokio::test]
+async fn a_lockout_started_on_one_replica_holds_on_the_other() {
+    let url = common::pg::cluster().database();
+    let (a, b) = (Server::start(on_database(&url, true, &[])), Server::start(on_database(&url, true, &[])));
+    let sign_in_as = |server: &Server, email: &str, password: &str| {
+        client().post(server.url("/api/auth")).json(&json!({ "email": email, "password": password })).send()
+    };
+    for attempt in 1..=5 {
+        let answer = sign_in_as(&a, DEMO_EMAIL, "wrong-passphrase-attempt").await.unwrap();
+        assert_eq!(answer.status(), 401, "attempt {attempt}");
+    }
+    let answer = sign_in_as(&b, DEMO_EMAIL, DEMO_PASSWORD).await.unwrap();
+    assert_eq!(answer.status(), 429, "the right password does not get through A's lock on B");
+    assert!(answer.headers().contains_key("retry-after"));
+
+    let guesses = (0..30).map(|n| {
+        let server = if n % 2 == 0 { &a } else { &b };
+        sign_in_as(server, "nobody@example.com", "wrong guess number one")
+    });
+    let statuses: Vec<u16> =
+        futures::future::join_all(guesses).await.into_iter().map(|r| r.unwrap().status().as_u16()).collect();
+    let checked = statuses.iter().filter(|s| **s == 401).count();
+    assert!(checked <= 5, "at most five guesses were checked across both replicas: {statuses:?}");
+    assert_eq!(checked + statuses.iter().filter(|s| **s == 429).count(), 30, "{statuses:?}");
+}

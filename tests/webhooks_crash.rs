@@ -90,10 +90,18 @@ async fn acknowledged_deliveries_survive_sigkill() {
 
     let stored = count_rows(dir.path(), "SELECT COUNT(*) FROM webhook_events").await;
     let unapplied = count_rows(dir.path(), "SELECT COUNT(*) FROM webhook_events WHERE applied_at IS NULL").await;
-    let applied: std::collections::HashSet<String> =
-        column_text(dir.path(), "SELECT webhook_id FROM webhook_events WHERE webhook_id IS NOT NULL AND applied_at IS NOT NULL").await.into_iter().collect();
+    let applied: std::collections::HashSet<String> = column_text(
+        dir.path(),
+        "SELECT webhook_id FROM webhook_events WHERE webhook_id IS NOT NULL AND applied_at IS NOT NULL",
+    )
+    .await
+    .into_iter()
+    .collect();
     let kept: std::collections::HashSet<String> =
-        column_text(dir.path(), "SELECT webhook_id FROM webhook_events WHERE webhook_id IS NOT NULL").await.into_iter().collect();
+        column_text(dir.path(), "SELECT webhook_id FROM webhook_events WHERE webhook_id IS NOT NULL")
+            .await
+            .into_iter()
+            .collect();
     let mut missing = Vec::new();
     for id in &acknowledged {
         match (kept.contains(id), applied.contains(id)) {

@@ -513,8 +513,7 @@ impl super::Db {
                 self.call(move |conn| replace_subscriptions(conn, &subscriptions, &now, &since)).await
             }
             super::Db::Postgres(db) => {
-                super::pg::payments::replace_subscriptions(&mut db.client().await?, &subscriptions, &now, &since)
-                    .await
+                super::pg::payments::replace_subscriptions(&mut db.client().await?, &subscriptions, &now, &since).await
             }
         }
     }

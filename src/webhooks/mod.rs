@@ -19,6 +19,9 @@ use crate::store::Db;
 pub use self::inbox::{InboxEntry, InboxReader, NewDelivery, Stored, WebhookInbox};
 pub use self::payload::WebhookEvent;
 
+/// How many feed items wait for a slow reader before it misses some.
+const FEED_CAPACITY: usize = 16 * 1024;
+
 /// Largest body accepted (413 beyond).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
 
@@ -157,7 +160,9 @@ impl WebhookReceiver {
         let inbox = WebhookInbox::open(db).await?;
         let reader = InboxReader::new(db.clone());
         let (to_apply, queue) = mpsc::unbounded_channel();
-        let (feed, _) = broadcast::channel(1024);
+        // Room for a burst: the live events' relay reads this feed, and an item it falls behind
+        // on is an event no client ever sees (three items a delivery; about 3 MB when full).
+        let (feed, _) = broadcast::channel(FEED_CAPACITY);
         let receiver = WebhookReceiver {
             inbox,
             reader: reader.clone(),
@@ -168,29 +173,8 @@ impl WebhookReceiver {
         };
         receiver.reload_secret().await?;
         // Deliveries stored before a crash or stop, but not applied, go first.
-        loop {
-            let pending = reader.unapplied(1000).await?;
-            if pending.is_empty() {
-                break;
-            }
-            tracing::info!(count = pending.len(), "applying webhook deliveries stored by an earlier run");
-            let mut group = Vec::new();
-            for (id, body) in pending {
-                match serde_json::from_slice::<Value>(&body).ok().and_then(|v| payload::parse(&v, None).ok()) {
-                    Some(event) => group.push((id, event)),
-                    None => {
-                        let failed = ApplyResult {
-                            outcome: Outcome::Failed("the stored body no longer parses".into()),
-                            order_id: None,
-                            subscription_id: None,
-                        };
-                        reader.mark_applied(&[(id, failed)]).await?;
-                    }
-                }
-            }
-            apply_group(&*applier, &feed, &group).await?;
-        }
-        tokio::spawn(apply_in_order(queue, applier, feed));
+        while apply_waiting(&reader, &*applier, &feed).await? == WAITING_PAGE {}
+        tokio::spawn(apply_in_order(queue, reader, applier, feed));
         Ok(receiver)
     }
 
@@ -371,23 +355,85 @@ async fn apply_group(
     Ok(())
 }
 
+/// The most waiting deliveries read at once.
+const WAITING_PAGE: usize = 1000;
+/// How often the applier looks for deliveries stored but not applied: by another replica that
+/// died between its 200 and applying, or in a group whose commit failed.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+/// The most pages one sweep applies, so that arrivals never wait long behind it.
+const SWEEP_PAGES: usize = 10;
+
+/// Applies the oldest page of deliveries stored but not applied; how many it read.
+async fn apply_waiting(
+    reader: &InboxReader,
+    applier: &dyn EventApplier,
+    feed: &broadcast::Sender<FeedItem>,
+) -> Result<usize> {
+    let pending = reader.unapplied(WAITING_PAGE as u32).await?;
+    if pending.is_empty() {
+        return Ok(0);
+    }
+    tracing::debug!(count = pending.len(), "applying webhook deliveries that were stored but not applied");
+    let read = pending.len();
+    let mut group = Vec::new();
+    for (id, body) in pending {
+        match serde_json::from_slice::<Value>(&body).ok().and_then(|v| payload::parse(&v, None).ok()) {
+            Some(event) => group.push((id, event)),
+            None => {
+                let failed = ApplyResult {
+                    outcome: Outcome::Failed("the stored body no longer parses".into()),
+                    order_id: None,
+                    subscription_id: None,
+                };
+                reader.mark_applied(&[(id, failed)]).await?;
+            }
+        }
+    }
+    apply_group(applier, feed, &group).await?;
+    Ok(read)
+}
+
+/// The applying task: deliveries this process stored, in groups as they queue up, and every
+/// [`SWEEP_EVERY`] whatever waits in the inbox (applying skips what is applied already, so a
+/// delivery found both ways is applied once).
 async fn apply_in_order(
     mut queue: mpsc::UnboundedReceiver<(i64, WebhookEvent)>,
+    reader: InboxReader,
     applier: Arc<dyn EventApplier>,
     feed: broadcast::Sender<FeedItem>,
 ) {
+    let mut sweep = tokio::time::interval(SWEEP_EVERY);
+    sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    sweep.tick().await;
     let mut group = Vec::new();
-    while let Some(first) = queue.recv().await {
-        group.push(first);
-        while group.len() < 256 {
-            match queue.try_recv() {
-                Ok(next) => group.push(next),
-                Err(_) => break,
+    loop {
+        tokio::select! {
+            first = queue.recv() => {
+                let Some(first) = first else { break };
+                group.push(first);
+                while group.len() < 256 {
+                    match queue.try_recv() {
+                        Ok(next) => group.push(next),
+                        Err(_) => break,
+                    }
+                }
+                // A failure is logged; the deliveries wait in the inbox for the next sweep.
+                let _ = apply_group(&*applier, &feed, &group).await;
+                group.clear();
+            }
+            _ = sweep.tick() => {
+                for _ in 0..SWEEP_PAGES {
+                    match apply_waiting(&reader, &*applier, &feed).await {
+                        Ok(read) if read == WAITING_PAGE => continue,
+                        Ok(_) => break,
+                        Err(err) => {
+                            tracing::warn!(%err, "could not look for webhook deliveries waiting to be applied");
+                            break;
+                        }
+                    }
+                }
             }
         }
-        // A failure is logged; the deliveries wait in the inbox for the next start.
-        let _ = apply_group(&*applier, &feed, &group).await;
-        group.clear();
     }
 }
 

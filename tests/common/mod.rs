@@ -410,10 +410,8 @@ pub async fn stored_text(data_dir: &Path) -> String {
     match database_for(data_dir) {
         Some(url) => {
             let client = pg_client(&url).await;
-            let tables = client
-                .query("SELECT tablename::text FROM pg_tables WHERE schemaname = 'public'", &[])
-                .await
-                .unwrap();
+            let tables =
+                client.query("SELECT tablename::text FROM pg_tables WHERE schemaname = 'public'", &[]).await.unwrap();
             let mut text = String::new();
             for table in tables {
                 let name: String = table.get(0);
@@ -433,7 +431,8 @@ pub async fn stored_text(data_dir: &Path) -> String {
     }
 }
 
-async fn pg_client(url: &str) -> tokio_postgres::Client {
+/// A connection to the PostgreSQL database at `url`.
+pub async fn pg_client(url: &str) -> tokio_postgres::Client {
     let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(connection);
     client

@@ -16,15 +16,20 @@ pub async fn write_group(db: &mut deadpool_postgres::Object, group: &[&NewDelive
     let keys = column(|d| Some(&d.dedupe_key));
     let bodies: Vec<&[u8]> = group.iter().map(|d| d.body.as_slice()).collect();
     let tx = db.transaction().await?;
-    // Ids are taken in the group's order (ORDER BY n), which is the order they arrived in.
+    // Ids are taken in the group's order (ORDER BY n), which is the order they arrived in; rows
+    // are inserted in key order, so that two replicas storing the same deliveries at once (in
+    // different orders) wait on each other's keys in one order and never deadlock.
     let inserted = tx
         .query(
-            "INSERT INTO webhook_events (dedupe_key, webhook_id, event_name, resource_type, resource_id, body, verified,
-                    received_at)
-             SELECT k, w, e, t, r, b, TRUE, a
-             FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BYTEA[], $7::TEXT[])
-                  WITH ORDINALITY AS input (k, w, e, t, r, b, a, n)
-             ORDER BY n
+            "WITH input AS (
+                 SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS id, k, w, e, t, r, b, a
+                 FROM unnest($1::TEXT[], $2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BYTEA[], $7::TEXT[])
+                      WITH ORDINALITY AS u (k, w, e, t, r, b, a, n)
+                 ORDER BY n)
+             INSERT INTO webhook_events (id, dedupe_key, webhook_id, event_name, resource_type, resource_id, body,
+                    verified, received_at)
+             OVERRIDING SYSTEM VALUE
+             SELECT id, k, w, e, t, r, b, TRUE, a FROM input ORDER BY k, id
              ON CONFLICT (dedupe_key) DO NOTHING
              RETURNING id, dedupe_key",
             &[
