@@ -72,6 +72,21 @@ enum Command {
         #[arg(long = "public-name", value_name = "NAME")]
         public_names: Vec<String>,
     },
+    /// Serve both provider simulators alone, for the replicas of a sandbox team to share: prints
+    /// the environment each replica needs (real mode, pointed at them), then serves until
+    /// SIGINT or SIGTERM.
+    SandboxProviders {
+        /// Address to listen on (loopback: put a TLS proxy in front for other machines).
+        #[arg(long, default_value = "127.0.0.1:8790")]
+        addr: SocketAddr,
+        /// The URL replicas reach the simulators at, when not http://ADDR (a TLS proxy's).
+        #[arg(long, value_name = "URL")]
+        public_url: Option<String>,
+        /// Where a paid checkout's webhooks go: the load balancer's
+        /// https://…/api/payments/webhooks. Signed with STAFFROOM_WEBHOOK_SECRET, or a new secret.
+        #[arg(long, value_name = "URL")]
+        webhook_url: Option<String>,
+    },
     /// Manage staff accounts.
     #[command(subcommand)]
     Users(UsersCommand),
@@ -255,11 +270,51 @@ async fn run(cli: Cli) -> Result<(), Error> {
             };
             serve(config, *addr, *webhooks_addr, tls).await
         }
+        Command::SandboxProviders { addr, public_url, webhook_url } => {
+            sandbox_providers(*addr, public_url.as_deref(), webhook_url.as_deref()).await
+        }
         Command::Users(command) => users(&cli, command).await,
         Command::Secrets(command) => secrets(&cli, command).await,
         Command::Google(command) => google(&cli, command).await,
         Command::Migrate { from_data_dir } => migrate(&cli, from_data_dir).await,
     }
+}
+
+async fn sandbox_providers(addr: SocketAddr, public_url: Option<&str>, webhook_url: Option<&str>) -> Result<(), Error> {
+    use staffroom::provider::check_base_url;
+    check_bind(addr, false)?;
+    let field = |name: &str, err: Error| Error::invalid_field(name, err.to_string());
+    if let Some(url) = public_url {
+        check_base_url(url).map_err(|e| field("public-url", e))?;
+    }
+    if let Some(url) = webhook_url {
+        check_base_url(url).map_err(|e| field("webhook-url", e))?;
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Error::new(staffroom::ErrorCode::Internal, format!("cannot listen on {addr}: {e}")))?;
+    let local = listener.local_addr().map_err(|e| Error::internal("listener", e))?;
+    let base = public_url.map(str::to_string).unwrap_or_else(|| format!("http://{local}"));
+    let (providers, router) = staffroom::sandbox::shared::SharedProviders::build(&base)?;
+    let secret = match std::env::var("STAFFROOM_WEBHOOK_SECRET").ok().filter(|s| !s.trim().is_empty()) {
+        Some(secret) => Secret::new(secret),
+        None => staffroom::auth::token::generate_key(),
+    };
+    if let Some(url) = webhook_url {
+        providers.send_webhooks_to(url.to_string(), secret.clone());
+    }
+    println!("listening on http://{local}");
+    println!("# Each replica: `staffroom serve --database-url …` (not --sandbox) with these, and the");
+    println!("# team's STAFFROOM_JWT_KEY and STAFFROOM_DATA_KEY (staffroom secrets generate).");
+    for (name, value) in providers.replica_environment(&secret) {
+        println!("{name}={value}");
+    }
+    use std::io::Write as _;
+    std::io::stdout().flush().ok();
+    axum::serve(listener, router)
+        .with_graceful_shutdown(staffroom::http::shutdown_signal())
+        .await
+        .map_err(|e| Error::internal("sandbox providers", e))
 }
 
 async fn migrate(cli: &Cli, from: &std::path::Path) -> Result<(), Error> {

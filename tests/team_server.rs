@@ -572,3 +572,121 @@ async fn a_lockout_started_on_one_replica_holds_on_the_other() {
     assert!(checked <= 5, "at most five guesses were checked across both replicas: {statuses:?}");
     assert_eq!(checked + statuses.iter().filter(|s| **s == 429).count(), 30, "{statuses:?}");
 }
+
+/// `staffroom sandbox-providers` as a child process: its base URL and the environment it printed
+/// for replicas.
+struct SharedProviders {
+    child: std::process::Child,
+    base: String,
+    env: Vec<(String, String)>,
+}
+
+impl SharedProviders {
+    fn start(webhook_url: Option<&str>) -> SharedProviders {
+        use std::io::BufRead as _;
+        let mut command = common::command(std::path::Path::new("/nonexistent"));
+        command.args(["sandbox-providers", "--addr", "127.0.0.1:0"]);
+        if let Some(url) = webhook_url {
+            command.args(["--webhook-url", url]).env("STAFFROOM_WEBHOOK_SECRET", WEBHOOK_SECRET);
+        }
+        let mut child = command
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines().map_while(Result::ok);
+        let base = lines.next().and_then(|l| l.strip_prefix("listening on ").map(str::to_string)).expect("its address");
+        let mut env = Vec::new();
+        for line in lines {
+            if line.starts_with('#') {
+                continue;
+            }
+            let (name, value) = line.split_once('=').expect("NAME=value");
+            env.push((name.to_string(), value.to_string()));
+            if name == "STAFFROOM_GOOGLE_TOKEN" {
+                break;
+            }
+        }
+        SharedProviders { child, base, env }
+    }
+
+    async fn stats(&self) -> Value {
+        client().get(format!("{}/lemonsqueezy/__sandbox/stats", self.base)).send().await.unwrap().json().await.unwrap()
+    }
+}
+
+impl Drop for SharedProviders {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// SPEC section 10: replicas sharing one provider (here `sandbox-providers`, as in a shared
+/// demo) take turns to sync, so the provider never sees two syncs at once, however often staff
+/// on different replicas press "sync"; and everything else works through the shared simulators.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn replicas_sharing_one_provider_never_sync_at_once() {
+    let url = common::pg::cluster().database();
+    let providers = SharedProviders::start(None);
+    let (jwt, data) = generated_pair();
+    let mut env: Vec<(&str, &str)> = providers.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    env.extend([("STAFFROOM_JWT_KEY", jwt.as_str()), ("STAFFROOM_DATA_KEY", data.as_str())]);
+    let added = common::command(std::path::Path::new("/nonexistent"))
+        .args(["--database-url", &url, "users", "add", "--email", "ada@example.com", "--name", "Ada"])
+        .args(["--role", "admin", "--password-stdin"])
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child.stdin.take().unwrap().write_all(b"correct horse battery staple\n")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let (a, b) = (Server::start(on_database(&url, false, &env)), Server::start(on_database(&url, false, &env)));
+    let sign_in = |server: &Server| {
+        let server_url = server.url("/api/auth");
+        async move {
+            let answer: Value = client()
+                .post(server_url)
+                .json(&json!({"email": "ada@example.com", "password": "correct horse battery staple"}))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            answer["token"].as_str().expect("signed in").to_string()
+        }
+    };
+    let (token_a, token_b) = (sign_in(&a).await, sign_in(&b).await);
+
+    // Every list answer takes 50 ms, so that two syncs at once could not miss each other.
+    let faults = client()
+        .post(format!("{}/lemonsqueezy/__sandbox/faults", providers.base))
+        .json(&json!({"latencyMs": 50}))
+        .send()
+        .await
+        .unwrap();
+    assert!(faults.status().is_success());
+    let before = providers.stats().await["requests"].as_u64().unwrap();
+    let sync = |server: &Server, token: &str| client().post(server.url("/api/payments/sync")).bearer_auth(token).send();
+    for round in 0..3 {
+        let (on_a, on_b) = tokio::join!(sync(&a, &token_a), sync(&b, &token_b));
+        let (on_a, on_b) = (on_a.unwrap(), on_b.unwrap());
+        assert_eq!((on_a.status().as_u16(), on_b.status().as_u16()), (200, 200), "round {round}");
+    }
+    let stats = providers.stats().await;
+    println!("six syncs through two replicas: {stats}");
+    assert!(stats["requests"].as_u64().unwrap() >= before + 6 * 3, "the syncs read the provider: {stats}");
+    assert_eq!(stats["maxListsAtOnce"], 1, "two syncs overlapped at the provider: {stats}");
+
+    // The shared simulators serve the rest too: the catalogue and the documents.
+    let products = get_json(&b, &token_b, "/api/payments/products").await;
+    assert!(!products["products"].as_array().unwrap().is_empty(), "{products}");
+    let documents = get_json(&a, &token_a, "/api/docs/documents?pageSize=5").await;
+    assert!(!documents["documents"].as_array().map_or(true, Vec::is_empty), "{documents}");
+}

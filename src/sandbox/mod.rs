@@ -3,6 +3,7 @@
 
 pub mod google;
 pub mod lemonsqueezy;
+pub mod shared;
 
 use crate::auth::{Actor, NewUser};
 use crate::error::Result;

@@ -224,6 +224,17 @@ impl GoogleSimulator {
         let listener =
             tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::internal("simulator", e))?;
         let base = format!("http://{}", listener.local_addr().map_err(|e| Error::internal("simulator", e))?);
+        let (simulator, app) = Self::build(options, base);
+        let stop = simulator.shutdown.clone();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).with_graceful_shutdown(async move { stop.notified().await }).await;
+        });
+        Ok(simulator)
+    }
+
+    /// A simulator whose routes answer at `base` (where the caller serves the router, as
+    /// `staffroom sandbox-providers` does beside the payment simulator).
+    pub fn build(options: GoogleSimOptions, base: String) -> (Self, Router) {
         let epoch = Utc.with_ymd_and_hms(2026, 1, 5, 9, 0, 0).unwrap();
         let folder = |id: String, name: String, minute: i64, drive: Option<&str>, parent: &str| {
             let t = rfc3339(epoch + ChronoDuration::minutes(minute));
@@ -323,12 +334,7 @@ impl GoogleSimulator {
             .route("/__sandbox/stats", get(stats))
             .route("/__sandbox/access", post(set_access_route))
             .with_state(sim.clone());
-        let shutdown = Arc::new(tokio::sync::Notify::new());
-        let stop = shutdown.clone();
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).with_graceful_shutdown(async move { stop.notified().await }).await;
-        });
-        Ok(GoogleSimulator { sim, shutdown })
+        (GoogleSimulator { sim, shutdown: Arc::new(tokio::sync::Notify::new()) }, app)
     }
 
     /// The server's root URL.

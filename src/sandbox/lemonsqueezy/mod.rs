@@ -116,6 +116,9 @@ struct Sim {
     total_requests: Mutex<u64>,
     /// The most requests seen in one window so far.
     max_in_window: Mutex<usize>,
+    /// List requests being answered now, and the most ever answered at once: a client that
+    /// syncs one list at a time never has two in flight, so two means two syncs overlapped.
+    lists_in_flight: Arc<Mutex<(usize, usize)>>,
     rate_window: Duration,
     /// Where Pay sends webhooks, and the signing secret.
     webhook: Mutex<Option<(String, Secret)>>,
@@ -137,6 +140,17 @@ impl PaymentSimulator {
         let listener =
             tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::internal("simulator", e))?;
         let base = format!("http://{}", listener.local_addr().map_err(|e| Error::internal("simulator", e))?);
+        let (simulator, app) = Self::build(options, base)?;
+        let stop = simulator.shutdown.clone();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).with_graceful_shutdown(async move { stop.notified().await }).await;
+        });
+        Ok(simulator)
+    }
+
+    /// A simulator whose routes answer at `base` (where the caller serves the router, as
+    /// `staffroom sandbox-providers` does beside the Google simulator).
+    pub fn build(options: SimulatorOptions, base: String) -> Result<(Self, Router)> {
         let products = seed::products(options.products);
         let customers = seed::customers(options.customers);
         let subscriptions = seed::subscriptions(options.subscriptions, &products, &customers);
@@ -155,6 +169,7 @@ impl PaymentSimulator {
             arrivals: Mutex::new(Vec::new()),
             total_requests: Mutex::new(0),
             max_in_window: Mutex::new(0),
+            lists_in_flight: Arc::new(Mutex::new((0, 0))),
             rate_window: options.rate_window,
             webhook: Mutex::new(None),
             endpoint_webhook_id: uuid::Uuid::new_v4().to_string(),
@@ -189,12 +204,7 @@ impl PaymentSimulator {
             .route("/__sandbox/stats", get(stats))
             .merge(checkout::routes())
             .with_state(sim.clone());
-        let shutdown = Arc::new(tokio::sync::Notify::new());
-        let stop = shutdown.clone();
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).with_graceful_shutdown(async move { stop.notified().await }).await;
-        });
-        Ok(PaymentSimulator { sim, shutdown })
+        Ok((PaymentSimulator { sim, shutdown: Arc::new(tokio::sync::Notify::new()) }, app))
     }
 
     /// The API base URL (`http://127.0.0.1:PORT/v1`).
@@ -235,6 +245,11 @@ impl PaymentSimulator {
     /// The most API requests seen in any one rate window so far (from the arrival log).
     pub fn max_in_any_window(&self) -> usize {
         *self.sim.max_in_window.lock().unwrap()
+    }
+
+    /// The most list requests ever answered at once: more than one means two syncs overlapped.
+    pub fn max_lists_at_once(&self) -> usize {
+        self.sim.lists_in_flight.lock().unwrap().1
     }
 
     /// How many cents of provider order `id` have been refunded, for tests.
@@ -311,8 +326,34 @@ fn media_type_refusal(headers: &HeaderMap, has_body: bool) -> Option<Response> {
 
 const JSONAPI: &str = "application/vnd.api+json";
 
+/// Counts one list request in flight while it lives (the gate's whole answer, latency included).
+struct ListInFlight(Arc<Mutex<(usize, usize)>>);
+
+impl ListInFlight {
+    /// Counts `request` when it reads a list (`GET /v1/{resource}`, no id).
+    fn of(sim: &Sim, request: &Request) -> Option<ListInFlight> {
+        let path = request.uri().path().trim_end_matches('/');
+        let is_list = request.method() == axum::http::Method::GET
+            && path.strip_prefix("/v1/").is_some_and(|resource| !resource.is_empty() && !resource.contains('/'));
+        if !is_list {
+            return None;
+        }
+        let mut counts = sim.lists_in_flight.lock().unwrap();
+        counts.0 += 1;
+        counts.1 = counts.1.max(counts.0);
+        Some(ListInFlight(sim.lists_in_flight.clone()))
+    }
+}
+
+impl Drop for ListInFlight {
+    fn drop(&mut self) {
+        self.0.lock().unwrap().0 -= 1;
+    }
+}
+
 async fn gate(State(sim): State<Arc<Sim>>, headers: HeaderMap, request: Request, next: Next) -> Response {
     let now = Instant::now();
+    let _in_flight = ListInFlight::of(&sim, &request);
     let in_window = {
         let mut arrivals = sim.arrivals.lock().unwrap();
         arrivals.retain(|t| now.duration_since(*t) < sim.rate_window);
@@ -377,6 +418,7 @@ async fn stats(State(sim): State<Arc<Sim>>) -> Json<Value> {
     Json(json!({
         "requests": *sim.total_requests.lock().unwrap(),
         "maxInWindow": *sim.max_in_window.lock().unwrap(),
+        "maxListsAtOnce": sim.lists_in_flight.lock().unwrap().1,
     }))
 }
 
