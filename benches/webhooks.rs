@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{delivery, ms, percentile, receiving_core};
+use common::{delivery, ms, percentile, receiving_cores, store_name};
 
 /// Sends delivery `n` and checks it was acknowledged.
 async fn send(client: &reqwest::Client, url: &str, n: u64) {
@@ -40,13 +40,21 @@ struct Applying {
     largest_backlog: usize,
     missed_feed_items: u64,
     last_applied: Option<Instant>,
+    /// Applied (by another replica's sweep) before its `received` item was read.
+    applied_first: HashMap<i64, Instant>,
 }
 
-/// Follows the feed: each delivery's `received` and `applied` items.
-fn watch_applying(core: &staffroom::Core) -> Arc<Mutex<Applying>> {
+/// Follows the feeds of every replica: each delivery's `received` and `applied` items.
+fn watch_applying(cores: &[staffroom::Core]) -> Arc<Mutex<Applying>> {
     let applying = Arc::new(Mutex::new(Applying::default()));
+    for core in cores {
+        follow_feed(core, applying.clone());
+    }
+    applying
+}
+
+fn follow_feed(core: &staffroom::Core, state: Arc<Mutex<Applying>>) {
     let mut feed = core.webhooks.as_ref().unwrap().subscribe();
-    let state = applying.clone();
     tokio::spawn(async move {
         loop {
             let item = match feed.recv().await {
@@ -61,6 +69,10 @@ fn watch_applying(core: &staffroom::Core) -> Arc<Mutex<Applying>> {
             let mut s = state.lock().unwrap();
             match item.kind {
                 "received" => {
+                    if s.applied_first.remove(&id).is_some() {
+                        s.latencies.push(Duration::ZERO);
+                        continue;
+                    }
                     s.received_at.insert(id, now);
                     s.backlog += 1;
                     s.largest_backlog = s.largest_backlog.max(s.backlog);
@@ -69,6 +81,8 @@ fn watch_applying(core: &staffroom::Core) -> Arc<Mutex<Applying>> {
                     if let Some(at) = s.received_at.remove(&id) {
                         s.latencies.push(now - at);
                         s.backlog -= 1;
+                    } else {
+                        s.applied_first.insert(id, now);
                     }
                     s.last_applied = Some(now);
                 }
@@ -76,7 +90,6 @@ fn watch_applying(core: &staffroom::Core) -> Arc<Mutex<Applying>> {
             }
         }
     });
-    applying
 }
 
 /// Waits for the backlog to empty, prints the figures since the last report, and starts afresh.
@@ -104,25 +117,37 @@ async fn report_applying(applying: &Mutex<Applying>, run: &str, last_sent: Insta
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    let (_dir, core) = receiving_core().await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/api/payments/webhooks", listener.local_addr().unwrap());
-    tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
-    let applying = watch_applying(&core);
+    let (_dir, cores) = receiving_cores().await;
+    // Each replica on a listener of its own; deliveries go to them in turn, as a load balancer
+    // would send them.
+    let mut urls = Vec::new();
+    for core in &cores {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        urls.push(format!("http://{}/api/payments/webhooks", listener.local_addr().unwrap()));
+        tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
+    }
+    let urls = Arc::new(urls);
+    let url_of = move |n: u64| urls[n as usize % urls.len()].clone();
+    let applying = watch_applying(&cores);
     let client = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
     let next = Arc::new(AtomicU64::new(0));
     let acknowledged = Arc::new(AtomicU64::new(0));
-    println!("machine: {} cores; server and load generator share them", std::thread::available_parallelism().unwrap());
+    println!(
+        "store: {}; machine: {} cores; servers and load generator share them",
+        store_name(),
+        std::thread::available_parallelism().unwrap()
+    );
 
     // Full speed: 64 connections, closed loop.
     let run_for = Duration::from_secs(5);
     let started = Instant::now();
     let mut workers = Vec::new();
     for _ in 0..64 {
-        let (client, url, next, acknowledged) = (client.clone(), url.clone(), next.clone(), acknowledged.clone());
+        let (client, url_of, next, acknowledged) = (client.clone(), url_of.clone(), next.clone(), acknowledged.clone());
         workers.push(tokio::spawn(async move {
             while started.elapsed() < run_for {
-                send(&client, &url, next.fetch_add(1, Ordering::Relaxed)).await;
+                let n = next.fetch_add(1, Ordering::Relaxed);
+                send(&client, &url_of(n), n).await;
                 acknowledged.fetch_add(1, Ordering::Relaxed);
             }
         }));
@@ -147,8 +172,9 @@ async fn main() {
     for i in 0..total {
         let scheduled = started + Duration::from_micros(i * 1_000_000 / rate);
         tokio::time::sleep_until(scheduled.into()).await;
-        let (client, url, acknowledged) = (client.clone(), url.clone(), acknowledged.clone());
+        let (client, acknowledged) = (client.clone(), acknowledged.clone());
         let n = next.fetch_add(1, Ordering::Relaxed);
+        let url = url_of(n);
         handles.push(tokio::spawn(async move {
             send(&client, &url, n).await;
             acknowledged.fetch_add(1, Ordering::Relaxed);
@@ -169,7 +195,7 @@ async fn main() {
     );
     report_applying(&applying, "1,000/s", Instant::now()).await;
 
-    let stored = core.webhooks.as_ref().unwrap().reader().count().await.unwrap();
+    let stored = cores[0].webhooks.as_ref().unwrap().reader().count().await.unwrap();
     let acknowledged = acknowledged.load(Ordering::Relaxed);
     println!("stored {stored} == acknowledged {acknowledged}: {}", stored as u64 == acknowledged);
     assert_eq!(stored as u64, acknowledged);

@@ -10,16 +10,62 @@ use staffroom::webhooks::signature::sign;
 /// The signing secret the benchmarks' services are started with.
 pub const SECRET: &str = "whsec_bench";
 
+#[path = "../../tests/common/pg.rs"]
+mod pg;
+
+/// Whether this run is on PostgreSQL (`STAFFROOM_BENCH_STORE=postgres`: a throwaway cluster of
+/// Debian's packages, `synchronous_commit` on) rather than SQLite.
+pub fn on_postgres() -> bool {
+    std::env::var("STAFFROOM_BENCH_STORE").is_ok_and(|v| v == "postgres")
+}
+
+/// How many replicas share the store (`STAFFROOM_BENCH_REPLICAS`, PostgreSQL only; default 1).
+pub fn replicas() -> usize {
+    let asked = std::env::var("STAFFROOM_BENCH_REPLICAS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    if on_postgres() {
+        asked.max(1)
+    } else {
+        1
+    }
+}
+
+/// Which store, in the figures' words.
+pub fn store_name() -> String {
+    match (on_postgres(), replicas()) {
+        (false, _) => "SQLite".into(),
+        (true, 1) => "PostgreSQL, one replica".into(),
+        (true, n) => format!("PostgreSQL, {n} replicas"),
+    }
+}
+
 /// A long-running core (receiver, applier, events) on a fresh data dir with secrets in memory,
 /// verifying deliveries signed with [`SECRET`]. The dir lives as long as the returned guard.
 pub async fn receiving_core() -> (tempfile::TempDir, staffroom::Core) {
+    let (dir, mut cores) = receiving_cores().await;
+    (dir, cores.remove(0))
+}
+
+/// [`replicas`] long-running cores on one fresh store: a SQLite data dir, or a fresh team
+/// database that every core shares, as replicas of a team server do (each with its own data
+/// dir for logs, all with the same team keys).
+pub async fn receiving_cores() -> (tempfile::TempDir, Vec<staffroom::Core>) {
     std::env::set_var("STAFFROOM_WEBHOOK_SECRET", SECRET);
     let dir = tempfile::tempdir().unwrap();
-    let mut config = staffroom::config::Config::new(dir.path());
-    config.secret_backend = staffroom::secrets::SecretBackend::Memory;
-    config.long_running = true;
-    let core = staffroom::Core::open(config).await.unwrap();
-    (dir, core)
+    let database = on_postgres().then(|| pg::cluster().database());
+    if database.is_some() {
+        for name in ["STAFFROOM_JWT_KEY", "STAFFROOM_DATA_KEY"] {
+            std::env::set_var(name, staffroom::auth::token::generate_key().expose());
+        }
+    }
+    let mut cores = Vec::new();
+    for n in 0..replicas() {
+        let mut config = staffroom::config::Config::new(&dir.path().join(format!("replica-{n}")));
+        config.secret_backend = staffroom::secrets::SecretBackend::Memory;
+        config.long_running = true;
+        config.database_url = database.clone().map(staffroom::secrets::Secret::new);
+        cores.push(staffroom::Core::open(config).await.unwrap());
+    }
+    (dir, cores)
 }
 
 /// The value at fraction `p` of `sorted`.

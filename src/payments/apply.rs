@@ -445,10 +445,27 @@ impl PaymentsApplier {
 }
 
 /// PostgreSQL: under the applying lock, so that replicas apply one at a time and in order, and
-/// only what is still waiting (locked, so no replica can take it meanwhile).
+/// only what is still waiting (locked, so no replica can take it meanwhile). First the whole
+/// group in one go; only if an event fails is the group applied again with a savepoint around
+/// each event, so that just that one fails (a savepoint costs two round trips per event, which
+/// held applying to about 2,000 events/s).
 async fn apply_stored_pg(
     client: &mut deadpool_postgres::Object,
     group: &[(i64, WebhookEvent)],
+) -> Result<Vec<(i64, ApplyResult)>> {
+    match apply_group_pg(client, group, false).await {
+        Ok(results) => Ok(results),
+        Err(err) => {
+            tracing::debug!(%err, "a webhook group failed as a whole; applying it again event by event");
+            apply_group_pg(client, group, true).await
+        }
+    }
+}
+
+async fn apply_group_pg(
+    client: &mut deadpool_postgres::Object,
+    group: &[(i64, WebhookEvent)],
+    savepoints: bool,
 ) -> Result<Vec<(i64, ApplyResult)>> {
     let tx = client.transaction().await?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&APPLY_LOCK]).await?;
@@ -461,14 +478,18 @@ async fn apply_stored_pg(
         .collect();
     let mut results = Vec::with_capacity(waiting.len());
     for (id, event) in group.iter().filter(|(id, _)| waiting.contains(id)) {
-        tx.batch_execute("SAVEPOINT apply_one").await?;
-        let result = apply_one_pg(&tx, event).await;
-        let end = if result.is_ok() { "RELEASE apply_one" } else { "ROLLBACK TO apply_one; RELEASE apply_one" };
-        tx.batch_execute(end).await?;
-        let result = result.unwrap_or_else(|err| {
-            tracing::error!(id, %err, "applying a webhook delivery failed");
-            failed(&err)
-        });
+        let result = if savepoints {
+            tx.batch_execute("SAVEPOINT apply_one").await?;
+            let result = apply_one_pg(&tx, event).await;
+            let end = if result.is_ok() { "RELEASE apply_one" } else { "ROLLBACK TO apply_one; RELEASE apply_one" };
+            tx.batch_execute(end).await?;
+            result.unwrap_or_else(|err| {
+                tracing::error!(id, %err, "applying a webhook delivery failed");
+                failed(&err)
+            })
+        } else {
+            apply_one_pg(&tx, event).await?
+        };
         results.push((*id, result));
     }
     crate::store::pg::webhooks::mark_applied(&tx, &results, &now_rfc3339()).await?;

@@ -222,14 +222,23 @@ impl InboxReader {
 
     /// Deliveries not applied yet, oldest first, with their bodies.
     pub async fn unapplied(&self, limit: u32) -> Result<Vec<(i64, Vec<u8>)>> {
+        self.unapplied_received_before(limit, "9999").await
+    }
+
+    /// Deliveries not applied yet that were received before `before` (RFC 3339, as stored),
+    /// oldest first, with their bodies.
+    pub async fn unapplied_received_before(&self, limit: u32, before: &str) -> Result<Vec<(i64, Vec<u8>)>> {
         if let Db::Postgres(db) = &self.db {
-            return pg::webhooks::unapplied(&db.client().await?, limit).await;
+            return pg::webhooks::unapplied(&db.client().await?, limit, before).await;
         }
+        let before = before.to_string();
         self.db
             .call(move |conn| {
-                let mut stmt =
-                    conn.prepare("SELECT id, body FROM webhook_events WHERE applied_at IS NULL ORDER BY id LIMIT ?1")?;
-                let rows = stmt.query_map([limit], |row| Ok((row.get(0)?, row.get(1)?)))?;
+                let mut stmt = conn.prepare(
+                    "SELECT id, body FROM webhook_events WHERE applied_at IS NULL AND received_at < ?2
+                     ORDER BY id LIMIT ?1",
+                )?;
+                let rows = stmt.query_map(rusqlite::params![limit, before], |row| Ok((row.get(0)?, row.get(1)?)))?;
                 Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
             })
             .await

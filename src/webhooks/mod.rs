@@ -173,8 +173,10 @@ impl WebhookReceiver {
         };
         receiver.reload_secret().await?;
         // Deliveries stored before a crash or stop, but not applied, go first.
-        while apply_waiting(&reader, &*applier, &feed).await? == WAITING_PAGE {}
-        tokio::spawn(apply_in_order(queue, reader, applier, feed));
+        let now = crate::time::now_rfc3339();
+        while apply_waiting(&reader, &*applier, &feed, &now).await? == WAITING_PAGE {}
+        tokio::spawn(sweep_inbox(reader, applier.clone(), feed.clone()));
+        tokio::spawn(apply_in_order(queue, applier, feed));
         Ok(receiver)
     }
 
@@ -360,16 +362,21 @@ const WAITING_PAGE: usize = 1000;
 /// How often the applier looks for deliveries stored but not applied: by another replica that
 /// died between its 200 and applying, or in a group whose commit failed.
 const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+/// How long a delivery waits before a sweep takes it: the replica that stored it applies it well
+/// within that, so a sweep never competes with it for what it has queued.
+const SWEEP_AFTER: chrono::Duration = chrono::Duration::seconds(2);
 /// The most pages one sweep applies, so that arrivals never wait long behind it.
 const SWEEP_PAGES: usize = 10;
 
-/// Applies the oldest page of deliveries stored but not applied; how many it read.
+/// Applies the oldest page of deliveries stored but not applied, among those received before
+/// `before` (RFC 3339); how many it read.
 async fn apply_waiting(
     reader: &InboxReader,
     applier: &dyn EventApplier,
     feed: &broadcast::Sender<FeedItem>,
+    before: &str,
 ) -> Result<usize> {
-    let pending = reader.unapplied(WAITING_PAGE as u32).await?;
+    let pending = reader.unapplied_received_before(WAITING_PAGE as u32, before).await?;
     if pending.is_empty() {
         return Ok(0);
     }
@@ -393,44 +400,47 @@ async fn apply_waiting(
     Ok(read)
 }
 
-/// The applying task: deliveries this process stored, in groups as they queue up, and every
-/// [`SWEEP_EVERY`] whatever waits in the inbox (applying skips what is applied already, so a
-/// delivery found both ways is applied once).
+/// The applying task: deliveries this process stored, in groups as they queue up.
 async fn apply_in_order(
     mut queue: mpsc::UnboundedReceiver<(i64, WebhookEvent)>,
-    reader: InboxReader,
     applier: Arc<dyn EventApplier>,
     feed: broadcast::Sender<FeedItem>,
 ) {
+    let mut group = Vec::new();
+    while let Some(first) = queue.recv().await {
+        group.push(first);
+        while group.len() < 256 {
+            match queue.try_recv() {
+                Ok(next) => group.push(next),
+                Err(_) => break,
+            }
+        }
+        // A failure is logged; the deliveries wait in the inbox for the sweep.
+        let _ = apply_group(&*applier, &feed, &group).await;
+        group.clear();
+    }
+}
+
+/// The sweeping task: every [`SWEEP_EVERY`], whatever has waited in the inbox longer than
+/// [`SWEEP_AFTER`]. A task of its own, so that arrivals never wait behind its query (which reads
+/// past every delivery applied since the last vacuum); applying skips what is applied already, so
+/// a delivery found both ways is applied once.
+async fn sweep_inbox(reader: InboxReader, applier: Arc<dyn EventApplier>, feed: broadcast::Sender<FeedItem>) {
     let mut sweep = tokio::time::interval(SWEEP_EVERY);
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    sweep.tick().await;
-    let mut group = Vec::new();
     loop {
-        tokio::select! {
-            first = queue.recv() => {
-                let Some(first) = first else { break };
-                group.push(first);
-                while group.len() < 256 {
-                    match queue.try_recv() {
-                        Ok(next) => group.push(next),
-                        Err(_) => break,
-                    }
-                }
-                // A failure is logged; the deliveries wait in the inbox for the next sweep.
-                let _ = apply_group(&*applier, &feed, &group).await;
-                group.clear();
-            }
-            _ = sweep.tick() => {
-                for _ in 0..SWEEP_PAGES {
-                    match apply_waiting(&reader, &*applier, &feed).await {
-                        Ok(read) if read == WAITING_PAGE => continue,
-                        Ok(_) => break,
-                        Err(err) => {
-                            tracing::warn!(%err, "could not look for webhook deliveries waiting to be applied");
-                            break;
-                        }
-                    }
+        sweep.tick().await;
+        if Arc::strong_count(&applier) == 1 {
+            return; // the applying task ended: the receiver is gone
+        }
+        let before = (chrono::Utc::now() - SWEEP_AFTER).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        for _ in 0..SWEEP_PAGES {
+            match apply_waiting(&reader, &*applier, &feed, &before).await {
+                Ok(read) if read == WAITING_PAGE => continue,
+                Ok(_) => break,
+                Err(err) => {
+                    tracing::warn!(%err, "could not look for webhook deliveries waiting to be applied");
+                    break;
                 }
             }
         }

@@ -165,8 +165,9 @@ fn subscription_of(row: &Row) -> SubscriptionDto {
 }
 
 pub async fn upsert_subscription(db: &impl GenericClient, s: &SubscriptionDto, now: &str) -> Result<()> {
-    db.execute(
-        "INSERT INTO subscriptions (id, customer_id, status, provider_status, product_id, variant_id, renews_at, ends_at,
+    let sql = db
+        .prepare_cached(
+            "INSERT INTO subscriptions (id, customer_id, status, provider_status, product_id, variant_id, renews_at, ends_at,
                 created_at, updated_at, product_name, variant_name, user_name, user_email, pause_mode, pause_resumes_at,
                 synced_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
@@ -174,6 +175,10 @@ pub async fn upsert_subscription(db: &impl GenericClient, s: &SubscriptionDto, n
                 variant_id = $6, renews_at = $7, ends_at = $8, created_at = $9, updated_at = $10, product_name = $11,
                 variant_name = $12, user_name = $13, user_email = $14, pause_mode = $15, pause_resumes_at = $16,
                 synced_at = $17",
+        )
+        .await?;
+    db.execute(
+        &sql,
         &[
             &s.id,
             &s.customer_id,
@@ -249,7 +254,7 @@ pub async fn list_subscriptions(
 
 pub async fn get_subscription(db: &impl GenericClient, id: &str) -> Result<Option<SubscriptionDto>> {
     let sql = format!("SELECT {SUBSCRIPTION_COLUMNS} FROM {SUBSCRIPTION_FROM} WHERE s.id = $1");
-    Ok(db.query_opt(&sql, &[&id]).await?.as_ref().map(subscription_of))
+    Ok(db.query_opt(&db.prepare_cached(&sql).await?, &[&id]).await?.as_ref().map(subscription_of))
 }
 
 pub async fn note_payment(db: &impl GenericClient, subscription_id: &str, status: &str, at: &str) -> Result<bool> {
@@ -350,12 +355,12 @@ pub async fn insert_order(db: &impl GenericClient, order: &OrderRecord) -> Resul
 
 pub async fn get_order(db: &impl GenericClient, id: &str) -> Result<Option<OrderRecord>> {
     let sql = format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1");
-    Ok(db.query_opt(&sql, &[&id]).await?.as_ref().map(order_of))
+    Ok(db.query_opt(&db.prepare_cached(&sql).await?, &[&id]).await?.as_ref().map(order_of))
 }
 
 pub async fn find_order_by_provider_id(db: &impl GenericClient, provider_id: &str) -> Result<Option<OrderRecord>> {
     let sql = format!("SELECT {ORDER_COLUMNS} FROM orders WHERE provider_order_id = $1");
-    Ok(db.query_opt(&sql, &[&provider_id]).await?.as_ref().map(order_of))
+    Ok(db.query_opt(&db.prepare_cached(&sql).await?, &[&provider_id]).await?.as_ref().map(order_of))
 }
 
 pub async fn list_orders(db: &impl GenericClient, page: u32, limit: u32) -> Result<(Vec<OrderDto>, u64)> {

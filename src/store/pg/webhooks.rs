@@ -84,11 +84,11 @@ fn entry_of(row: &Row) -> InboxEntry {
     }
 }
 
-pub async fn unapplied(db: &impl GenericClient, limit: u32) -> Result<Vec<(i64, Vec<u8>)>> {
+pub async fn unapplied(db: &impl GenericClient, limit: u32, received_before: &str) -> Result<Vec<(i64, Vec<u8>)>> {
     let rows = db
         .query(
-            "SELECT id, body FROM webhook_events WHERE applied_at IS NULL ORDER BY id LIMIT $1",
-            &[&i64::from(limit)],
+            "SELECT id, body FROM webhook_events WHERE applied_at IS NULL AND received_at < $2 ORDER BY id LIMIT $1",
+            &[&i64::from(limit), &received_before],
         )
         .await?;
     Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
