@@ -478,7 +478,10 @@ async fn google(cli: &Cli, command: &GoogleCommand) -> Result<(), Error> {
             let pending = core.docs.begin_sign_in(&Actor::Cli).await?;
             println!("Open this page in a browser on this machine to sign in to Google:\n\n  {}\n", pending.url);
             core.docs.finish_sign_in(&Actor::Cli, pending, std::time::Duration::from_secs(*timeout_secs)).await?;
-            println!("signed in to Google; the tokens are in the {}", core.secrets.describe());
+            match cli.database_url {
+                Some(_) => println!("signed in to Google for the team: the tokens are sealed with data_key in its database"),
+                None => println!("signed in to Google; the tokens are in the {}", core.secrets.describe()),
+            }
         }
         GoogleCommand::SignOut => {
             core.docs.sign_out(&Actor::Cli).await?;
