@@ -14,21 +14,33 @@ pub const LOG_ENV: &str = "STAFFROOM_LOG";
 /// How many daily log files are kept.
 const KEEP_FILES: usize = 14;
 
-fn filter() -> EnvFilter {
-    EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new("info"))
+fn filter(default: &str) -> EnvFilter {
+    EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new(default))
+}
+
+fn stderr_layer<S>() -> impl tracing_subscriber::Layer<S>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    fmt::layer().with_writer(std::io::stderr).with_target(false).compact()
+}
+
+/// Warnings and errors on stderr only, for one-shot commands: the cause of a failure (a refused
+/// connection, say) shows beside the error the command prints, without the routine lines.
+pub fn init_for_command() {
+    let _ = tracing_subscriber::registry().with(filter("warn")).with(stderr_layer()).try_init();
 }
 
 /// Starts logging to stderr and, when `log_dir` is given, to JSON files in it (the CLI uses
 /// `<data dir>/logs`, the desktop app its platform log dir). Keep the guard alive for as long as
 /// the process logs: dropping it flushes the file writer.
 pub fn init(log_dir: Option<&Path>) -> Option<WorkerGuard> {
-    let stderr = fmt::layer().with_writer(std::io::stderr).with_target(false).compact();
     let (files, guard) = match log_dir.and_then(file_writer) {
         Some((writer, guard)) => (Some(fmt::layer().json().with_writer(writer).with_current_span(true)), Some(guard)),
         None => (None, None),
     };
     // A second init (tests, embedded use) keeps the first subscriber.
-    let _ = tracing_subscriber::registry().with(filter()).with(stderr).with(files).try_init();
+    let _ = tracing_subscriber::registry().with(filter("info")).with(stderr_layer()).with(files).try_init();
     guard
 }
 

@@ -240,6 +240,9 @@ async fn open(cli: &Cli, sandbox: bool) -> Result<Core, Error> {
 }
 
 async fn run(cli: Cli) -> Result<(), Error> {
+    if !matches!(cli.command, Command::Serve { .. } | Command::SandboxProviders { .. }) {
+        staffroom::logging::init_for_command();
+    }
     match &cli.command {
         Command::Serve {
             sandbox,
@@ -479,7 +482,9 @@ async fn google(cli: &Cli, command: &GoogleCommand) -> Result<(), Error> {
             println!("Open this page in a browser on this machine to sign in to Google:\n\n  {}\n", pending.url);
             core.docs.finish_sign_in(&Actor::Cli, pending, std::time::Duration::from_secs(*timeout_secs)).await?;
             match cli.database_url {
-                Some(_) => println!("signed in to Google for the team: the tokens are sealed with data_key in its database"),
+                Some(_) => {
+                    println!("signed in to Google for the team: the tokens are sealed with data_key in its database")
+                }
                 None => println!("signed in to Google; the tokens are in the {}", core.secrets.describe()),
             }
         }

@@ -149,6 +149,9 @@ async fn a_real_team_needs_the_same_keys_on_every_replica() {
     let start = |env: &[(&str, &str)]| {
         common::command(tempfile::tempdir().unwrap().path())
             .args(["serve", "--addr", "127.0.0.1:0", "--database-url", &url])
+            // Only the keys given here (a PostgreSQL run of the suite gives every command some).
+            .env_remove("STAFFROOM_JWT_KEY")
+            .env_remove("STAFFROOM_DATA_KEY")
             .envs(env.iter().copied())
             .stdin(std::process::Stdio::null())
             .output()
@@ -689,4 +692,78 @@ async fn replicas_sharing_one_provider_never_sync_at_once() {
     assert!(!products["products"].as_array().unwrap().is_empty(), "{products}");
     let documents = get_json(&a, &token_a, "/api/docs/documents?pageSize=5").await;
     assert!(!documents["documents"].as_array().map_or(true, Vec::is_empty), "{documents}");
+}
+
+/// SPEC section 10: Google sign-in for a team from `staffroom google sign-in --database-url` on
+/// a machine with a browser: the token set goes sealed into the team's database, where a
+/// replica finds it.
+// Several threads: the test blocks on the CLI's output while the simulator answers the CLI.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn google_sign_in_from_the_cli_is_the_teams() {
+    use staffroom::sandbox::google::{GoogleSimOptions, GoogleSimulator};
+    use std::io::BufRead as _;
+    let url = common::pg::cluster().database();
+    let google = GoogleSimulator::start(GoogleSimOptions::default()).await.unwrap();
+    let (client_id, client_secret) = google.client();
+    let endpoints = google.endpoints();
+    let (jwt, data) = generated_pair();
+    let env = [
+        ("STAFFROOM_JWT_KEY", jwt.as_str()),
+        ("STAFFROOM_DATA_KEY", data.as_str()),
+        ("STAFFROOM_GOOGLE_CLIENT_ID", client_id.as_str()),
+        ("STAFFROOM_GOOGLE_CLIENT_SECRET", client_secret.as_str()),
+        ("STAFFROOM_GOOGLE_DOCS_API_URL", endpoints.docs_url.as_str()),
+        ("STAFFROOM_GOOGLE_DRIVE_API_URL", endpoints.drive_url.as_str()),
+        ("STAFFROOM_GOOGLE_OAUTH_URL", google.base_url()),
+    ];
+    let mut cli = common::command(tempfile::tempdir().unwrap().path())
+        .args(["--database-url", &url, "google", "sign-in", "--timeout-secs", "30"])
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(cli.stdout.take().unwrap()).lines().map_while(Result::ok);
+    let consent =
+        lines.find_map(|line| url::Url::parse(line.trim()).ok()).expect("the CLI prints the consent page's address");
+    assert!(consent.as_str().starts_with("https://accounts.google.com/"), "{consent}");
+
+    // The browser: the same consent request, answered by the simulator.
+    let at_simulator = format!("{}?{}", endpoints.auth_url, consent.query().unwrap());
+    let browser = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let html = browser.get(&at_simulator).send().await.unwrap().text().await.unwrap();
+    let href = html.split("id=\"allow\" href=\"").nth(1).unwrap().split('"').next().unwrap().replace("&amp;", "&");
+    let approved = browser.get(format!("{}{href}", google.base_url())).send().await.unwrap();
+    let back = approved.headers()["location"].to_str().unwrap().to_string();
+    assert!(reqwest::get(back).await.unwrap().status().is_success());
+    let said: Vec<String> = lines.collect();
+    let output = cli.wait_with_output().unwrap();
+    assert!(output.status.success(), "{said:?} {}", String::from_utf8_lossy(&output.stderr));
+    assert!(said.iter().any(|l| l.contains("sealed with data_key in its database")), "{said:?}");
+
+    // Sealed in the team's database, and a replica of the team is signed in with it.
+    let db = common::pg_client(&url).await;
+    let sealed: i64 =
+        db.query_one("SELECT COUNT(*) FROM sealed_secrets WHERE name = 'google_token'", &[]).await.unwrap().get(0);
+    assert_eq!(sealed, 1);
+    let password = "a long and unusual team passphrase";
+    let added = common::command(tempfile::tempdir().unwrap().path())
+        .args(["--database-url", &url, "users", "add", "--email", "admin@example.com", "--name", "Admin"])
+        .args(["--role", "admin", "--password-stdin"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child.stdin.take().unwrap().write_all(password.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let replica = Server::start(on_database(&url, false, &env));
+    let token = common::login(&replica, "admin@example.com", password).await["token"].as_str().unwrap().to_string();
+    let status = get_json(&replica, &token, "/api/docs/google").await;
+    assert_eq!(status["signedIn"], true, "{status}");
+    let documents = client().get(replica.url("/api/docs/documents")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(documents.status(), 200);
 }

@@ -1,6 +1,6 @@
-//! Property: any permutation of a realistic event sequence for one order and one subscription
-//! ends in the same state as the sequence in order (older events are recorded, not applied;
-//! statuses never move backwards).
+//! Property: any permutation of a realistic event sequence for one order and one subscription,
+//! applied one by one or in groups, ends in the same state as the sequence in order (older
+//! events are recorded, not applied; statuses never move backwards).
 
 mod common;
 
@@ -51,16 +51,50 @@ fn sequence() -> Vec<WebhookEvent> {
     raw.iter().map(|v| payload::parse(v, None).unwrap()).collect()
 }
 
-/// Applies `events` to a fresh database (a PostgreSQL one on a PostgreSQL run) and returns what
-/// the order and the subscription became.
+/// Applies `events` to a fresh database (a PostgreSQL one on a PostgreSQL run) one at a time
+/// and returns what the order and the subscription became.
 fn final_state(events: &[WebhookEvent]) -> (Value, Value) {
+    final_state_applied(events, None)
+}
+
+/// The same, with every event stored in the inbox first and applied as two groups, split at
+/// `split`, as the receiver applies bursts: the second group meets what the first cached.
+fn final_state_in_two_groups(events: &[WebhookEvent], split: usize) -> (Value, Value) {
+    final_state_applied(events, Some(split))
+}
+
+fn final_state_applied(events: &[WebhookEvent], split: Option<usize>) -> (Value, Value) {
+    use staffroom::webhooks::{EventApplier as _, NewDelivery, Stored, WebhookInbox};
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let dir = tempfile::tempdir().unwrap();
         let core = common::memory_core(dir.path()).await;
         let applier = PaymentsApplier::new(core.db.clone());
-        for event in events {
-            applier.apply_unstored(event).await.unwrap();
+        if let Some(split) = split {
+            let inbox = WebhookInbox::open(&core.db).await.unwrap();
+            let mut group = Vec::new();
+            for (n, event) in events.iter().enumerate() {
+                let delivery = NewDelivery {
+                    dedupe_key: format!("delivery-{n}"),
+                    webhook_id: None,
+                    event_name: event.name.clone(),
+                    resource_type: event.resource_type.clone(),
+                    resource_id: event.resource_id.clone(),
+                    body: b"{}".to_vec(),
+                    received_at: "2026-11-22T10:00:00.000Z".into(),
+                };
+                let Stored::New(id) = inbox.store(delivery).await.unwrap() else { panic!("stored twice") };
+                group.push((id, event.clone()));
+            }
+            let (first, second) = group.split_at(split.min(group.len()));
+            for group in [first, second].into_iter().filter(|group| !group.is_empty()) {
+                let applied = applier.apply_stored(group).await.unwrap();
+                assert_eq!(applied.len(), group.len(), "every event has an outcome");
+            }
+        } else {
+            for event in events {
+                applier.apply_unstored(event).await.unwrap();
+            }
         }
         let order = core.db.order("ord-1".into()).await.unwrap().expect("the order was made");
         let subscription = core.db.subscription("501".into()).await.unwrap().expect("the subscription was made");
@@ -95,5 +129,13 @@ proptest! {
     #[test]
     fn any_permutation_ends_in_the_same_state(shuffled in Just(sequence()).prop_shuffle()) {
         prop_assert_eq!(final_state(&shuffled), final_state(&sequence()));
+    }
+
+    #[test]
+    fn any_permutation_applied_in_groups_ends_in_the_same_state(
+        shuffled in Just(sequence()).prop_shuffle(),
+        split in 0usize..=sequence().len(),
+    ) {
+        prop_assert_eq!(final_state_in_two_groups(&shuffled, split), final_state(&sequence()));
     }
 }

@@ -476,8 +476,13 @@ async fn apply_group_pg(
         .iter()
         .map(|row| row.get(0))
         .collect();
+    let waiting: Vec<&(i64, WebhookEvent)> = group.iter().filter(|(id, _)| waiting.contains(id)).collect();
+    let mut subscriptions = match savepoints {
+        false => Some(SubscriptionBatch::read(&tx, waiting.iter().map(|(_, event)| event)).await?),
+        true => None,
+    };
     let mut results = Vec::with_capacity(waiting.len());
-    for (id, event) in group.iter().filter(|(id, _)| waiting.contains(id)) {
+    for (id, event) in waiting {
         let result = if savepoints {
             tx.batch_execute("SAVEPOINT apply_one").await?;
             let result = apply_one_pg(&tx, event).await;
@@ -487,14 +492,78 @@ async fn apply_group_pg(
                 tracing::error!(id, %err, "applying a webhook delivery failed");
                 failed(&err)
             })
+        } else if let (Some(batch), Wanted::Subscription(subscription)) = (subscriptions.as_mut(), wanted(event)) {
+            batch.decide(event, subscription)?
         } else {
             apply_one_pg(&tx, event).await?
         };
         results.push((*id, result));
     }
+    if let Some(batch) = subscriptions {
+        batch.write(&tx).await?;
+    }
     crate::store::pg::webhooks::mark_applied(&tx, &results, &now_rfc3339()).await?;
     tx.commit().await?;
     Ok(results)
+}
+
+/// The subscriptions a group of events is about, read in one statement before the group and
+/// written after it, each once, in one pipelined go: a burst of subscription events costs a few
+/// round trips, not two per event. Each event is decided against what the events before it in
+/// the group made of its subscription, as if each had been written at once.
+struct SubscriptionBatch {
+    known: std::collections::HashMap<String, Option<SubscriptionDto>>,
+    changed: Vec<String>,
+}
+
+impl SubscriptionBatch {
+    async fn read(
+        tx: &deadpool_postgres::Transaction<'_>,
+        events: impl Iterator<Item = &WebhookEvent>,
+    ) -> Result<SubscriptionBatch> {
+        let ids: Vec<String> = events
+            .filter_map(|event| match wanted(event) {
+                Wanted::Subscription(id) => Some(id),
+                _ => None,
+            })
+            .collect();
+        let mut cached = crate::store::pg::payments::get_subscriptions(tx, &ids).await?;
+        // One entry per subscription, however many of the group's events name it.
+        let mut known = std::collections::HashMap::with_capacity(ids.len());
+        for id in ids {
+            known.entry(id).or_insert_with_key(|id| cached.remove(id));
+        }
+        Ok(SubscriptionBatch { known, changed: Vec::new() })
+    }
+
+    fn decide(&mut self, event: &WebhookEvent, id: String) -> Result<ApplyResult> {
+        let cached = self.known.get(&id).cloned().flatten();
+        let (change, result) = decide(event, Known::Subscription(cached));
+        match change {
+            Change::None => {}
+            Change::UpsertSubscription(subscription) => {
+                if !self.changed.contains(&id) {
+                    self.changed.push(id.clone());
+                }
+                self.known.insert(id, Some(subscription));
+            }
+            // A subscription event never changes anything else; if one ever did, the group is
+            // applied again event by event.
+            _ => return Err(crate::Error::internal("applying", "a subscription event changed something else")),
+        }
+        Ok(result)
+    }
+
+    async fn write(self, tx: &deadpool_postgres::Transaction<'_>) -> Result<()> {
+        let now = now_rfc3339();
+        let writes = self
+            .changed
+            .iter()
+            .filter_map(|id| self.known.get(id)?.as_ref())
+            .map(|subscription| crate::store::pg::payments::upsert_subscription(tx, subscription, &now));
+        futures::future::try_join_all(writes).await?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

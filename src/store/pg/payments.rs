@@ -252,6 +252,16 @@ pub async fn list_subscriptions(
     Ok((rows.iter().map(subscription_of).collect(), total as u64))
 }
 
+/// The subscriptions of `ids` that are cached, by id.
+pub async fn get_subscriptions(
+    db: &impl GenericClient,
+    ids: &[String],
+) -> Result<std::collections::HashMap<String, SubscriptionDto>> {
+    let sql = format!("SELECT {SUBSCRIPTION_COLUMNS} FROM {SUBSCRIPTION_FROM} WHERE s.id = ANY($1)");
+    let rows = db.query(&db.prepare_cached(&sql).await?, &[&ids]).await?;
+    Ok(rows.iter().map(subscription_of).map(|s| (s.id.clone(), s)).collect())
+}
+
 pub async fn get_subscription(db: &impl GenericClient, id: &str) -> Result<Option<SubscriptionDto>> {
     let sql = format!("SELECT {SUBSCRIPTION_COLUMNS} FROM {SUBSCRIPTION_FROM} WHERE s.id = $1");
     Ok(db.query_opt(&db.prepare_cached(&sql).await?, &[&id]).await?.as_ref().map(subscription_of))
