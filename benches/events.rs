@@ -1,4 +1,5 @@
 //! Live events fan-out benchmark over real HTTP on loopback (run: `cargo bench --bench events`).
+//! On PostgreSQL: `STAFFROOM_BENCH_STORE=postgres`, with `STAFFROOM_BENCH_REPLICAS=2` for two replicas.
 //!
 //! 200 staff clients hold `GET /api/events` open while signed webhook deliveries arrive at a fixed
 //! rate. For every client and every delivery, the latency is counted from the moment the
@@ -15,7 +16,7 @@ use staffroom::secrets::Secret;
 
 mod common;
 
-use common::{delivery, ms, percentile, receiving_core};
+use common::{delivery, ms, percentile, receiving_cores, store_name};
 
 const CLIENTS: usize = 200;
 const DELIVERIES: u64 = 100;
@@ -52,23 +53,35 @@ async fn listen(
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    let (_dir, core) = receiving_core().await;
+    let (_dir, cores) = receiving_cores().await;
+    let core = &cores[0];
     let password = "fan-out bench passphrase 7c41";
     core.auth.create_first_admin("bench@example.com".into(), "Bench".into(), Secret::new(password)).await.unwrap();
     let login = LoginInput { email: "bench@example.com".into(), password: Secret::new(password) };
     let token = core.auth.login(login, "127.0.0.1").await.map_err(|e| format!("{e:?}")).unwrap().token;
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
-    println!("machine: {} cores; server and clients share them", std::thread::available_parallelism().unwrap());
+    // Each replica on a listener of its own; the clients spread over them, the deliveries all go
+    // to the first, so on two replicas half the clients hear of them across the database.
+    let mut bases = Vec::new();
+    for core in &cores {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        bases.push(format!("http://{}", listener.local_addr().unwrap()));
+        tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
+    }
+    let base = bases[0].clone();
+    println!(
+        "store: {}; machine: {} cores; servers and clients share them",
+        store_name(),
+        std::thread::available_parallelism().unwrap()
+    );
 
     let (ready, mut connected) = tokio::sync::mpsc::channel(CLIENTS);
     let mut clients = Vec::with_capacity(CLIENTS);
-    for _ in 0..CLIENTS {
+    for n in 0..CLIENTS {
         // A client of its own for each listener: one connection each, as 200 desktops would have.
         let client = reqwest::Client::builder().http1_only().build().unwrap();
-        clients.push(tokio::spawn(listen(client, format!("{base}/api/events"), token.clone(), ready.clone())));
+        let url = format!("{}/api/events", bases[n % bases.len()]);
+        clients.push(tokio::spawn(listen(client, url, token.clone(), ready.clone())));
     }
     for _ in 0..CLIENTS {
         connected.recv().await.unwrap();

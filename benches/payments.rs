@@ -1,20 +1,21 @@
-//! Payment cache benchmark (run: `cargo bench --bench payments`).
+//! Payment cache benchmark (run: `cargo bench --bench payments`; on PostgreSQL with
+//! `STAFFROOM_BENCH_STORE=postgres`).
 //!
 //! Prints a full sync of 10,000 subscriptions from the simulator over loopback HTTP through the
 //! real client and its production rate limiter (requests made, wall time, rows/s), then the
 //! latency of `GET /api/payments/subscriptions?limit=100` pages served from the cache (real HTTP,
 //! staff token checked on each request).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
+
+mod common;
 
 use serde_json::json;
 use staffroom::config::Config;
 use staffroom::sandbox::lemonsqueezy::{PaymentSimulator, SimulatorOptions};
 use staffroom::secrets::{Secret, SecretBackend};
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
+use common::percentile;
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
@@ -26,6 +27,8 @@ async fn main() {
     let mut config = Config::new(dir.path());
     config.secret_backend = SecretBackend::Memory;
     config.payments.base_url = simulator.api_url();
+    common::on_bench_store(&mut config);
+    println!("store: {}", common::store_name());
     let core = staffroom::Core::open(config).await.unwrap();
     core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
     core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));

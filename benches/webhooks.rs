@@ -1,4 +1,5 @@
 //! Webhook receiver load benchmark over real HTTP on loopback (run: `cargo bench --bench webhooks`).
+//! On PostgreSQL: `STAFFROOM_BENCH_STORE=postgres`, with `STAFFROOM_BENCH_REPLICAS=2` for two replicas.
 //!
 //! The server and this load generator share the machine. Prints accepted deliveries/s at full
 //! speed (closed loop, 64 connections), latency p50/p99/p99.9 at a fixed 1,000 deliveries/s (open

@@ -1,4 +1,7 @@
-//! What the webhook benchmarks share: signed deliveries and how figures are printed.
+//! What the benchmarks share: the store they run on (SQLite, or with
+//! `STAFFROOM_BENCH_STORE=postgres` a throwaway PostgreSQL cluster, and
+//! `STAFFROOM_BENCH_REPLICAS=2` for two replicas on it), signed deliveries, and how figures are
+//! printed.
 #![allow(dead_code)]
 
 use std::time::Duration;
@@ -38,16 +41,21 @@ pub fn store_name() -> String {
     }
 }
 
-/// A long-running core (receiver, applier, events) on a fresh data dir with secrets in memory,
-/// verifying deliveries signed with [`SECRET`]. The dir lives as long as the returned guard.
-pub async fn receiving_core() -> (tempfile::TempDir, staffroom::Core) {
-    let (dir, mut cores) = receiving_cores().await;
-    (dir, cores.remove(0))
+/// Puts `config` on a fresh team database with generated team keys when this run is on
+/// PostgreSQL; leaves it on its SQLite data dir otherwise.
+pub fn on_bench_store(config: &mut staffroom::config::Config) {
+    if on_postgres() {
+        for name in ["STAFFROOM_JWT_KEY", "STAFFROOM_DATA_KEY"] {
+            std::env::set_var(name, staffroom::auth::token::generate_key().expose());
+        }
+        config.database_url = Some(staffroom::secrets::Secret::new(pg::cluster().database()));
+    }
 }
 
-/// [`replicas`] long-running cores on one fresh store: a SQLite data dir, or a fresh team
-/// database that every core shares, as replicas of a team server do (each with its own data
-/// dir for logs, all with the same team keys).
+/// [`replicas`] long-running cores (receiver, applier, events) with secrets in memory, verifying
+/// deliveries signed with [`SECRET`], on one fresh store: a SQLite data dir, or a team database
+/// that every core shares as a team's replicas do (each with a data dir of its own for logs,
+/// all with the same team keys). The dirs live as long as the returned guard.
 pub async fn receiving_cores() -> (tempfile::TempDir, Vec<staffroom::Core>) {
     std::env::set_var("STAFFROOM_WEBHOOK_SECRET", SECRET);
     let dir = tempfile::tempdir().unwrap();

@@ -433,14 +433,22 @@ fn document(data: Value) -> Response {
 }
 
 /// One page of `items`, with `meta.page` in camelCase and `links` like the real API.
-fn page(sim: &Sim, path: &str, params: &HashMap<String, String>, items: Vec<Value>) -> Response {
+/// One page of `items`, only its own items rendered: a list of 10,000 rendered whole for every
+/// page of 100 made a full sync wait on the simulator rather than on the rate limit.
+fn page<T>(
+    sim: &Sim,
+    path: &str,
+    params: &HashMap<String, String>,
+    items: Vec<T>,
+    render: impl Fn(T) -> Value,
+) -> Response {
     let number = params.get("page[number]").and_then(|v| v.parse::<usize>().ok()).filter(|n| *n >= 1).unwrap_or(1);
     let size =
         params.get("page[size]").and_then(|v| v.parse::<usize>().ok()).filter(|n| *n >= 1).unwrap_or(10).min(100);
     let total = items.len();
     let last = total.div_ceil(size).max(1);
     let from = (number - 1) * size;
-    let data: Vec<Value> = items.into_iter().skip(from).take(size).collect();
+    let data: Vec<Value> = items.into_iter().skip(from).take(size).map(render).collect();
     let mut filters: Vec<(String, String)> =
         params.iter().filter(|(k, _)| k.starts_with("filter[")).map(|(k, v)| (k.clone(), v.clone())).collect();
     filters.sort();
@@ -693,8 +701,7 @@ async fn list_products(State(sim): State<Arc<Sim>>, Query(params): Params) -> Re
         products.retain(|p| p.store_id.to_string() == store);
     }
     products.sort_by(|a, b| a.name.cmp(&b.name));
-    let items = products.into_iter().map(|p| product_json(&sim.base, p)).collect();
-    page(&sim, "products", &params, items)
+    page(&sim, "products", &params, products, |p| product_json(&sim.base, p))
 }
 
 async fn one_product(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
@@ -714,8 +721,7 @@ async fn list_variants(State(sim): State<Arc<Sim>>, Query(params): Params) -> Re
     if let Some(status) = filter(&params, "status") {
         variants.retain(|v| v.status == status);
     }
-    let items = variants.into_iter().map(|v| variant_json(&sim.base, v)).collect();
-    page(&sim, "variants", &params, items)
+    page(&sim, "variants", &params, variants, |v| variant_json(&sim.base, v))
 }
 
 async fn one_variant(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
@@ -732,8 +738,7 @@ async fn list_customers(State(sim): State<Arc<Sim>>, Query(params): Params) -> R
     if let Some(email) = filter(&params, "email") {
         customers.retain(|c| c.email == email);
     }
-    let items = customers.into_iter().map(|c| customer_json(&sim.base, c)).collect();
-    page(&sim, "customers", &params, items)
+    page(&sim, "customers", &params, customers, |c| customer_json(&sim.base, c))
 }
 
 async fn one_customer(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
@@ -763,8 +768,7 @@ async fn list_subscriptions(State(sim): State<Arc<Sim>>, Query(params): Params) 
     }
     // Newest first, like the real API (`sort=-createdAt`).
     subs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-    let items = subs.into_iter().map(|s| subscription_json(&sim.base, s)).collect();
-    page(&sim, "subscriptions", &params, items)
+    page(&sim, "subscriptions", &params, subs, |s| subscription_json(&sim.base, s))
 }
 
 async fn one_subscription(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
@@ -883,8 +887,7 @@ async fn list_orders(State(sim): State<Arc<Sim>>, Query(params): Params) -> Resp
         orders.retain(|o| o.store_id.to_string() == store);
     }
     orders.sort_by(|a, b| b.id.cmp(&a.id));
-    let items = orders.into_iter().map(|o| order_json(&sim.base, o)).collect();
-    page(&sim, "orders", &params, items)
+    page(&sim, "orders", &params, orders, |o| order_json(&sim.base, o))
 }
 
 async fn one_order(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
@@ -1011,8 +1014,7 @@ async fn list_checkouts(State(sim): State<Arc<Sim>>, Query(params): Params) -> R
         checkouts.retain(|c| c.variant_id.to_string() == variant);
     }
     checkouts.sort_by(|a, b| b.seq.cmp(&a.seq));
-    let items = checkouts.into_iter().map(|c| checkout_json(&sim.base, c)).collect();
-    page(&sim, "checkouts", &params, items)
+    page(&sim, "checkouts", &params, checkouts, |c| checkout_json(&sim.base, c))
 }
 
 async fn one_checkout(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
