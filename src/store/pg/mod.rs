@@ -23,6 +23,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../../../migrations/postgres/0005_webhooks.sql"),
     include_str!("../../../migrations/postgres/0006_events.sql"),
     include_str!("../../../migrations/postgres/0007_sealed_secrets.sql"),
+    include_str!("../../../migrations/postgres/0008_list_order.sql"),
 ];
 
 /// The schema version this binary knows.
