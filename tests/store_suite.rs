@@ -824,6 +824,43 @@ async fn one_replica_holds_the_fleet_lock_at_a_time() {
     assert!(tokio::time::timeout(Duration::from_secs(5), waiting).await.unwrap().unwrap(), "B has it once A let go");
 }
 
+/// Applying reads a group's subscriptions through the primary key, however much the table grew
+/// since the connection first read it. (A cached statement's generic plan, made while the table
+/// was empty, went on scanning the whole table until the next ANALYZE.)
+#[tokio::test]
+async fn a_group_of_subscriptions_is_read_by_key_as_the_table_grows() {
+    use staffroom::store::pg::payments::get_subscriptions;
+    let (_guard, db) = open("postgres").await;
+    let Db::Postgres(pg) = &db else { unreachable!("a PostgreSQL handle") };
+    let client = pg.client().await.unwrap();
+    // Scans of the table so far, whole and by index, with this connection's counts sent first.
+    let scans = || async {
+        client.execute("SELECT pg_stat_force_next_flush()", &[]).await.unwrap();
+        let row = client
+            .query_one("SELECT seq_scan, idx_scan FROM pg_stat_user_tables WHERE relname = 'subscriptions'", &[])
+            .await
+            .unwrap();
+        (row.get::<_, i64>(0), row.get::<_, i64>(1))
+    };
+    let group: Vec<String> = (0..20).map(|n| n.to_string()).collect();
+    for _ in 0..10 {
+        assert!(get_subscriptions(&client, &group).await.unwrap().is_empty());
+    }
+    client
+        .batch_execute(
+            "INSERT INTO subscriptions (id, customer_id, provider_status, status, product_id, variant_id, created_at,
+                                        updated_at, synced_at)
+             SELECT n::TEXT, 'c', 'active', 'active', 'p', 'v', 't', 't', 't' FROM generate_series(1, 50000) AS n",
+        )
+        .await
+        .unwrap();
+    let (whole_before, by_index_before) = scans().await;
+    assert_eq!(get_subscriptions(&client, &group).await.unwrap().len(), 19, "1 to 19 are cached, 0 is not");
+    let (whole, by_index) = scans().await;
+    assert_eq!(whole - whole_before, 0, "no scan of the whole table");
+    assert!(by_index > by_index_before, "read through the key");
+}
+
 #[tokio::test]
 async fn a_bad_database_url_is_refused_clearly() {
     let refused = Db::open_postgres("postgres://staffroom@127.0.0.1:notaport/x").await.expect_err("a bad URL");
