@@ -4,7 +4,6 @@
 //! writer is a thread with `synchronous=FULL`; on PostgreSQL a task whose commits wait for the
 //! WAL flush (`synchronous_commit` on, PostgreSQL's default, which the connection insists on).
 
-use std::path::Path;
 use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension};
@@ -56,7 +55,7 @@ impl WebhookInbox {
     /// `WebhookInbox` clone is dropped.
     pub async fn open(db: &Db) -> Result<Self> {
         match db {
-            Db::Sqlite(_) => Self::open_sqlite(db.path()?),
+            Db::Sqlite(db) => Self::open_sqlite(db),
             Db::Postgres(db) => {
                 let client = db.client().await?;
                 // Durable before the 200, whatever the server's default says.
@@ -68,8 +67,8 @@ impl WebhookInbox {
         }
     }
 
-    fn open_sqlite(path: &Path) -> Result<Self> {
-        let conn = Connection::open(path)?;
+    fn open_sqlite(db: &crate::store::Sqlite) -> Result<Self> {
+        let conn = Connection::open(db.path())?;
         conn.busy_timeout(Duration::from_secs(10))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         // A full sync per commit: an acknowledged delivery survives a power cut, not only a crash.
@@ -77,7 +76,10 @@ impl WebhookInbox {
         let (jobs, receiver) = mpsc::channel(QUEUE);
         std::thread::Builder::new()
             .name("webhook-inbox".into())
-            .spawn(move || writer(conn, receiver))
+            .spawn({
+                let db = db.clone();
+                move || writer(conn, db, receiver)
+            })
             .map_err(|e| Error::internal("webhook writer thread", e))?;
         Ok(WebhookInbox { jobs })
     }
@@ -127,7 +129,7 @@ async fn pg_writer(mut client: deadpool_postgres::Object, mut jobs: mpsc::Receiv
     }
 }
 
-fn writer(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
+fn writer(mut conn: Connection, db: crate::store::Sqlite, mut jobs: mpsc::Receiver<Job>) {
     let mut group = Vec::with_capacity(MAX_GROUP);
     while let Some(first) = jobs.blocking_recv() {
         group.push(first);
@@ -137,7 +139,10 @@ fn writer(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
+        // In turn with the applier and the other writers of the file, so that none waits long.
+        let turn = db.write_turn();
         let written = write_group(&mut conn, &group).map_err(|e| e.to_string());
+        drop(turn);
         answer(&mut group, written);
     }
 }
