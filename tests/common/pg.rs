@@ -64,8 +64,18 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
+/// A cluster of its own that also speaks TLS (`ssl=on`), with this certificate and key (PEM).
+pub fn start_with_tls(cert_pem: &str, key_pem: &str) -> Cluster {
+    Cluster::start_serving(Some((cert_pem, key_pem)))
+        .unwrap_or_else(|why| panic!("no throwaway PostgreSQL cluster with TLS: {why}"))
+}
+
 impl Cluster {
     fn start() -> Result<Cluster, String> {
+        Self::start_serving(None)
+    }
+
+    fn start_serving(tls: Option<(&str, &str)>) -> Result<Cluster, String> {
         let bin = server_bin()?;
         let dir = tempfile::Builder::new().prefix("staffroom-pg-").tempdir().map_err(|e| e.to_string())?.keep();
         if is_root() {
@@ -84,20 +94,37 @@ impl Cluster {
         // reads. --no-sync: initdb's own fsyncs buy nothing for a throwaway cluster.
         initdb.arg("-D").arg(&data).args(["-U", "staffroom", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
         run(initdb, "initdb")?;
+        let mut settings = String::new();
+        if let Some((cert, key)) = tls {
+            // The server reads its key only if no one else can (0600, owned by the server's user).
+            for (name, pem) in [("server.crt", cert), ("server.key", key)] {
+                let path = data.join(name);
+                std::fs::write(&path, pem).map_err(|e| format!("{name}: {e}"))?;
+                std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+                    .map_err(|e| format!("{name}: {e}"))?;
+                if is_root() {
+                    let mut chown = Command::new("chown");
+                    chown.arg("postgres:").arg(&path);
+                    run(chown, "chown")?;
+                }
+            }
+            settings.push_str(" -c ssl=on");
+        }
         let port = free_port();
         let mut start = as_server_user(&bin.join("pg_ctl"));
-        start
-            .arg("-D")
-            .arg(&data)
-            .arg("-l")
-            .arg(dir.join("log"))
-            .arg("-w")
-            .arg("-o")
-            .arg(format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200", dir.display()));
+        start.arg("-D").arg(&data).arg("-l").arg(dir.join("log")).arg("-w").arg("-o").arg(format!(
+            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200{settings}",
+            dir.display()
+        ));
         start.arg("start");
         run(start, "pg_ctl start")?;
         watch(&bin, &dir, &data)?;
         Ok(Cluster { port })
+    }
+
+    /// The port it listens on (on 127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// A fresh, empty database in the cluster; its URL.

@@ -7,10 +7,11 @@ pub mod audit;
 pub mod docs;
 pub mod events;
 pub mod payments;
+pub mod tls;
 pub mod webhooks;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use tokio_postgres::NoTls;
+use tokio_postgres::tls::MakeTlsConnect;
 
 use crate::error::{Error, Result};
 
@@ -35,7 +36,10 @@ pub fn schema_version() -> i64 {
 const MIGRATION_LOCK: i64 = 0x7374_6166_6672_6f6f;
 
 /// A connection outside the pool, to be driven by its owner.
-pub type Connection = tokio_postgres::Connection<tokio_postgres::Socket, tokio_postgres::tls::NoTlsStream>;
+pub type Connection = tokio_postgres::Connection<
+    tokio_postgres::Socket,
+    <tls::Connector as MakeTlsConnect<tokio_postgres::Socket>>::Stream,
+>;
 
 /// How long connecting to the database may take.
 const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -48,8 +52,8 @@ const POOL_SIZE: usize = 16;
 /// Why the database could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
-    #[error("the database URL is not one PostgreSQL understands: {0}")]
-    Url(tokio_postgres::Error),
+    #[error("{0}")]
+    Url(String),
     #[error("cannot reach the database: {0}")]
     Connect(String),
     #[error("the database was written by a newer Staffroom (schema {found}, this build knows {known}); upgrade every replica")]
@@ -67,8 +71,9 @@ pub struct FleetLock {
 #[derive(Clone)]
 pub struct Postgres {
     pool: Pool,
-    /// Where the pool connects, for a connection of its own (`LISTEN` needs one).
+    /// Where the pool connects, and how, for a connection of its own (`LISTEN` needs one).
     config: tokio_postgres::Config,
+    tls: tls::Connector,
 }
 
 impl std::fmt::Debug for Postgres {
@@ -76,6 +81,21 @@ impl std::fmt::Debug for Postgres {
         // Never the URL: it may carry a password.
         f.write_str("Postgres")
     }
+}
+
+/// An error with its causes, which tokio-postgres keeps out of its own message (a TLS handshake
+/// says only that it failed; its cause says the certificate was signed by an unknown CA).
+fn described(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(err) = cause {
+        let more = err.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        cause = err.source();
+    }
+    text
 }
 
 impl From<tokio_postgres::Error> for Error {
@@ -89,7 +109,7 @@ impl From<deadpool_postgres::PoolError> for Error {
         match err {
             // The database is away or overwhelmed: say so, and that it is worth trying again.
             deadpool_postgres::PoolError::Timeout(_) | deadpool_postgres::PoolError::Backend(_) => {
-                tracing::error!(error = %err, "the database cannot be reached");
+                tracing::error!(error = described(&err), "the database cannot be reached");
                 Error::new(crate::ErrorCode::Unavailable, "The team's database cannot be reached; try again shortly")
             }
             other => Error::internal("database pool", other),
@@ -101,13 +121,16 @@ impl Postgres {
     /// Connects to the database at `url` (a `postgres://` URL or key=value string) and brings its
     /// schema up to date.
     pub async fn open(url: &str) -> Result<Postgres, OpenError> {
-        let mut config: tokio_postgres::Config = url.parse().map_err(OpenError::Url)?;
+        let (mut config, tls) = tls::settings(url).map_err(OpenError::Url)?;
         if config.get_connect_timeout().is_none() {
             // A database that does not answer is an error the caller sees, not a wait forever.
             config.connect_timeout(CONNECT_TIMEOUT);
         }
-        let manager =
-            Manager::from_config(config.clone(), NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let manager = Manager::from_config(
+            config.clone(),
+            tls.clone(),
+            ManagerConfig { recycling_method: RecyclingMethod::Fast },
+        );
         let pool = Pool::builder(manager)
             .max_size(POOL_SIZE)
             .runtime(deadpool_postgres::Runtime::Tokio1)
@@ -115,7 +138,7 @@ impl Postgres {
             .wait_timeout(Some(WAIT_TIMEOUT))
             .build()
             .map_err(|e| OpenError::Connect(e.to_string()))?;
-        let db = Postgres { pool, config };
+        let db = Postgres { pool, config, tls };
         db.migrate().await?;
         Ok(db)
     }
@@ -123,7 +146,10 @@ impl Postgres {
     /// Applies the migrations this database has not had yet, one replica at a time: the others
     /// wait on the lock, then find nothing left to do.
     async fn migrate(&self) -> Result<(), OpenError> {
-        let mut client = self.pool.get().await.map_err(|e| OpenError::Connect(e.to_string()))?;
+        let mut client = self.pool.get().await.map_err(|e| {
+            let e = described(&e);
+            OpenError::Connect(format!("{e}{}", tls::hint(&e)))
+        })?;
         client.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK]).await.map_err(OpenError::Migration)?;
         let outcome = async {
             client
@@ -164,7 +190,7 @@ impl Postgres {
     /// A connection of its own, outside the pool, with the stream of what the server sends
     /// unasked (notifications); the caller drives the connection.
     pub async fn dedicated(&self) -> Result<(tokio_postgres::Client, Connection)> {
-        Ok(self.config.connect(NoTls).await?)
+        Ok(self.config.connect(self.tls.clone()).await?)
     }
 
     /// Takes the fleet-wide lock `key` (waiting for it with `wait`, else `None` when another
