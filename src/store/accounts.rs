@@ -22,7 +22,7 @@ impl Db {
     pub async fn reserve_sign_in(&self, email: &str, address: &str, now: i64) -> Result<Reservation> {
         let (email, address) = (email.to_string(), address.to_string());
         match self {
-            Db::Sqlite(_) => self.call(move |conn| throttle::reserve(conn, &email, &address, now)).await,
+            Db::Sqlite(_) => self.write(move |conn| throttle::reserve(conn, &email, &address, now)).await,
             Db::Postgres(db) => pg::accounts::reserve(&mut db.client().await?, &email, &address, now).await,
         }
     }
@@ -31,7 +31,7 @@ impl Db {
     pub async fn record_failed_sign_in(&self, email: &str, address: &str, now: i64) -> Result<bool> {
         let (email, address) = (email.to_string(), address.to_string());
         match self {
-            Db::Sqlite(_) => self.call(move |conn| throttle::record(conn, &email, &address, now, false)).await,
+            Db::Sqlite(_) => self.write(move |conn| throttle::record(conn, &email, &address, now, false)).await,
             Db::Postgres(db) => {
                 let mut client = db.client().await?;
                 let tx = client.transaction().await?;
@@ -56,7 +56,7 @@ impl Db {
         let changed_at = crate::time::now_rfc3339();
         match self {
             Db::Sqlite(_) => {
-                self.call(move |conn| {
+                self.write(move |conn| {
                     throttle::record(conn, &email, &address, now, true)?;
                     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                     if let Some(hash) = new_hash {
@@ -88,7 +88,7 @@ impl Db {
     pub async fn rotate_token(&self, session_id: &str, old: &str, new: &str, now: i64) -> Result<bool> {
         let (id, old, new) = (session_id.to_string(), old.to_string(), new.to_string());
         match self {
-            Db::Sqlite(_) => self.call(move |conn| users::rotate_token(conn, &id, &old, &new, now)).await,
+            Db::Sqlite(_) => self.write(move |conn| users::rotate_token(conn, &id, &old, &new, now)).await,
             Db::Postgres(db) => pg::accounts::rotate_token(&db.client().await?, &id, &old, &new, now).await,
         }
     }
@@ -142,7 +142,7 @@ impl Db {
     pub async fn revoke_session(&self, id: &str, now: i64) -> Result<bool> {
         let id = id.to_string();
         match self {
-            Db::Sqlite(_) => self.call(move |conn| users::revoke_session(conn, &id, now)).await,
+            Db::Sqlite(_) => self.write(move |conn| users::revoke_session(conn, &id, now)).await,
             Db::Postgres(db) => pg::accounts::revoke_session(&db.client().await?, &id, now).await,
         }
     }
@@ -151,7 +151,7 @@ impl Db {
     pub async fn unlock_sign_in(&self, email: &str) -> Result<usize> {
         let email = email.to_string();
         match self {
-            Db::Sqlite(_) => self.call(move |conn| throttle::unlock(conn, &email)).await,
+            Db::Sqlite(_) => self.write(move |conn| throttle::unlock(conn, &email)).await,
             Db::Postgres(db) => pg::accounts::unlock(&db.client().await?, &email).await,
         }
     }
@@ -176,7 +176,7 @@ impl Db {
     /// Adds an account; a taken email is an `invalid_request` on `email`.
     pub async fn insert_user(&self, user: UserRecord) -> Result<()> {
         match self {
-            Db::Sqlite(_) => self.call(move |conn| users::insert(conn, &user)).await,
+            Db::Sqlite(_) => self.write(move |conn| users::insert(conn, &user)).await,
             Db::Postgres(db) => pg::accounts::insert(&db.client().await?, &user).await,
         }
     }

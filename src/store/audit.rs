@@ -84,7 +84,7 @@ impl super::Db {
                 let (actor, target, outcome) =
                     (entry.actor.to_string(), entry.target.map(str::to_string), entry.outcome.to_string());
                 let (action, detail) = (entry.action, entry.detail);
-                self.call(move |conn| {
+                self.write(move |conn| {
                     append(
                         conn,
                         &NewAuditEntry { actor: &actor, action, target: target.as_deref(), outcome: &outcome, detail },
@@ -107,7 +107,7 @@ impl super::Db {
     /// Deletes entries older than `cutoff` (RFC 3339); how many went.
     pub async fn prune_audit(&self, cutoff: String) -> Result<usize> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| prune(conn, &cutoff)).await,
+            super::Db::Sqlite(_) => self.write(move |conn| prune(conn, &cutoff)).await,
             super::Db::Postgres(db) => super::pg::audit::prune(&db.client().await?, &cutoff).await,
         }
     }

@@ -125,7 +125,7 @@ impl super::Db {
     /// Keeps `document` as its offline copy.
     pub async fn keep_document(&self, document: Document, now: String) -> Result<()> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| put_cached(conn, &document, &now)).await,
+            super::Db::Sqlite(_) => self.write(move |conn| put_cached(conn, &document, &now)).await,
             super::Db::Postgres(db) => super::pg::docs::put_cached(&db.client().await?, &document, &now).await,
         }
     }
@@ -133,7 +133,7 @@ impl super::Db {
     /// Forgets a document's offline copy.
     pub async fn forget_document(&self, id: String) -> Result<()> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| delete_cached(conn, &id)).await,
+            super::Db::Sqlite(_) => self.write(move |conn| delete_cached(conn, &id)).await,
             super::Db::Postgres(db) => super::pg::docs::delete_cached(&db.client().await?, &id).await,
         }
     }
@@ -149,7 +149,7 @@ impl super::Db {
     /// Keeps `user`'s draft of `base`.
     pub async fn keep_draft(&self, user: String, base: Document, blocks: Vec<EditBlock>, now: String) -> Result<()> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| put_draft(conn, &user, &base, &blocks, &now)).await,
+            super::Db::Sqlite(_) => self.write(move |conn| put_draft(conn, &user, &base, &blocks, &now)).await,
             super::Db::Postgres(db) => {
                 super::pg::docs::put_draft(&db.client().await?, &user, &base, &blocks, &now).await
             }
@@ -167,7 +167,7 @@ impl super::Db {
     /// Drops `user`'s draft of a document; whether there was one.
     pub async fn drop_draft(&self, user: String, document_id: String) -> Result<bool> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| delete_draft(conn, &user, &document_id)).await,
+            super::Db::Sqlite(_) => self.write(move |conn| delete_draft(conn, &user, &document_id)).await,
             super::Db::Postgres(db) => super::pg::docs::delete_draft(&db.client().await?, &user, &document_id).await,
         }
     }
@@ -175,7 +175,7 @@ impl super::Db {
     /// Keeps a list answer (JSON) under `key`.
     pub async fn keep_list(&self, key: String, list_json: String, now: String) -> Result<()> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| put_cached_list(conn, &key, &list_json, &now)).await,
+            super::Db::Sqlite(_) => self.write(move |conn| put_cached_list(conn, &key, &list_json, &now)).await,
             super::Db::Postgres(db) => {
                 super::pg::docs::put_cached_list(&db.client().await?, &key, &list_json, &now).await
             }

@@ -131,6 +131,16 @@ impl Db {
         self.sqlite()?.call(f).await
     }
 
+    /// Runs `f`, which writes, with a connection of the embedded database on the blocking pool,
+    /// in this handle's turn (see [`Sqlite::write_turn`]).
+    pub async fn write<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+    {
+        self.sqlite()?.write(f).await
+    }
+
     /// Runs `f` inside one transaction of the embedded database on the blocking pool; it commits
     /// only if `f` succeeds.
     pub async fn transaction<T, F>(&self, f: F) -> Result<T>
@@ -180,7 +190,7 @@ impl Db {
     pub async fn meta_insert_if_absent(&self, key: &'static str, value: String) -> Result<String> {
         match self {
             Db::Sqlite(_) => {
-                self.call(move |conn| {
+                self.write(move |conn| {
                     conn.execute(
                         "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING",
                         [key, value.as_str()],
@@ -245,15 +255,29 @@ impl Sqlite {
         .await?
     }
 
+    /// Runs `f`, which writes, with a connection on the blocking pool, in this handle's turn. The
+    /// turn comes first, so that a writer waiting for it holds no connection readers could use.
+    pub async fn write<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+    {
+        let db = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let _turn = db.write_turn();
+            let mut conn = db.pool.get().map_err(|e| Error::internal("database pool", e))?;
+            f(&mut conn)
+        })
+        .await?
+    }
+
     /// Runs `f` inside one transaction on the blocking pool; it commits only if `f` succeeds.
     pub async fn transaction<T, F>(&self, f: F) -> Result<T>
     where
         T: Send + 'static,
         F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T> + Send + 'static,
     {
-        let writing = self.writing.clone();
-        self.call(move |conn| {
-            let _turn = writing.blocking_lock();
+        self.write(move |conn| {
             let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             let out = f(&tx)?;
             tx.commit()?;
@@ -266,7 +290,8 @@ impl Sqlite {
     /// until the guard is dropped. SQLite's own wait for its write lock polls with sleeps that
     /// grow to 100 ms, so a writer that comes back at once (the webhook inbox at full speed) kept
     /// the others waiting for up to a second; turns taken in order hand the lock over at once.
-    /// Writers in other processes still meet SQLite's wait.
+    /// The inbox, [`Sqlite::write`] and [`Sqlite::transaction`] take turns; writers in other
+    /// processes, and a session's occasional last-seen touch, still meet SQLite's wait.
     pub fn write_turn(&self) -> tokio::sync::OwnedMutexGuard<()> {
         self.writing.clone().blocking_lock_owned()
     }
@@ -279,7 +304,7 @@ impl Sqlite {
 
     /// Sets a value in the `meta` table.
     pub async fn set_meta(&self, key: &'static str, value: String) -> Result<()> {
-        self.call(move |conn| {
+        self.write(move |conn| {
             conn.execute(
                 "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
                 [key, value.as_str()],
@@ -308,28 +333,29 @@ mod tests {
         migrations().validate().unwrap();
     }
 
-    /// A writer that asks again at once (the webhook inbox at full speed) waits behind the one
-    /// already waiting, rather than taking the lock back as SQLite's own wait lets it.
-    #[test]
-    fn turns_at_writing_go_in_the_order_asked() {
+    /// Writes through the pool wait for the turn, which the webhook inbox holds while it commits:
+    /// SQLite's lock is then handed over in the order asked (tokio's mutex is first come, first
+    /// served), not to whoever polls at the right moment.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn pool_writers_wait_for_the_turn() {
         let dir = tempfile::tempdir().unwrap();
-        let Db::Sqlite(db) = Db::open(dir.path()).unwrap() else { unreachable!() };
-        let order = std::sync::Mutex::new(Vec::new());
-        let first = db.write_turn();
-        std::thread::scope(|threads| {
-            threads.spawn(|| {
-                let _turn = db.write_turn();
-                order.lock().unwrap().push("waiting writer");
-            });
-            while Arc::strong_count(&db.writing) < 3 {
-                std::thread::yield_now(); // until the other writer asks (its guard's clone)...
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50)); // ...and is in the queue
-            drop(first);
-            let _again = db.write_turn();
-            order.lock().unwrap().push("writer back at once");
+        let db = Db::open(dir.path()).unwrap();
+        let Db::Sqlite(sqlite) = db.clone() else { unreachable!() };
+        let held = tokio::task::spawn_blocking(move || sqlite.write_turn()).await.unwrap();
+        let write = tokio::spawn({
+            let db = db.clone();
+            async move { db.write(|conn| Ok(conn.execute("INSERT INTO meta (key, value) VALUES ('a', '1')", [])?)).await }
         });
-        assert_eq!(*order.lock().unwrap(), ["waiting writer", "writer back at once"]);
+        let transaction = tokio::spawn({
+            let db = db.clone();
+            async move { db.transaction(|tx| Ok(tx.execute("INSERT INTO meta (key, value) VALUES ('b', '2')", [])?)).await }
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(!write.is_finished() && !transaction.is_finished(), "both wait while the turn is held");
+        assert_eq!(db.meta("a").await.unwrap(), None, "and have written nothing");
+        drop(held);
+        assert_eq!((write.await.unwrap().unwrap(), transaction.await.unwrap().unwrap()), (1, 1));
+        assert_eq!((db.meta("a").await.unwrap(), db.meta("b").await.unwrap()), (Some("1".into()), Some("2".into())));
     }
 
     #[test]

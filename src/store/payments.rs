@@ -443,7 +443,7 @@ impl super::Db {
     /// Records a sync attempt of `resource` at `at`: `error` is `None` when it succeeded.
     pub async fn record_sync(&self, resource: &'static str, at: String, error: Option<String>) -> Result<()> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| record_sync(conn, resource, &at, error.as_deref())).await,
+            super::Db::Sqlite(_) => self.write(move |conn| record_sync(conn, resource, &at, error.as_deref())).await,
             super::Db::Postgres(db) => {
                 super::pg::payments::record_sync(&db.client().await?, resource, &at, error.as_deref()).await
             }
@@ -458,7 +458,7 @@ impl super::Db {
         now: String,
     ) -> Result<()> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| replace_products(conn, &products, &variants, &now)).await,
+            super::Db::Sqlite(_) => self.write(move |conn| replace_products(conn, &products, &variants, &now)).await,
             super::Db::Postgres(db) => {
                 super::pg::payments::replace_products(&mut db.client().await?, &products, &variants, &now).await
             }
@@ -468,7 +468,7 @@ impl super::Db {
     /// Upserts one product with its variants.
     pub async fn upsert_product(&self, product: ProductDto, now: String) -> Result<()> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| upsert_product(conn, &product, &now)).await,
+            super::Db::Sqlite(_) => self.write(move |conn| upsert_product(conn, &product, &now)).await,
             super::Db::Postgres(db) => {
                 super::pg::payments::upsert_product(&mut db.client().await?, &product, &now).await
             }
@@ -510,7 +510,7 @@ impl super::Db {
     ) -> Result<()> {
         match self {
             super::Db::Sqlite(_) => {
-                self.call(move |conn| replace_subscriptions(conn, &subscriptions, &now, &since)).await
+                self.write(move |conn| replace_subscriptions(conn, &subscriptions, &now, &since)).await
             }
             super::Db::Postgres(db) => {
                 super::pg::payments::replace_subscriptions(&mut db.client().await?, &subscriptions, &now, &since).await
@@ -521,7 +521,7 @@ impl super::Db {
     /// Writes a subscription as the provider describes it now.
     pub async fn upsert_subscription(&self, subscription: SubscriptionDto, now: String) -> Result<()> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| upsert_subscription(conn, &subscription, &now)).await,
+            super::Db::Sqlite(_) => self.write(move |conn| upsert_subscription(conn, &subscription, &now)).await,
             super::Db::Postgres(db) => {
                 super::pg::payments::upsert_subscription(&db.client().await?, &subscription, &now).await
             }
@@ -558,7 +558,7 @@ impl super::Db {
     /// Inserts an order with the next number; returns the number.
     pub async fn insert_order(&self, order: OrderRecord) -> Result<i64> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| insert_order(conn, &order)).await,
+            super::Db::Sqlite(_) => self.write(move |conn| insert_order(conn, &order)).await,
             super::Db::Postgres(db) => super::pg::payments::insert_order(&db.client().await?, &order).await,
         }
     }
@@ -600,7 +600,7 @@ impl super::Db {
     /// Applies the provider's view of an order to the local record.
     pub async fn update_order_from_provider(&self, order: OrderRecord) -> Result<()> {
         match self {
-            super::Db::Sqlite(_) => self.call(move |conn| update_order_from_provider(conn, &order)).await,
+            super::Db::Sqlite(_) => self.write(move |conn| update_order_from_provider(conn, &order)).await,
             super::Db::Postgres(db) => {
                 super::pg::payments::update_order_from_provider(&db.client().await?, &order).await
             }

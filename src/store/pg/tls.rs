@@ -5,12 +5,14 @@
 //! | `sslmode` | TLS | the certificate |
 //! |---|---|---|
 //! | `disable` | never | - |
-//! | `prefer` (the default) | when the server offers it | verified, with the host name |
+//! | `prefer` (the default), `allow` | when the server offers it | verified, with the host name |
 //! | `require`, `verify-full` | always | verified, with the host name |
-//! | `verify-ca` | always | verified, without the host name |
+//! | `verify-ca` | always | verified against `sslrootcert` only, without the host name |
 //!
 //! The CAs trusted are those of `sslrootcert=FILE` (PEM) when given, else the public ones
-//! (Mozilla's list, as browsers trust them).
+//! (Mozilla's list, as browsers trust them). `verify-ca` needs `sslrootcert`: without the host
+//! name, any public CA would vouch for anyone's certificate. `prefer` only keeps out listeners:
+//! someone between the replica and the database can answer that it has no TLS.
 
 use std::sync::Arc;
 
@@ -35,11 +37,22 @@ pub fn settings(url: &str) -> Result<(tokio_postgres::Config, Connector), String
         None | Some("prefer") | Some("allow") => (SslMode::Prefer, true),
         Some("disable") => (SslMode::Disable, true),
         Some("require") | Some("verify-full") => (SslMode::Require, true),
-        Some("verify-ca") => (SslMode::Require, false),
+        Some("verify-ca") if options.root_cert.is_some() => (SslMode::Require, false),
+        Some("verify-ca") => {
+            return Err("sslmode=verify-ca needs sslrootcert=FILE, the CA that signs the database's \
+                        certificate: any public CA would vouch for anyone's"
+                .into())
+        }
         Some(other) => {
-            return Err(format!("sslmode={other} is not one of disable, prefer, require, verify-ca, verify-full"))
+            return Err(format!(
+                "sslmode={other} is not one of disable, allow, prefer, require, verify-ca, verify-full"
+            ))
         }
     };
+    if config.get_ssl_mode() != SslMode::Prefer {
+        // tokio-postgres found an sslmode this split did not: the URL is not as it seems.
+        return Err("the database URL's sslmode could not be read; percent-encode any '?' in the password".into());
+    }
     config.ssl_mode(mode);
     let roots = match &options.root_cert {
         Some(path) => roots_from_file(path)?,
@@ -64,8 +77,8 @@ pub fn settings(url: &str) -> Result<(tokio_postgres::Config, Connector), String
 pub fn hint(error: &str) -> &'static str {
     if error.contains("not valid for name") {
         " (the database's certificate does not name the host in the URL: connect by a name it \
-         carries, or use sslmode=verify-ca to check only who signed it)"
-    } else if error.contains("certificate") {
+         carries, or, with sslrootcert naming your own CA, use sslmode=verify-ca)"
+    } else if error.contains("UnknownIssuer") {
         " (the database's certificate is not signed by a CA this server trusts: name the CA's \
          certificate file with sslrootcert=FILE in the URL, or use sslmode=disable only where \
          the network itself is trusted)"
@@ -157,11 +170,18 @@ impl TlsOptions {
 fn take_tls_options(url: &str) -> Result<(String, TlsOptions), String> {
     let mut options = TlsOptions::default();
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        let Some((base, query)) = url.split_once('?') else { return Ok((url.to_string(), options)) };
+        // The query starts after the user and password, which may hold a '?' of their own and
+        // end at the first '@' (where tokio-postgres ends them too).
+        let after_password = url.find('@').map_or(0, |at| at + 1);
+        let Some(start) = url[after_password..].find('?').map(|at| after_password + at) else {
+            return Ok((url.to_string(), options));
+        };
+        let (base, query) = (&url[..start], &url[start + 1..]);
+        let decode = |s: &str| percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned();
         let mut kept = Vec::new();
         for pair in query.split('&') {
-            let (key, value) = url::form_urlencoded::parse(pair.as_bytes()).next().unwrap_or_default();
-            if !options.take(&key, value.into_owned()) {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            if !options.take(&decode(key), decode(value)) {
                 kept.push(pair);
             }
         }
@@ -239,6 +259,9 @@ mod tests {
         assert_eq!((rest.as_str(), found), ("postgresql://db/team", options(Some("require"), None)));
         let (rest, found) = take_tls_options("postgres://db/team").unwrap();
         assert_eq!((rest.as_str(), found), ("postgres://db/team", options(None, None)));
+        // A '?' in the password is the password's; '+' is a plus, as libpq reads it.
+        let (rest, found) = take_tls_options("postgres://u:a?b@db/t?sslmode=require&sslrootcert=/ca+1.pem").unwrap();
+        assert_eq!((rest.as_str(), found), ("postgres://u:a?b@db/t", options(Some("require"), Some("/ca+1.pem"))));
     }
 
     #[test]
@@ -265,14 +288,18 @@ mod tests {
             ("disable", SslMode::Disable),
             ("prefer", SslMode::Prefer),
             ("require", SslMode::Require),
-            ("verify-ca", SslMode::Require),
             ("verify-full", SslMode::Require),
         ] {
+            // (verify-ca needs a CA file: tests/pg_tls.rs.)
             let (config, _) = settings(&format!("postgres://db/team?sslmode={mode}")).unwrap();
             assert_eq!(config.get_ssl_mode(), expected, "{mode}");
         }
         assert_eq!(settings("host=db").unwrap().0.get_ssl_mode(), SslMode::Prefer);
         assert!(settings("postgres://db/x?sslmode=verify").err().unwrap().contains("sslmode=verify is not one of"));
+        let unsafe_ca = settings("postgres://db/x?sslmode=verify-ca").err().unwrap();
+        assert!(unsafe_ca.contains("verify-ca needs sslrootcert"), "{unsafe_ca}");
+        let (config, _) = settings("postgres://u:a?b@db/t?sslmode=require").unwrap();
+        assert_eq!((config.get_password(), config.get_ssl_mode()), (Some(&b"a?b"[..]), SslMode::Require));
         let missing = settings("postgres://db/x?sslrootcert=/nonexistent/ca.pem").err().unwrap();
         assert!(missing.starts_with("sslrootcert /nonexistent/ca.pem: "), "{missing}");
     }
@@ -298,6 +325,30 @@ mod tests {
             prop_assert_eq!(config.get_user(), Some(user.as_str()));
             prop_assert_eq!(config.get_password(), Some(password.as_bytes()));
             prop_assert_eq!(config.get_dbname(), Some(dbname.as_str()));
+        }
+
+        /// Whatever the values, taking the TLS options out of a URL leaves the other settings as
+        /// tokio-postgres reads them.
+        #[test]
+        fn urls_keep_every_other_setting(
+            user in "[a-z]{1,10}",
+            password in "[^\\x00]{0,20}",
+            dbname in "[a-z]{1,10}",
+            name in "[^\\x00]{0,20}",
+            mode in prop::sample::select(vec!["disable", "prefer", "require", "verify-full"]),
+        ) {
+            let encode = |v: &str| percent_encoding::utf8_percent_encode(v, percent_encoding::NON_ALPHANUMERIC).to_string();
+            let url = format!(
+                "postgres://{user}:{}@db.example.com:5432/{dbname}?application_name={}&sslmode={mode}&sslrootcert=%2Fetc%2Fca.pem",
+                encode(&password), encode(&name)
+            );
+            let (rest, found) = take_tls_options(&url).unwrap();
+            prop_assert_eq!(found, options(Some(mode), Some("/etc/ca.pem")));
+            let config: tokio_postgres::Config = rest.parse().unwrap();
+            prop_assert_eq!(config.get_user(), Some(user.as_str()));
+            prop_assert_eq!(config.get_password(), Some(password.as_bytes()));
+            prop_assert_eq!(config.get_dbname(), Some(dbname.as_str()));
+            prop_assert_eq!(config.get_application_name(), Some(name.as_str()));
         }
 
         /// Any string is split or refused, never a panic.
