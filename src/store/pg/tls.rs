@@ -213,7 +213,10 @@ fn key_values(s: &str) -> Result<Vec<(String, String)>, String> {
         }
         while chars.next_if(|c| c.is_whitespace()).is_some() {}
         if chars.next() != Some('=') {
-            return Err(format!("the database URL has \"{key}\" without \"=\" and a value"));
+            // The word is not repeated: it may be a piece of a password that needed quotes.
+            return Err("the database URL has a word without \"=\" and a value (quote values with spaces: \
+                        password='…')"
+                .into());
         }
         while chars.next_if(|c| c.is_whitespace()).is_some() {}
         let mut value = String::new();
@@ -278,7 +281,8 @@ mod tests {
 
     #[test]
     fn broken_key_values_are_refused_clearly() {
-        assert!(take_tls_options("host").unwrap_err().contains("\"host\" without"));
+        let loose = take_tls_options("password=two words").unwrap_err();
+        assert!(loose.contains("a word without \"=\"") && !loose.contains("words"), "{loose}");
         assert!(take_tls_options("password='open").unwrap_err().contains("no closing quote"));
     }
 
