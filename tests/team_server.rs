@@ -193,30 +193,12 @@ fn generated_pair() -> (String, String) {
     (key("STAFFROOM_JWT_KEY"), key("STAFFROOM_DATA_KEY"))
 }
 
-/// Google sign-in is the team's: finished through replica A (from a desktop's browser step), it
-/// is kept sealed with data_key in the database, where replica B finds it; sign-out on B ends it
-/// for A too.
-#[tokio::test]
-async fn googles_tokens_are_the_teams_sealed_in_its_database() {
-    use staffroom::sandbox::google::{GoogleSimOptions, GoogleSimulator};
-    let url = common::pg::cluster().database();
-    let google = GoogleSimulator::start(GoogleSimOptions::default()).await.unwrap();
-    let (client_id, client_secret) = google.client();
-    let endpoints = google.endpoints();
-    let (jwt, data) = generated_pair();
-    let env = [
-        ("STAFFROOM_JWT_KEY", jwt.as_str()),
-        ("STAFFROOM_DATA_KEY", data.as_str()),
-        ("STAFFROOM_GOOGLE_CLIENT_ID", client_id.as_str()),
-        ("STAFFROOM_GOOGLE_CLIENT_SECRET", client_secret.as_str()),
-        ("STAFFROOM_GOOGLE_DOCS_API_URL", endpoints.docs_url.as_str()),
-        ("STAFFROOM_GOOGLE_DRIVE_API_URL", endpoints.drive_url.as_str()),
-        ("STAFFROOM_GOOGLE_OAUTH_URL", google.base_url()),
-    ];
-    let password = "a long and unusual team passphrase";
+/// Adds an admin to the team's database with `staffroom users add`, the password on stdin.
+fn add_admin(url: &str, email: &str, name: &str, password: &str, env: &[(&str, &str)]) {
     let added = common::command(tempfile::tempdir().unwrap().path())
-        .args(["--database-url", &url, "users", "add", "--email", "admin@example.com", "--name", "Admin"])
+        .args(["--database-url", url, "users", "add", "--email", email, "--name", name])
         .args(["--role", "admin", "--password-stdin"])
+        .envs(env.iter().copied())
         .stdin(std::process::Stdio::piped())
         .spawn()
         .and_then(|mut child| {
@@ -226,6 +208,35 @@ async fn googles_tokens_are_the_teams_sealed_in_its_database() {
         })
         .unwrap();
     assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+}
+
+/// The settings that point a replica (or the CLI) at the Google simulator, with its client.
+fn google_settings(google: &staffroom::sandbox::google::GoogleSimulator) -> Vec<(&'static str, String)> {
+    let (client_id, client_secret) = google.client();
+    let endpoints = google.endpoints();
+    vec![
+        ("STAFFROOM_GOOGLE_CLIENT_ID", client_id),
+        ("STAFFROOM_GOOGLE_CLIENT_SECRET", client_secret),
+        ("STAFFROOM_GOOGLE_DOCS_API_URL", endpoints.docs_url),
+        ("STAFFROOM_GOOGLE_DRIVE_API_URL", endpoints.drive_url),
+        ("STAFFROOM_GOOGLE_OAUTH_URL", google.base_url().to_string()),
+    ]
+}
+
+/// Google sign-in is the team's: finished through replica A (from a desktop's browser step), it
+/// is kept sealed with data_key in the database, where replica B finds it; sign-out on B ends it
+/// for A too.
+#[tokio::test]
+async fn googles_tokens_are_the_teams_sealed_in_its_database() {
+    use staffroom::sandbox::google::{GoogleSimOptions, GoogleSimulator};
+    let url = common::pg::cluster().database();
+    let google = GoogleSimulator::start(GoogleSimOptions::default()).await.unwrap();
+    let (jwt, data) = generated_pair();
+    let settings = google_settings(&google);
+    let mut env: Vec<(&str, &str)> = settings.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    env.extend([("STAFFROOM_JWT_KEY", jwt.as_str()), ("STAFFROOM_DATA_KEY", data.as_str())]);
+    let password = "a long and unusual team passphrase";
+    add_admin(&url, "admin@example.com", "Admin", password, &[]);
     let (a, b) = (Server::start(on_database(&url, false, &env)), Server::start(on_database(&url, false, &env)));
     let token_a = common::login(&a, "admin@example.com", password).await["token"].as_str().unwrap().to_string();
     let token_b = common::login(&b, "admin@example.com", password).await["token"].as_str().unwrap().to_string();
@@ -248,7 +259,7 @@ async fn googles_tokens_are_the_teams_sealed_in_its_database() {
         .await
         .unwrap();
     let consent = url::Url::parse(page["url"].as_str().unwrap()).unwrap();
-    let at_simulator = format!("{}?{}", endpoints.auth_url, consent.query().unwrap());
+    let at_simulator = format!("{}?{}", google.endpoints().auth_url, consent.query().unwrap());
     let browser = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
     let html = browser.get(&at_simulator).send().await.unwrap().text().await.unwrap();
     let href = html.split("id=\"allow\" href=\"").nth(1).unwrap().split('"').next().unwrap().replace("&amp;", "&");
@@ -636,19 +647,7 @@ async fn replicas_sharing_one_provider_never_sync_at_once() {
     let (jwt, data) = generated_pair();
     let mut env: Vec<(&str, &str)> = providers.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     env.extend([("STAFFROOM_JWT_KEY", jwt.as_str()), ("STAFFROOM_DATA_KEY", data.as_str())]);
-    let added = common::command(std::path::Path::new("/nonexistent"))
-        .args(["--database-url", &url, "users", "add", "--email", "ada@example.com", "--name", "Ada"])
-        .args(["--role", "admin", "--password-stdin"])
-        .envs(env.iter().copied())
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write as _;
-            child.stdin.take().unwrap().write_all(b"correct horse battery staple\n")?;
-            child.wait_with_output()
-        })
-        .unwrap();
-    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    add_admin(&url, "ada@example.com", "Ada", "correct horse battery staple\n", &env);
     let (a, b) = (Server::start(on_database(&url, false, &env)), Server::start(on_database(&url, false, &env)));
     let sign_in = |server: &Server| {
         let server_url = server.url("/api/auth");
@@ -704,18 +703,10 @@ async fn google_sign_in_from_the_cli_is_the_teams() {
     use std::io::BufRead as _;
     let url = common::pg::cluster().database();
     let google = GoogleSimulator::start(GoogleSimOptions::default()).await.unwrap();
-    let (client_id, client_secret) = google.client();
-    let endpoints = google.endpoints();
     let (jwt, data) = generated_pair();
-    let env = [
-        ("STAFFROOM_JWT_KEY", jwt.as_str()),
-        ("STAFFROOM_DATA_KEY", data.as_str()),
-        ("STAFFROOM_GOOGLE_CLIENT_ID", client_id.as_str()),
-        ("STAFFROOM_GOOGLE_CLIENT_SECRET", client_secret.as_str()),
-        ("STAFFROOM_GOOGLE_DOCS_API_URL", endpoints.docs_url.as_str()),
-        ("STAFFROOM_GOOGLE_DRIVE_API_URL", endpoints.drive_url.as_str()),
-        ("STAFFROOM_GOOGLE_OAUTH_URL", google.base_url()),
-    ];
+    let settings = google_settings(&google);
+    let mut env: Vec<(&str, &str)> = settings.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    env.extend([("STAFFROOM_JWT_KEY", jwt.as_str()), ("STAFFROOM_DATA_KEY", data.as_str())]);
     let mut cli = common::command(tempfile::tempdir().unwrap().path())
         .args(["--database-url", &url, "google", "sign-in", "--timeout-secs", "30"])
         .envs(env.iter().copied())
@@ -730,7 +721,7 @@ async fn google_sign_in_from_the_cli_is_the_teams() {
     assert!(consent.as_str().starts_with("https://accounts.google.com/"), "{consent}");
 
     // The browser: the same consent request, answered by the simulator.
-    let at_simulator = format!("{}?{}", endpoints.auth_url, consent.query().unwrap());
+    let at_simulator = format!("{}?{}", google.endpoints().auth_url, consent.query().unwrap());
     let browser = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
     let html = browser.get(&at_simulator).send().await.unwrap().text().await.unwrap();
     let href = html.split("id=\"allow\" href=\"").nth(1).unwrap().split('"').next().unwrap().replace("&amp;", "&");
@@ -748,18 +739,7 @@ async fn google_sign_in_from_the_cli_is_the_teams() {
         db.query_one("SELECT COUNT(*) FROM sealed_secrets WHERE name = 'google_token'", &[]).await.unwrap().get(0);
     assert_eq!(sealed, 1);
     let password = "a long and unusual team passphrase";
-    let added = common::command(tempfile::tempdir().unwrap().path())
-        .args(["--database-url", &url, "users", "add", "--email", "admin@example.com", "--name", "Admin"])
-        .args(["--role", "admin", "--password-stdin"])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write as _;
-            child.stdin.take().unwrap().write_all(password.as_bytes())?;
-            child.wait_with_output()
-        })
-        .unwrap();
-    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    add_admin(&url, "admin@example.com", "Admin", password, &[]);
     let replica = Server::start(on_database(&url, false, &env));
     let token = common::login(&replica, "admin@example.com", password).await["token"].as_str().unwrap().to_string();
     let status = get_json(&replica, &token, "/api/docs/google").await;
