@@ -432,9 +432,9 @@ fn document(data: Value) -> Response {
         .into_response()
 }
 
-/// One page of `items`, with `meta.page` in camelCase and `links` like the real API.
-/// One page of `items`, only its own items rendered: a list of 10,000 rendered whole for every
-/// page of 100 made a full sync wait on the simulator rather than on the rate limit.
+/// One page of `items`, with `meta.page` in camelCase and `links` like the real API. Only the
+/// page's own items are rendered: a list of 10,000 rendered whole for every page of 100 made a
+/// full sync wait on the simulator rather than on the rate limit.
 fn page<T>(
     sim: &Sim,
     path: &str,
