@@ -19,6 +19,7 @@ crate::text_enum! {
         SignIn = "auth.sign_in",
         AccountLocked = "auth.account_locked",
         SignOut = "auth.sign_out",
+        SessionEnded = "auth.session_ended",
         UserAdd = "users.add",
         UserDisable = "users.disable",
         UserEnable = "users.enable",

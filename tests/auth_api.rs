@@ -178,6 +178,64 @@ async fn refresh_gives_a_new_token_and_logout_ends_the_session_at_once() {
     }
 }
 
+/// A stolen token renewed first must not keep the session: once a retired token is used to
+/// renew again, every token of the session answers 401, and the audit log says why.
+#[tokio::test]
+async fn renewing_with_a_retired_token_ends_the_whole_session() {
+    let server = Server::sandbox();
+    let signed_in = login(&server, DEMO_EMAIL, DEMO_PASSWORD).await;
+    let t0 = signed_in["token"].as_str().unwrap().to_string();
+    let renew = |path: &'static str, token: String| {
+        let url = server.url(path);
+        async move { client().post(url).bearer_auth(token).send().await.unwrap() }
+    };
+    // The thief renews first...
+    let stolen: Value = renew("/api/auth/refresh", t0.clone()).await.json().await.unwrap();
+    let t1 = stolen["token"].as_str().unwrap().to_string();
+    assert_eq!(me(&server, &t1).await.0, 200);
+    // ...then the real user's app renews with the token it has: refused, and the session ends.
+    assert_eq!(renew("/api/auth/refresh", t0.clone()).await.status(), 401);
+    for token in [&t0, &t1] {
+        assert_eq!(me(&server, token).await.0, 401, "a token of the ended session still works");
+    }
+    let resume = stolen["resumeToken"].as_str().unwrap().to_string();
+    assert_eq!(renew("/api/auth/resume", resume).await.status(), 401, "the thief's resume token still works");
+
+    let admin = demo_token(&server).await;
+    let audit: Value =
+        client().get(server.url("/api/audit?limit=20")).bearer_auth(&admin).send().await.unwrap().json().await.unwrap();
+    let ended = audit
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list: {audit}"))
+        .iter()
+        .find(|e| e["action"] == "auth.session_ended")
+        .unwrap_or_else(|| panic!("no audit entry: {audit}"));
+    assert_eq!(ended["target"], DEMO_EMAIL);
+    assert!(ended["detail"].as_str().unwrap().contains("already replaced"), "{ended}");
+}
+
+/// `POST /api/auth/resume` takes only a live resume token: not an access token, not a retired
+/// resume token.
+#[tokio::test]
+async fn resume_takes_only_the_current_resume_token() {
+    let server = Server::sandbox();
+    let signed_in = login(&server, DEMO_EMAIL, DEMO_PASSWORD).await;
+    let resume = |token: String| {
+        let url = server.url("/api/auth/resume");
+        async move { client().post(url).bearer_auth(token).send().await.unwrap() }
+    };
+    let access = signed_in["token"].as_str().unwrap().to_string();
+    assert_eq!(resume(access.clone()).await.status(), 401, "an access token resumed a session");
+    assert_eq!(me(&server, &access).await.0, 200, "refusing a wrong kind of token ends nothing");
+    let first = signed_in["resumeToken"].as_str().unwrap().to_string();
+    let resumed = resume(first.clone()).await;
+    assert_eq!(resumed.status(), 200);
+    let resumed: Value = resumed.json().await.unwrap();
+    assert_eq!(me(&server, resumed["token"].as_str().unwrap()).await.0, 200);
+    assert_eq!(resume(first).await.status(), 401, "a retired resume token resumed a session");
+    assert_eq!(me(&server, resumed["token"].as_str().unwrap()).await.0, 401, "the session outlived a reuse");
+}
+
 #[tokio::test]
 async fn disabling_a_user_or_changing_their_password_ends_their_sessions_at_once() {
     let server = Server::sandbox();

@@ -189,3 +189,96 @@ async fn the_stream_needs_a_live_session_and_ends_with_it() {
     }
     assert!(started.elapsed() < Duration::from_secs(15), "the stream ended with its session");
 }
+
+/// The refusal `GET /api/events` gives past a cap: 429 `rate_limited` with `Retry-After`.
+async fn assert_stream_refused(server: &Server, token: &str) {
+    let answer = client().get(server.url("/api/events")).bearer_auth(token).send().await.unwrap();
+    assert_eq!(answer.status(), 429);
+    let retry_after: u64 = answer.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!(retry_after >= 1, "{retry_after}");
+    let body: Value = answer.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "rate_limited", "{body}");
+}
+
+/// One session may hold a few streams, not every place: the next is refused, another session is
+/// not, a stream closed gives its place back, and a sign-out ends them all.
+#[tokio::test]
+async fn one_session_cannot_take_every_place_with_event_streams() {
+    use staffroom::http::live_streams::PER_SESSION;
+    let server = Server::sandbox();
+    let token = demo_token(&server).await;
+    let mut streams = Vec::new();
+    for _ in 0..PER_SESSION {
+        streams.push(EventStream::open(&server, &token, None).await);
+    }
+    assert_stream_refused(&server, &token).await;
+    let other = demo_token(&server).await;
+    let _other_stream = EventStream::open(&server, &other, None).await;
+
+    drop(streams.pop());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let answer = client().get(server.url("/api/events")).bearer_auth(&token).send().await.unwrap();
+        if answer.status() == 200 {
+            streams.push(EventStream { response: answer, buffer: String::new() });
+            break;
+        }
+        assert_eq!(answer.status(), 429);
+        assert!(Instant::now() < deadline, "a closed stream's place never came back");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    let signed_out = client().post(server.url("/api/auth/logout")).bearer_auth(&token).send().await.unwrap();
+    assert!(signed_out.status().is_success());
+    let started = Instant::now();
+    for mut stream in streams {
+        while stream.next(Duration::from_secs(20)).await.is_some() {}
+    }
+    assert!(started.elapsed() < Duration::from_secs(15), "the streams ended with their session");
+}
+
+/// 1,000 forged deliveries leave one summary in the live events, not 1,000 events, and a
+/// genuine delivery sent after them reaches a connected client at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_forged_deliveries_is_one_summary_and_genuine_ones_still_arrive() {
+    use futures::StreamExt as _;
+    let server = Server::sandbox();
+    let token = demo_token(&server).await;
+    let mut stream = EventStream::open(&server, &token, None).await;
+    let http = client();
+    let statuses: Vec<u16> = futures::stream::iter(0..1_000)
+        .map(|i| {
+            let request = http
+                .post(server.url("/api/payments/webhooks"))
+                .header("content-type", "application/json")
+                .header("x-signature", "00".repeat(32))
+                .body(format!(r#"{{"meta":{{"event_name":"order_created"}},"n":{i}}}"#));
+            async move { request.send().await.unwrap().status().as_u16() }
+        })
+        .buffer_unordered(32)
+        .collect()
+        .await;
+    assert!(statuses.iter().all(|s| *s == 401), "every forged delivery is refused");
+
+    let order = create_and_pay(&server, &token, "after-the-flood@example.com").await;
+    let started = Instant::now();
+    let seen = stream.until(Duration::from_secs(10), |e| applied_to(e, &order)).await;
+    assert!(started.elapsed() < Duration::from_secs(5), "the genuine delivery waited {:?}", started.elapsed());
+    let refused = |events: &[SseEvent]| -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| serde_json::from_str::<Value>(&e.data).ok())
+            .filter(|data| data["kind"] == "refused")
+            .map(|data| data["outcome"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(refused(&seen), ["1 delivery refused: bad signature"], "{seen:?}");
+
+    // What is stored for reconnecting clients: the same one summary.
+    let mut replay = EventStream::open(&server, &token, Some("0")).await;
+    let mut stored = Vec::new();
+    while let Some(event) = replay.next(Duration::from_secs(2)).await {
+        stored.push(event);
+    }
+    assert_eq!(refused(&stored).len(), 1, "{stored:?}");
+}

@@ -173,8 +173,8 @@ impl Request for LoginRequest {
     }
 }
 
-/// Signs in through the backend; the token stays here. With `remember` the session's token goes
-/// into the keyring so the next launch resumes it; without, any remembered one is forgotten.
+/// Signs in through the backend; the token stays here. With `remember` the session's resume token
+/// goes into the keyring so the next launch resumes it; without, any remembered one is forgotten.
 pub struct Login;
 impl DesktopOperation for Login {
     const SPEC: OpSpec =
@@ -195,14 +195,14 @@ impl DesktopOperation for Login {
             state.set_relay(None);
             state.set_place(SignInPlace { use_server: false, ..state.place() }, true);
             // The sign-in stands even when the keyring cannot keep it; the next launch asks again.
-            if let Err(err) = state.core.remember_session(remember.then_some(response.token.as_str())).await {
+            if let Err(err) = state.core.remember_session(remember.then_some(response.resume_token.as_str())).await {
                 tracing::warn!(error = %err.message, "could not update the remembered sign-in");
             }
             return Ok(SignedIn::from(&response));
         };
         let server = Arc::new(TeamServer::new(&url)?);
         let response: AuthResponse = call_on(&server, None, "sign_in", input).await?;
-        signed_in_to_team(cx, server, &response.token, remember).await;
+        signed_in_to_team(cx, server, &response, remember).await;
         Ok(SignedIn::from(&response))
     }
 }
@@ -229,22 +229,27 @@ async fn call_on<T: serde::de::DeserializeOwned>(
 
 /// After a sign-in to (or a resumed session on) a team server: every operation goes there from
 /// now on, its events are relayed, and the login screen will offer it next time.
-async fn signed_in_to_team<R: Runtime>(cx: &Context<'_, R>, server: Arc<TeamServer>, token: &str, remember: bool) {
+async fn signed_in_to_team<R: Runtime>(
+    cx: &Context<'_, R>,
+    server: Arc<TeamServer>,
+    response: &AuthResponse,
+    remember: bool,
+) {
     let state = cx.state;
-    state.sign_in_to(Some(server.clone()), Some(token.to_string())).await;
+    state.sign_in_to(Some(server.clone()), Some(response.token.clone())).await;
     state.set_place(SignInPlace { server: Some(server.url().to_string()), use_server: true }, true);
-    let remembered = remember.then(|| (server.url(), token));
+    let remembered = remember.then(|| (server.url(), response.resume_token.as_str()));
     if let Err(err) = remember_team_session(&state.core, remembered).await {
         tracing::warn!(error = %err.message, "could not update the remembered sign-in to the team server");
     }
     state.set_relay(Some(Relay::start(cx.app.clone(), server)));
 }
 
-/// A remembered sign-in to a team server: which server, and the session's latest token.
+/// A remembered sign-in to a team server: which server, and the session's latest resume token.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct TeamSession {
     server: String,
-    token: String,
+    resume_token: String,
 }
 
 /// Remembers (or forgets, with `None`) the sign-in to a team server in the keyring.
@@ -252,7 +257,7 @@ async fn remember_team_session(core: &staffroom::Core, session: Option<(&str, &s
     const NAME: &str = staffroom::auth::REMEMBERED_TEAM_SESSION;
     match session {
         Some((server, token)) => {
-            let kept = serde_json::to_string(&TeamSession { server: server.into(), token: token.into() })
+            let kept = serde_json::to_string(&TeamSession { server: server.into(), resume_token: token.into() })
                 .map_err(|e| Error::internal("a remembered sign-in", e))?;
             core.secrets.write(NAME, Secret::new(kept)).await
         }
@@ -326,9 +331,9 @@ async fn resume<R: Runtime>(cx: &Context<'_, R>) -> Result<bool> {
         return Ok(false);
     }
     let server = Arc::new(TeamServer::new(&kept.server)?);
-    match call_on::<AuthResponse>(&server, Some(&kept.token), "resume_session", Input::new()).await {
+    match call_on::<AuthResponse>(&server, Some(&kept.resume_token), "resume_session", Input::new()).await {
         Ok(resumed) => {
-            signed_in_to_team(cx, server, &resumed.token, true).await;
+            signed_in_to_team(cx, server, &resumed, true).await;
             Ok(true)
         }
         Err(err) if err.code == ErrorCode::Unauthorized => {
@@ -354,11 +359,11 @@ impl DesktopOperation for RefreshSession {
                 match state.team().await {
                     Some(server) => {
                         if remembered_team_session(&state.core).await?.is_some() {
-                            remember_team_session(&state.core, Some((server.url(), &response.token))).await?;
+                            remember_team_session(&state.core, Some((server.url(), &response.resume_token))).await?;
                         }
                     }
                     None if state.core.has_remembered_session().await? => {
-                        state.core.remember_session(Some(&response.token)).await?;
+                        state.core.remember_session(Some(&response.resume_token)).await?;
                     }
                     None => {}
                 }

@@ -71,12 +71,18 @@ pub struct AuthResponse {
     pub expires_at: String,
     /// When the session ends at the latest, whatever the activity (RFC 3339).
     pub session_expires_at: String,
+    /// For "keep me signed in": the one token `POST /api/auth/resume` takes, to resume this
+    /// session after a restart without the password. It lasts as long as the session may, and
+    /// is retired together with `token` by the next refresh or resume; using a retired one ends
+    /// the session (it was stolen). Keep it where only the signed-in person can read it.
+    pub resume_token: String,
 }
 
 impl std::fmt::Debug for AuthResponse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AuthResponse")
             .field("token", &"[redacted]")
+            .field("resume_token", &"[redacted]")
             .field("user", &self.user)
             .field("expires_at", &self.expires_at)
             .field("session_expires_at", &self.session_expires_at)
@@ -116,6 +122,20 @@ impl From<&StaffIdentity> for UserDto {
             locked: false,
         }
     }
+}
+
+/// What a token's session is to it.
+enum Found {
+    /// Live, and the token is its current one.
+    Current(StaffIdentity, UserRecord, SessionRecord),
+    /// Live, but the token was replaced by a refresh or resume.
+    Retired(UserRecord, SessionRecord),
+    /// Gone, ended, or not the token's user's.
+    Ended,
+}
+
+fn session_ended() -> Error {
+    Error::unauthorized("Your session has ended; sign in again")
 }
 
 /// A new token id (`jti`).
@@ -294,30 +314,57 @@ impl AuthService {
             exp,
             jti: session.token_id.clone().unwrap_or_default(),
         };
+        let resume = token::Claims { exp: session.expires_at, ..claims.clone() };
         Ok(AuthResponse {
             token: self.keys.sign(&claims)?,
             user: UserDto::from(user),
             expires_at: unix_to_rfc3339(exp),
             session_expires_at: unix_to_rfc3339(session.expires_at),
+            resume_token: self.keys.sign_resume(&resume)?,
         })
     }
 
-    /// A new token for the live session behind `claims`; the one it replaces stops working now.
-    async fn rotate(
-        &self,
-        claims: &token::Claims,
-        user: UserRecord,
-        mut session: SessionRecord,
-    ) -> Result<AuthResponse> {
+    /// New tokens for the live session behind `claims`; the ones they replace stop working now.
+    /// A token that was already replaced is a stolen one being used (or the real one, after a
+    /// thief renewed first): the whole session ends, so that neither keeps it (OAuth's rule for
+    /// rotated refresh tokens, RFC 9700 section 4.14.2).
+    async fn rotate(&self, claims: &token::Claims) -> Result<AuthResponse> {
+        let (user, mut session) = match self.find_session(claims, true).await? {
+            Found::Current(_, user, session) => (user, session),
+            Found::Retired(user, session) => return Err(self.end_on_reuse(&user, &session).await),
+            Found::Ended => return Err(session_ended()),
+        };
         let now = now_unix();
         let fresh = new_token_id();
         let rotated = self.db.rotate_token(&session.id, &claims.jti, &fresh, now).await?;
         if !rotated {
-            // Another refresh of this same token won: this one is already old.
-            return Err(Error::unauthorized("Your session has ended; sign in again"));
+            // Another renewal of this same token won a moment ago: this is a second use.
+            return Err(self.end_on_reuse(&user, &session).await);
         }
         session.token_id = Some(fresh);
         self.issue(&user, &session, now)
+    }
+
+    /// Ends `session` because one of its retired tokens was used again, and says why in the
+    /// audit log; the error to answer.
+    async fn end_on_reuse(&self, user: &UserRecord, session: &SessionRecord) -> Error {
+        tracing::warn!(user = %user.id, session = %session.id, "a retired token was used again: the session is ended");
+        if let Err(error) = self.db.revoke_session(&session.id, now_unix()).await {
+            return error;
+        }
+        self.audit
+            .record(
+                "anonymous",
+                crate::audit::AuditAction::SessionEnded,
+                Some(&user.email),
+                "failure",
+                Some(json!({
+                    "reason": "a token already replaced was used to renew the session: it may have been stolen",
+                    "session": session.id,
+                })),
+            )
+            .await;
+        Error::unauthorized("This sign-in was renewed elsewhere, so it has been ended for safety; sign in again")
     }
 
     /// Checks a bearer token: valid signature and claims, and a live session of an enabled user.
@@ -325,13 +372,27 @@ impl AuthService {
         Ok(self.live_session(token).await?.0)
     }
 
-    /// A fresh token for the session behind a remembered, possibly expired, token ("keep me
-    /// signed in"): only while that session is live (not signed out, idle at most the idle limit,
-    /// within its absolute life, user enabled).
-    pub async fn resume(&self, token: &str) -> Result<AuthResponse> {
-        let claims = self.keys.verify_allowing_expired(token)?;
-        let (_, user, session) = self.live_session_of(claims.clone(), true).await?;
-        self.rotate(&claims, user, session).await
+    /// [`authenticate`](Self::authenticate), with the token's claims (its id and expiry).
+    pub async fn authenticate_with_claims(&self, token: &str) -> Result<(StaffIdentity, token::Claims)> {
+        let claims = self.keys.verify(token)?;
+        let (identity, _, _) = self.live_session_of(claims.clone(), true).await?;
+        Ok((identity, claims))
+    }
+
+    /// The id of the current token of user `user_id`'s session `session_id` while that session is
+    /// live, without counting the check as use (event streams ask this now and then; only what
+    /// staff do keeps a session alive).
+    pub async fn current_token_of(&self, session_id: &str, user_id: &str) -> Result<Option<String>> {
+        let check = SessionCheck { idle_secs: self.limits.idle.as_secs() as i64, touch_after_secs: None };
+        let found = self.db.live_session(session_id, now_unix(), check).await?;
+        Ok(found.filter(|(_, session)| session.user_id == user_id).and_then(|(_, session)| session.token_id))
+    }
+
+    /// Fresh tokens for the session behind a remembered resume token ("keep me signed in"):
+    /// only while that session is live (not signed out, idle at most the idle limit, within its
+    /// absolute life, user enabled) and the resume token is its current one.
+    pub async fn resume(&self, resume_token: &str) -> Result<AuthResponse> {
+        self.rotate(&self.keys.verify_resume(resume_token)?).await
     }
 
     /// The session of an account with this email is unlocked at every address (an admin's act).
@@ -355,31 +416,30 @@ impl AuthService {
         self.live_session_of(self.keys.verify(token)?, true).await
     }
 
-    /// Whether `token` still belongs to a live session, without counting the check as use (a
-    /// long-lived event stream asks this now and then; only what staff do keeps a session alive).
-    pub async fn is_live(&self, token: &str) -> bool {
-        match self.keys.verify(token) {
-            Ok(claims) => self.live_session_of(claims, false).await.is_ok(),
-            Err(_) => false,
-        }
-    }
-
+    /// The live session behind `claims`, if their token is its current one.
     async fn live_session_of(
         &self,
         claims: token::Claims,
         touch: bool,
     ) -> Result<(StaffIdentity, UserRecord, SessionRecord)> {
+        match self.find_session(&claims, touch).await? {
+            Found::Current(identity, user, session) => Ok((identity, user, session)),
+            Found::Retired(..) | Found::Ended => Err(session_ended()),
+        }
+    }
+
+    /// The session behind `claims`, and whether their token is its current one.
+    async fn find_session(&self, claims: &token::Claims, touch: bool) -> Result<Found> {
         let now = now_unix();
         let idle = self.limits.idle.as_secs() as i64;
         let check = SessionCheck { idle_secs: idle, touch_after_secs: touch.then_some(TOUCH_EVERY_SECS) };
         let found = self.db.live_session(&claims.sid, now, check).await?;
-        // The session's own user, and its current token: a token a refresh replaced is dead.
-        let current = |session: &SessionRecord| {
-            session.user_id == claims.sub && session.token_id.as_deref() == Some(claims.jti.as_str())
+        let Some((user, session)) = found.filter(|(_, session)| session.user_id == claims.sub) else {
+            return Ok(Found::Ended);
         };
-        let Some((user, session)) = found.filter(|(_, session)| current(session)) else {
-            return Err(Error::unauthorized("Your session has ended; sign in again"));
-        };
+        if session.token_id.as_deref() != Some(claims.jti.as_str()) {
+            return Ok(Found::Retired(user, session));
+        }
         let identity = StaffIdentity {
             user_id: user.id.clone(),
             session_id: session.id.clone(),
@@ -387,14 +447,12 @@ impl AuthService {
             name: user.name.clone(),
             role: user.role,
         };
-        Ok((identity, user, session))
+        Ok(Found::Current(identity, user, session))
     }
 
     /// A fresh token for the live session behind `token`, which stops working at once.
     pub async fn refresh(&self, token: &str) -> Result<AuthResponse> {
-        let claims = self.keys.verify(token)?;
-        let (_, user, session) = self.live_session_of(claims.clone(), true).await?;
-        self.rotate(&claims, user, session).await
+        self.rotate(&self.keys.verify(token)?).await
     }
 
     /// Ends the session behind `token` at once.
@@ -550,7 +608,9 @@ mod tests {
             },
             expires_at: "t".into(),
             session_expires_at: "t".into(),
+            resume_token: "eyJ.hidden.resume".into(),
         };
-        assert!(!format!("{response:?}").contains("secret"));
+        let printed = format!("{response:?}");
+        assert!(!printed.contains("secret") && !printed.contains("hidden"), "{printed}");
     }
 }

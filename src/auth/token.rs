@@ -14,6 +14,9 @@ use crate::secrets::Secret;
 pub const ISSUER: &str = "staffroom";
 /// The `typ` header of staff access tokens (RFC 8725 explicit typing; RFC 9068's name).
 pub const TOKEN_TYPE: &str = "at+jwt";
+/// The `typ` header of resume tokens: only `POST /api/auth/resume` takes them, so an access
+/// token can never resume a session and a resume token can never call anything else.
+pub const RESUME_TOKEN_TYPE: &str = "staffroom-resume+jwt";
 /// Tokens longer than this are refused before any parsing.
 const MAX_TOKEN_LEN: usize = 4096;
 /// Clock skew tolerated on `exp` and `nbf`.
@@ -98,27 +101,36 @@ impl TokenKeys {
         })
     }
 
-    /// Signs `claims`.
+    /// Signs `claims` as an access token.
     pub fn sign(&self, claims: &Claims) -> Result<String> {
+        self.encode(claims, TOKEN_TYPE)
+    }
+
+    /// Signs `claims` as a resume token.
+    pub fn sign_resume(&self, claims: &Claims) -> Result<String> {
+        self.encode(claims, RESUME_TOKEN_TYPE)
+    }
+
+    fn encode(&self, claims: &Claims, typ: &str) -> Result<String> {
         let mut header = Header::new(Algorithm::HS256);
-        header.typ = Some(TOKEN_TYPE.into());
+        header.typ = Some(typ.into());
         jsonwebtoken::encode(&header, claims, &self.encoding).map_err(|e| Error::internal("token sign", e))
     }
 
-    /// Verifies signature, algorithm, `typ`, `iss`, `aud`, `exp` and `nbf`, and returns the claims.
+    /// Verifies an access token's signature, algorithm, `typ`, `iss`, `aud`, `exp` and `nbf`,
+    /// and returns the claims.
     pub fn verify(&self, token: &str) -> Result<Claims> {
-        self.decode(token, &self.validation)
+        self.decode(token, TOKEN_TYPE)
     }
 
-    /// Like [`verify`](Self::verify) but accepts an expired token: for resuming a remembered
-    /// session, whose own limits (idle time, absolute life, revocation) are checked by the caller.
-    pub fn verify_allowing_expired(&self, token: &str) -> Result<Claims> {
-        let mut validation = self.validation.clone();
-        validation.validate_exp = false;
-        self.decode(token, &validation)
+    /// Verifies a resume token as [`verify`](Self::verify) does an access token (an expired one
+    /// is refused too); whether it is still its session's current one is the caller's question.
+    pub fn verify_resume(&self, token: &str) -> Result<Claims> {
+        self.decode(token, RESUME_TOKEN_TYPE)
     }
 
-    fn decode(&self, token: &str, validation: &Validation) -> Result<Claims> {
+    fn decode(&self, token: &str, typ: &str) -> Result<Claims> {
+        let validation = &self.validation;
         let refused = || Error::unauthorized("The sign-in token is invalid or has expired; sign in again");
         if token.is_empty()
             || token.len() > MAX_TOKEN_LEN
@@ -130,7 +142,7 @@ impl TokenKeys {
             tracing::debug!(reason = %e, "token refused");
             refused()
         })?;
-        if data.header.typ.as_deref() != Some(TOKEN_TYPE) {
+        if data.header.typ.as_deref() != Some(typ) {
             return Err(refused());
         }
         Ok(data.claims)
@@ -214,6 +226,20 @@ mod tests {
             let err = keys.verify(&token).expect_err(name);
             assert_eq!(err.code, crate::error::ErrorCode::Unauthorized, "{name}");
         }
+    }
+
+    #[test]
+    fn access_and_resume_tokens_are_never_taken_for_each_other() {
+        let keys = TokenKeys::from_secret(&generate_key()).unwrap();
+        let now = crate::time::now_unix();
+        let access = keys.sign(&claims(now)).unwrap();
+        let resume = keys.sign_resume(&claims(now)).unwrap();
+        assert_eq!(keys.verify_resume(&resume).unwrap(), claims(now));
+        assert!(keys.verify(&resume).is_err(), "a resume token used as an access token");
+        assert!(keys.verify_resume(&access).is_err(), "an access token used to resume");
+        let mut expired = claims(now);
+        expired.exp = now - 60;
+        assert!(keys.verify_resume(&keys.sign_resume(&expired).unwrap()).is_err(), "an expired resume token");
     }
 
     #[test]

@@ -1,26 +1,27 @@
 //! `GET /api/events`: the live events as Server-Sent Events, for a staff token. Each event has
 //! its id, so a client that reconnects with `Last-Event-ID` gets what it missed (within the
 //! events' 24 hours; otherwise a `reset` event first, telling it to refetch). The stream ends
-//! when its session does (sign-out, a disabled account, expiry) or the service stops.
+//! when its session does (sign-out, a disabled account, expiry), when its token is replaced or
+//! expires (the client reconnects with its fresh one), or when the service stops. Each stream
+//! takes a place (see [`live_streams`](super::live_streams)): a few per session, a bounded
+//! number per server.
 
 use std::convert::Infallible;
 use std::time::Duration;
 
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::{broadcast, mpsc};
 
-use crate::auth::AuthService;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::{EventHub, LiveEvent, Since};
+use crate::http::live_streams::{LiveStreams, StreamPlace};
 use crate::http::ops::bearer;
 use crate::http::ApiError;
 use crate::Core;
 
-/// How often a stream checks that its session is still live.
-const SESSION_CHECK: Duration = Duration::from_secs(5);
 /// How many stored events one read catches up.
 const PAGE: usize = 500;
 
@@ -32,11 +33,16 @@ const PAGE: usize = 500;
     params(("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "The id of the last event received: the stream starts after it")),
     responses(
         (status = 200, content_type = "text/event-stream", description = "Events `webhook` (a webhook feed item), `sync-progress` (a sync's progress), `document-saved` (a document id), and `reset` (events were missed: refetch), each with its id and its data as JSON"),
+        (status = 429, description = "rate_limited: the session (4) or the server (512) has as many streams open as it may; `Retry-After` says when to try again"),
     ),
     security(("bearer" = []))
 )]
-pub async fn events(State(core): State<Core>, headers: HeaderMap) -> Response {
-    match open(&core, &headers).await {
+pub async fn events(
+    State(core): State<Core>,
+    Extension(streams): Extension<LiveStreams>,
+    headers: HeaderMap,
+) -> Response {
+    match open(&core, &streams, &headers).await {
         Ok(stream) => stream.into_response(),
         Err(error) => ApiError(error).into_response(),
     }
@@ -44,15 +50,18 @@ pub async fn events(State(core): State<Core>, headers: HeaderMap) -> Response {
 
 async fn open(
     core: &Core,
+    streams: &LiveStreams,
     headers: &HeaderMap,
 ) -> Result<Sse<impl futures::Stream<Item = std::result::Result<Event, Infallible>>>> {
     let hub =
         core.events.clone().ok_or_else(|| Error::new(ErrorCode::Unavailable, "This service sends no live events"))?;
     let token = bearer(headers).ok_or_else(|| Error::unauthorized("Sign in first: this needs a staff token"))?;
-    core.auth.authenticate(token).await?;
+    let (identity, claims) = core.auth.authenticate_with_claims(token).await?;
     let last_seen = last_event_id(headers)?;
+    let place = streams.take(&core.auth, &identity.session_id, &identity.user_id, &claims.jti)?;
+    let token = TokenLife { id: claims.jti, expires_at: claims.exp };
     let (sender, receiver) = mpsc::channel(PAGE);
-    tokio::spawn(feed(hub, core.auth.clone(), token.to_string(), last_seen, sender));
+    tokio::spawn(feed(hub, place, token, last_seen, sender));
     let stream = futures::stream::unfold(receiver, |mut receiver| async move {
         receiver.recv().await.map(|event| (Ok(event), receiver))
     });
@@ -66,8 +75,22 @@ fn last_event_id(headers: &HeaderMap) -> Result<Option<i64>> {
     id.map(Some).ok_or_else(|| Error::invalid_field("Last-Event-ID", "must be the id of an event (a whole number)"))
 }
 
-/// Sends one client its events until its session ends, it goes away or the service stops.
-async fn feed(hub: EventHub, auth: AuthService, token: String, last_seen: Option<i64>, sender: mpsc::Sender<Event>) {
+/// The token a stream was opened with: the stream lasts no longer than it does.
+struct TokenLife {
+    id: String,
+    /// Unix seconds.
+    expires_at: i64,
+}
+
+/// Sends one client its events until its session ends or its token is replaced or expires, it
+/// goes away or the service stops. Holds the stream's place until then.
+async fn feed(
+    hub: EventHub,
+    mut place: StreamPlace,
+    token: TokenLife,
+    last_seen: Option<i64>,
+    sender: mpsc::Sender<Event>,
+) {
     // Subscribed before reading what is stored, so nothing falls between the two.
     let mut live = hub.subscribe();
     let mut stream = Stream { hub: hub.clone(), sender, last: 0 };
@@ -90,8 +113,9 @@ async fn feed(hub: EventHub, auth: AuthService, token: String, last_seen: Option
     let closed = hub.closed();
     tokio::pin!(closed);
     let gone = stream.sender.clone();
-    let mut check = tokio::time::interval(SESSION_CHECK);
-    check.reset();
+    let left = u64::try_from(token.expires_at - crate::time::now_unix()).unwrap_or(0);
+    let expired = tokio::time::sleep(Duration::from_secs(left));
+    tokio::pin!(expired);
     loop {
         let step = tokio::select! {
             received = live.recv() => match received {
@@ -99,7 +123,8 @@ async fn feed(hub: EventHub, auth: AuthService, token: String, last_seen: Option
                 Err(broadcast::error::RecvError::Lagged(_)) => stream.catch_up().await,
                 Err(broadcast::error::RecvError::Closed) => Ok(false),
             },
-            _ = check.tick() => Ok(auth.is_live(&token).await),
+            changed = place.state.changed() => Ok(changed.is_ok() && place.state.borrow().as_deref() == Some(token.id.as_str())),
+            () = &mut expired => Ok(false),
             () = &mut closed => Ok(false),
             () = gone.closed() => Ok(false),
         };

@@ -4,6 +4,7 @@
 pub mod events;
 pub mod extract;
 pub mod guard;
+pub mod live_streams;
 pub mod openapi;
 pub mod ops;
 pub mod receiver;
@@ -71,7 +72,13 @@ pub fn router(core: Core, bound: std::net::IpAddr) -> Router {
     let guarded = Router::new()
         .route("/api/health", get(health))
         .route("/api/openapi.json", get(openapi::serve_document))
-        .route("/api/events", get(events::events))
+        .route(
+            "/api/events",
+            get(events::events).layer(axum::Extension(live_streams::LiveStreams::new(
+                live_streams::PER_SESSION,
+                live_streams::PER_SERVER,
+            ))),
+        )
         .merge(ops::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

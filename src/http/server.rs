@@ -1,30 +1,54 @@
-//! Serving a router: a header-read time-out against slow clients, optional TLS (rustls), and a
-//! graceful shutdown that finishes requests in flight. Anything but loopback needs TLS.
+//! Serving a router: optional TLS (rustls), a cap on connections served at once, deadlines that
+//! keep an idle connection from holding a place, and a graceful shutdown that finishes requests
+//! in flight. Anything but loopback needs TLS.
+//!
+//! A place is held from accept to close, so the server's defence against connections that do
+//! nothing is that every connection must keep a request in flight to keep its place: the first
+//! within [`FIRST_REQUEST_TIMEOUT`] of connecting (TLS handshake included), later ones within
+//! [`IDLE_TIMEOUT`] of the last answer; and when every place is taken, the idle ones close at once
+//! to make room. HTTP/2 connections are also pinged, so a peer that vanished is noticed.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
+use axum::body::Body;
 use axum::Router;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
+use hyper_util::server::graceful::GracefulConnection;
 use hyper_util::service::TowerToHyperService;
 use rustls_pki_types::pem::PemObject as _;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::net::TcpListener;
+use tokio::sync::{watch, Notify, Semaphore};
 use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt as _;
 
 use crate::error::{Error, ErrorCode, Result};
 
-/// How long a client may take to send its request headers.
+/// How long a client may take to send a request's headers once it has begun them.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a new connection may take to send its first whole request head (or, with TLS, to
+/// finish the handshake and then send it).
+pub const FIRST_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a connection may stay open with no request in flight (HTTP/1 keep-alive, HTTP/2).
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How often an HTTP/2 connection is pinged, and how long the answer may take.
+const H2_PING_INTERVAL: Duration = Duration::from_secs(20);
+const H2_PING_TIMEOUT: Duration = Duration::from_secs(10);
+/// Requests one HTTP/2 connection may have in flight at once.
+const H2_MAX_STREAMS: u32 = 64;
+/// How long an idle connection being closed may take to say goodbye.
+const IDLE_CLOSE_GRACE: Duration = Duration::from_secs(1);
 /// How long a shutdown waits for requests in flight.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
-/// Connections served at once; more wait in the listen queue (a flood of idle connections
-/// cannot take every file descriptor).
+/// Connections served at once; more wait in the listen queue (a flood of connections cannot
+/// take every file descriptor), while the idle ones are closed to make room.
 pub const MAX_CONNECTIONS: usize = 1024;
 
 /// A certificate chain and its private key, as PEM files.
@@ -56,6 +80,21 @@ pub fn load_tls(files: &TlsFiles) -> Result<Arc<ServerConfig>> {
         .map_err(|e| Error::new(ErrorCode::InvalidRequest, format!("the TLS certificate and key do not fit: {e}")))?;
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(Arc::new(config))
+}
+
+/// Raises this process's limit of open files to the most it may have: every connection place
+/// is a file descriptor, and a desktop session's usual 1,024 would run out before the places do.
+pub fn raise_open_file_limit() {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed to them.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max;
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                tracing::debug!("could not raise the limit of open files");
+            }
+        }
+    }
 }
 
 /// Refuses to listen beyond loopback without TLS: tokens and webhook bodies must not cross a
@@ -95,14 +134,27 @@ async fn serve_capped(
     let acceptor = tls.map(TlsAcceptor::from);
     let mut builder = Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(H2_PING_INTERVAL)
+        .keep_alive_timeout(H2_PING_TIMEOUT)
+        .max_concurrent_streams(H2_MAX_STREAMS);
     let builder = Arc::new(builder);
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let connections = Arc::new(tokio::sync::Semaphore::new(max_connections));
+    let places = Arc::new(Semaphore::new(max_connections));
+    let server = ServerSignals { crowded: Arc::new(Notify::new()), stopping: watch::channel(false).0 };
     tokio::pin!(shutdown);
     loop {
-        let permit = tokio::select! {
-            permit = connections.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
-            _ = &mut shutdown => break,
+        let permit = match places.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) => {
+                // Every place is taken: the connections with nothing in flight make room.
+                server.crowded.notify_waiters();
+                tokio::select! {
+                    permit = places.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
+                    _ = &mut shutdown => break,
+                }
+            }
         };
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -117,47 +169,190 @@ async fn serve_capped(
             _ = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let service = router.clone().map_request(move |request: hyper::Request<hyper::body::Incoming>| {
-            let mut request = request.map(axum::body::Body::new);
-            request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
-            request
-        });
-        let service = TowerToHyperService::new(service);
-        let builder = builder.clone();
-        match &acceptor {
-            None => {
-                let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned();
-                let conn = graceful.watch(conn);
-                tokio::spawn(async move {
-                    let _permit = permit;
-                    if let Err(err) = conn.await {
-                        tracing::debug!(%err, %peer, "connection ended with an error");
-                    }
-                });
-            }
-            Some(acceptor) => {
-                let acceptor = acceptor.clone();
-                let watcher = graceful.watcher();
-                tokio::spawn(async move {
-                    let _permit = permit;
-                    let stream = match tokio::time::timeout(HEADER_READ_TIMEOUT, acceptor.accept(stream)).await {
-                        Ok(Ok(stream)) => stream,
-                        Ok(Err(err)) => return tracing::debug!(%err, %peer, "TLS handshake failed"),
-                        Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
+        let (busy, watched) = watch::channel(Busy::default());
+        let service = TowerToHyperService::new(tracked_service(router.clone(), peer, Arc::new(busy)));
+        let (builder, acceptor, signals) = (builder.clone(), acceptor.clone(), server.clone());
+        tokio::spawn(async move {
+            let _place = permit;
+            let mut idle = IdleWatch { busy: watched, signals };
+            match acceptor {
+                None => {
+                    let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+                    idle.drive(conn, peer).await;
+                }
+                Some(acceptor) => {
+                    let handshake = tokio::time::timeout(FIRST_REQUEST_TIMEOUT, acceptor.accept(stream));
+                    let stream = tokio::select! {
+                        done = handshake => match done {
+                            Ok(Ok(stream)) => stream,
+                            Ok(Err(err)) => return tracing::debug!(%err, %peer, "TLS handshake failed"),
+                            Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
+                        },
+                        () = idle.signals.crowded.notified() => return,
                     };
-                    let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned();
-                    if let Err(err) = watcher.watch(conn).await {
-                        tracing::debug!(%err, %peer, "connection ended with an error");
-                    }
-                });
+                    let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+                    idle.drive(conn, peer).await;
+                }
             }
-        }
+        });
     }
     drop(listener);
-    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown()).await.is_err() {
+    server.stopping.send_replace(true);
+    let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
+    if tokio::time::timeout(SHUTDOWN_GRACE, places.acquire_many(all)).await.is_err() {
         tracing::warn!("some requests were still running when the shutdown grace period ended");
     }
     Ok(())
+}
+
+/// What every connection hears from the server.
+#[derive(Clone)]
+struct ServerSignals {
+    /// Every place is taken: idle connections close.
+    crowded: Arc<Notify>,
+    /// The server is shutting down: connections finish what is in flight, then close.
+    stopping: watch::Sender<bool>,
+}
+
+/// A connection's requests: how many are in flight (until their answer's body ends), and how
+/// many have begun in all.
+#[derive(Debug, Default, Clone, Copy)]
+struct Busy {
+    in_flight: usize,
+    begun: u64,
+}
+
+/// The router as one connection's service: each request is counted in flight from the moment
+/// its head has arrived until its answer's body has been sent or dropped.
+fn tracked_service(
+    router: Router,
+    peer: SocketAddr,
+    busy: Arc<watch::Sender<Busy>>,
+) -> impl tower::Service<
+    hyper::Request<hyper::body::Incoming>,
+    Response = axum::response::Response,
+    Error = std::convert::Infallible,
+    Future = impl Send,
+> + Clone {
+    tower::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+        let in_flight = InFlight::begin(busy.clone());
+        let mut request = request.map(Body::new);
+        request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
+        let router = router.clone();
+        async move {
+            let response = router.oneshot(request).await?;
+            Ok(response.map(|body| Body::new(TrackedBody { body, _in_flight: in_flight })))
+        }
+    })
+}
+
+/// One request in flight, until dropped.
+struct InFlight(Arc<watch::Sender<Busy>>);
+
+impl InFlight {
+    fn begin(busy: Arc<watch::Sender<Busy>>) -> InFlight {
+        busy.send_modify(|b| {
+            b.in_flight += 1;
+            b.begun += 1;
+        });
+        InFlight(busy)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.send_modify(|b| b.in_flight -= 1);
+    }
+}
+
+/// An answer's body that keeps its request counted in flight while it is being sent (an event
+/// stream is in flight for as long as it is open).
+struct TrackedBody {
+    body: Body,
+    _in_flight: InFlight,
+}
+
+impl http_body::Body for TrackedBody {
+    type Data = <Body as http_body::Body>::Data;
+    type Error = <Body as http_body::Body>::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<std::result::Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// Watches one connection for idleness and for the server's signals.
+struct IdleWatch {
+    busy: watch::Receiver<Busy>,
+    signals: ServerSignals,
+}
+
+impl IdleWatch {
+    /// Serves `conn` until it ends, is idle too long, the server is crowded while it is idle, or
+    /// the server stops; in the last three cases it is closed gracefully (HTTP/2 says GOAWAY).
+    async fn drive<C>(&mut self, conn: C, peer: SocketAddr)
+    where
+        C: GracefulConnection,
+        C::Error: std::fmt::Display,
+    {
+        tokio::pin!(conn);
+        let mut stopping = self.signals.stopping.subscribe();
+        // Idle, there is nothing to finish: the peer gets a moment to take the GOAWAY (HTTP/2
+        // waits for its ping's answer), not the grace that requests in flight get.
+        let grace = tokio::select! {
+            result = conn.as_mut() => return log_end(result, peer),
+            () = self.idle_too_long() => {
+                tracing::debug!(%peer, "closing an idle connection");
+                IDLE_CLOSE_GRACE
+            }
+            _ = stopping.wait_for(|stopping| *stopping) => SHUTDOWN_GRACE,
+        };
+        conn.as_mut().graceful_shutdown();
+        match tokio::time::timeout(grace, conn).await {
+            Ok(result) => log_end(result, peer),
+            Err(_) => tracing::debug!(%peer, "a connection did not close in time; dropped"),
+        }
+    }
+
+    /// Resolves once no request has been in flight for the time allowed (a first request's
+    /// deadline for a new connection, the idle time-out after that), or as soon as the server is
+    /// crowded while none is.
+    async fn idle_too_long(&mut self) {
+        loop {
+            let now = *self.busy.borrow_and_update();
+            if now.in_flight > 0 {
+                if self.busy.changed().await.is_err() {
+                    return std::future::pending().await;
+                }
+                continue;
+            }
+            let allowed = if now.begun == 0 { FIRST_REQUEST_TIMEOUT } else { IDLE_TIMEOUT };
+            tokio::select! {
+                () = tokio::time::sleep(allowed) => return,
+                () = self.signals.crowded.notified() => return,
+                changed = self.busy.changed() => if changed.is_err() {
+                    return std::future::pending().await;
+                },
+            }
+        }
+    }
+}
+
+fn log_end<E: std::fmt::Display>(result: std::result::Result<(), E>, peer: SocketAddr) {
+    if let Err(err) = result {
+        tracing::debug!(%err, %peer, "connection ended with an error");
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 pub mod inbox;
 pub mod payload;
+pub mod refusals;
 pub mod signature;
 
 use std::sync::{Arc, RwLock};
@@ -18,6 +19,7 @@ use crate::store::Db;
 
 pub use self::inbox::{InboxEntry, InboxReader, NewDelivery, Stored, WebhookInbox};
 pub use self::payload::WebhookEvent;
+use self::refusals::{Refusal, Refusals};
 
 /// How many feed items wait for a slow reader before it misses some.
 const FEED_CAPACITY: usize = 16 * 1024;
@@ -86,7 +88,8 @@ pub trait EventApplier: Send + Sync + 'static {
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct FeedItem {
-    /// `received`, `duplicate`, `rejected` or `applied`.
+    /// `received`, `duplicate`, `applied`, or `refused`: a summary of the deliveries refused
+    /// lately (at most one a minute; the sentence is its `outcome`).
     pub kind: &'static str,
     pub at: String,
     pub inbox_id: Option<i64>,
@@ -150,6 +153,7 @@ pub struct WebhookReceiver {
     secrets: Secrets,
     to_apply: mpsc::UnboundedSender<(i64, WebhookEvent)>,
     feed: broadcast::Sender<FeedItem>,
+    refusals: Refusals,
 }
 
 impl WebhookReceiver {
@@ -170,6 +174,7 @@ impl WebhookReceiver {
             secrets,
             to_apply,
             feed: feed.clone(),
+            refusals: Refusals::new(feed.clone()),
         };
         receiver.reload_secret().await?;
         // Deliveries stored before a crash or stop, but not applied, go first.
@@ -215,7 +220,7 @@ impl WebhookReceiver {
         }
     }
 
-    /// The live feed: received, rejected, duplicate and applied deliveries.
+    /// The live feed: received, duplicate and applied deliveries, and summaries of refused ones.
     pub fn subscribe(&self) -> broadcast::Receiver<FeedItem> {
         self.feed.subscribe()
     }
@@ -242,7 +247,7 @@ impl WebhookReceiver {
                 _ => {
                     drop(key);
                     let problem = self.secret_problem().unwrap_or_default();
-                    tracing::warn!(bytes = body.len(), %problem, "refused a webhook delivery: no usable signing secret");
+                    self.refusals.count(Refusal::NoSecret);
                     return Err(Error::new(
                         ErrorCode::Unavailable,
                         format!("Webhook deliveries are refused until a usable signing secret is set: {problem}"),
@@ -251,8 +256,8 @@ impl WebhookReceiver {
             }
         };
         if !verified {
-            let _ = self.feed.send(FeedItem::new("rejected", false));
-            tracing::warn!(bytes = body.len(), "refused a webhook delivery with a missing or wrong signature");
+            // Counted, never stored: a forger must not fill the feed, the events or the log.
+            self.refusals.count(Refusal::BadSignature);
             return Err(Error::unauthorized("The X-Signature header is missing or does not match the body"));
         }
         if !is_json(content_type) {

@@ -12,4 +12,11 @@ expiresAt: string,
 /**
  * When the session ends at the latest, whatever the activity (RFC 3339).
  */
-sessionExpiresAt: string, };
+sessionExpiresAt: string, 
+/**
+ * For "keep me signed in": the one token `POST /api/auth/resume` takes, to resume this
+ * session after a restart without the password. It lasts as long as the session may, and
+ * is retired together with `token` by the next refresh or resume; using a retired one ends
+ * the session (it was stolen). Keep it where only the signed-in person can read it.
+ */
+resumeToken: string, };

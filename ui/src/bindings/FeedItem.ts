@@ -5,7 +5,8 @@
  */
 export type FeedItem = { 
 /**
- * `received`, `duplicate`, `rejected` or `applied`.
+ * `received`, `duplicate`, `applied`, or `refused`: a summary of the deliveries refused
+ * lately (at most one a minute; the sentence is its `outcome`).
  */
 kind: string, at: string, inboxId: number | null, eventName: string | null, resourceType: string | null, resourceId: string | null, 
 /**
