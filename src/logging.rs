@@ -1,12 +1,16 @@
 //! Logs: human-readable lines on stderr, JSON lines in daily files (`<data dir>/logs` for the CLI).
 //! Filter with `STAFFROOM_LOG` (e.g. `debug`, `staffroom=trace`). Secrets never reach a log: they
-//! travel as `Secret`, which prints as `[redacted]`, and requests are logged by path only.
+//! travel as `Secret`, which prints as `[redacted]`, and requests are logged by path only. Other
+//! crates log at `info` at most, whatever the filter says: below it they write what they carry
+//! (tokio-postgres every statement's parameters, so password hashes and delivery bodies; HTTP
+//! crates headers and frames).
 
 use std::path::Path;
 
 pub use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
+use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::{fmt, EnvFilter};
 
 /// The environment variable holding the log filter.
@@ -16,6 +20,14 @@ const KEEP_FILES: usize = 14;
 
 fn filter(default: &str) -> EnvFilter {
     EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new(default))
+}
+
+/// The most detail each crate may log: ours all of it, every other crate `info` at most.
+fn detail_allowed() -> Targets {
+    Targets::new()
+        .with_target("staffroom", LevelFilter::TRACE)
+        .with_target("staffroom_desktop", LevelFilter::TRACE)
+        .with_default(LevelFilter::INFO)
 }
 
 fn stderr_layer<S>() -> impl tracing_subscriber::Layer<S>
@@ -28,7 +40,8 @@ where
 /// Warnings and errors on stderr only, for one-shot commands: the cause of a failure (a refused
 /// connection, say) shows beside the error the command prints, without the routine lines.
 pub fn init_for_command() {
-    let _ = tracing_subscriber::registry().with(filter("warn")).with(stderr_layer()).try_init();
+    let _ =
+        tracing_subscriber::registry().with(filter("warn")).with(detail_allowed()).with(stderr_layer()).try_init();
 }
 
 /// Starts logging to stderr and, when `log_dir` is given, to JSON files in it (the CLI uses
@@ -40,7 +53,12 @@ pub fn init(log_dir: Option<&Path>) -> Option<WorkerGuard> {
         None => (None, None),
     };
     // A second init (tests, embedded use) keeps the first subscriber.
-    let _ = tracing_subscriber::registry().with(filter("info")).with(stderr_layer()).with(files).try_init();
+    let _ = tracing_subscriber::registry()
+        .with(filter("info"))
+        .with(detail_allowed())
+        .with(stderr_layer())
+        .with(files)
+        .try_init();
     guard
 }
 
