@@ -119,6 +119,21 @@ async fn disable_stays_plain_and_require_refuses_a_server_without_tls() {
     assert!(refused.contains("TLS") || refused.contains("SSL"), "{refused}");
 }
 
+/// Without an sslmode, a database named by anything but this computer is reached with TLS or not
+/// at all: a server (or someone in the middle) that answers "no TLS" is refused, not spoken to in
+/// plain text. Here a name that is not loopback leads to the plain cluster through `hostaddr`.
+#[tokio::test]
+async fn without_an_sslmode_a_remote_host_needs_tls() {
+    let plain = common::pg::cluster();
+    let database = url(plain, "127.0.0.1", "").rsplit('/').next().unwrap().to_string();
+    let remote = format!("host=db.invalid hostaddr=127.0.0.1 port={} user=staffroom dbname={database}", plain.port());
+    let refused = refusal(&remote).await;
+    assert!(refused.contains("TLS") || refused.contains("SSL"), "{refused}");
+    // Written out, plain text stays possible.
+    let db = Db::open_postgres(&format!("{remote} sslmode=disable")).await.unwrap();
+    assert_eq!(encrypted(&db).await, (false, false));
+}
+
 #[tokio::test]
 async fn a_missing_ca_file_and_an_unknown_mode_are_refused_clearly() {
     let plain = common::pg::cluster();

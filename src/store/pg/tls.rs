@@ -5,14 +5,17 @@
 //! | `sslmode` | TLS | the certificate |
 //! |---|---|---|
 //! | `disable` | never | - |
-//! | `prefer` (the default), `allow` | when the server offers it | verified, with the host name |
-//! | `require`, `verify-full` | always | verified, with the host name |
+//! | `prefer`, `allow` | when the server offers it | verified, with the host name |
+//! | `require` (the default), `verify-full` | always | verified, with the host name |
 //! | `verify-ca` | always | verified against `sslrootcert` only, without the host name |
 //!
 //! The CAs trusted are those of `sslrootcert=FILE` (PEM) when given, else the public ones
 //! (Mozilla's list, as browsers trust them). `verify-ca` needs `sslrootcert`: without the host
 //! name, any public CA would vouch for anyone's certificate. `prefer` only keeps out listeners:
-//! someone between the replica and the database can answer that it has no TLS.
+//! someone between the replica and the database can answer that it has no TLS, and the
+//! connection goes on in plain text. So without an `sslmode`, `require` is the default, unless
+//! every host named is this computer (a loopback address, `localhost`, or a Unix socket), where
+//! no one stands between and `prefer` is.
 
 use std::sync::Arc;
 
@@ -34,7 +37,9 @@ pub fn settings(url: &str) -> Result<(tokio_postgres::Config, Connector), String
     let mut config: tokio_postgres::Config =
         rest.parse().map_err(|e| format!("the database URL is not one PostgreSQL understands: {e}"))?;
     let (mode, check_name) = match options.mode.as_deref() {
-        None | Some("prefer") | Some("allow") => (SslMode::Prefer, true),
+        None if only_this_computer(&config) => (SslMode::Prefer, true),
+        None => (SslMode::Require, true),
+        Some("prefer") | Some("allow") => (SslMode::Prefer, true),
         Some("disable") => (SslMode::Disable, true),
         Some("require") | Some("verify-full") => (SslMode::Require, true),
         Some("verify-ca") if options.root_cert.is_some() => (SslMode::Require, false),
@@ -71,6 +76,20 @@ pub fn settings(url: &str) -> Result<(tokio_postgres::Config, Connector), String
         builder.dangerous().with_custom_certificate_verifier(Arc::new(AnyName(verifier))).with_no_client_auth()
     };
     Ok((config, MakeRustlsConnect::new(client)))
+}
+
+/// Whether every host `config` names is this computer: a Unix socket, `localhost` or a loopback
+/// address (none named means the local socket, as libpq has it).
+fn only_this_computer(config: &tokio_postgres::Config) -> bool {
+    use tokio_postgres::config::Host;
+    let host_is_local = |host: &Host| match host {
+        Host::Unix(_) => true,
+        Host::Tcp(name) => {
+            name.eq_ignore_ascii_case("localhost")
+                || name.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        }
+    };
+    config.get_hosts().iter().all(host_is_local) && config.get_hostaddrs().iter().all(|ip| ip.is_loopback())
 }
 
 /// A hint for a connection that failed, when it failed on the database's certificate.
@@ -298,7 +317,22 @@ mod tests {
             let (config, _) = settings(&format!("postgres://db/team?sslmode={mode}")).unwrap();
             assert_eq!(config.get_ssl_mode(), expected, "{mode}");
         }
-        assert_eq!(settings("host=db").unwrap().0.get_ssl_mode(), SslMode::Prefer);
+        // Without an sslmode: require, unless every host is this computer.
+        for (url, mode) in [
+            ("host=db", SslMode::Require),
+            ("postgres://u@db.example.com/team", SslMode::Require),
+            ("postgres://u@10.0.0.5:5432/team", SslMode::Require),
+            ("postgres://u@127.0.0.1:5432/team", SslMode::Prefer),
+            ("postgres://u@[::1]:5432/team", SslMode::Prefer),
+            ("postgres://u@localhost/team", SslMode::Prefer),
+            ("host=/var/run/postgresql dbname=team", SslMode::Prefer),
+            ("host=localhost,db.example.com dbname=team", SslMode::Require),
+            ("host=db.example.com hostaddr=127.0.0.1 dbname=team", SslMode::Require),
+            ("host=localhost hostaddr=192.0.2.7 dbname=team", SslMode::Require),
+            ("postgres://u@db.example.com/team?sslmode=disable", SslMode::Disable),
+        ] {
+            assert_eq!(settings(url).unwrap().0.get_ssl_mode(), mode, "{url}");
+        }
         assert!(settings("postgres://db/x?sslmode=verify").err().unwrap().contains("sslmode=verify is not one of"));
         let unsafe_ca = settings("postgres://db/x?sslmode=verify-ca").err().unwrap();
         assert!(unsafe_ca.contains("verify-ca needs sslrootcert"), "{unsafe_ca}");
