@@ -102,6 +102,10 @@ enum Command {
         /// The data dir to copy (a desktop's, or a single server's).
         #[arg(long)]
         from_data_dir: PathBuf,
+        /// What the data dir holds, for one that does not record it (made before data dirs
+        /// did): `real` or `sandbox`. A data dir that records its mode needs none.
+        #[arg(long, value_parser = ["real", "sandbox"])]
+        source_mode: Option<String>,
     },
 }
 
@@ -279,7 +283,7 @@ async fn run(cli: Cli) -> Result<(), Error> {
         Command::Users(command) => users(&cli, command).await,
         Command::Secrets(command) => secrets(&cli, command).await,
         Command::Google(command) => google(&cli, command).await,
-        Command::Migrate { from_data_dir } => migrate(&cli, from_data_dir).await,
+        Command::Migrate { from_data_dir, source_mode } => migrate(&cli, from_data_dir, source_mode.as_deref()).await,
     }
 }
 
@@ -320,7 +324,7 @@ async fn sandbox_providers(addr: SocketAddr, public_url: Option<&str>, webhook_u
         .map_err(|e| Error::internal("sandbox providers", e))
 }
 
-async fn migrate(cli: &Cli, from: &std::path::Path) -> Result<(), Error> {
+async fn migrate(cli: &Cli, from: &std::path::Path, source_mode: Option<&str>) -> Result<(), Error> {
     let url = cli.database_url.as_deref().ok_or_else(|| {
         Error::invalid_field(
             "database-url",
@@ -338,7 +342,7 @@ async fn migrate(cli: &Cli, from: &std::path::Path) -> Result<(), Error> {
     let target = staffroom::store::Db::open_postgres(url)
         .await
         .map_err(|e| Error::new(staffroom::ErrorCode::Unavailable, e.to_string()))?;
-    let copied = staffroom::store::migrate::from_data_dir(&source, &target).await?;
+    let copied = staffroom::store::migrate::from_data_dir(&source, &target, source_mode).await?;
     for (table, rows) in copied {
         println!("{table:<24} {rows} rows");
     }

@@ -300,6 +300,42 @@ async fn googles_tokens_are_the_teams_sealed_in_its_database() {
     assert_eq!(status(&a, &token_a).await["signedIn"], false);
 }
 
+/// A data dir that does not record whether it is a sandbox's (one made before data dirs did)
+/// enters a real team only when the operator names it real.
+#[tokio::test]
+async fn an_unmarked_data_dir_enters_a_real_team_only_when_named_real() {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().join("old-desktop");
+    // Account commands never decide a data dir's mode: this one records none.
+    common::add_user(&data_dir, "ada@example.com", "Ada", "admin", "copper-kettle-morning-7");
+    let marks: i64 = rusqlite::Connection::open(data_dir.join(staffroom::store::DB_FILE))
+        .unwrap()
+        .query_row("SELECT COUNT(*) FROM meta WHERE key = 'data_mode'", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(marks, 0, "the data dir records no mode");
+
+    let real = common::pg::cluster().database();
+    let (jwt, data) = generated_pair();
+    drop(Server::start(on_database(&real, false, &[("STAFFROOM_JWT_KEY", &jwt), ("STAFFROOM_DATA_KEY", &data)])));
+    let migrate = |mode: Option<&str>| {
+        let mut command = common::command(&data_dir);
+        command.args(["--database-url", &real, "migrate", "--from-data-dir"]).arg(&data_dir);
+        if let Some(mode) = mode {
+            command.args(["--source-mode", mode]);
+        }
+        let out = command.output().unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (moved, said) = migrate(None);
+    assert!(!moved && said.contains("--source-mode real"), "{said}");
+    let (moved, said) = migrate(Some("sandbox"));
+    assert!(!moved && said.contains("never enters a real team"), "{said}");
+    let (moved, said) = migrate(Some("real"));
+    assert!(moved, "{said}");
+    let users: i64 = common::pg_client(&real).await.query_one("SELECT COUNT(*) FROM users", &[]).await.unwrap().get(0);
+    assert_eq!(users, 1);
+}
+
 /// A single desktop grows up: its sandbox data dir moves into a team's database, whose server
 /// then serves its demo account, orders and audit, and numbers the next order after them.
 #[tokio::test]
