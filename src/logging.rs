@@ -8,9 +8,9 @@
 use std::path::Path;
 
 pub use tracing_appender::non_blocking::WorkerGuard;
+use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
-use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::{fmt, EnvFilter};
 
 /// The environment variable holding the log filter.
@@ -40,8 +40,7 @@ where
 /// Warnings and errors on stderr only, for one-shot commands: the cause of a failure (a refused
 /// connection, say) shows beside the error the command prints, without the routine lines.
 pub fn init_for_command() {
-    let _ =
-        tracing_subscriber::registry().with(filter("warn")).with(detail_allowed()).with(stderr_layer()).try_init();
+    let _ = tracing_subscriber::registry().with(filter("warn")).with(detail_allowed()).with(stderr_layer()).try_init();
 }
 
 /// Starts logging to stderr and, when `log_dir` is given, to JSON files in it (the CLI uses

@@ -5,6 +5,7 @@
 
 pub mod backend;
 mod call;
+pub mod links;
 pub mod ops;
 pub mod place;
 pub mod relay;
@@ -122,7 +123,7 @@ async fn on_this_computer(app: &tauri::AppHandle) -> bool {
     }
 }
 
-/// Sends every webhook feed item (received, rejected, applied) to every window at once, so
+/// Sends every webhook feed item (received, applied, a summary of refused ones) to every window at once, so
 /// orders and subscriptions update without a reload.
 fn forward_webhook_feed(app: tauri::AppHandle, core: &staffroom::Core) {
     use tauri::Emitter;

@@ -521,6 +521,9 @@ impl DesktopOperation for GoogleSignIn {
         });
         let page: staffroom::docs::ops::Authorization =
             cx.state.call("google_authorization", json_input(request)).await?;
+        // The server built the page: it is opened only if it is Google's, for this sign-in.
+        let google = &cx.state.core.config.docs.endpoints.auth_url;
+        crate::links::check_consent_page(&page.url, google, &step.redirect_uri, &step.state)?;
         open_in_browser(cx, &page.url)?;
         let code = step.finish(WAIT).await?;
         let handed = serde_json::json!({
@@ -539,8 +542,10 @@ fn json_input(value: serde_json::Value) -> Input {
     }
 }
 
+/// Opens a web page in the system browser (or the tests' scripted one): http(s) only.
 fn open_in_browser<R: Runtime>(cx: &Context<'_, R>, url: &str) -> Result<()> {
     use tauri_plugin_opener::OpenerExt;
+    crate::links::check_web_link(url)?;
     if let Some(browser) = cx.state.browser() {
         return browser(url);
     }

@@ -86,6 +86,19 @@ async fn relay<R: Runtime>(app: AppHandle<R>, server: Arc<TeamServer>, nudge: Ar
                 let _ = app.emit("session-expired", error.object());
                 return;
             }
+            Ok(response) if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS => {
+                // The server has as many streams as it serves: it is there, so wait as it says.
+                let retry_after = response
+                    .headers()
+                    .get(reqwest::header::RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok()?.trim().parse().ok())
+                    .map_or(LONGEST_WAIT, Duration::from_secs);
+                tracing::warn!(server = %server.url(), ?retry_after, "the team server has no place for another event stream");
+                wait = retry_after.min(LONGEST_WAIT);
+            }
+            Ok(response) if response.status().is_redirection() => {
+                reach.tell(&app, &server, server.refuse_redirect(&response).err())
+            }
             Ok(response) => reach.tell(&app, &server, Some(server.not_staffroom(response.status().as_u16()))),
             Err(error) => reach.tell(&app, &server, Some(server.unreachable(&error))),
         }

@@ -41,6 +41,9 @@ impl TeamServer {
         let base = server_url(url)?;
         let client = |whole_call: Option<Duration>| {
             let mut builder = reqwest::Client::builder()
+                // A redirect would re-send a password or a bearer token wherever the server (or
+                // whoever answers for it) points, even to plain http: none is followed.
+                .redirect(reqwest::redirect::Policy::none())
                 .connect_timeout(CONNECT_TIMEOUT)
                 .tls_built_in_native_certs(true)
                 .user_agent(concat!("Staffroom-desktop/", env!("CARGO_PKG_VERSION")));
@@ -61,6 +64,7 @@ impl TeamServer {
     pub async fn health(&self) -> Result<ServerHealth> {
         let response =
             self.http.get(format!("{}/api/health", self.base)).send().await.map_err(|e| self.unreachable(&e))?;
+        self.refuse_redirect(&response)?;
         let status = response.status().as_u16();
         match response.json::<ServerHealth>().await {
             Ok(health) if status == 200 => Ok(health),
@@ -107,6 +111,7 @@ impl TeamServer {
             request = request.json(body);
         }
         let response = request.send().await.map_err(|e| self.unreachable(&e))?;
+        self.refuse_redirect(&response)?;
         let status = response.status().as_u16();
         let retry_after = response
             .headers()
@@ -124,6 +129,27 @@ impl TeamServer {
         }
         let Some(body) = body else { return Err(self.not_staffroom(status)) };
         Err(refusal(status, &body, retry_after).unwrap_or_else(|| self.not_staffroom(status)))
+    }
+
+    /// A redirect is never followed (see [`TeamServer::new`]): it is an error naming the server
+    /// and where it pointed, so the user can give the server's own address.
+    pub(crate) fn refuse_redirect(&self, response: &reqwest::Response) -> Result<()> {
+        if !response.status().is_redirection() {
+            return Ok(());
+        }
+        let status = response.status().as_u16();
+        let location = response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).unwrap_or("");
+        tracing::warn!(server = %self.base, status, location, "the team server answered with a redirect; not followed");
+        Err(Error::new(
+            ErrorCode::Unavailable,
+            format!(
+                "The team server {} answered with a redirect (to {}), which Staffroom does not follow: \
+                 give the server's own address",
+                self.base,
+                if location.is_empty() { "nowhere" } else { location }
+            ),
+        )
+        .with_details(json!({ "teamServer": self.base, "status": status, "location": location })))
     }
 
     /// An answer that is not Staffroom's (a proxy's error page, another service): the server,

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use serde_json::json;
+use serde_json::{json, Value};
 use staffroom::api::Window;
 use staffroom::bindings::{client_module, sync_file, Bindings};
 use staffroom_desktop::window_operations;
@@ -41,18 +41,24 @@ fn the_ui_client_is_that_of_the_operations() {
     }
 }
 
-/// What each kind of window may do besides calling operations.
-fn window_permissions(window: Window) -> &'static [&'static str] {
+/// What each kind of window may do besides calling operations. The main window opens links a
+/// team server sent (checkout, receipt, document): web pages only, never `file:`, `mailto:` or
+/// another program's scheme.
+fn window_permissions(window: Window) -> Vec<Value> {
     match window {
-        Window::Main => {
-            &["core:event:default", "core:window:allow-set-title", "opener:allow-open-url", "opener:allow-default-urls"]
-        }
-        Window::Editor => &[
+        Window::Main => vec![
+            json!("core:event:default"),
+            json!("core:window:allow-set-title"),
+            json!({ "identifier": "opener:allow-open-url", "allow": [{ "url": "https://*" }, { "url": "http://*" }] }),
+        ],
+        Window::Editor => [
             "core:event:default",
             "core:window:allow-set-title",
             "core:window:allow-close",
             "core:window:allow-destroy",
-        ],
+        ]
+        .map(|permission| json!(permission))
+        .to_vec(),
     }
 }
 
@@ -63,8 +69,8 @@ fn each_window_s_capability_is_generated_from_the_declarations() {
         let names: Vec<&str> =
             operations.iter().filter(|(spec, _)| spec.windows.contains(&window)).map(|(spec, _)| spec.name).collect();
         assert!(!names.is_empty(), "no operation is declared for {window:?} windows");
-        let mut permissions: Vec<&str> = window_permissions(window).to_vec();
-        permissions.push("allow-call");
+        let mut permissions = window_permissions(window);
+        permissions.push(json!("allow-call"));
         let capability = json!({
             "$schema": "../gen/schemas/desktop-schema.json",
             "identifier": window.capability(),

@@ -1,9 +1,15 @@
 //! The desktop signed in to a team server (SPEC section 10), through its real `call` command
 //! (Tauri's mock runtime) against a sandbox service on loopback: the sign-in and the login
 //! screen's remembered choice, the server's live events relayed to the windows, drafts kept on
-//! this computer, "keep me signed in" across a restart, and signing out.
+//! this computer, "keep me signed in" across a restart, and signing out. Then, against a fake
+//! server on loopback, a hostile or hijacked one: an address to open that is not Google's consent
+//! page for this sign-in is never opened, and a redirect is never followed (it would re-send the
+//! password or the token wherever it points).
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -319,4 +325,179 @@ impl Desktop {
             .unwrap();
         answer["token"].as_str().unwrap().to_string()
     }
+}
+
+// A hostile or hijacked server (docs/SECURITY.md): a fake one on loopback.
+
+impl Desktop {
+    /// A fresh desktop whose system browser is scripted to send `opened` what it is asked to open.
+    fn recording_what_it_opens(dir: &std::path::Path, opened: mpsc::Sender<String>) -> Desktop {
+        let opened = std::sync::Mutex::new(opened);
+        Desktop::with_state(dir, |state| {
+            state.with_browser(std::sync::Arc::new(move |url: &str| {
+                opened.lock().unwrap().send(url.to_string()).unwrap();
+                Ok(())
+            }))
+        })
+    }
+}
+
+fn fake_sign_in(server: &str) -> Value {
+    json!({"email": "ada@example.com", "password": "a long passphrase 1", "server": server})
+}
+
+/// One request the fake server received.
+#[derive(Debug, Clone)]
+struct Received {
+    method: String,
+    path: String,
+    body: Value,
+}
+
+/// An answer: status, extra headers, JSON body.
+type Answer = (u16, Vec<(String, String)>, Value);
+
+/// A fake server on loopback answering each request with `answer`, one connection at a time.
+fn fake_server(answer: impl Fn(&Received) -> Answer + Send + 'static) -> (String, Arc<Mutex<Vec<Received>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            if reader.read_line(&mut line).is_err() || line.is_empty() {
+                continue;
+            }
+            let mut parts = line.split_whitespace();
+            let (method, path) = (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string());
+            let mut length = 0;
+            loop {
+                let mut header = String::new();
+                reader.read_line(&mut header).unwrap();
+                if header.trim().is_empty() {
+                    break;
+                }
+                if let Some((name, value)) = header.split_once(':') {
+                    if name.eq_ignore_ascii_case("content-length") {
+                        length = value.trim().parse().unwrap();
+                    }
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let received = Received { method, path, body: serde_json::from_slice(&body).unwrap_or(Value::Null) };
+            log.lock().unwrap().push(received.clone());
+            let (status, headers, body) = answer(&received);
+            let body = body.to_string();
+            let mut response = format!(
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+                body.len()
+            );
+            for (name, value) in headers {
+                response.push_str(&format!("{name}: {value}\r\n"));
+            }
+            response.push_str("\r\n");
+            response.push_str(&body);
+            let _ = stream.write_all(response.as_bytes());
+        }
+    });
+    (base, seen)
+}
+
+fn admin() -> Value {
+    json!({"id": "u1", "email": "ada@example.com", "name": "Ada", "role": "admin", "disabled": false, "locked": false})
+}
+
+/// What a Staffroom server answers to sign-in and `me`.
+fn signed_in(received: &Received) -> Option<Answer> {
+    match (received.method.as_str(), received.path.as_str()) {
+        ("POST", "/api/auth") => Some((
+            200,
+            vec![],
+            json!({
+                "token": "aaa.bbb.ccc", "resumeToken": "ddd.eee.fff", "user": admin(),
+                "expiresAt": "2030-01-01T00:00:00Z", "sessionExpiresAt": "2030-01-01T00:00:00Z"
+            }),
+        )),
+        ("GET", "/api/auth/me") => Some((200, vec![], json!({ "user": admin() }))),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_sign_in_address_that_is_not_this_sign_in_s_google_page_is_never_opened() {
+    let google = "https://accounts.google.com/o/oauth2/v2/auth";
+    // Each address the server will send, given the sign-in's own redirect_uri and state.
+    let pages: Vec<(&str, Box<dyn Fn(&str, &str) -> String + Send + Sync>)> = vec![
+        ("a file", Box::new(|_, _| "file:///etc/passwd".into())),
+        ("a share", Box::new(|_, _| "smb://attacker.example/share".into())),
+        ("another program", Box::new(|_, _| "ms-settings:privacy".into())),
+        ("another host", Box::new(|r, s| format!("https://accounts.evil.example/auth?redirect_uri={r}&state={s}"))),
+        (
+            "plain http",
+            Box::new(move |r, s| format!("http://accounts.google.com/o/oauth2/v2/auth?redirect_uri={r}&state={s}")),
+        ),
+        ("another redirect", Box::new(move |_, s| format!("{google}?redirect_uri=http://127.0.0.1:9/&state={s}"))),
+        ("another state", Box::new(move |r, _| format!("{google}?redirect_uri={r}&state=not-yours"))),
+    ];
+    for (what, page) in pages {
+        let (server, _) = fake_server(move |received| {
+            if let Some(answer) = signed_in(received) {
+                return answer;
+            }
+            if received.path == "/api/docs/google/authorization" {
+                let redirect = received.body["redirectUri"].as_str().unwrap_or_default();
+                let state = received.body["state"].as_str().unwrap_or_default();
+                let url = page(&url_encoded(redirect), state);
+                return (200, vec![], json!({ "url": url }));
+            }
+            (404, vec![], json!({"error": {"code": "not_found", "message": "No such route"}}))
+        });
+        let (opened, was_opened) = mpsc::channel();
+        let dir = tempfile::tempdir().unwrap();
+        let desktop = Desktop::recording_what_it_opens(dir.path(), opened);
+        desktop.call("login", fake_sign_in(&server)).unwrap();
+        let refused = desktop.call("google_sign_in", json!({})).expect_err(what);
+        let message = refused["message"].as_str().unwrap_or_default();
+        assert!(message.contains("was not opened"), "{what}: {refused}");
+        assert!(was_opened.recv_timeout(Duration::from_millis(200)).is_err(), "{what}: opened anyway");
+    }
+}
+
+fn url_encoded(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+#[test]
+fn a_redirect_is_never_followed_with_the_password() {
+    // Where the redirect points: it must never hear from the desktop.
+    let (elsewhere, heard) = fake_server(|_| (200, vec![], json!({})));
+    let target = format!("{elsewhere}/collect");
+    let (server, _) = fake_server(move |_| (307, vec![("location".into(), target.clone())], json!({})));
+    let dir = tempfile::tempdir().unwrap();
+    let desktop = Desktop::fresh(dir.path());
+    let refused = desktop.call("login", fake_sign_in(&server)).expect_err("a redirected sign-in");
+    let message = refused["message"].as_str().unwrap_or_default();
+    assert!(message.contains("redirect") && message.contains(&server), "{refused}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(heard.lock().unwrap().is_empty(), "the password went where the redirect pointed");
+}
+
+#[test]
+fn a_redirect_after_sign_in_does_not_carry_the_token_away() {
+    let (elsewhere, heard) = fake_server(|_| (200, vec![], json!({"products": []})));
+    let target = format!("{elsewhere}/steal");
+    let (server, _) = fake_server(move |received| {
+        signed_in(received).unwrap_or_else(|| (302, vec![("location".into(), target.clone())], json!({})))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let desktop = Desktop::fresh(dir.path());
+    desktop.call("login", fake_sign_in(&server)).unwrap();
+    let refused = desktop.call("list_products", json!({})).expect_err("a redirected call");
+    assert!(refused["message"].as_str().unwrap_or_default().contains("redirect"), "{refused}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(heard.lock().unwrap().is_empty(), "the token went where the redirect pointed");
 }

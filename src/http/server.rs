@@ -171,30 +171,8 @@ async fn serve_capped(
         let _ = stream.set_nodelay(true);
         let (busy, watched) = watch::channel(Busy::default());
         let service = TowerToHyperService::new(tracked_service(router.clone(), peer, Arc::new(busy)));
-        let (builder, acceptor, signals) = (builder.clone(), acceptor.clone(), server.clone());
-        tokio::spawn(async move {
-            let _place = permit;
-            let mut idle = IdleWatch { busy: watched, signals };
-            match acceptor {
-                None => {
-                    let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
-                    idle.drive(conn, peer).await;
-                }
-                Some(acceptor) => {
-                    let handshake = tokio::time::timeout(FIRST_REQUEST_TIMEOUT, acceptor.accept(stream));
-                    let stream = tokio::select! {
-                        done = handshake => match done {
-                            Ok(Ok(stream)) => stream,
-                            Ok(Err(err)) => return tracing::debug!(%err, %peer, "TLS handshake failed"),
-                            Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
-                        },
-                        () = idle.signals.crowded.notified() => return,
-                    };
-                    let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
-                    idle.drive(conn, peer).await;
-                }
-            }
-        });
+        let idle = IdleWatch { accepted: tokio::time::Instant::now(), busy: watched, signals: server.clone() };
+        tokio::spawn(serve_connection(stream, peer, acceptor.clone(), builder.clone(), service, idle, permit));
     }
     drop(listener);
     server.stopping.send_replace(true);
@@ -203,6 +181,42 @@ async fn serve_capped(
         tracing::warn!("some requests were still running when the shutdown grace period ended");
     }
     Ok(())
+}
+
+/// Serves one connection (after its TLS handshake, if any) until it ends or is closed; its place
+/// is given back then.
+async fn serve_connection<S>(
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+    acceptor: Option<TlsAcceptor>,
+    builder: Arc<Builder<TokioExecutor>>,
+    service: S,
+    mut idle: IdleWatch,
+    _place: tokio::sync::OwnedSemaphorePermit,
+) where
+    S: hyper::service::Service<hyper::Request<hyper::body::Incoming>, Response = axum::response::Response>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let Some(acceptor) = acceptor else {
+        let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+        return idle.drive(conn, peer).await;
+    };
+    // The handshake counts against the first request's deadline, and gives way to a crowd.
+    let handshake = tokio::time::timeout_at(idle.accepted + FIRST_REQUEST_TIMEOUT, acceptor.accept(stream));
+    let stream = tokio::select! {
+        done = handshake => match done {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(err)) => return tracing::debug!(%err, %peer, "TLS handshake failed"),
+            Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
+        },
+        () = idle.signals.crowded.notified() => return,
+    };
+    let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+    idle.drive(conn, peer).await;
 }
 
 /// What every connection hears from the server.
@@ -294,6 +308,8 @@ impl http_body::Body for TrackedBody {
 
 /// Watches one connection for idleness and for the server's signals.
 struct IdleWatch {
+    /// When the connection was accepted: its first request is due [`FIRST_REQUEST_TIMEOUT`] later.
+    accepted: tokio::time::Instant,
     busy: watch::Receiver<Busy>,
     signals: ServerSignals,
 }
@@ -337,9 +353,13 @@ impl IdleWatch {
                 }
                 continue;
             }
-            let allowed = if now.begun == 0 { FIRST_REQUEST_TIMEOUT } else { IDLE_TIMEOUT };
+            let deadline = if now.begun == 0 {
+                self.accepted + FIRST_REQUEST_TIMEOUT
+            } else {
+                tokio::time::Instant::now() + IDLE_TIMEOUT
+            };
             tokio::select! {
-                () = tokio::time::sleep(allowed) => return,
+                () = tokio::time::sleep_until(deadline) => return,
                 () = self.signals.crowded.notified() => return,
                 changed = self.busy.changed() => if changed.is_err() {
                     return std::future::pending().await;
@@ -368,28 +388,78 @@ mod tests {
         assert!(check_bind("0.0.0.0:8787".parse().unwrap(), true).is_ok());
     }
 
-    /// Connections beyond the cap wait, unserved, until one of those being served ends.
-    #[tokio::test]
-    async fn connections_beyond_the_cap_wait_their_turn() {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+
+    /// A server with `places` places whose `/` answers once `release` is notified.
+    async fn serve_slow(places: usize, release: Arc<Notify>) -> SocketAddr {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let router = Router::new().route("/", axum::routing::get(|| async { "ok" }));
-        tokio::spawn(serve_capped(listener, router, None, std::future::pending(), 2));
-        let request = b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
-        let answer = |mut stream: tokio::net::TcpStream| async move {
-            stream.write_all(request).await.unwrap();
-            let mut answer = String::new();
-            stream.read_to_string(&mut answer).await.map(|_| answer)
-        };
-        // Two idle connections take both places.
-        let idle =
-            [tokio::net::TcpStream::connect(addr).await.unwrap(), tokio::net::TcpStream::connect(addr).await.unwrap()];
+        let router = Router::new().route(
+            "/",
+            axum::routing::get(move || {
+                let release = release.clone();
+                async move {
+                    release.notified().await;
+                    "ok"
+                }
+            }),
+        );
+        tokio::spawn(serve_capped(listener, router, None, std::future::pending(), places));
+        addr
+    }
+
+    async fn answer(mut stream: tokio::net::TcpStream) -> std::io::Result<String> {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        stream.write_all(REQUEST).await?;
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.map(|_| answer)
+    }
+
+    /// Connections with a request in flight keep their places: one beyond the cap waits,
+    /// unserved, until one of them ends.
+    #[tokio::test]
+    async fn busy_connections_keep_their_places_and_the_next_waits_its_turn() {
+        let release = Arc::new(Notify::new());
+        let addr = serve_slow(2, release.clone()).await;
+        let busy = [
+            tokio::spawn(answer(tokio::net::TcpStream::connect(addr).await.unwrap())),
+            tokio::spawn(answer(tokio::net::TcpStream::connect(addr).await.unwrap())),
+        ];
+        tokio::time::sleep(Duration::from_millis(200)).await;
         let third = tokio::spawn(answer(tokio::net::TcpStream::connect(addr).await.unwrap()));
         tokio::time::sleep(Duration::from_millis(300)).await;
-        assert!(!third.is_finished(), "a third connection is served while two hold the places");
-        drop(idle);
+        assert!(!third.is_finished(), "a third connection was served while two requests held the places");
+        // Each release lets one waiting request answer: the two busy ones, then the third.
+        for _ in 0..3 {
+            release.notify_one();
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        for task in busy {
+            assert!(task.await.unwrap().unwrap().starts_with("HTTP/1.1 200"));
+        }
         let served = tokio::time::timeout(Duration::from_secs(5), third).await.unwrap().unwrap().unwrap();
         assert!(served.starts_with("HTTP/1.1 200"), "{served}");
+    }
+
+    /// When every place is taken by connections that have nothing in flight, they close to
+    /// make room, and the next connection is served at once.
+    #[tokio::test]
+    async fn idle_connections_make_room_when_every_place_is_taken() {
+        let release = Arc::new(Notify::new());
+        let addr = serve_slow(2, release.clone()).await;
+        let idle =
+            [tokio::net::TcpStream::connect(addr).await.unwrap(), tokio::net::TcpStream::connect(addr).await.unwrap()];
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let third = tokio::spawn(answer(tokio::net::TcpStream::connect(addr).await.unwrap()));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        release.notify_one();
+        let served = tokio::time::timeout(Duration::from_secs(2), third).await.unwrap().unwrap().unwrap();
+        assert!(served.starts_with("HTTP/1.1 200"), "{served}");
+        for mut stream in idle {
+            use tokio::io::AsyncReadExt;
+            let mut rest = Vec::new();
+            let closed = tokio::time::timeout(Duration::from_secs(2), stream.read_to_end(&mut rest)).await;
+            assert!(matches!(closed, Ok(Ok(0))), "an idle connection was left open: {closed:?}");
+        }
     }
 }

@@ -55,6 +55,20 @@ describe("Webhooks", () => {
     expect(await screen.findByText("subscription_created")).toBeInTheDocument();
   });
 
+  it("says how many deliveries were refused, from the summary in the live events", async () => {
+    mockCommands({
+      webhook_receiver: () => ({ running: true, url: "http://127.0.0.1:1/api/payments/webhooks", hasSecret: true, secretProblem: null }),
+      webhook_events: () => ({ receiving: true, events: [] }),
+    });
+    renderWithQuery(<Webhooks user={admin} />);
+    expect(await screen.findByText(/No deliveries yet/)).toBeInTheDocument();
+    expect(screen.queryByRole("status", { name: "Refused deliveries" })).toBeNull();
+    await emit("webhook", { kind: "refused", at: "2026-11-25T10:00:00Z", verified: false, outcome: "37 deliveries refused in the last minute: bad signature" });
+    const notice = await screen.findByRole("status", { name: "Refused deliveries" });
+    expect(notice).toHaveTextContent("37 deliveries refused in the last minute: bad signature");
+    expect(notice).toHaveTextContent("signing secret");
+  });
+
   it("lets an admin switch the receiver on at a port, and explains a failure", async () => {
     const calls = mockCommands({
       webhook_receiver: () => ({ running: false, url: null, hasSecret: false, secretProblem: null }),

@@ -1,8 +1,10 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
+import { listen } from "@tauri-apps/api/event";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRefetchOnWebhook } from "../events";
 import { api, describeError } from "../api";
 import type { User } from "../types";
+import type { FeedItem } from "../bindings/FeedItem";
 
 interface Props {
   user: User;
@@ -15,8 +17,9 @@ interface Props {
 export function Webhooks({ user, teamServer }: Props) {
   const events = useQuery({ queryKey: ["webhook-events"], queryFn: async () => (await api.webhookEvents({ limit: 100 })).events });
 
-  // Every delivery, rejection and application arrives as a `webhook` event from the core.
+  // Every delivery, application and summary of refusals arrives as a `webhook` event.
   useRefetchOnWebhook([["webhook-events"]]);
+  const refused = useLatestRefusal();
 
   return (
     <section className="content stack" aria-labelledby="webhooks-title">
@@ -30,6 +33,13 @@ export function Webhooks({ user, teamServer }: Props) {
         </div>
       ) : (
         <Receiver user={user} />
+      )}
+
+      {refused && (
+        <p className="callout" role="status" aria-label="Refused deliveries">
+          {refused.outcome} ({new Date(refused.at).toLocaleTimeString()}). Refused deliveries are not stored; if they are
+          the provider's, its signing secret and the one in Settings differ.
+        </p>
       )}
 
       <h3>Deliveries</h3>
@@ -62,6 +72,18 @@ export function Webhooks({ user, teamServer }: Props) {
       )}
     </section>
   );
+}
+
+/** The latest summary of refused deliveries (at most one a minute), from the live events. */
+function useLatestRefusal(): FeedItem | null {
+  const [latest, setLatest] = useState<FeedItem | null>(null);
+  useEffect(() => {
+    const stop = listen<FeedItem>("webhook", (event) => {
+      if (event.payload?.kind === "refused") setLatest(event.payload);
+    });
+    return () => void stop.then((unlisten) => unlisten());
+  }, []);
+  return latest;
 }
 
 /** This app's own receiver: on or off, where, and the switch (admins). */
