@@ -539,9 +539,14 @@ async fn accounts_and_sessions_live_and_end(db: Db) {
     assert_eq!(service.authenticate(&first.token).await.unwrap().email, "clerk@example.com");
     let second = service.refresh(&first.token).await.unwrap();
     assert!(service.authenticate(&first.token).await.is_err(), "a refreshed token stops");
-    assert!(service.refresh(&first.token).await.is_err(), "and cannot be refreshed twice");
+    assert!(service.authenticate(&second.token).await.is_ok());
     service.logout(&second.token).await.unwrap();
     assert!(service.authenticate(&second.token).await.is_err());
+    // A replaced token renewed again is a stolen one: the whole session ends.
+    let first = service.login(login("clerk@example.com", PASSWORD), "10.0.0.2").await.ok().unwrap();
+    let second = service.refresh(&first.token).await.unwrap();
+    assert!(service.refresh(&first.token).await.is_err(), "a token cannot be renewed twice");
+    assert!(service.authenticate(&second.token).await.is_err(), "and that ended the session");
 
     // Disabling ends every session at once; a new password too.
     let third = service.login(login("clerk@example.com", PASSWORD), "10.0.0.2").await.ok().unwrap();

@@ -43,12 +43,14 @@ const H2_PING_INTERVAL: Duration = Duration::from_secs(20);
 const H2_PING_TIMEOUT: Duration = Duration::from_secs(10);
 /// Requests one HTTP/2 connection may have in flight at once.
 const H2_MAX_STREAMS: u32 = 64;
+/// How often a connection waiting for a place asks the idle ones again to make room.
+const CROWDED_AGAIN: Duration = Duration::from_millis(100);
 /// How long an idle connection being closed may take to say goodbye.
 const IDLE_CLOSE_GRACE: Duration = Duration::from_secs(1);
 /// How long a shutdown waits for requests in flight.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 /// Connections served at once; more wait in the listen queue (a flood of connections cannot
-/// take every file descriptor), while the idle ones are closed to make room.
+/// take every file descriptor), while the idle ones are closed to make room for them.
 pub const MAX_CONNECTIONS: usize = 1024;
 
 /// A certificate chain and its private key, as PEM files.
@@ -145,17 +147,6 @@ async fn serve_capped(
     let server = ServerSignals { crowded: Arc::new(Notify::new()), stopping: watch::channel(false).0 };
     tokio::pin!(shutdown);
     loop {
-        let permit = match places.clone().try_acquire_owned() {
-            Ok(permit) => permit,
-            Err(_) => {
-                // Every place is taken: the connections with nothing in flight make room.
-                server.crowded.notify_waiters();
-                tokio::select! {
-                    permit = places.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
-                    _ = &mut shutdown => break,
-                }
-            }
-        };
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(pair) => pair,
@@ -168,6 +159,20 @@ async fn serve_capped(
             },
             _ = &mut shutdown => break,
         };
+        let permit = loop {
+            // Every place is taken and someone is waiting: the connections with nothing in flight
+            // make room. Asked again now and then, as one accepted a moment ago may not listen yet.
+            if let Ok(permit) = places.clone().try_acquire_owned() {
+                break Some(permit);
+            }
+            server.crowded.notify_waiters();
+            tokio::select! {
+                permit = places.clone().acquire_owned() => break Some(permit.expect("the semaphore is never closed")),
+                () = tokio::time::sleep(CROWDED_AGAIN) => {}
+                _ = &mut shutdown => break None,
+            }
+        };
+        let Some(permit) = permit else { break };
         let _ = stream.set_nodelay(true);
         let (busy, watched) = watch::channel(Busy::default());
         let service = TowerToHyperService::new(tracked_service(router.clone(), peer, Arc::new(busy)));
