@@ -361,10 +361,10 @@ async fn serve(
         check_bind(hooks, tls.is_some())?;
     }
     let tls = tls.as_ref().map(load_tls).transpose()?;
-    staffroom::http::server::raise_open_file_limit();
     let (data_dir, sandbox) = (config.data_dir.clone(), config.sandbox);
     std::fs::create_dir_all(&data_dir).ok();
     let _log_guard = staffroom::logging::init(Some(&data_dir.join("logs")));
+    staffroom::http::server::raise_open_file_limit();
     let core = Core::open(config).await?;
     if core.config.sandbox {
         staffroom::sandbox::ensure_demo_account(&core).await?;

@@ -493,6 +493,40 @@ async fn a_body_that_never_finishes_arriving_is_cut_off() {
     assert!(answer.contains("application/json") && answer.contains("\"code\":\"invalid_request\""), "{answer}");
 }
 
+/// A body trickled a byte every few seconds never stops arriving, yet it must arrive whole within
+/// 30 s of its head: otherwise it holds its connection's place for as long as the client likes.
+#[tokio::test]
+async fn a_body_trickled_byte_by_byte_is_cut_off_at_the_deadline() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::sandbox();
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let (mut reader, mut writer) = stream.into_split();
+    let started = Instant::now();
+    let head = format!(
+        "POST /api/auth HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+    );
+    writer.write_all(head.as_bytes()).await.unwrap();
+    let trickle = tokio::spawn(async move {
+        for _ in 0..20 {
+            if writer.write_all(b" ").await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(3)).await;
+        }
+    });
+    let mut answer = String::new();
+    let read = tokio::time::timeout(Duration::from_secs(50), reader.read_to_string(&mut answer)).await;
+    trickle.abort();
+    assert!(read.is_ok(), "the trickled body held the connection past 50 s");
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_secs(25) && waited < Duration::from_secs(45),
+        "answered after {waited:?}: {answer}"
+    );
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+}
+
 #[tokio::test]
 async fn every_refusal_is_the_error_object_and_answers_carry_safe_headers() {
     let server = Server::sandbox();

@@ -522,8 +522,14 @@ impl DesktopOperation for GoogleSignIn {
         let page: staffroom::docs::ops::Authorization =
             cx.state.call("google_authorization", json_input(request)).await?;
         // The server built the page: it is opened only if it is Google's, for this sign-in.
-        let google = &cx.state.core.config.docs.endpoints.auth_url;
-        crate::links::check_consent_page(&page.url, google, &step.redirect_uri, &step.state)?;
+        let server = cx.state.team().await.map(|server| server.url().to_string()).unwrap_or_default();
+        let sign_in = crate::links::SignIn {
+            google_auth_url: &cx.state.core.config.docs.endpoints.auth_url,
+            server: &server,
+            redirect_uri: &step.redirect_uri,
+            state: &step.state,
+        };
+        crate::links::check_consent_page(&page.url, &sign_in)?;
         open_in_browser(cx, &page.url)?;
         let code = step.finish(WAIT).await?;
         let handed = serde_json::json!({

@@ -23,6 +23,8 @@ const RELAYED: &[&str] = &["webhook", "sync-progress", "document-saved"];
 /// The first wait before reconnecting to a server out of reach; it doubles up to [`LONGEST_WAIT`].
 const FIRST_WAIT: Duration = Duration::from_millis(500);
 const LONGEST_WAIT: Duration = Duration::from_secs(10);
+/// The longest a server that has no place for the stream is waited for (its `Retry-After`).
+const LONGEST_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// The running relay; dropping it stops it.
 pub struct Relay {
@@ -94,7 +96,7 @@ async fn relay<R: Runtime>(app: AppHandle<R>, server: Arc<TeamServer>, nudge: Ar
                     .and_then(|v| v.to_str().ok()?.trim().parse().ok())
                     .map_or(LONGEST_WAIT, Duration::from_secs);
                 tracing::warn!(server = %server.url(), ?retry_after, "the team server has no place for another event stream");
-                wait = retry_after.min(LONGEST_WAIT);
+                wait = retry_after.min(LONGEST_RETRY_AFTER);
             }
             Ok(response) if response.status().is_redirection() => {
                 reach.tell(&app, &server, server.refuse_redirect(&response).err())

@@ -338,8 +338,12 @@ impl AuthService {
         let fresh = new_token_id();
         let rotated = self.db.rotate_token(&session.id, &claims.jti, &fresh, now).await?;
         if !rotated {
-            // Another renewal of this same token won a moment ago: this is a second use.
-            return Err(self.end_on_reuse(&user, &session).await);
+            // Either another renewal of this same token won a moment ago (a second use), or the
+            // session ended in the meantime (a sign-out): only the first is a theft.
+            return Err(match self.find_session(claims, false).await? {
+                Found::Ended => session_ended(),
+                Found::Current(..) | Found::Retired(..) => self.end_on_reuse(&user, &session).await,
+            });
         }
         session.token_id = Some(fresh);
         self.issue(&user, &session, now)

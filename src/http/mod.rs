@@ -60,7 +60,8 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response<axum::
         .into_response()
 }
 
-/// How long a client may take to send a request's body.
+/// How long a client may take to send a request's whole body, from its head (enforced for every
+/// request where connections are served, [`server`]).
 pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The whole service as one router over `core`, answering to the hosts of a service bound to
@@ -86,7 +87,7 @@ pub fn router(core: Core, bound: std::net::IpAddr) -> Router {
     hardened(guarded.merge(webhook_routes::receiver_routes()).with_state(core))
 }
 
-/// The layers every router gets: a body size limit and read time-out, a panic catcher that
+/// The layers every router gets: a body size limit, a panic catcher that
 /// answers the error object, headers that keep answers out of caches and browsers from guessing
 /// types, and a span with the latency of every request.
 fn hardened(router: Router) -> Router {
@@ -95,7 +96,6 @@ fn hardened(router: Router) -> Router {
     use tower_http::set_header::SetResponseHeaderLayer;
     router
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_READ_TIMEOUT))
         .layer(CatchPanicLayer::custom(panic_response))
         // Tokens, customers and documents: nothing here belongs in a cache.
         .layer(SetResponseHeaderLayer::overriding(CACHE_CONTROL, HeaderValue::from_static("no-store")))

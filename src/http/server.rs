@@ -8,6 +8,7 @@
 //! [`IDLE_TIMEOUT`] of the last answer; and when every place is taken, the idle ones close at once
 //! to make room. HTTP/2 connections are also pinged, so a peer that vanished is noticed.
 
+use std::future::Future as _;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -45,6 +46,10 @@ const H2_PING_TIMEOUT: Duration = Duration::from_secs(10);
 const H2_MAX_STREAMS: u32 = 64;
 /// How often a connection waiting for a place asks the idle ones again to make room.
 const CROWDED_AGAIN: Duration = Duration::from_millis(100);
+/// How long a connection may sit idle before it must make room when the server is crowded: a
+/// newcomer gets this long to start (a TLS handshake takes a round trip or two), so that a flood
+/// of fresh connections cannot push out every real client mid-handshake.
+const CROWDED_GRACE: Duration = Duration::from_secs(1);
 /// How long an idle connection being closed may take to say goodbye.
 const IDLE_CLOSE_GRACE: Duration = Duration::from_secs(1);
 /// How long a shutdown waits for requests in flight.
@@ -84,20 +89,33 @@ pub fn load_tls(files: &TlsFiles) -> Result<Arc<ServerConfig>> {
     Ok(Arc::new(config))
 }
 
-/// Raises this process's limit of open files to the most it may have: every connection place
-/// is a file descriptor, and a desktop session's usual 1,024 would run out before the places do.
+/// Raises this process's limit of open files as far as it may go (up to 65,536): every
+/// connection place is a file descriptor, and a session's usual 1,024 would run out before the
+/// places do. Where the hard limit is unlimited (macOS), 10,240 is the most asked for.
+#[cfg(unix)]
 pub fn raise_open_file_limit() {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit and setrlimit only read and write the struct passed to them.
     unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
-            limit.rlim_cur = limit.rlim_max;
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
-                tracing::debug!("could not raise the limit of open files");
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return;
+        }
+        for wanted in [limit.rlim_max.min(65_536), limit.rlim_max.min(10_240)] {
+            if wanted <= limit.rlim_cur {
+                return;
+            }
+            let raised = libc::rlimit { rlim_cur: wanted, rlim_max: limit.rlim_max };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                return;
             }
         }
+        tracing::warn!(limit = limit.rlim_cur, "could not raise the limit of open files");
     }
 }
+
+/// Elsewhere the limit is left as it is.
+#[cfg(not(unix))]
+pub fn raise_open_file_limit() {}
 
 /// Refuses to listen beyond loopback without TLS: tokens and webhook bodies must not cross a
 /// network in clear text.
@@ -151,8 +169,10 @@ async fn serve_capped(
             accepted = listener.accept() => match accepted {
                 Ok(pair) => pair,
                 Err(err) => {
-                    // Out of file descriptors and the like: wait a little rather than spin.
+                    // Out of file descriptors and the like: the idle connections give theirs
+                    // back, and the loop waits a little rather than spin.
                     tracing::warn!(%err, "accept failed");
+                    server.crowded.notify_waiters();
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
@@ -210,15 +230,23 @@ async fn serve_connection<S>(
         let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
         return idle.drive(conn, peer).await;
     };
-    // The handshake counts against the first request's deadline, and gives way to a crowd.
+    // The handshake counts against the first request's deadline, and gives way to a crowd once
+    // it has had its grace.
     let handshake = tokio::time::timeout_at(idle.accepted + FIRST_REQUEST_TIMEOUT, acceptor.accept(stream));
-    let stream = tokio::select! {
-        done = handshake => match done {
-            Ok(Ok(stream)) => stream,
-            Ok(Err(err)) => return tracing::debug!(%err, %peer, "TLS handshake failed"),
-            Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
-        },
-        () = idle.signals.crowded.notified() => return,
+    tokio::pin!(handshake);
+    let stream = loop {
+        tokio::select! {
+            done = &mut handshake => match done {
+                Ok(Ok(stream)) => break stream,
+                Ok(Err(err)) => return tracing::debug!(%err, %peer, "TLS handshake failed"),
+                Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
+            },
+            () = idle.signals.crowded.notified() => {
+                if idle.accepted.elapsed() >= CROWDED_GRACE {
+                    return;
+                }
+            }
+        }
     };
     let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
     idle.drive(conn, peer).await;
@@ -255,7 +283,8 @@ fn tracked_service(
 > + Clone {
     tower::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
         let in_flight = InFlight::begin(busy.clone());
-        let mut request = request.map(Body::new);
+        let deadline = Box::pin(tokio::time::sleep(crate::http::BODY_READ_TIMEOUT));
+        let mut request = request.map(|body| Body::new(BodyWithDeadline { body, deadline }));
         request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
         let router = router.clone();
         async move {
@@ -311,6 +340,49 @@ impl http_body::Body for TrackedBody {
     }
 }
 
+/// A request's body, which must arrive whole within [`crate::http::BODY_READ_TIMEOUT`] of its
+/// head: a client trickling a byte now and then would otherwise keep its request, and its
+/// connection's place, in flight for as long as it likes.
+struct BodyWithDeadline {
+    body: hyper::body::Incoming,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+}
+
+/// The error of a body that did not arrive in time.
+#[derive(Debug)]
+struct BodyTooSlow;
+
+impl std::fmt::Display for BodyTooSlow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the request body did not arrive within {} s", crate::http::BODY_READ_TIMEOUT.as_secs())
+    }
+}
+
+impl std::error::Error for BodyTooSlow {}
+
+impl http_body::Body for BodyWithDeadline {
+    type Data = bytes::Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<std::result::Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        if self.deadline.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Some(Err(Box::new(BodyTooSlow))));
+        }
+        Pin::new(&mut self.body).poll_frame(cx).map_err(Into::into)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
 /// Watches one connection for idleness and for the server's signals.
 struct IdleWatch {
     /// When the connection was accepted: its first request is due [`FIRST_REQUEST_TIMEOUT`] later.
@@ -335,7 +407,8 @@ impl IdleWatch {
             result = conn.as_mut() => return log_end(result, peer),
             () = self.idle_too_long() => {
                 tracing::debug!(%peer, "closing an idle connection");
-                IDLE_CLOSE_GRACE
+                // A request that began in the same moment still gets to finish.
+                if self.busy.borrow().in_flight == 0 { IDLE_CLOSE_GRACE } else { SHUTDOWN_GRACE }
             }
             _ = stopping.wait_for(|stopping| *stopping) => SHUTDOWN_GRACE,
         };
@@ -347,8 +420,8 @@ impl IdleWatch {
     }
 
     /// Resolves once no request has been in flight for the time allowed (a first request's
-    /// deadline for a new connection, the idle time-out after that), or as soon as the server is
-    /// crowded while none is.
+    /// deadline for a new connection, the idle time-out after that), or when the server is
+    /// crowded and none has been for [`CROWDED_GRACE`].
     async fn idle_too_long(&mut self) {
         loop {
             let now = *self.busy.borrow_and_update();
@@ -358,17 +431,24 @@ impl IdleWatch {
                 }
                 continue;
             }
-            let deadline = if now.begun == 0 {
-                self.accepted + FIRST_REQUEST_TIMEOUT
-            } else {
-                tokio::time::Instant::now() + IDLE_TIMEOUT
-            };
-            tokio::select! {
-                () = tokio::time::sleep_until(deadline) => return,
-                () = self.signals.crowded.notified() => return,
-                changed = self.busy.changed() => if changed.is_err() {
-                    return std::future::pending().await;
-                },
+            let idle_since = if now.begun == 0 { self.accepted } else { tokio::time::Instant::now() };
+            let deadline =
+                if now.begun == 0 { self.accepted + FIRST_REQUEST_TIMEOUT } else { idle_since + IDLE_TIMEOUT };
+            loop {
+                tokio::select! {
+                    () = tokio::time::sleep_until(deadline) => return,
+                    () = self.signals.crowded.notified() => {
+                        if idle_since.elapsed() >= CROWDED_GRACE {
+                            return;
+                        }
+                    }
+                    changed = self.busy.changed() => {
+                        if changed.is_err() {
+                            return std::future::pending().await;
+                        }
+                        break;
+                    }
+                }
             }
         }
     }
@@ -395,15 +475,21 @@ mod tests {
 
     const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
 
-    /// A server with `places` places whose `/` answers once `release` is notified.
-    async fn serve_slow(places: usize, release: Arc<Notify>) -> SocketAddr {
+    /// A server with `places` places whose `/` counts its requests in `entered` and answers
+    /// once `release` is notified.
+    async fn serve_slow(
+        places: usize,
+        release: Arc<Notify>,
+        entered: Arc<std::sync::atomic::AtomicUsize>,
+    ) -> SocketAddr {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let router = Router::new().route(
             "/",
             axum::routing::get(move || {
-                let release = release.clone();
+                let (release, entered) = (release.clone(), entered.clone());
                 async move {
+                    entered.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     release.notified().await;
                     "ok"
                 }
@@ -425,7 +511,8 @@ mod tests {
     #[tokio::test]
     async fn busy_connections_keep_their_places_and_the_next_waits_its_turn() {
         let release = Arc::new(Notify::new());
-        let addr = serve_slow(2, release.clone()).await;
+        let entered = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let addr = serve_slow(2, release.clone(), entered.clone()).await;
         let busy = [
             tokio::spawn(answer(tokio::net::TcpStream::connect(addr).await.unwrap())),
             tokio::spawn(answer(tokio::net::TcpStream::connect(addr).await.unwrap())),
@@ -433,7 +520,11 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(200)).await;
         let third = tokio::spawn(answer(tokio::net::TcpStream::connect(addr).await.unwrap()));
         tokio::time::sleep(Duration::from_millis(300)).await;
-        assert!(!third.is_finished(), "a third connection was served while two requests held the places");
+        assert_eq!(
+            entered.load(std::sync::atomic::Ordering::SeqCst),
+            2,
+            "a third request began while two held the places"
+        );
         // Each release lets one waiting request answer: the two busy ones, then the third.
         for _ in 0..3 {
             release.notify_one();
@@ -451,10 +542,11 @@ mod tests {
     #[tokio::test]
     async fn idle_connections_make_room_when_every_place_is_taken() {
         let release = Arc::new(Notify::new());
-        let addr = serve_slow(2, release.clone()).await;
+        let addr = serve_slow(2, release.clone(), Arc::default()).await;
         let idle =
             [tokio::net::TcpStream::connect(addr).await.unwrap(), tokio::net::TcpStream::connect(addr).await.unwrap()];
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        // Past their grace, idle connections give way to a newcomer.
+        tokio::time::sleep(CROWDED_GRACE + Duration::from_millis(100)).await;
         let third = tokio::spawn(answer(tokio::net::TcpStream::connect(addr).await.unwrap()));
         tokio::time::sleep(Duration::from_millis(200)).await;
         release.notify_one();
