@@ -3,7 +3,8 @@
 //! never send a byte (reconnecting each as soon as the server closes it) and asks for 1,100 live
 //! event streams with one session's token (retrying every 100 ms when refused). Meanwhile a
 //! second client signs in and reads a page of products, 100 times in a row; the figures are that
-//! client's latencies, and what the attacker got. Attacker, server and client share the machine.
+//! client's latencies (first with no attack, then under it), and what the attacker got.
+//! Attacker, server and client share the machine.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -42,41 +43,58 @@ async fn main() {
         .map_while(Result::ok)
         .find_map(|line| line.strip_prefix("listening on ").map(str::to_string))
         .expect("the server started");
-    let addr = base.trim_start_matches("http://").to_string();
     let http = reqwest::Client::new();
-    let sign_in = || {
-        let (http, url) = (http.clone(), format!("{base}/api/auth"));
-        async move {
-            let body = json!({"email": staffroom::sandbox::DEMO_EMAIL, "password": staffroom::sandbox::DEMO_PASSWORD});
-            let answer: Value = http.post(url).json(&body).send().await.unwrap().json().await.unwrap();
-            answer["token"].as_str().unwrap().to_string()
-        }
-    };
-    let attacker_token = sign_in().await;
+    let quiet = rounds(&http, &base).await;
+    let attacker_token = sign_in(&http, &base).await.expect("the attacker signs in");
+    let attack = Attack::start(&base, &attacker_token);
+    // Let the flood build up.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let under_attack = rounds(&http, &base).await;
+    let (open_now, refused, closed) = attack.stop();
+    let _ = server.kill();
 
-    let stop = Arc::new(tokio::sync::Notify::new());
-    let (closed, streams_open, refused) =
-        (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
-    let mut attackers = Vec::new();
-    for _ in 0..IDLE_SOCKETS {
-        let (addr, closed, stop) = (addr.clone(), closed.clone(), stop.clone());
-        attackers.push(tokio::spawn(async move {
-            loop {
-                let Ok(mut socket) = tokio::net::TcpStream::connect(&addr).await else { continue };
-                let mut byte = [0u8; 1];
-                tokio::select! {
-                    _ = socket.read(&mut byte) => closed.fetch_add(1, Ordering::Relaxed),
-                    () = stop.notified() => return,
-                };
-            }
-        }));
-    }
-    for _ in 0..STREAMS {
-        let (http, url, token) = (http.clone(), format!("{base}/api/events"), attacker_token.clone());
-        let (open, refused, stop) = (streams_open.clone(), refused.clone(), stop.clone());
-        attackers.push(tokio::spawn(async move {
-            loop {
-                let attempt = async {
+    println!("The second client, {ROUNDS} rounds of a sign-in and a page of products:");
+    quiet.print("no attack");
+    under_attack
+        .print(&format!("under {IDLE_SOCKETS} idle sockets and {STREAMS} event-stream requests from one session"));
+    println!(
+        "The attacker: {open_now} streams open at the end, {refused} stream requests refused, \
+         {closed} idle sockets closed by the server"
+    );
+}
+
+/// The attacker's tasks, and what they got.
+struct Attack {
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    streams_open: Arc<AtomicU64>,
+    refused: Arc<AtomicU64>,
+    closed: Arc<AtomicU64>,
+}
+
+impl Attack {
+    /// [`IDLE_SOCKETS`] sockets that never send a byte (each reconnected when the server closes
+    /// it) and [`STREAMS`] event-stream requests with one token (each retried 100 ms after a
+    /// refusal, or as soon as its stream ends).
+    fn start(base: &str, token: &str) -> Attack {
+        let addr = base.trim_start_matches("http://").to_string();
+        let http = reqwest::Client::new();
+        let (streams_open, refused, closed) = (Arc::default(), Arc::default(), Arc::<AtomicU64>::default());
+        let mut tasks = Vec::new();
+        for _ in 0..IDLE_SOCKETS {
+            let (addr, closed) = (addr.clone(), closed.clone());
+            tasks.push(tokio::spawn(async move {
+                loop {
+                    let Ok(mut socket) = tokio::net::TcpStream::connect(&addr).await else { continue };
+                    let _ = socket.read(&mut [0u8; 1]).await;
+                    closed.fetch_add(1, Ordering::Relaxed);
+                }
+            }));
+        }
+        for _ in 0..STREAMS {
+            let (http, url, token) = (http.clone(), format!("{base}/api/events"), token.to_string());
+            let (open, refused): (Arc<AtomicU64>, Arc<AtomicU64>) = (Arc::clone(&streams_open), Arc::clone(&refused));
+            tasks.push(tokio::spawn(async move {
+                loop {
                     match http.get(&url).bearer_auth(&token).send().await {
                         Ok(mut response) if response.status() == 200 => {
                             open.fetch_add(1, Ordering::Relaxed);
@@ -88,63 +106,73 @@ async fn main() {
                             tokio::time::sleep(Duration::from_millis(100)).await;
                         }
                     }
-                };
-                tokio::select! {
-                    () = attempt => {}
-                    () = stop.notified() => return,
                 }
-            }
-        }));
+            }));
+        }
+        Attack { tasks, streams_open, refused, closed }
     }
-    // Let the flood build up.
-    tokio::time::sleep(Duration::from_secs(3)).await;
 
-    let (mut sign_ins, mut pages) = (Vec::new(), Vec::new());
-    let mut failures = 0;
+    /// Stops every task; (streams open, stream requests refused, idle sockets closed).
+    fn stop(self) -> (u64, u64, u64) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        let read = |n: &AtomicU64| n.load(Ordering::Relaxed);
+        (read(&self.streams_open), read(&self.refused), read(&self.closed))
+    }
+}
+
+async fn sign_in(http: &reqwest::Client, base: &str) -> Option<String> {
+    let credentials = json!({"email": staffroom::sandbox::DEMO_EMAIL, "password": staffroom::sandbox::DEMO_PASSWORD});
+    let answer = http.post(format!("{base}/api/auth")).json(&credentials).send().await.ok()?;
+    let body: Value = answer.json().await.ok()?;
+    body["token"].as_str().map(str::to_string)
+}
+
+/// One client's latencies over [`ROUNDS`] rounds, and how many requests failed.
+struct Rounds {
+    sign_ins: Vec<Duration>,
+    pages: Vec<Duration>,
+    failures: usize,
+}
+
+/// [`ROUNDS`] times: a sign-in, then a page of products with its token; each may take 10 s.
+async fn rounds(http: &reqwest::Client, base: &str) -> Rounds {
+    const LIMIT: Duration = Duration::from_secs(10);
+    let mut measured = Rounds { sign_ins: Vec::new(), pages: Vec::new(), failures: 0 };
     for _ in 0..ROUNDS {
         let started = Instant::now();
-        let token = tokio::time::timeout(Duration::from_secs(10), sign_in()).await;
-        sign_ins.push(started.elapsed());
-        let Ok(token) = token else {
-            failures += 1;
+        let Ok(Some(token)) = tokio::time::timeout(LIMIT, sign_in(http, base)).await else {
+            measured.failures += 1;
             continue;
         };
+        measured.sign_ins.push(started.elapsed());
         let started = Instant::now();
         let page = http.get(format!("{base}/api/payments/products?limit=10")).bearer_auth(&token).send();
-        match tokio::time::timeout(Duration::from_secs(10), page).await {
-            Ok(Ok(response)) if response.status() == 200 => pages.push(started.elapsed()),
-            _ => failures += 1,
+        match tokio::time::timeout(LIMIT, page).await {
+            Ok(Ok(response)) if response.status() == 200 => measured.pages.push(started.elapsed()),
+            _ => measured.failures += 1,
         }
     }
-    let (open_now, refused_total, closed_total) =
-        (streams_open.load(Ordering::Relaxed), refused.load(Ordering::Relaxed), closed.load(Ordering::Relaxed));
-    stop.notify_waiters();
-    for attacker in attackers {
-        attacker.abort();
-    }
-    let _ = server.kill();
+    measured.sign_ins.sort();
+    measured.pages.sort();
+    measured
+}
 
-    sign_ins.sort();
-    pages.sort();
-    println!(
-        "Under {IDLE_SOCKETS} idle sockets and {STREAMS} event-stream requests from one session ({} rounds):",
-        ROUNDS
-    );
-    for (what, latencies) in [("sign-in", &sign_ins), ("page of products", &pages)] {
-        if latencies.is_empty() {
-            println!("  {what:<17} no answer at all");
-            continue;
+impl Rounds {
+    fn print(&self, when: &str) {
+        println!("  {when}:");
+        for (what, latencies) in [("sign-in", &self.sign_ins), ("page of products", &self.pages)] {
+            match latencies.last() {
+                Some(max) => println!(
+                    "    {what:<17} p50 {}  p99 {}  max {}",
+                    ms(percentile(latencies, 0.5)),
+                    ms(percentile(latencies, 0.99)),
+                    ms(*max)
+                ),
+                None => println!("    {what:<17} no answer at all"),
+            }
         }
-        println!(
-            "  {what:<17} p50 {}  p99 {}  max {}",
-            ms(percentile(latencies, 0.5)),
-            ms(percentile(latencies, 0.99)),
-            ms(*latencies.last().unwrap())
-        );
+        println!("    failed or over 10 s: {}", self.failures);
     }
-    println!("  the second client's requests that failed or took over 10 s: {failures}");
-    println!(
-        "  attacker: {open_now} streams open at the end, {refused_total} stream requests refused, \
-         {closed_total} idle sockets closed by the server"
-    );
 }
