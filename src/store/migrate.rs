@@ -41,6 +41,24 @@ const SETTINGS: &[&str] = &["audit_retention_days", "payments_sync_interval_secs
 /// How many rows of each table were copied.
 pub type Copied = Vec<(&'static str, u64)>;
 
+/// What the data dir holds: the mode it records, or the one the operator named for a dir that
+/// records none; a contradiction, or neither, is refused.
+fn source_mode(recorded: Option<String>, named: Option<&str>) -> Result<String> {
+    match (recorded, named) {
+        (Some(recorded), Some(named)) if recorded != named => Err(Error::invalid_field(
+            "source-mode",
+            format!("the data dir records that it holds {recorded} data, not {named}"),
+        )),
+        (Some(recorded), _) => Ok(recorded),
+        (None, Some(named)) => Ok(named.to_string()),
+        (None, None) => Err(Error::invalid_field(
+            "source-mode",
+            "the data dir does not record whether it holds sandbox or real data: name it with \
+             --source-mode real (or sandbox), after checking that it has no sandbox demo account",
+        )),
+    }
+}
+
 /// Copies the data dir's database `from` into the team's database `to`. A data dir that does not
 /// record whether it is a sandbox's (made before data dirs did) is copied only when the operator
 /// says what it holds (`named_mode`, `real` or `sandbox`): a sandbox's public demo account must
@@ -49,24 +67,7 @@ pub async fn from_data_dir(from: &Db, to: &Db, named_mode: Option<&str>) -> Resu
     let (Db::Sqlite(source), Db::Postgres(target)) = (from, to) else {
         return Err(Error::internal("migrate", "copies a data dir's SQLite database into PostgreSQL"));
     };
-    let source_mode = match (from.meta("data_mode").await?, named_mode) {
-        (Some(recorded), Some(named)) if recorded != named => {
-            return Err(Error::invalid_field(
-                "source-mode",
-                format!("the data dir records that it holds {recorded} data, not {named}"),
-            ));
-        }
-        (Some(recorded), _) => recorded,
-        (None, Some(named)) => named.to_string(),
-        (None, None) => {
-            return Err(Error::invalid_field(
-                "source-mode",
-                "the data dir does not record whether it holds sandbox or real data: name it with \
-                 --source-mode real (or sandbox), after checking that it has no sandbox demo account",
-            ))
-        }
-    };
-    let source_mode = Some(source_mode);
+    let source_mode = Some(source_mode(from.meta("data_mode").await?, named_mode)?);
     let mut client = target.client().await?;
     let tx = client.transaction().await?;
     // One copy at a time, and none into a team that already has data.

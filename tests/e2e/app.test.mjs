@@ -243,6 +243,12 @@ test("a document holding more than text opens as it is, and one shared to view o
 test("the admin screens show the day's work", async () => {
   await goTo("Webhooks");
   await eventually("the order's webhooks in the feed", async () => /order_created/.test(await textOf(By.css("section.content"))));
+  // A forged delivery to this app's receiver: refused, stored nowhere, and summed up here.
+  const receiver = (await textOf(By.css("[aria-label='Receiver'] code"))).trim();
+  const forged = await fetch(receiver, { method: "POST", headers: { "content-type": "application/json", "x-signature": "00" }, body: "{}" });
+  assert.equal(forged.status, 401);
+  const refused = await find(By.css("[aria-label='Refused deliveries']"));
+  assert.match(await refused.getText(), /1 delivery refused: bad signature/);
   await shot("14-webhooks");
   await goTo("Users & audit");
   await find(By.css("table"));

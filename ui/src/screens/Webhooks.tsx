@@ -36,7 +36,7 @@ export function Webhooks({ user, teamServer }: Props) {
       )}
 
       {refused && (
-        <p className="callout" role="status" aria-label="Refused deliveries">
+        <p className="callout warn" role="status" aria-label="Refused deliveries">
           {refused.outcome} ({new Date(refused.at).toLocaleTimeString()}). Refused deliveries are not stored; if they are
           the provider's, its signing secret and the one in Settings differ.
         </p>
