@@ -115,76 +115,109 @@ fn stale_payment(result: ApplyResult) -> ApplyResult {
 
 fn decide_order(event: &WebhookEvent, existing: Option<OrderRecord>) -> (Change, ApplyResult) {
     let r = resource(event);
-    let provider_status =
-        r.str("status").unwrap_or_else(|| if event.name == "order_paid" { "paid".into() } else { "pending".into() });
-    let updated_at = model::normalise_time(r.str("updated_at")).or_else(|| event.timestamp.clone());
-    let now = now_rfc3339();
-    // Lemon Squeezy creates an order when it is paid: its created_at is the moment of payment,
-    // the same whichever event tells us first.
-    let paid_moment =
-        model::normalise_time(r.str("created_at")).or_else(|| updated_at.clone()).unwrap_or_else(|| now.clone());
-    let refunded = event.name == "order_refunded" || matches!(provider_status.as_str(), "refunded" | "partial_refund");
-    let refunded_at = refunded.then(|| {
-        model::normalise_time(r.str("refunded_at")).or_else(|| updated_at.clone()).unwrap_or_else(|| now.clone())
-    });
-    let Some(mut order) = existing else {
-        // An order made elsewhere (the provider's own checkout links): it becomes a local order.
-        let item = r.attributes.get("first_order_item").cloned().unwrap_or(Value::Null);
-        let status = OrderStatus::of_provider(&provider_status);
-        let record = OrderRecord {
-            dto: OrderDto {
-                id: event.local_order_id().unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
-                order_id: String::new(),
-                status,
-                total: r.int("total").unwrap_or(0),
-                currency: r.str("currency").unwrap_or_else(|| "USD".into()),
-                checkout_url: String::new(),
-                created_at: model::normalise_time(r.str("created_at")).unwrap_or_else(|| now.clone()),
-                email: r.str("user_email").unwrap_or_default(),
-                name: r.str("user_name"),
-                product_id: item.get("product_id").and_then(super::jsonapi::id_of).unwrap_or_default(),
-                variant_id: item.get("variant_id").and_then(super::jsonapi::id_of).unwrap_or_default(),
-                customer_id: r.str("customer_id"),
-                provider_order_id: Some(r.id.clone()),
-                paid_at: (status == OrderStatus::Paid).then(|| paid_moment.clone()),
-                refunded_at,
-                refunded_amount: r.int("refunded_amount").unwrap_or(0),
-                updated_at: now,
-                review: None,
-                events: None,
-            },
-            provider_status: Some(provider_status),
-            provider_updated_at: updated_at,
-            expected: None,
-            checkout_id: None,
-            billing_address: None,
-            metadata: None,
-            created_by: Some("provider".into()),
-        };
-        let result = ApplyResult {
-            outcome: Outcome::Applied(Some("new order from the provider".into())),
-            order_id: Some(record.dto.id.clone()),
-            subscription_id: None,
-        };
-        return (Change::InsertOrder(record), result);
+    let facts = OrderFacts::read(event, &r);
+    match existing {
+        None => order_from_provider(event, &r, facts),
+        Some(order) => update_order(event, &r, order, facts),
+    }
+}
+
+/// What an order event says, read once for either way of applying it.
+struct OrderFacts {
+    provider_status: String,
+    updated_at: Option<String>,
+    now: String,
+    /// When the order was paid: Lemon Squeezy creates an order when it is paid, so its
+    /// created_at is the moment of payment, the same whichever event tells us first.
+    paid_moment: String,
+    refunded_at: Option<String>,
+}
+
+impl OrderFacts {
+    fn read(event: &WebhookEvent, r: &Resource) -> OrderFacts {
+        let provider_status =
+            r.str("status")
+                .unwrap_or_else(|| if event.name == "order_paid" { "paid".into() } else { "pending".into() });
+        let updated_at = model::normalise_time(r.str("updated_at")).or_else(|| event.timestamp.clone());
+        let now = now_rfc3339();
+        let paid_moment =
+            model::normalise_time(r.str("created_at")).or_else(|| updated_at.clone()).unwrap_or_else(|| now.clone());
+        let refunded =
+            event.name == "order_refunded" || matches!(provider_status.as_str(), "refunded" | "partial_refund");
+        let refunded_at = refunded.then(|| {
+            model::normalise_time(r.str("refunded_at")).or_else(|| updated_at.clone()).unwrap_or_else(|| now.clone())
+        });
+        OrderFacts { provider_status, updated_at, now, paid_moment, refunded_at }
+    }
+}
+
+/// An order made elsewhere (the provider's own checkout links): it becomes a local order.
+fn order_from_provider(event: &WebhookEvent, r: &Resource, facts: OrderFacts) -> (Change, ApplyResult) {
+    let item = r.attributes.get("first_order_item").cloned().unwrap_or(Value::Null);
+    let status = OrderStatus::of_provider(&facts.provider_status);
+    let record = OrderRecord {
+        dto: OrderDto {
+            id: event.local_order_id().unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+            order_id: String::new(),
+            status,
+            total: r.int("total").unwrap_or(0),
+            currency: r.str("currency").unwrap_or_else(|| "USD".into()),
+            checkout_url: String::new(),
+            created_at: model::normalise_time(r.str("created_at")).unwrap_or_else(|| facts.now.clone()),
+            email: r.str("user_email").unwrap_or_default(),
+            name: r.str("user_name"),
+            product_id: item.get("product_id").and_then(super::jsonapi::id_of).unwrap_or_default(),
+            variant_id: item.get("variant_id").and_then(super::jsonapi::id_of).unwrap_or_default(),
+            customer_id: r.str("customer_id"),
+            provider_order_id: Some(r.id.clone()),
+            paid_at: (status == OrderStatus::Paid).then_some(facts.paid_moment),
+            refunded_at: facts.refunded_at,
+            refunded_amount: r.int("refunded_amount").unwrap_or(0),
+            updated_at: facts.now,
+            review: None,
+            events: None,
+        },
+        provider_status: Some(facts.provider_status),
+        provider_updated_at: facts.updated_at,
+        expected: None,
+        checkout_id: None,
+        billing_address: None,
+        metadata: None,
+        created_by: Some("provider".into()),
     };
+    let result = ApplyResult {
+        outcome: Outcome::Applied(Some("new order from the provider".into())),
+        order_id: Some(record.dto.id.clone()),
+        subscription_id: None,
+    };
+    (Change::InsertOrder(record), result)
+}
+
+/// An event about an order we keep: its status moves forward only, and a payment that does not
+/// match the order's checkout is held for review instead.
+fn update_order(
+    event: &WebhookEvent,
+    r: &Resource,
+    mut order: OrderRecord,
+    facts: OrderFacts,
+) -> (Change, ApplyResult) {
     let id = order.dto.id.clone();
     let linked = |outcome: Outcome| ApplyResult { outcome, order_id: Some(id.clone()), subscription_id: None };
-    if older(updated_at.as_deref(), order.provider_updated_at.as_deref()) {
+    if older(facts.updated_at.as_deref(), order.provider_updated_at.as_deref()) {
         return (Change::None, linked(Outcome::Stale("older than the cached order".into())));
     }
-    if refunded_at.is_some() {
-        order.dto.refunded_at = refunded_at;
+    if facts.refunded_at.is_some() {
+        order.dto.refunded_at = facts.refunded_at;
     }
     // The provider's running total of what was refunded; it only grows.
     if let Some(refunded) = r.int("refunded_amount") {
         order.dto.refunded_amount = order.dto.refunded_amount.max(refunded);
     }
-    let target = OrderStatus::of_provider(&provider_status);
+    let target = OrderStatus::of_provider(&facts.provider_status);
     let mut outcome = Outcome::Applied(None);
     let mut review = None;
     let differences = if target == OrderStatus::Paid && order.dto.status != OrderStatus::Paid {
-        checkout_differences(&order, &r, event.test_mode)
+        checkout_differences(&order, r, event.test_mode)
     } else {
         Vec::new()
     };
@@ -198,7 +231,7 @@ fn decide_order(event: &WebhookEvent, existing: Option<OrderRecord>) -> (Change,
         outcome = Outcome::HeldForReview(reason);
     } else if order_may_move(order.dto.status, target) {
         if target == OrderStatus::Paid && order.dto.status != OrderStatus::Paid {
-            order.dto.paid_at.get_or_insert(paid_moment);
+            order.dto.paid_at.get_or_insert(facts.paid_moment);
             // From now on the order shows what the customer was charged (tax in, discounts out).
             if let Some(total) = r.int("total") {
                 order.dto.total = total;
@@ -214,9 +247,9 @@ fn decide_order(event: &WebhookEvent, existing: Option<OrderRecord>) -> (Change,
     }
     order.dto.provider_order_id = Some(r.id.clone());
     order.dto.customer_id = r.str("customer_id").or(order.dto.customer_id);
-    order.dto.updated_at = now;
-    order.provider_status = Some(provider_status);
-    order.provider_updated_at = updated_at.or(order.provider_updated_at);
+    order.dto.updated_at = facts.now;
+    order.provider_status = Some(facts.provider_status);
+    order.provider_updated_at = facts.updated_at.or(order.provider_updated_at);
     (Change::UpdateOrder { order, review }, linked(outcome))
 }
 

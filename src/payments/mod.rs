@@ -541,46 +541,10 @@ impl PaymentService {
     /// `POST /orders`: a provider checkout for the variant, and our local order record.
     pub async fn create_order(&self, actor: &Actor, new: validate::NewOrder) -> Result<OrderDto> {
         let product = self.get_product(&new.product_id).await?;
-        if product.status != model::ProductStatus::Published {
-            return Err(Error::invalid_field("productId", "is a draft product; only published products can be sold"));
-        }
-        let variants = product.variants.clone().unwrap_or_default();
-        // A product's only variant is its "default" one, which Lemon Squeezy keeps `pending`
-        // (its variant reference): it sells as the product itself.
-        let sellable =
-            |v: &model::VariantDto| v.status == "published" || (variants.len() == 1 && v.status == "pending");
-        let variant = match &new.variant_id {
-            Some(id) => variants
-                .iter()
-                .find(|v| &v.id == id)
-                .ok_or_else(|| Error::invalid_field("variantId", "is not a variant of this product"))?,
-            None => variants
-                .iter()
-                .find(|v| sellable(v))
-                .ok_or_else(|| Error::invalid_field("productId", "has no published variant to sell"))?,
-        };
-        if !sellable(variant) {
-            return Err(Error::invalid_field("variantId", "is not published"));
-        }
+        let variant = sellable_variant(&product, new.variant_id.as_deref())?;
         let order_id = uuid::Uuid::new_v4().to_string();
-        let mut custom = new.metadata.clone();
-        custom.insert("order_id".into(), Value::String(order_id.clone()));
-        let mut checkout_data = json!({ "email": new.email, "custom": custom });
-        if let Some(name) = &new.name {
-            checkout_data["name"] = name.clone().into();
-        }
-        if let Some(address) = &new.billing_address {
-            checkout_data["billing_address"] = Value::Object(address.clone());
-        }
         let store_id = self.store_id().await?;
-        let request = json!({"data": {
-            "type": "checkouts",
-            "attributes": {"checkout_data": checkout_data},
-            "relationships": {
-                "store": {"data": {"type": "stores", "id": store_id}},
-                "variant": {"data": {"type": "variants", "id": variant.id}}
-            }
-        }});
+        let request = checkout_request(&new, &order_id, &store_id, &variant.id);
         let checkout = match self.create_checkout(&request, &store_id, &variant.id, &order_id).await {
             Ok(checkout) => checkout,
             Err(err) => {
@@ -598,29 +562,8 @@ impl PaymentService {
         };
         let checkout_url =
             checkout.str("url").ok_or_else(|| Error::integration(client::PROVIDER, None, "The checkout has no URL"))?;
-        let now = now_rfc3339();
         let mut record = OrderRecord {
-            dto: OrderDto {
-                id: order_id.clone(),
-                order_id: String::new(),
-                status: model::OrderStatus::Pending,
-                total: variant.price,
-                currency: product.currency.clone(),
-                checkout_url,
-                created_at: now.clone(),
-                email: new.email.clone(),
-                name: new.name.clone(),
-                product_id: product.id.clone(),
-                variant_id: variant.id.clone(),
-                customer_id: new.customer_id.clone(),
-                provider_order_id: None,
-                paid_at: None,
-                refunded_at: None,
-                refunded_amount: 0,
-                updated_at: now,
-                review: None,
-                events: None,
-            },
+            dto: OrderDto { id: order_id.clone(), checkout_url, ..pending_order(&new, &product, variant) },
             provider_status: None,
             provider_updated_at: None,
             expected: Some(store::CheckoutTerms {
@@ -909,6 +852,80 @@ fn validate_id(field: &str, id: &str) -> Result<()> {
         Ok(())
     } else {
         Err(Error::invalid_field(field, "is not a valid id"))
+    }
+}
+
+/// The variant an order of `product` sells: the one asked for, or the first sellable one.
+/// Only a published product sells, and only its published variants; a product's only variant
+/// is its "default" one, which Lemon Squeezy keeps `pending` (its variant reference), and it
+/// sells as the product itself.
+fn sellable_variant<'p>(product: &'p ProductDto, asked: Option<&str>) -> Result<&'p model::VariantDto> {
+    if product.status != model::ProductStatus::Published {
+        return Err(Error::invalid_field("productId", "is a draft product; only published products can be sold"));
+    }
+    let variants = product.variants.as_deref().unwrap_or_default();
+    let sellable = |v: &model::VariantDto| v.status == "published" || (variants.len() == 1 && v.status == "pending");
+    let variant = match asked {
+        Some(id) => variants
+            .iter()
+            .find(|v| v.id == id)
+            .ok_or_else(|| Error::invalid_field("variantId", "is not a variant of this product"))?,
+        None => variants
+            .iter()
+            .find(|v| sellable(v))
+            .ok_or_else(|| Error::invalid_field("productId", "has no published variant to sell"))?,
+    };
+    if !sellable(variant) {
+        return Err(Error::invalid_field("variantId", "is not published"));
+    }
+    Ok(variant)
+}
+
+/// The provider's `POST /checkouts` body for our order `order_id` (carried in its custom data,
+/// so that the paid order's webhook finds it).
+fn checkout_request(new: &validate::NewOrder, order_id: &str, store_id: &str, variant_id: &str) -> Value {
+    let mut custom = new.metadata.clone();
+    custom.insert("order_id".into(), Value::String(order_id.to_string()));
+    let mut checkout_data = json!({ "email": new.email, "custom": custom });
+    if let Some(name) = &new.name {
+        checkout_data["name"] = name.clone().into();
+    }
+    if let Some(address) = &new.billing_address {
+        checkout_data["billing_address"] = Value::Object(address.clone());
+    }
+    json!({"data": {
+        "type": "checkouts",
+        "attributes": {"checkout_data": checkout_data},
+        "relationships": {
+            "store": {"data": {"type": "stores", "id": store_id}},
+            "variant": {"data": {"type": "variants", "id": variant_id}}
+        }
+    }})
+}
+
+/// A new order of `variant`, pending, as it is before its checkout exists (no id, no URL yet).
+fn pending_order(new: &validate::NewOrder, product: &ProductDto, variant: &model::VariantDto) -> OrderDto {
+    let now = now_rfc3339();
+    OrderDto {
+        id: String::new(),
+        order_id: String::new(),
+        status: model::OrderStatus::Pending,
+        total: variant.price,
+        currency: product.currency.clone(),
+        checkout_url: String::new(),
+        created_at: now.clone(),
+        email: new.email.clone(),
+        name: new.name.clone(),
+        product_id: product.id.clone(),
+        variant_id: variant.id.clone(),
+        customer_id: new.customer_id.clone(),
+        provider_order_id: None,
+        paid_at: None,
+        refunded_at: None,
+        refunded_amount: 0,
+        updated_at: now,
+        review: None,
+        events: None,
     }
 }
 

@@ -93,69 +93,8 @@ pub fn parse(body: &Value, header_event: Option<&str>) -> Result<WebhookEvent, V
         }
     };
 
-    // The event name may be given in up to four places; all that are present must agree.
-    let mut names: Vec<(&str, String)> = Vec::new();
-    for (field, value) in [
-        ("event", root.get("event")),
-        ("meta.eventName", meta.and_then(|m| m.get("eventName"))),
-        ("meta.event_name", meta.and_then(|m| m.get("event_name"))),
-    ] {
-        match value {
-            None | Some(Value::Null) => {}
-            Some(Value::String(name)) if !name.trim().is_empty() && name.len() <= 100 => {
-                names.push((field, name.trim().to_string()))
-            }
-            Some(_) => errors.push(FieldError::new(field, "must be a non-empty string of at most 100 characters")),
-        }
-    }
-    if let Some(header) = header_event.map(str::trim).filter(|h| !h.is_empty()) {
-        names.push(("X-Event-Name", header.to_string()));
-    }
-    let name = match names.first() {
-        None => {
-            errors.push(FieldError::new("meta.event_name", "is required (or event / meta.eventName)"));
-            None
-        }
-        Some((_, first)) => {
-            for (field, other) in &names[1..] {
-                if other != first {
-                    errors.push(FieldError::new(*field, format!("says '{other}' but the event is '{first}'")));
-                }
-            }
-            Some(first.clone())
-        }
-    };
-
-    let data = match root.get("data") {
-        Some(Value::Object(data)) => Some(data),
-        None | Some(Value::Null) => {
-            errors.push(FieldError::new("data", "is required"));
-            None
-        }
-        Some(_) => {
-            errors.push(FieldError::new("data", "must be an object"));
-            None
-        }
-    };
-    let mut resource_type = None;
-    let mut resource_id = None;
-    let mut attributes = Map::new();
-    if let Some(data) = data {
-        resource_id = string_or_number(data.get("id"));
-        if resource_id.is_none() {
-            errors.push(FieldError::new("data.id", "is required: a string id"));
-        }
-        match data.get("type") {
-            Some(Value::String(t)) if !t.is_empty() => resource_type = Some(t.clone()),
-            _ => errors.push(FieldError::new("data.type", "is required: a string")),
-        }
-        match data.get("attributes") {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(a)) => attributes = a.clone(),
-            Some(_) => errors.push(FieldError::new("data.attributes", "must be an object")),
-        }
-    }
-
+    let name = event_name(root, meta, header_event, &mut errors);
+    let (resource_type, resource_id, attributes) = data_of(root, &mut errors);
     let webhook_id = meta.and_then(|m| string_or_number(m.get("webhook_id")));
     let custom_data = match meta.and_then(|m| m.get("custom_data")) {
         None | Some(Value::Null) => None,
@@ -181,6 +120,79 @@ pub fn parse(body: &Value, header_event: Option<&str>) -> Result<WebhookEvent, V
         }),
         _ => Err(errors),
     }
+}
+
+/// The event's name, from up to four places (`event`, `meta.eventName`, `meta.event_name`, the
+/// `X-Event-Name` header); all that are present must agree.
+fn event_name(
+    root: &Map<String, Value>,
+    meta: Option<&Map<String, Value>>,
+    header_event: Option<&str>,
+    errors: &mut Vec<FieldError>,
+) -> Option<String> {
+    let mut names: Vec<(&str, String)> = Vec::new();
+    for (field, value) in [
+        ("event", root.get("event")),
+        ("meta.eventName", meta.and_then(|m| m.get("eventName"))),
+        ("meta.event_name", meta.and_then(|m| m.get("event_name"))),
+    ] {
+        match value {
+            None | Some(Value::Null) => {}
+            Some(Value::String(name)) if !name.trim().is_empty() && name.len() <= 100 => {
+                names.push((field, name.trim().to_string()))
+            }
+            Some(_) => errors.push(FieldError::new(field, "must be a non-empty string of at most 100 characters")),
+        }
+    }
+    if let Some(header) = header_event.map(str::trim).filter(|h| !h.is_empty()) {
+        names.push(("X-Event-Name", header.to_string()));
+    }
+    let Some((_, first)) = names.first() else {
+        errors.push(FieldError::new("meta.event_name", "is required (or event / meta.eventName)"));
+        return None;
+    };
+    for (field, other) in &names[1..] {
+        if other != first {
+            errors.push(FieldError::new(*field, format!("says '{other}' but the event is '{first}'")));
+        }
+    }
+    Some(first.clone())
+}
+
+/// The resource the event is about (`data`): its type, its id and its attributes.
+fn data_of(
+    root: &Map<String, Value>,
+    errors: &mut Vec<FieldError>,
+) -> (Option<String>, Option<String>, Map<String, Value>) {
+    let mut attributes = Map::new();
+    let data = match root.get("data") {
+        Some(Value::Object(data)) => data,
+        None | Some(Value::Null) => {
+            errors.push(FieldError::new("data", "is required"));
+            return (None, None, attributes);
+        }
+        Some(_) => {
+            errors.push(FieldError::new("data", "must be an object"));
+            return (None, None, attributes);
+        }
+    };
+    let resource_id = string_or_number(data.get("id"));
+    if resource_id.is_none() {
+        errors.push(FieldError::new("data.id", "is required: a string id"));
+    }
+    let resource_type = match data.get("type") {
+        Some(Value::String(t)) if !t.is_empty() => Some(t.clone()),
+        _ => {
+            errors.push(FieldError::new("data.type", "is required: a string"));
+            None
+        }
+    };
+    match data.get("attributes") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(a)) => attributes = a.clone(),
+        Some(_) => errors.push(FieldError::new("data.attributes", "must be an object")),
+    }
+    (resource_type, resource_id, attributes)
 }
 
 #[cfg(test)]

@@ -731,67 +731,15 @@ async fn list_files(State(sim): State<Arc<Sim>>, QueryParams(params): Params) ->
         Some(Ok(n)) if n >= 1 => n.min(1000),
         Some(_) => return invalid_param("pageSize", "Invalid Value"),
     };
-    let mut order: Vec<(String, bool)> = Vec::new();
-    for part in params.get("orderBy").map(String::as_str).unwrap_or("name").split(',') {
-        let mut words = part.split_whitespace();
-        let key = words.next().unwrap_or_default();
-        let desc = match words.next() {
-            None => false,
-            Some("desc") => true,
-            Some(_) => return invalid_param("orderBy", "Invalid Value"),
-        };
-        if !["folder", "modifiedTime", "createdTime", "name", "name_natural"].contains(&key) || words.next().is_some() {
-            return invalid_param("orderBy", &format!("Invalid sort key: {key}"));
-        }
-        order.push((key.to_string(), desc));
-    }
-    // A page token is bound to its query and order: it encodes the offset and a fingerprint.
-    let fingerprint = {
-        use sha2::Digest;
-        let digest = sha2::Sha256::digest(format!("{:?}|{:?}", params.get("q"), params.get("orderBy")));
-        hex::encode(&digest[..6])
+    let (order, (offset, fingerprint), scope) = match (sort_order(&params), page_position(&params), scope(&params)) {
+        (Ok(order), Ok(position), Ok(scope)) => (order, position, scope),
+        (Err(refused), _, _) | (_, Err(refused), _) | (_, _, Err(refused)) => return refused,
     };
-    let offset = match params.get("pageToken") {
-        None => 0,
-        Some(token) => match token.split_once('~').and_then(|(o, f)| Some((o.parse::<usize>().ok()?, f))) {
-            Some((offset, f)) if f == fingerprint => offset,
-            _ => return invalid_param("pageToken", "Invalid Value"),
-        },
-    };
-    // Shared drives' items are listed only to callers that say they handle them.
-    let flag = |name: &str| params.get(name).is_some_and(|v| v == "true");
-    let drive_id = params.get("driveId");
-    let corpora = params.get("corpora").map(String::as_str).unwrap_or("user");
-    if !["user", "domain", "drive", "allDrives"].contains(&corpora) {
-        return invalid_param("corpora", "Invalid Value");
-    }
-    if (corpora == "drive") != drive_id.is_some() {
-        return invalid_param(
-            "driveId",
-            "The driveId parameter must be specified if and only if corpora is set to drive.",
-        );
-    }
-    if matches!(corpora, "drive" | "allDrives") && !flag("includeItemsFromAllDrives") {
-        return google_error(
-            StatusCode::FORBIDDEN,
-            "forbidden",
-            "The includeItemsFromAllDrives parameter must be set to true when driveId is specified or corpora contains drive or allDrives.",
-            None,
-            Some(("parameter", "includeItemsFromAllDrives")),
-        );
-    }
-    let shared_drives_too = flag("includeItemsFromAllDrives") && flag("supportsAllDrives") && corpora != "user";
     let data = sim.data.lock().unwrap();
     let mut files: Vec<&SimFile> = data
         .files
         .iter()
-        .filter(|f| f.access != Access::None)
-        .filter(|f| match (&f.drive_id, drive_id) {
-            (Some(file_drive), Some(asked)) => file_drive == asked,
-            (Some(_), None) => shared_drives_too,
-            (None, Some(_)) => false,
-            (None, None) => true,
-        })
+        .filter(|f| f.access != Access::None && scope.includes(f))
         .filter(|f| {
             let text = data.docs.get(&f.id).map(SimDoc::plain_text).unwrap_or_default();
             query.as_ref().is_none_or(|q| {
@@ -824,13 +772,102 @@ async fn list_files(State(sim): State<Arc<Sim>>, QueryParams(params): Params) ->
         body["nextPageToken"] = json!(format!("{}~{fingerprint}", offset + page_size));
     }
     drop(data);
+    match list_fields(body, params.get("fields")) {
+        Ok(v) => Json(v).into_response(),
+        Err(r) => r,
+    }
+}
+
+/// `orderBy`: sort keys, each with `desc` or not; the simulator sorts by `name` by default.
+fn sort_order(params: &HashMap<String, String>) -> Result<Vec<(String, bool)>, Response> {
+    let mut order: Vec<(String, bool)> = Vec::new();
+    for part in params.get("orderBy").map(String::as_str).unwrap_or("name").split(',') {
+        let mut words = part.split_whitespace();
+        let key = words.next().unwrap_or_default();
+        let desc = match words.next() {
+            None => false,
+            Some("desc") => true,
+            Some(_) => return Err(invalid_param("orderBy", "Invalid Value")),
+        };
+        if !["folder", "modifiedTime", "createdTime", "name", "name_natural"].contains(&key) || words.next().is_some() {
+            return Err(invalid_param("orderBy", &format!("Invalid sort key: {key}")));
+        }
+        order.push((key.to_string(), desc));
+    }
+    Ok(order)
+}
+
+/// Where the page starts, and the fingerprint that binds a page token to its query and order:
+/// a token is the offset and the fingerprint.
+fn page_position(params: &HashMap<String, String>) -> Result<(usize, String), Response> {
+    let fingerprint = {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(format!("{:?}|{:?}", params.get("q"), params.get("orderBy")));
+        hex::encode(&digest[..6])
+    };
+    let offset = match params.get("pageToken") {
+        None => 0,
+        Some(token) => match token.split_once('~').and_then(|(o, f)| Some((o.parse::<usize>().ok()?, f))) {
+            Some((offset, f)) if f == fingerprint => offset,
+            _ => return Err(invalid_param("pageToken", "Invalid Value")),
+        },
+    };
+    Ok((offset, fingerprint))
+}
+
+/// Which drives a list covers (`corpora`, `driveId`): shared drives' items are listed only to
+/// callers that say they handle them.
+struct Scope {
+    drive_id: Option<String>,
+    shared_drives_too: bool,
+}
+
+impl Scope {
+    fn includes(&self, file: &SimFile) -> bool {
+        match (&file.drive_id, &self.drive_id) {
+            (Some(file_drive), Some(asked)) => file_drive == asked,
+            (Some(_), None) => self.shared_drives_too,
+            (None, Some(_)) => false,
+            (None, None) => true,
+        }
+    }
+}
+
+fn scope(params: &HashMap<String, String>) -> Result<Scope, Response> {
+    let flag = |name: &str| params.get(name).is_some_and(|v| v == "true");
+    let drive_id = params.get("driveId").cloned();
+    let corpora = params.get("corpora").map(String::as_str).unwrap_or("user");
+    if !["user", "domain", "drive", "allDrives"].contains(&corpora) {
+        return Err(invalid_param("corpora", "Invalid Value"));
+    }
+    if (corpora == "drive") != drive_id.is_some() {
+        return Err(invalid_param(
+            "driveId",
+            "The driveId parameter must be specified if and only if corpora is set to drive.",
+        ));
+    }
+    if matches!(corpora, "drive" | "allDrives") && !flag("includeItemsFromAllDrives") {
+        return Err(google_error(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "The includeItemsFromAllDrives parameter must be set to true when driveId is specified or corpora contains drive or allDrives.",
+            None,
+            Some(("parameter", "includeItemsFromAllDrives")),
+        ));
+    }
+    let shared_drives_too = flag("includeItemsFromAllDrives") && flag("supportsAllDrives") && corpora != "user";
+    Ok(Scope { drive_id, shared_drives_too })
+}
+
+/// A file list with only the `fields` asked for; without `fields`, each file's kind, id, name
+/// and MIME type, as Drive answers.
+fn list_fields(mut body: Value, fields: Option<&String>) -> Result<Value, Response> {
     let known = |path: &[&str]| match path {
         ["kind" | "nextPageToken" | "incompleteSearch" | "files"] => true,
         ["files", rest @ ..] => known_file_field(rest),
         _ => false,
     };
-    let fields = params.get("fields");
-    let selected = match fields {
+    match fields {
         None => {
             let files: Vec<Value> = body["files"]
                 .as_array()
@@ -842,10 +879,6 @@ async fn list_files(State(sim): State<Arc<Sim>>, QueryParams(params): Params) ->
             Ok(body)
         }
         Some(_) => select_fields(body, fields, &[], &known),
-    };
-    match selected {
-        Ok(v) => Json(v).into_response(),
-        Err(r) => r,
     }
 }
 
@@ -895,68 +928,19 @@ async fn create_file(State(sim): State<Arc<Sim>>, QueryParams(params): Params, b
             Some(("other", "mimeType")),
         );
     }
-    let parents: Vec<String> = match body.get("parents") {
-        None => vec!["root".into()],
-        Some(Value::Array(items)) if items.len() <= 1 => {
-            items.iter().filter_map(Value::as_str).map(str::to_string).collect()
-        }
-        Some(_) => {
-            return google_error(
-                StatusCode::FORBIDDEN,
-                "cannotAddParent",
-                "Increasing the number of parents is not allowed.",
-                None,
-                None,
-            )
-        }
+    let parents = match parents_of(&body) {
+        Ok(parents) => parents,
+        Err(refused) => return refused,
     };
     let all_drives = params.get("supportsAllDrives").is_some_and(|v| v == "true");
     let mut data = sim.data.lock().unwrap();
-    let mut drive_id = None;
-    for parent in &parents {
-        if parent == "root" {
-            continue;
-        }
-        let folder = data.files.iter().find(|f| {
-            f.id == *parent
-                && f.mime_type == FOLDER_MIME
-                && !f.trashed
-                && f.access != Access::None
-                && (f.drive_id.is_none() || all_drives)
-        });
-        let Some(folder) = folder else { return file_not_found(parent) };
-        if folder.access < Access::Writer {
-            return insufficient_permissions(parent);
-        }
-        drive_id = folder.drive_id.clone();
-    }
-    let id = match body.get("id") {
-        None => {
-            data.next_id += 1;
-            format!("new{:04}{}", data.next_id, hex::encode(rand::random::<[u8; 8]>()))
-        }
-        Some(Value::String(id)) => {
-            if data.files.iter().any(|f| f.id == *id) {
-                return google_error(
-                    StatusCode::CONFLICT,
-                    "duplicate",
-                    "A file already exists with the provided ID.",
-                    None,
-                    Some(("other", "file.id")),
-                );
-            }
-            if !data.generated_ids.remove(id) {
-                return google_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid",
-                    "The provided file ID is not usable.",
-                    None,
-                    Some(("other", "file.id")),
-                );
-            }
-            id.clone()
-        }
-        Some(_) => return invalid_param("id", "Invalid Value"),
+    let drive_id = match drive_of_parents(&data, &parents, all_drives) {
+        Ok(drive_id) => drive_id,
+        Err(refused) => return refused,
+    };
+    let id = match new_file_id(&mut data, body.get("id")) {
+        Ok(id) => id,
+        Err(refused) => return refused,
     };
     let name = body
         .get("name")
@@ -992,6 +976,76 @@ async fn create_file(State(sim): State<Arc<Sim>>, QueryParams(params): Params, b
     match select_fields(json, params.get("fields"), &["kind", "id", "name", "mimeType"], &known_file_field) {
         Ok(v) => Json(v).into_response(),
         Err(r) => r,
+    }
+}
+
+/// A new file's parents: at most one (Drive allows no more), the user's root when none is given.
+fn parents_of(body: &Value) -> Result<Vec<String>, Response> {
+    match body.get("parents") {
+        None => Ok(vec!["root".into()]),
+        Some(Value::Array(items)) if items.len() <= 1 => {
+            Ok(items.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        }
+        Some(_) => Err(google_error(
+            StatusCode::FORBIDDEN,
+            "cannotAddParent",
+            "Increasing the number of parents is not allowed.",
+            None,
+            None,
+        )),
+    }
+}
+
+/// The shared drive a new file lands in (that of its parent folder, if any); each parent must
+/// be a folder the caller can see and write to.
+fn drive_of_parents(data: &Data, parents: &[String], all_drives: bool) -> Result<Option<String>, Response> {
+    let mut drive_id = None;
+    for parent in parents.iter().filter(|p| *p != "root") {
+        let folder = data.files.iter().find(|f| {
+            f.id == *parent
+                && f.mime_type == FOLDER_MIME
+                && !f.trashed
+                && f.access != Access::None
+                && (f.drive_id.is_none() || all_drives)
+        });
+        let Some(folder) = folder else { return Err(file_not_found(parent)) };
+        if folder.access < Access::Writer {
+            return Err(insufficient_permissions(parent));
+        }
+        drive_id = folder.drive_id.clone();
+    }
+    Ok(drive_id)
+}
+
+/// A new file's id: a fresh one, or one the caller had from `files.generateIds` (once only).
+fn new_file_id(data: &mut Data, asked: Option<&Value>) -> Result<String, Response> {
+    match asked {
+        None => {
+            data.next_id += 1;
+            Ok(format!("new{:04}{}", data.next_id, hex::encode(rand::random::<[u8; 8]>())))
+        }
+        Some(Value::String(id)) => {
+            if data.files.iter().any(|f| f.id == *id) {
+                return Err(google_error(
+                    StatusCode::CONFLICT,
+                    "duplicate",
+                    "A file already exists with the provided ID.",
+                    None,
+                    Some(("other", "file.id")),
+                ));
+            }
+            if !data.generated_ids.remove(id) {
+                return Err(google_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid",
+                    "The provided file ID is not usable.",
+                    None,
+                    Some(("other", "file.id")),
+                ));
+            }
+            Ok(id.clone())
+        }
+        Some(_) => Err(invalid_param("id", "Invalid Value")),
     }
 }
 
@@ -1058,16 +1112,17 @@ async fn create_permission(
     response
 }
 
-fn create_permission_now(sim: &Sim, id: &str, params: &HashMap<String, String>, body: &[u8]) -> Response {
-    let Ok(body) = serde_json::from_slice::<Value>(body) else {
-        return google_error(StatusCode::BAD_REQUEST, "parseError", "Parse Error", None, None);
-    };
-    let kind = body.get("type").and_then(Value::as_str).unwrap_or_default();
-    let role = body.get("role").and_then(Value::as_str).unwrap_or_default();
-    let email = body.get("emailAddress").and_then(Value::as_str);
-    let domain = body.get("domain").and_then(Value::as_str);
+/// The refusals Drive gives a permission before looking at the file: an unknown type or role, a
+/// missing or malformed e-mail address or domain, and the rules of ownership transfers.
+fn check_permission(
+    kind: &str,
+    role: &str,
+    email: Option<&str>,
+    domain: Option<&str>,
+    params: &HashMap<String, String>,
+) -> Result<(), Response> {
     let bad = |reason: &str, message: &str, field: &str| {
-        google_error(StatusCode::BAD_REQUEST, reason, message, None, Some(("other", field)))
+        Err(google_error(StatusCode::BAD_REQUEST, reason, message, None, Some(("other", field))))
     };
     if !["user", "group", "domain", "anyone"].contains(&kind) {
         return bad("invalid", "Invalid permission type specified", "permission.type");
@@ -1093,25 +1148,39 @@ fn create_permission_now(sim: &Sim, id: &str, params: &HashMap<String, String>, 
         _ => {}
     }
     if send_email.is_some() && !matches!(kind, "user" | "group") || (role == "owner" && send_email == Some(false)) {
-        return google_error(
+        return Err(google_error(
             StatusCode::FORBIDDEN,
             "forbidden",
             "The sendNotificationEmail parameter is only applicable for permissions of type 'user' or 'group', and must not be disabled for ownership transfers.",
             None,
             Some(("parameter", "sendNotificationEmail")),
-        );
+        ));
     }
     if role == "owner" && kind != "user" {
         return bad("invalid", "Only a user can own a file.", "permission.role");
     }
     if role == "owner" && !transfer {
-        return google_error(
+        return Err(google_error(
             StatusCode::FORBIDDEN,
             "forbidden",
             "The transferOwnership parameter must be enabled when the permission role is 'owner'.",
             None,
             Some(("parameter", "transferOwnership")),
-        );
+        ));
+    }
+    Ok(())
+}
+
+fn create_permission_now(sim: &Sim, id: &str, params: &HashMap<String, String>, body: &[u8]) -> Response {
+    let Ok(body) = serde_json::from_slice::<Value>(body) else {
+        return google_error(StatusCode::BAD_REQUEST, "parseError", "Parse Error", None, None);
+    };
+    let kind = body.get("type").and_then(Value::as_str).unwrap_or_default();
+    let role = body.get("role").and_then(Value::as_str).unwrap_or_default();
+    let email = body.get("emailAddress").and_then(Value::as_str);
+    let domain = body.get("domain").and_then(Value::as_str);
+    if let Err(refused) = check_permission(kind, role, email, domain, params) {
+        return refused;
     }
     if sim.faults.lock().unwrap().sharing_blocked {
         return google_error(
