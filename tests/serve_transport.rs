@@ -8,20 +8,26 @@ use std::time::{Duration, Instant};
 
 use common::*;
 
-#[tokio::test]
-async fn serves_https_with_the_given_certificate() {
-    let dir = tempfile::tempdir().unwrap();
+/// `staffroom serve` with a self-signed certificate for `localhost` (kept in `dir`), and a client
+/// that trusts it.
+fn tls_server(dir: &std::path::Path) -> (Server, reqwest::Client) {
     let certified = rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()]).unwrap();
-    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
     std::fs::write(&cert, certified.cert.pem()).unwrap();
     std::fs::write(&key, certified.signing_key.serialize_pem()).unwrap();
     let server = Server::start(ServerOptions {
         args: vec!["--tls-cert".into(), cert.display().to_string(), "--tls-key".into(), key.display().to_string()],
         ..Default::default()
     });
-    assert!(server.base.starts_with("https://"), "{}", server.base);
     let trusted = reqwest::Certificate::from_pem(certified.cert.pem().as_bytes()).unwrap();
-    let https = reqwest::Client::builder().add_root_certificate(trusted).build().unwrap();
+    (server, reqwest::Client::builder().add_root_certificate(trusted).build().unwrap())
+}
+
+#[tokio::test]
+async fn serves_https_with_the_given_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, https) = tls_server(dir.path());
+    assert!(server.base.starts_with("https://"), "{}", server.base);
     let url = server.url("/api/health").replace("127.0.0.1", "localhost");
     let health: serde_json::Value = https.get(&url).send().await.unwrap().json().await.unwrap();
     assert_eq!(health["status"], "ok");
@@ -140,16 +146,7 @@ async fn a_flood_of_idle_connections_cannot_shut_out_a_real_client() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_idle_connections_cannot_shut_out_a_real_client_over_tls() {
     let dir = tempfile::tempdir().unwrap();
-    let certified = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
-    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
-    std::fs::write(&cert, certified.cert.pem()).unwrap();
-    std::fs::write(&key, certified.signing_key.serialize_pem()).unwrap();
-    let server = Server::start(ServerOptions {
-        args: vec!["--tls-cert".into(), cert.display().to_string(), "--tls-key".into(), key.display().to_string()],
-        ..Default::default()
-    });
-    let trusted = reqwest::Certificate::from_pem(certified.cert.pem().as_bytes()).unwrap();
-    let https = reqwest::Client::builder().add_root_certificate(trusted).build().unwrap();
+    let (server, https) = tls_server(dir.path());
     let url = server.url("/api/health").replace("127.0.0.1", "localhost");
     let waited = flood_then_ask(&server, &https, &url).await;
     assert!(waited < Duration::from_millis(2_500), "health took {waited:?}");
