@@ -53,7 +53,8 @@ pub fn check_web_link(url: &str) -> Result<()> {
     }
 }
 
-fn is_loopback(url: &url::Url) -> bool {
+/// Whether `url` names this computer: `localhost` or a loopback address.
+pub(crate) fn is_loopback(url: &url::Url) -> bool {
     match url.host() {
         Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),

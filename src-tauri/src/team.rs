@@ -4,7 +4,6 @@
 //! the same values the core in this process gives, so the screens cannot tell the two apart;
 //! a server out of reach is its own error, `unavailable` with `details.teamServer`.
 
-use std::net::IpAddr;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -213,12 +212,10 @@ pub fn server_url(typed: &str) -> Result<String> {
     let bad = |message: &str| Error::invalid_field("server", message);
     let url = url::Url::parse(typed.trim())
         .map_err(|_| bad("must be a web address such as https://staffroom.example.com"))?;
-    let loopback = match url.host() {
-        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
-        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
-        None => return Err(bad("must name a server")),
-    };
+    if url.host().is_none() {
+        return Err(bad("must name a server"));
+    }
+    let loopback = crate::links::is_loopback(&url);
     match url.scheme() {
         "https" => {}
         "http" if loopback => {}
