@@ -7,11 +7,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use staffroom::auth::store::Role;
 use staffroom::auth::{Actor, NewUser};
 use staffroom::config::{resolve_data_dir, Config, SessionLimits};
 use staffroom::http::server::{check_bind, load_tls, TlsFiles};
 use staffroom::secrets::{Secret, SecretBackend};
-use staffroom::store::users::Role;
 use staffroom::{Core, Error};
 
 #[derive(Parser)]

@@ -4,11 +4,11 @@
 use serde::Serialize;
 
 use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route, MAX_NUMBER};
+use crate::audit::AuditEntry;
 use crate::audit::{AuditRetention, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS};
 use crate::docs::oauth::GoogleStatus;
 use crate::error::Result;
 use crate::secrets::Secret;
-use crate::store::audit::AuditEntry;
 use crate::Core;
 
 /// Where one secret comes from (never its value).

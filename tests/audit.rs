@@ -4,8 +4,8 @@ use staffroom::auth::{Actor, LoginInput, NewUser};
 mod common;
 
 use common::memory_core;
+use staffroom::auth::store::Role;
 use staffroom::secrets::Secret;
-use staffroom::store::users::Role;
 
 #[tokio::test]
 async fn sign_ins_failures_and_account_changes_are_audited() {

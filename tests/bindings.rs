@@ -10,7 +10,7 @@ use staffroom::bindings::Bindings;
 /// Every core type the UI receives or sends: each operation's request and response, and what
 /// the events and the error object carry; the types they refer to come along.
 fn core_types() -> Bindings {
-    use staffroom::{audit, auth, docs, error, http, payments, sandbox, store, webhooks};
+    use staffroom::{audit, auth, docs, error, http, payments, sandbox, webhooks};
     let operations =
         staffroom::api::operations().iter().fold(Bindings::new(), |bindings, op| (op.types.bindings)(bindings));
     operations
@@ -20,7 +20,7 @@ fn core_types() -> Bindings {
         .add::<auth::SignedIn>()
         .add::<audit::AuditRetention>()
         .add::<auth::UserDto>()
-        .add::<store::audit::AuditEntry>()
+        .add::<audit::AuditEntry>()
         .add::<sandbox::DemoCredentials>()
         .add::<webhooks::InboxEntry>()
         .add::<webhooks::FeedItem>()

@@ -460,7 +460,7 @@ async fn the_editor_saves_through_the_planner_and_never_overwrites_silently() {
     let colleague = staffroom::auth::NewUser {
         email: "sam@example.com".into(),
         name: "Sam".into(),
-        role: staffroom::store::users::Role::Staff,
+        role: staffroom::auth::store::Role::Staff,
         password: staffroom::secrets::Secret::new("correct horse battery staple 7"),
     };
     app.core.auth.add_user(&staffroom::auth::Actor::Cli, colleague).await.unwrap();

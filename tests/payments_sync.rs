@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::{json, Value};
+use staffroom::auth::store::Role;
 use staffroom::auth::{Actor, NewUser};
 use staffroom::payments::sync::{SyncProgress, SyncStep};
 use staffroom::sandbox::lemonsqueezy::Faults;
 use staffroom::secrets::Secret;
-use staffroom::store::users::Role;
 
 /// Everything a sync reports, up to and including its `Done`.
 async fn progress_of(app: &SandboxApp) -> (u16, Value, Vec<SyncProgress>) {

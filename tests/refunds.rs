@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::{json, Value};
+use staffroom::auth::store::Role;
 use staffroom::auth::{Actor, NewUser};
 use staffroom::sandbox::lemonsqueezy::Faults;
 use staffroom::secrets::Secret;
-use staffroom::store::users::Role;
 
 /// Polls `path` until `done` holds of its body (at most 5 s); the last body.
 async fn eventually(app: &SandboxApp, path: &str, done: impl Fn(&Value) -> bool) -> Value {

@@ -6,17 +6,17 @@ mod common;
 
 use std::time::Duration;
 
+use staffroom::audit::NewAuditEntry;
 use staffroom::audit::{Audit, AuditAction};
+use staffroom::auth::store::Role;
 use staffroom::auth::validate::LoginInput;
 use staffroom::auth::{Actor, AuthService, LoginError, NewUser};
 use staffroom::events::{EventHub, EventKind, Since};
 use staffroom::payments::model::{
     format_money, OrderDto, OrderStatus, ProductDto, ProductStatus, SubscriptionDto, SubscriptionStatus, VariantDto,
 };
+use staffroom::payments::store::{CheckoutTerms, OrderRecord};
 use staffroom::secrets::Secret;
-use staffroom::store::audit::NewAuditEntry;
-use staffroom::store::payments::{CheckoutTerms, OrderRecord};
-use staffroom::store::users::Role;
 use staffroom::store::Db;
 use staffroom::webhooks::{ApplyResult, InboxReader, NewDelivery, Outcome, Stored, WebhookInbox};
 
@@ -691,7 +691,7 @@ async fn postgres_replicas_starting_together_migrate_once() {
     let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(connection);
     let versions: i64 = client.query_one("SELECT count(*) FROM schema_migrations", &[]).await.unwrap().get(0);
-    assert_eq!(versions, staffroom::store::pg::schema_version());
+    assert_eq!(versions, staffroom::store::postgres::schema_version());
 
     // A database a newer build migrated is refused, naming what to do.
     client.execute("INSERT INTO schema_migrations (version) VALUES (999)", &[]).await.unwrap();
@@ -834,7 +834,7 @@ async fn one_replica_holds_the_fleet_lock_at_a_time() {
 /// was empty, went on scanning the whole table until the next ANALYZE.)
 #[tokio::test]
 async fn a_group_of_subscriptions_is_read_by_key_as_the_table_grows() {
-    use staffroom::store::pg::payments::get_subscriptions;
+    use staffroom::store::postgres::payments::get_subscriptions;
     let (_guard, db) = open("postgres").await;
     let Db::Postgres(pg) = &db else { unreachable!("a PostgreSQL handle") };
     let client = pg.client().await.unwrap();

@@ -8,11 +8,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::*;
+use staffroom::auth::store::Role;
 use staffroom::auth::{Actor, NewUser};
 use staffroom::error::ErrorCode;
 use staffroom::http::receiver::{ReceiverControl, ReceiverStatus};
 use staffroom::secrets::Secret;
-use staffroom::store::users::Role;
 
 /// A core as the desktop app opens it: long-running, so it receives webhooks.
 async fn desktop_core(dir: &Path, sandbox: bool) -> staffroom::Core {

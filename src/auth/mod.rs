@@ -4,6 +4,8 @@
 pub mod ops;
 pub mod password;
 mod remember;
+pub mod store;
+pub mod throttle;
 pub use remember::{REMEMBERED_SESSION, REMEMBERED_TEAM_SESSION};
 pub mod token;
 pub mod validate;
@@ -13,13 +15,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use self::store::{Role, SessionCheck, SessionRecord, UserRecord};
 use crate::audit::Audit;
 use crate::config::SessionLimits;
 use crate::error::{Error, ErrorCode, FieldError, Result};
 use crate::secrets::Secret;
-use crate::store::accounts::SessionCheck;
-use crate::store::throttle;
-use crate::store::users::{Role, SessionRecord, UserRecord};
 use crate::store::Db;
 use crate::time::{now_rfc3339, now_unix, unix_to_rfc3339};
 

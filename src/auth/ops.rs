@@ -7,9 +7,9 @@ use serde_json::Value;
 use super::validate::{self, LoginInput};
 use super::{AuthResponse, NewUser, UserDto};
 use crate::api::{Access, Caller, ErrorStyle, Fields, Input, NoInput, OpSpec, Operation, Request, Route, NO_WINDOW};
+use crate::auth::store::Role;
 use crate::error::Result;
 use crate::secrets::Secret;
-use crate::store::users::Role;
 use crate::Core;
 
 const NO_ACCOUNT: &[(u16, &str)] = &[(404, "not_found: no account with this email")];

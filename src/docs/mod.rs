@@ -7,6 +7,7 @@ pub mod model;
 pub mod oauth;
 pub mod ops;
 pub mod planner;
+pub mod store;
 pub mod validate;
 
 use std::collections::HashMap;
@@ -21,8 +22,8 @@ use self::oauth::GoogleAuth;
 use self::planner::{EditBlock, Rebased};
 use crate::audit::Audit;
 use crate::auth::Actor;
+use crate::docs::store::Draft;
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::docs::Draft;
 use crate::store::Db;
 
 /// `GET /documents/:id`: the document, and whether it came from the offline copy.

@@ -88,7 +88,7 @@ pub struct GoogleStatus {
 pub enum TokenVault {
     SecretStore,
     Sealed {
-        db: crate::store::pg::Postgres,
+        db: crate::store::postgres::Postgres,
         sealer: crate::store::sealed::Sealer,
     },
     /// A team server's database, reached without `data_key` (a CLI command given none): the

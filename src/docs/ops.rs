@@ -9,9 +9,9 @@ use super::oauth::{self, GoogleStatus};
 use super::validate::{self, CreateDocument};
 use super::{DocumentEnvelope, EditorView, SaveEdits, SaveOutcome};
 use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route, EDITOR, NO_WINDOW};
+use crate::docs::store::Draft;
 use crate::error::{Error, Result};
 use crate::secrets::Secret;
-use crate::store::docs::Draft;
 use crate::Core;
 
 const NOT_FOUND: &[(u16, &str)] = &[(404, "not_found: no such document, or it is not shared with this account")];

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::jsonapi::Resource;
 use super::model::{self, OrderDto, SubscriptionDto};
+use super::store::OrderRecord;
 use crate::error::Result;
-use crate::store::payments::{self as store, OrderRecord};
 use crate::store::Db;
 use crate::time::now_rfc3339;
 use crate::webhooks::{ApplyResult, EventApplier, Outcome, WebhookEvent};
@@ -109,7 +109,7 @@ pub(crate) fn decide(event: &WebhookEvent, known: Known) -> (Change, ApplyResult
 }
 
 /// The outcome of a payment note that turned out older than the one kept.
-fn stale_payment(result: ApplyResult) -> ApplyResult {
+pub(crate) fn stale_payment(result: ApplyResult) -> ApplyResult {
     ApplyResult { outcome: Outcome::Stale("older than the latest payment".into()), ..result }
 }
 
@@ -312,8 +312,8 @@ fn decide_invoice(event: &WebhookEvent) -> (Change, ApplyResult) {
     (Change::NotePayment { subscription_id, status, at }, result)
 }
 
-fn review_entry<'a>(order_id: &'a str, detail: &serde_json::Value) -> crate::store::audit::NewAuditEntry<'a> {
-    crate::store::audit::NewAuditEntry {
+pub(crate) fn review_entry<'a>(order_id: &'a str, detail: &serde_json::Value) -> crate::audit::NewAuditEntry<'a> {
+    crate::audit::NewAuditEntry {
         actor: "system",
         action: crate::audit::AuditAction::OrderReview,
         target: Some(order_id),
@@ -322,103 +322,15 @@ fn review_entry<'a>(order_id: &'a str, detail: &serde_json::Value) -> crate::sto
     }
 }
 
-/// One event on SQLite, inside the caller's transaction.
-fn apply_one(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
-    let known = match wanted(event) {
-        Wanted::Order { local_id, provider_id } => {
-            let by_ours = match local_id {
-                Some(id) => store::get_order(conn, &id)?,
-                None => None,
-            };
-            Known::Order(match by_ours {
-                Some(order) => Some(order),
-                None => store::find_order_by_provider_id(conn, &provider_id)?,
-            })
-        }
-        Wanted::Subscription(id) => Known::Subscription(store::get_subscription(conn, &id)?),
-        Wanted::Nothing => Known::Nothing,
-    };
-    let (change, result) = decide(event, known);
-    match change {
-        Change::None => {}
-        Change::InsertOrder(order) => {
-            store::insert_order_in(conn, &order)?;
-        }
-        Change::UpdateOrder { order, review } => {
-            if let Some((id, detail)) = &review {
-                crate::store::audit::append(conn, &review_entry(id, detail))?;
-            }
-            store::update_order_from_provider(conn, &order)?;
-        }
-        Change::UpsertSubscription(subscription) => store::upsert_subscription(conn, &subscription, &now_rfc3339())?,
-        Change::NotePayment { subscription_id, status, at } => {
-            if !store::note_payment(conn, &subscription_id, &status, &at)? {
-                return Ok(stale_payment(result));
-            }
-        }
-    }
-    Ok(result)
-}
-
-/// One event on PostgreSQL, inside the caller's transaction.
-async fn apply_one_pg(tx: &deadpool_postgres::Transaction<'_>, event: &WebhookEvent) -> Result<ApplyResult> {
-    use crate::store::pg;
-    let known = match wanted(event) {
-        Wanted::Order { local_id, provider_id } => {
-            let by_ours = match local_id {
-                Some(id) => pg::payments::get_order(tx, &id).await?,
-                None => None,
-            };
-            Known::Order(match by_ours {
-                Some(order) => Some(order),
-                None => pg::payments::find_order_by_provider_id(tx, &provider_id).await?,
-            })
-        }
-        Wanted::Subscription(id) => Known::Subscription(pg::payments::get_subscription(tx, &id).await?),
-        Wanted::Nothing => Known::Nothing,
-    };
-    let (change, result) = decide(event, known);
-    match change {
-        Change::None => {}
-        Change::InsertOrder(order) => {
-            pg::payments::insert_order(tx, &order).await?;
-        }
-        Change::UpdateOrder { order, review } => {
-            if let Some((id, detail)) = &review {
-                pg::audit::append(tx, &review_entry(id, detail)).await?;
-            }
-            pg::payments::update_order_from_provider(tx, &order).await?;
-        }
-        Change::UpsertSubscription(subscription) => {
-            pg::payments::upsert_subscription(tx, &subscription, &now_rfc3339()).await?
-        }
-        Change::NotePayment { subscription_id, status, at } => {
-            if !pg::payments::note_payment(tx, &subscription_id, &status, &at).await? {
-                return Ok(stale_payment(result));
-            }
-        }
-    }
-    Ok(result)
-}
-
-/// The advisory lock a team server's replicas apply under, one at a time ("applying").
-const APPLY_LOCK: i64 = 0x6170_706c_7969_6e67;
-
 /// An event that could not be applied: recorded as failed, with why.
-fn failed(error: &crate::Error) -> ApplyResult {
+pub(crate) fn failed(error: &crate::Error) -> ApplyResult {
     ApplyResult { outcome: Outcome::Failed(error.message.clone()), order_id: None, subscription_id: None }
 }
 
 #[async_trait::async_trait]
 impl EventApplier for PaymentsApplier {
-    /// One transaction for the whole group (a commit per event held applying to about 2,500
-    /// events/s), with a savepoint per event, so one that fails leaves no trace and the others
-    /// still apply; the outcomes are recorded in the same transaction.
     async fn apply_stored(&self, group: &[(i64, WebhookEvent)]) -> Result<Vec<(i64, ApplyResult)>> {
-        match &self.db {
-            Db::Sqlite(_) => self.apply_stored_sqlite(group.to_vec()).await,
-            Db::Postgres(db) => apply_stored_pg(&mut db.client().await?, group).await,
-        }
+        self.db.apply_stored_events(group.to_vec()).await
     }
 }
 
@@ -426,176 +338,7 @@ impl PaymentsApplier {
     /// Applies one event that is not in the inbox (an order the reconciliation found at the
     /// provider), by the same rules, in a transaction of its own.
     pub async fn apply_unstored(&self, event: &WebhookEvent) -> Result<ApplyResult> {
-        match &self.db {
-            Db::Sqlite(_) => {
-                let event = event.clone();
-                self.db.transaction(move |tx| apply_one(tx, &event)).await
-            }
-            Db::Postgres(db) => {
-                let mut client = db.client().await?;
-                let tx = client.transaction().await?;
-                tx.execute("SELECT pg_advisory_xact_lock($1)", &[&APPLY_LOCK]).await?;
-                let result = apply_one_pg(&tx, event).await?;
-                tx.commit().await?;
-                Ok(result)
-            }
-        }
-    }
-
-    async fn apply_stored_sqlite(&self, group: Vec<(i64, WebhookEvent)>) -> Result<Vec<(i64, ApplyResult)>> {
-        self.db
-            .transaction(move |tx| {
-                let now = now_rfc3339();
-                let mut results = Vec::with_capacity(group.len());
-                for (id, event) in &group {
-                    let waiting: bool =
-                        tx.query_row("SELECT applied_at IS NULL FROM webhook_events WHERE id = ?1", [id], |row| {
-                            row.get(0)
-                        })?;
-                    if !waiting {
-                        continue;
-                    }
-                    tx.execute_batch("SAVEPOINT apply_one")?;
-                    let result = apply_one(tx, event);
-                    let end =
-                        if result.is_ok() { "RELEASE apply_one" } else { "ROLLBACK TO apply_one; RELEASE apply_one" };
-                    tx.execute_batch(end)?;
-                    let result = result.unwrap_or_else(|err| {
-                        tracing::error!(id, %err, "applying a webhook delivery failed");
-                        failed(&err)
-                    });
-                    tx.execute(
-                        "UPDATE webhook_events SET applied_at = ?2, outcome = ?3, order_id = ?4, subscription_id = ?5
-                         WHERE id = ?1",
-                        rusqlite::params![id, now, result.outcome.to_string(), result.order_id, result.subscription_id],
-                    )?;
-                    results.push((*id, result));
-                }
-                Ok(results)
-            })
-            .await
-    }
-}
-
-/// PostgreSQL: under the applying lock, so that replicas apply one at a time and in order, and
-/// only what is still waiting (locked, so no replica can take it meanwhile). First the whole
-/// group in one go; only if an event fails is the group applied again with a savepoint around
-/// each event, so that just that one fails (a savepoint costs two round trips per event, which
-/// held applying to about 2,000 events/s).
-async fn apply_stored_pg(
-    client: &mut deadpool_postgres::Object,
-    group: &[(i64, WebhookEvent)],
-) -> Result<Vec<(i64, ApplyResult)>> {
-    match apply_group_pg(client, group, false).await {
-        Ok(results) => Ok(results),
-        Err(err) => {
-            tracing::debug!(%err, "a webhook group failed as a whole; applying it again event by event");
-            apply_group_pg(client, group, true).await
-        }
-    }
-}
-
-async fn apply_group_pg(
-    client: &mut deadpool_postgres::Object,
-    group: &[(i64, WebhookEvent)],
-    savepoints: bool,
-) -> Result<Vec<(i64, ApplyResult)>> {
-    let tx = client.transaction().await?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&APPLY_LOCK]).await?;
-    let ids: Vec<i64> = group.iter().map(|(id, _)| *id).collect();
-    let waiting: std::collections::HashSet<i64> = tx
-        .query("SELECT id FROM webhook_events WHERE id = ANY($1) AND applied_at IS NULL FOR UPDATE", &[&ids])
-        .await?
-        .iter()
-        .map(|row| row.get(0))
-        .collect();
-    let waiting: Vec<&(i64, WebhookEvent)> = group.iter().filter(|(id, _)| waiting.contains(id)).collect();
-    let mut subscriptions = match savepoints {
-        false => Some(SubscriptionBatch::read(&tx, waiting.iter().map(|(_, event)| event)).await?),
-        true => None,
-    };
-    let mut results = Vec::with_capacity(waiting.len());
-    for (id, event) in waiting {
-        let result = if savepoints {
-            tx.batch_execute("SAVEPOINT apply_one").await?;
-            let result = apply_one_pg(&tx, event).await;
-            let end = if result.is_ok() { "RELEASE apply_one" } else { "ROLLBACK TO apply_one; RELEASE apply_one" };
-            tx.batch_execute(end).await?;
-            result.unwrap_or_else(|err| {
-                tracing::error!(id, %err, "applying a webhook delivery failed");
-                failed(&err)
-            })
-        } else if let (Some(batch), Wanted::Subscription(subscription)) = (subscriptions.as_mut(), wanted(event)) {
-            batch.decide(event, subscription)?
-        } else {
-            apply_one_pg(&tx, event).await?
-        };
-        results.push((*id, result));
-    }
-    if let Some(batch) = subscriptions {
-        batch.write(&tx).await?;
-    }
-    crate::store::pg::webhooks::mark_applied(&tx, &results, &now_rfc3339()).await?;
-    tx.commit().await?;
-    Ok(results)
-}
-
-/// The subscriptions a group of events is about, read in one statement before the group and
-/// written after it, each once, in one pipelined go: a burst of subscription events costs a few
-/// round trips, not two per event. Each event is decided against what the events before it in
-/// the group made of its subscription, as if each had been written at once.
-struct SubscriptionBatch {
-    known: std::collections::HashMap<String, Option<SubscriptionDto>>,
-    changed: Vec<String>,
-}
-
-impl SubscriptionBatch {
-    async fn read(
-        tx: &deadpool_postgres::Transaction<'_>,
-        events: impl Iterator<Item = &WebhookEvent>,
-    ) -> Result<SubscriptionBatch> {
-        let ids: Vec<String> = events
-            .filter_map(|event| match wanted(event) {
-                Wanted::Subscription(id) => Some(id),
-                _ => None,
-            })
-            .collect();
-        let mut cached = crate::store::pg::payments::get_subscriptions(tx, &ids).await?;
-        // One entry per subscription, however many of the group's events name it.
-        let mut known = std::collections::HashMap::with_capacity(ids.len());
-        for id in ids {
-            known.entry(id).or_insert_with_key(|id| cached.remove(id));
-        }
-        Ok(SubscriptionBatch { known, changed: Vec::new() })
-    }
-
-    fn decide(&mut self, event: &WebhookEvent, id: String) -> Result<ApplyResult> {
-        let cached = self.known.get(&id).cloned().flatten();
-        let (change, result) = decide(event, Known::Subscription(cached));
-        match change {
-            Change::None => {}
-            Change::UpsertSubscription(subscription) => {
-                if !self.changed.contains(&id) {
-                    self.changed.push(id.clone());
-                }
-                self.known.insert(id, Some(subscription));
-            }
-            // A subscription event never changes anything else; if one ever did, the group is
-            // applied again event by event.
-            _ => return Err(crate::Error::internal("applying", "a subscription event changed something else")),
-        }
-        Ok(result)
-    }
-
-    async fn write(self, tx: &deadpool_postgres::Transaction<'_>) -> Result<()> {
-        let now = now_rfc3339();
-        let writes = self
-            .changed
-            .iter()
-            .filter_map(|id| self.known.get(id)?.as_ref())
-            .map(|subscription| crate::store::pg::payments::upsert_subscription(tx, subscription, &now));
-        futures::future::try_join_all(writes).await?;
-        Ok(())
+        self.db.apply_event(event.clone()).await
     }
 }
 
@@ -631,14 +374,16 @@ mod tests {
     async fn a_failing_event_fails_alone_and_the_rest_of_its_group_applies() {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open(dir.path()).unwrap();
+        let Db::Sqlite(sqlite) = db.clone() else { unreachable!("a SQLite data dir") };
         // SQLite itself refuses one of them, as a full disk or a broken row would.
-        db.call_blocking(|conn| {
-            Ok(conn.execute_batch(
-                "CREATE TRIGGER refuse_boom BEFORE INSERT ON subscriptions WHEN NEW.id = 'boom'
+        sqlite
+            .call_blocking(|conn| {
+                Ok(conn.execute_batch(
+                    "CREATE TRIGGER refuse_boom BEFORE INSERT ON subscriptions WHEN NEW.id = 'boom'
                  BEGIN SELECT RAISE(ABORT, 'refused'); END;",
-            )?)
-        })
-        .unwrap();
+                )?)
+            })
+            .unwrap();
         let inbox = crate::webhooks::WebhookInbox::open(&db).await.unwrap();
         let mut group = Vec::new();
         for id in ["1", "boom", "2"] {
@@ -661,7 +406,7 @@ mod tests {
         assert_eq!(outcomes[0], "applied");
         assert!(outcomes[1].starts_with("failed"), "{outcomes:?}");
         assert_eq!(outcomes[2], "applied");
-        let stored: Vec<String> = db
+        let stored: Vec<String> = sqlite
             .call_blocking(|conn| {
                 let mut statement = conn.prepare("SELECT id FROM subscriptions ORDER BY id")?;
                 let ids = statement.query_map([], |row| row.get(0))?.collect::<rusqlite::Result<Vec<_>>>()?;

@@ -6,6 +6,7 @@ pub mod client;
 pub mod jsonapi;
 pub mod model;
 pub mod ops;
+pub mod store;
 pub mod sync;
 pub mod validate;
 
@@ -16,12 +17,12 @@ use serde_json::{json, Value};
 
 use self::client::LemonSqueezyClient;
 use self::model::{OrderDto, OrderEvent, PageMeta, ProductDto, SubscriptionDto};
+use self::store::OrderRecord;
 use self::sync::{ResourceSync, SyncControl, SyncProgress, SyncReporter, SyncStatus, SyncStep};
 use crate::audit::Audit;
 use crate::auth::Actor;
 use crate::error::{Error, ErrorCode, Result};
 use crate::secrets::Secrets;
-use crate::store::payments::{self as store, OrderRecord};
 use crate::store::Db;
 use crate::time::now_rfc3339;
 use crate::webhooks::InboxReader;
@@ -34,7 +35,7 @@ const SYNC_LOCK: i64 = 0x7379_6e63_696e_67;
 /// A sync's turn: this process's, and on a team server the fleet's.
 struct SyncTurn<'a> {
     _here: tokio::sync::MutexGuard<'a, ()>,
-    _fleet: Option<crate::store::pg::FleetLock>,
+    _fleet: Option<crate::store::postgres::FleetLock>,
 }
 
 /// `GET /products`.

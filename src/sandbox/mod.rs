@@ -5,10 +5,10 @@ pub mod google;
 pub mod lemonsqueezy;
 pub mod shared;
 
+use crate::auth::store::Role;
 use crate::auth::{Actor, NewUser};
 use crate::error::Result;
 use crate::secrets::Secret;
-use crate::store::users::Role;
 use crate::Core;
 
 /// The demo account's email, shown on the login screen in sandbox mode only.

@@ -5,6 +5,7 @@ pub mod inbox;
 pub mod payload;
 pub mod refusals;
 pub mod signature;
+pub mod store;
 
 use std::sync::{Arc, RwLock};
 

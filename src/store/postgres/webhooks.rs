@@ -1,13 +1,19 @@
-//! PostgreSQL's SQL of the webhook inbox (see `webhooks::inbox`): a group of deliveries stored
-//! in one transaction of two statements, whatever its size.
+//! PostgreSQL's SQL of the webhook inbox. The writer is a task with a pooled connection of its
+//! own, whose commits wait for the WAL flush (`synchronous_commit` on, whatever the server's
+//! default); a group of deliveries is stored in one transaction of two statements, whatever its
+//! size.
 
 use std::collections::HashMap;
 
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
+use tokio::sync::mpsc;
+
+use super::Postgres;
 use crate::error::Result;
-use crate::webhooks::{ApplyResult, InboxEntry, NewDelivery, Stored};
+use crate::webhooks::store::{answer, gather, InboxEntry, InboxJob, InboxStore, NewDelivery, Stored, MAX_GROUP};
+use crate::webhooks::ApplyResult;
 
 /// Stores a group in one commit: each delivery new (with its id) or found stored before. A key
 /// twice in one group is new once, then a duplicate of itself.
@@ -127,4 +133,50 @@ pub async fn get(db: &impl GenericClient, id: i64) -> Result<Option<InboxEntry>>
 
 pub async fn count(db: &impl GenericClient) -> Result<i64> {
     Ok(db.query_one("SELECT COUNT(*) FROM webhook_events", &[]).await?.get(0))
+}
+
+/// PostgreSQL's writer: while one group commits, the next gathers in the queue.
+async fn writer(mut client: deadpool_postgres::Object, mut jobs: mpsc::Receiver<InboxJob>) {
+    let mut group = Vec::with_capacity(MAX_GROUP);
+    while let Some(first) = jobs.recv().await {
+        gather(first, &mut jobs, &mut group);
+        let deliveries: Vec<&NewDelivery> = group.iter().map(|job| &job.delivery).collect();
+        let written = write_group(&mut client, &deliveries).await.map_err(|e| e.to_string());
+        answer(&mut group, written);
+    }
+}
+
+#[async_trait::async_trait]
+impl InboxStore for Postgres {
+    async fn start_inbox_writer(&self, jobs: mpsc::Receiver<InboxJob>) -> Result<()> {
+        let client = self.client().await?;
+        // Durable before the 200, whatever the server's default says.
+        client.batch_execute("SET synchronous_commit = on").await?;
+        tokio::spawn(writer(client, jobs));
+        Ok(())
+    }
+
+    async fn unapplied_deliveries(&self, limit: u32, before: String) -> Result<Vec<(i64, Vec<u8>)>> {
+        unapplied(&self.client().await?, limit, &before).await
+    }
+
+    async fn mark_deliveries_applied(&self, results: Vec<(i64, ApplyResult)>) -> Result<()> {
+        mark_applied(&self.client().await?, &results, &crate::time::now_rfc3339()).await
+    }
+
+    async fn recent_deliveries(&self, limit: u32) -> Result<Vec<InboxEntry>> {
+        recent(&self.client().await?, limit).await
+    }
+
+    async fn deliveries_for_order(&self, order_id: String) -> Result<Vec<InboxEntry>> {
+        for_order(&self.client().await?, &order_id).await
+    }
+
+    async fn delivery(&self, id: i64) -> Result<Option<InboxEntry>> {
+        get(&self.client().await?, id).await
+    }
+
+    async fn delivery_count(&self) -> Result<i64> {
+        count(&self.client().await?).await
+    }
 }

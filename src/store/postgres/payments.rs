@@ -1,12 +1,13 @@
-//! PostgreSQL's SQL of the payment cache and the local orders (see `store::payments`, whose
-//! rules these follow; order numbers come from the `order_numbers` sequence).
+//! PostgreSQL's SQL of the payment cache (products, subscriptions, the sync state) and the
+//! orders; order numbers come from the `order_numbers` sequence.
 
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
+use super::Postgres;
 use crate::error::Result;
 use crate::payments::model::{format_money, OrderDto, ProductDto, SubscriptionDto, VariantDto};
-use crate::store::payments::{order_reference, CheckoutTerms, OrderRecord, SyncState};
+use crate::payments::store::{order_reference, CheckoutTerms, OrderRecord, PaymentStore, SyncState};
 
 const PRODUCT_COLUMNS: &str = "id, name, slug, price, currency, status, created_at, updated_at";
 
@@ -453,4 +454,93 @@ pub async fn record_sync(db: &impl GenericClient, resource: &str, at: &str, erro
     )
     .await?;
     Ok(())
+}
+
+#[async_trait::async_trait]
+impl PaymentStore for Postgres {
+    async fn sync_state(&self, resource: &'static str) -> Result<SyncState> {
+        sync_state(&self.client().await?, resource).await
+    }
+
+    async fn record_sync(&self, resource: &'static str, at: String, error: Option<String>) -> Result<()> {
+        record_sync(&self.client().await?, resource, &at, error.as_deref()).await
+    }
+
+    async fn replace_products(
+        &self,
+        products: Vec<ProductDto>,
+        variants: Vec<(String, VariantDto, i64)>,
+        now: String,
+    ) -> Result<()> {
+        replace_products(&mut self.client().await?, &products, &variants, &now).await
+    }
+
+    async fn upsert_product(&self, product: ProductDto, now: String) -> Result<()> {
+        upsert_product(&mut self.client().await?, &product, &now).await
+    }
+
+    async fn list_products(
+        &self,
+        status: Option<&'static str>,
+        search: Option<String>,
+        page: u32,
+        limit: u32,
+    ) -> Result<(Vec<ProductDto>, u64)> {
+        list_products(&self.client().await?, status, search.as_deref(), page, limit).await
+    }
+
+    async fn product(&self, id: String) -> Result<Option<ProductDto>> {
+        get_product(&self.client().await?, &id).await
+    }
+
+    async fn replace_subscriptions(
+        &self,
+        subscriptions: Vec<SubscriptionDto>,
+        now: String,
+        since: String,
+    ) -> Result<()> {
+        replace_subscriptions(&mut self.client().await?, &subscriptions, &now, &since).await
+    }
+
+    async fn upsert_subscription(&self, subscription: SubscriptionDto, now: String) -> Result<()> {
+        upsert_subscription(&self.client().await?, &subscription, &now).await
+    }
+
+    async fn list_subscriptions(
+        &self,
+        customer_id: Option<String>,
+        status: Option<&'static str>,
+        page: u32,
+        limit: u32,
+    ) -> Result<(Vec<SubscriptionDto>, u64)> {
+        list_subscriptions(&self.client().await?, customer_id.as_deref(), status, page, limit).await
+    }
+
+    async fn subscription(&self, id: String) -> Result<Option<SubscriptionDto>> {
+        get_subscription(&self.client().await?, &id).await
+    }
+
+    async fn insert_order(&self, order: OrderRecord) -> Result<i64> {
+        insert_order(&self.client().await?, &order).await
+    }
+
+    async fn order(&self, id: String) -> Result<Option<OrderRecord>> {
+        get_order(&self.client().await?, &id).await
+    }
+
+    async fn order_by_provider_id(&self, provider_id: String) -> Result<Option<OrderRecord>> {
+        find_order_by_provider_id(&self.client().await?, &provider_id).await
+    }
+
+    async fn list_orders(&self, page: u32, limit: u32) -> Result<(Vec<OrderDto>, u64)> {
+        list_orders(&self.client().await?, page, limit).await
+    }
+
+    async fn pending_orders(&self, since: String) -> Result<Vec<OrderRecord>> {
+        pending_orders(&self.client().await?, &since).await
+    }
+
+    async fn update_order_from_provider(&self, order: OrderRecord) -> Result<()> {
+        update_order_from_provider(&self.client().await?, &order).await
+    }
 }

@@ -1,9 +1,11 @@
-//! SQL of the payment cache and the local orders. Services see only the payment DTOs.
+//! SQLite's SQL of the payment cache (products, subscriptions, the sync state) and the orders.
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
+use super::Sqlite;
 use crate::error::Result;
 use crate::payments::model::{format_money, OrderDto, ProductDto, SubscriptionDto, VariantDto};
+use crate::payments::store::{order_reference, CheckoutTerms, OrderRecord, PaymentStore, SyncState};
 
 // ---- products -------------------------------------------------------------------------------
 
@@ -250,35 +252,7 @@ pub fn note_payment(conn: &Connection, subscription_id: &str, status: &str, at: 
 
 // ---- orders ---------------------------------------------------------------------------------
 
-/// A local order as stored.
-#[derive(Debug, Clone)]
-pub struct OrderRecord {
-    pub dto: OrderDto,
-    pub provider_status: Option<String>,
-    pub provider_updated_at: Option<String>,
-    pub checkout_id: Option<String>,
-    pub billing_address: Option<String>,
-    pub metadata: Option<String>,
-    pub created_by: Option<String>,
-    /// What our checkout promised, for checking the payment event: the store it was made in,
-    /// the variant's price before tax and discounts, and whether it was a test-mode checkout.
-    pub expected: Option<CheckoutTerms>,
-}
-
-/// The terms of the checkout an order was made with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckoutTerms {
-    pub store_id: String,
-    pub subtotal: i64,
-    pub test_mode: bool,
-}
-
 const ORDER_COLUMNS: &str = "id, number, status, total, currency, checkout_url, created_at, email, name, product_id, variant_id, customer_id, provider_order_id, paid_at, refunded_at, updated_at, provider_status, provider_updated_at, checkout_id, billing_address, metadata, created_by, store_id, subtotal, test_mode, review, refunded_amount";
-
-/// The human-readable reference of order number `n`.
-pub fn order_reference(n: i64) -> String {
-    format!("SR-{n:06}")
-}
 
 fn order_from_row(row: &Row<'_>) -> rusqlite::Result<OrderRecord> {
     Ok(OrderRecord {
@@ -401,14 +375,6 @@ pub fn update_order_from_provider(conn: &Connection, order: &OrderRecord) -> Res
 
 // ---- sync state -----------------------------------------------------------------------------
 
-/// When a resource was last synced, and whether the last attempt failed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SyncState {
-    pub synced_at: Option<String>,
-    pub attempted_at: Option<String>,
-    pub error: Option<String>,
-}
-
 /// The sync state of `resource`.
 pub fn sync_state(conn: &Connection, resource: &str) -> Result<SyncState> {
     Ok(conn
@@ -429,181 +395,91 @@ pub fn record_sync(conn: &Connection, resource: &str, at: &str, error: Option<&s
     Ok(())
 }
 
-/// The payment store on either backend (the SQL above on SQLite, `store::pg::payments` on
-/// PostgreSQL): each method one statement or transaction.
-impl super::Db {
-    /// The sync state of `resource`.
-    pub async fn sync_state(&self, resource: &'static str) -> Result<SyncState> {
-        match self {
-            super::Db::Sqlite(_) => self.call(move |conn| sync_state(conn, resource)).await,
-            super::Db::Postgres(db) => super::pg::payments::sync_state(&db.client().await?, resource).await,
-        }
+#[async_trait::async_trait]
+impl PaymentStore for Sqlite {
+    async fn sync_state(&self, resource: &'static str) -> Result<SyncState> {
+        self.call(move |conn| sync_state(conn, resource)).await
     }
 
-    /// Records a sync attempt of `resource` at `at`: `error` is `None` when it succeeded.
-    pub async fn record_sync(&self, resource: &'static str, at: String, error: Option<String>) -> Result<()> {
-        match self {
-            super::Db::Sqlite(_) => self.write(move |conn| record_sync(conn, resource, &at, error.as_deref())).await,
-            super::Db::Postgres(db) => {
-                super::pg::payments::record_sync(&db.client().await?, resource, &at, error.as_deref()).await
-            }
-        }
+    async fn record_sync(&self, resource: &'static str, at: String, error: Option<String>) -> Result<()> {
+        self.write(move |conn| record_sync(conn, resource, &at, error.as_deref())).await
     }
 
-    /// Replaces the cached catalogue with a complete one from the provider.
-    pub async fn replace_products(
+    async fn replace_products(
         &self,
         products: Vec<ProductDto>,
         variants: Vec<(String, VariantDto, i64)>,
         now: String,
     ) -> Result<()> {
-        match self {
-            super::Db::Sqlite(_) => self.write(move |conn| replace_products(conn, &products, &variants, &now)).await,
-            super::Db::Postgres(db) => {
-                super::pg::payments::replace_products(&mut db.client().await?, &products, &variants, &now).await
-            }
-        }
+        self.write(move |conn| replace_products(conn, &products, &variants, &now)).await
     }
 
-    /// Upserts one product with its variants.
-    pub async fn upsert_product(&self, product: ProductDto, now: String) -> Result<()> {
-        match self {
-            super::Db::Sqlite(_) => self.write(move |conn| upsert_product(conn, &product, &now)).await,
-            super::Db::Postgres(db) => {
-                super::pg::payments::upsert_product(&mut db.client().await?, &product, &now).await
-            }
-        }
+    async fn upsert_product(&self, product: ProductDto, now: String) -> Result<()> {
+        self.write(move |conn| upsert_product(conn, &product, &now)).await
     }
 
-    /// A page of cached products (by name), and how many match.
-    pub async fn list_products(
+    async fn list_products(
         &self,
         status: Option<&'static str>,
         search: Option<String>,
         page: u32,
         limit: u32,
     ) -> Result<(Vec<ProductDto>, u64)> {
-        match self {
-            super::Db::Sqlite(_) => {
-                self.call(move |conn| list_products(conn, status, search.as_deref(), page, limit)).await
-            }
-            super::Db::Postgres(db) => {
-                super::pg::payments::list_products(&db.client().await?, status, search.as_deref(), page, limit).await
-            }
-        }
+        self.call(move |conn| list_products(conn, status, search.as_deref(), page, limit)).await
     }
 
-    /// One cached product with its variants.
-    pub async fn product(&self, id: String) -> Result<Option<ProductDto>> {
-        match self {
-            super::Db::Sqlite(_) => self.call(move |conn| get_product(conn, &id)).await,
-            super::Db::Postgres(db) => super::pg::payments::get_product(&db.client().await?, &id).await,
-        }
+    async fn product(&self, id: String) -> Result<Option<ProductDto>> {
+        self.call(move |conn| get_product(conn, &id)).await
     }
 
-    /// Stores a complete subscription list from the provider, dropping what it no longer has.
-    pub async fn replace_subscriptions(
+    async fn replace_subscriptions(
         &self,
         subscriptions: Vec<SubscriptionDto>,
         now: String,
         since: String,
     ) -> Result<()> {
-        match self {
-            super::Db::Sqlite(_) => {
-                self.write(move |conn| replace_subscriptions(conn, &subscriptions, &now, &since)).await
-            }
-            super::Db::Postgres(db) => {
-                super::pg::payments::replace_subscriptions(&mut db.client().await?, &subscriptions, &now, &since).await
-            }
-        }
+        self.write(move |conn| replace_subscriptions(conn, &subscriptions, &now, &since)).await
     }
 
-    /// Writes a subscription as the provider describes it now.
-    pub async fn upsert_subscription(&self, subscription: SubscriptionDto, now: String) -> Result<()> {
-        match self {
-            super::Db::Sqlite(_) => self.write(move |conn| upsert_subscription(conn, &subscription, &now)).await,
-            super::Db::Postgres(db) => {
-                super::pg::payments::upsert_subscription(&db.client().await?, &subscription, &now).await
-            }
-        }
+    async fn upsert_subscription(&self, subscription: SubscriptionDto, now: String) -> Result<()> {
+        self.write(move |conn| upsert_subscription(conn, &subscription, &now)).await
     }
 
-    /// A page of cached subscriptions, newest first, with exact filters.
-    pub async fn list_subscriptions(
+    async fn list_subscriptions(
         &self,
         customer_id: Option<String>,
         status: Option<&'static str>,
         page: u32,
         limit: u32,
     ) -> Result<(Vec<SubscriptionDto>, u64)> {
-        match self {
-            super::Db::Sqlite(_) => {
-                self.call(move |conn| list_subscriptions(conn, customer_id.as_deref(), status, page, limit)).await
-            }
-            super::Db::Postgres(db) => {
-                let client = db.client().await?;
-                super::pg::payments::list_subscriptions(&client, customer_id.as_deref(), status, page, limit).await
-            }
-        }
+        self.call(move |conn| list_subscriptions(conn, customer_id.as_deref(), status, page, limit)).await
     }
 
-    /// One cached subscription.
-    pub async fn subscription(&self, id: String) -> Result<Option<SubscriptionDto>> {
-        match self {
-            super::Db::Sqlite(_) => self.call(move |conn| get_subscription(conn, &id)).await,
-            super::Db::Postgres(db) => super::pg::payments::get_subscription(&db.client().await?, &id).await,
-        }
+    async fn subscription(&self, id: String) -> Result<Option<SubscriptionDto>> {
+        self.call(move |conn| get_subscription(conn, &id)).await
     }
 
-    /// Inserts an order with the next number; returns the number.
-    pub async fn insert_order(&self, order: OrderRecord) -> Result<i64> {
-        match self {
-            super::Db::Sqlite(_) => self.write(move |conn| insert_order(conn, &order)).await,
-            super::Db::Postgres(db) => super::pg::payments::insert_order(&db.client().await?, &order).await,
-        }
+    async fn insert_order(&self, order: OrderRecord) -> Result<i64> {
+        self.write(move |conn| insert_order(conn, &order)).await
     }
 
-    /// One order by our id.
-    pub async fn order(&self, id: String) -> Result<Option<OrderRecord>> {
-        match self {
-            super::Db::Sqlite(_) => self.call(move |conn| get_order(conn, &id)).await,
-            super::Db::Postgres(db) => super::pg::payments::get_order(&db.client().await?, &id).await,
-        }
+    async fn order(&self, id: String) -> Result<Option<OrderRecord>> {
+        self.call(move |conn| get_order(conn, &id)).await
     }
 
-    /// One order by the provider's order id.
-    pub async fn order_by_provider_id(&self, provider_id: String) -> Result<Option<OrderRecord>> {
-        match self {
-            super::Db::Sqlite(_) => self.call(move |conn| find_order_by_provider_id(conn, &provider_id)).await,
-            super::Db::Postgres(db) => {
-                super::pg::payments::find_order_by_provider_id(&db.client().await?, &provider_id).await
-            }
-        }
+    async fn order_by_provider_id(&self, provider_id: String) -> Result<Option<OrderRecord>> {
+        self.call(move |conn| find_order_by_provider_id(conn, &provider_id)).await
     }
 
-    /// A page of orders, newest first, and how many there are.
-    pub async fn list_orders(&self, page: u32, limit: u32) -> Result<(Vec<OrderDto>, u64)> {
-        match self {
-            super::Db::Sqlite(_) => self.call(move |conn| list_orders(conn, page, limit)).await,
-            super::Db::Postgres(db) => super::pg::payments::list_orders(&db.client().await?, page, limit).await,
-        }
+    async fn list_orders(&self, page: u32, limit: u32) -> Result<(Vec<OrderDto>, u64)> {
+        self.call(move |conn| list_orders(conn, page, limit)).await
     }
 
-    /// Local orders still pending that were created after `since`, oldest first.
-    pub async fn pending_orders(&self, since: String) -> Result<Vec<OrderRecord>> {
-        match self {
-            super::Db::Sqlite(_) => self.call(move |conn| pending_orders(conn, &since)).await,
-            super::Db::Postgres(db) => super::pg::payments::pending_orders(&db.client().await?, &since).await,
-        }
+    async fn pending_orders(&self, since: String) -> Result<Vec<OrderRecord>> {
+        self.call(move |conn| pending_orders(conn, &since)).await
     }
 
-    /// Applies the provider's view of an order to the local record.
-    pub async fn update_order_from_provider(&self, order: OrderRecord) -> Result<()> {
-        match self {
-            super::Db::Sqlite(_) => self.write(move |conn| update_order_from_provider(conn, &order)).await,
-            super::Db::Postgres(db) => {
-                super::pg::payments::update_order_from_provider(&db.client().await?, &order).await
-            }
-        }
+    async fn update_order_from_provider(&self, order: OrderRecord) -> Result<()> {
+        self.write(move |conn| update_order_from_provider(conn, &order)).await
     }
 }

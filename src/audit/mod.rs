@@ -1,10 +1,12 @@
 //! The audit log as services use it: one call per state-changing action.
 
+pub mod store;
+
 use serde_json::Value;
 
 use crate::error::Result;
-use crate::store::audit::{AuditEntry, NewAuditEntry};
 use crate::store::Db;
+pub use store::{AuditEntry, NewAuditEntry};
 
 /// The meta key of the retention setting.
 const RETENTION_KEY: &str = "audit_retention_days";

@@ -1,11 +1,13 @@
-//! PostgreSQL's SQL of the document cache, drafts and kept lists (see `store::docs`).
+//! PostgreSQL's SQL of the document cache (the last revision read of each document), the drafts
+//! of unsaved edits, and the kept list answers.
 
 use deadpool_postgres::GenericClient;
 
+use super::Postgres;
 use crate::docs::model::Document;
 use crate::docs::planner::EditBlock;
+use crate::docs::store::{from_json, to_json, CachedDocument, DocStore, Draft, KEPT_LISTS};
 use crate::error::Result;
-use crate::store::docs::{from_json, to_json, CachedDocument, Draft, KEPT_LISTS};
 
 pub async fn put_cached(db: &impl GenericClient, document: &Document, now: &str) -> Result<()> {
     db.execute(
@@ -90,4 +92,39 @@ pub async fn put_cached_list(db: &impl GenericClient, key: &str, list_json: &str
 pub async fn get_cached_list(db: &impl GenericClient, key: &str) -> Result<Option<(String, String)>> {
     let row = db.query_opt("SELECT list_json, fetched_at FROM doc_list_cache WHERE list_key = $1", &[&key]).await?;
     Ok(row.map(|row| (row.get(0), row.get(1))))
+}
+
+#[async_trait::async_trait]
+impl DocStore for Postgres {
+    async fn keep_document(&self, document: Document, now: String) -> Result<()> {
+        put_cached(&self.client().await?, &document, &now).await
+    }
+
+    async fn forget_document(&self, id: String) -> Result<()> {
+        delete_cached(&self.client().await?, &id).await
+    }
+
+    async fn cached_document(&self, id: String) -> Result<Option<CachedDocument>> {
+        get_cached(&self.client().await?, &id).await
+    }
+
+    async fn keep_draft(&self, user: String, base: Document, blocks: Vec<EditBlock>, now: String) -> Result<()> {
+        put_draft(&self.client().await?, &user, &base, &blocks, &now).await
+    }
+
+    async fn draft(&self, user: String, document_id: String) -> Result<Option<(Draft, Document)>> {
+        get_draft(&self.client().await?, &user, &document_id).await
+    }
+
+    async fn drop_draft(&self, user: String, document_id: String) -> Result<bool> {
+        delete_draft(&self.client().await?, &user, &document_id).await
+    }
+
+    async fn keep_list(&self, key: String, list_json: String, now: String) -> Result<()> {
+        put_cached_list(&self.client().await?, &key, &list_json, &now).await
+    }
+
+    async fn cached_list(&self, key: String) -> Result<Option<(String, String)>> {
+        get_cached_list(&self.client().await?, &key).await
+    }
 }

@@ -1,9 +1,10 @@
-//! PostgreSQL's SQL of the audit log (see `store::audit` for what each does).
+//! PostgreSQL's SQL of the audit log: who did what, when, to what, and how it ended.
 
 use deadpool_postgres::GenericClient;
 
+use super::Postgres;
+use crate::audit::store::{AuditEntry, AuditStore, NewAuditEntry};
 use crate::error::Result;
-use crate::store::audit::{AuditEntry, NewAuditEntry};
 
 /// Appends an entry; its id.
 pub async fn append(db: &impl GenericClient, entry: &NewAuditEntry<'_>) -> Result<i64> {
@@ -49,4 +50,19 @@ pub async fn list(db: &impl GenericClient, limit: u32, before: Option<i64>) -> R
 
 pub async fn prune(db: &impl GenericClient, cutoff: &str) -> Result<usize> {
     Ok(db.execute("DELETE FROM audit_log WHERE at < $1", &[&cutoff]).await? as usize)
+}
+
+#[async_trait::async_trait]
+impl AuditStore for Postgres {
+    async fn append_audit(&self, entry: NewAuditEntry<'_>) -> Result<()> {
+        append(&self.client().await?, &entry).await.map(drop)
+    }
+
+    async fn audit_entries(&self, limit: u32, before: Option<i64>) -> Result<Vec<AuditEntry>> {
+        list(&self.client().await?, limit, before).await
+    }
+
+    async fn prune_audit(&self, cutoff: String) -> Result<usize> {
+        prune(&self.client().await?, &cutoff).await
+    }
 }

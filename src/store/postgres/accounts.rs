@@ -1,16 +1,15 @@
-//! PostgreSQL's SQL of staff accounts, sessions and sign-in throttling: what `store::users` and
-//! `store::throttle` do on SQLite, with the same rules. Where SQLite serialises writers with an
-//! immediate transaction, this takes a row lock (`FOR UPDATE`), so that replicas counting
-//! attempts of one account at one address queue on that row.
+//! PostgreSQL's SQL of staff accounts, sessions and sign-in throttling. Where SQLite serialises
+//! writers with an immediate transaction, this takes a row lock (`FOR UPDATE`), so that replicas
+//! counting attempts of one account at one address queue on that row; `auth::throttle` decides
+//! what the counts mean.
 
 use deadpool_postgres::GenericClient;
-use serde_json::json;
 use tokio_postgres::Row;
 
+use super::Postgres;
+use crate::auth::store::{AccountStore, Role, SessionCheck, SessionRecord, UserRecord};
+use crate::auth::throttle::{self, AttemptCount, Reservation, CEILING_WINDOW_SECS, FORGET_AFTER_SECS};
 use crate::error::{Error, Result};
-use crate::store::audit::NewAuditEntry;
-use crate::store::throttle::{lock_secs, Reservation, ACCOUNT_CEILING, ATTEMPTS_BEFORE_LOCK, CEILING_WINDOW_SECS};
-use crate::store::users::{Role, SessionRecord, UserRecord};
 
 const USER_COLUMNS: &str = "id, email, name, role, password_hash, disabled, created_at, updated_at";
 
@@ -154,19 +153,16 @@ pub async fn prune_sessions(db: &impl GenericClient, now: i64) -> Result<usize> 
         as usize)
 }
 
-fn key(email: &str, address: &str) -> String {
-    format!("{} {address}", email.to_lowercase())
-}
-
-/// Reserves one attempt of `email` from `address`, or refuses it (see `store::throttle::reserve`).
+/// Reserves one attempt of `email` from `address`, or refuses it (recording the refusal in the
+/// lock's one audit entry).
 pub async fn reserve(db: &mut deadpool_postgres::Object, email: &str, address: &str, now: i64) -> Result<Reservation> {
     let tx = db.transaction().await?;
     let email = email.to_lowercase();
-    let locked_account = tx
+    let account_locked = tx
         .query_opt("SELECT locked FROM account_locks WHERE email = $1", &[&email])
         .await?
         .is_some_and(|row| row.get::<_, bool>(0));
-    let key = key(&email, address);
+    let key = throttle::key(&email, address);
     tx.execute(
         "INSERT INTO login_attempts (key, email, attempts, failures, locks, locked_until, refused, updated_at)
          VALUES ($1, $2, 0, 0, 0, 0, 0, $3) ON CONFLICT (key) DO NOTHING",
@@ -178,34 +174,23 @@ pub async fn reserve(db: &mut deadpool_postgres::Object, email: &str, address: &
     let row = tx
         .query_one("SELECT attempts, locks, locked_until FROM login_attempts WHERE key = $1 FOR UPDATE", &[&key])
         .await?;
-    let (attempts, locks, locked_until): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
-    let refused_for = if locked_account {
-        Some(crate::store::throttle::ACCOUNT_LOCK_RETRY_SECS)
-    } else if locked_until > now {
-        Some((locked_until - now) as u64)
-    } else if attempts >= ATTEMPTS_BEFORE_LOCK {
-        Some(lock_secs(locks + 1) as u64)
-    } else {
-        None
-    };
-    let outcome = match refused_for {
-        Some(retry_after) => {
-            note_refusal(&tx, &key, &email, address, locked_account, now).await?;
-            Reservation::Refused { retry_after: retry_after.max(1) }
-        }
-        None => {
+    let count = AttemptCount { account_locked, attempts: row.get(0), locks: row.get(1), locked_until: row.get(2) };
+    let reservation = throttle::decide(count, now);
+    match reservation {
+        Reservation::Refused { .. } => note_refusal(&tx, &key, &email, address, account_locked, now).await?,
+        Reservation::Go => {
             tx.execute(
                 "UPDATE login_attempts SET attempts = attempts + 1, updated_at = $2 WHERE key = $1",
                 &[&key, &now],
             )
             .await?;
-            Reservation::Go
         }
-    };
+    }
     tx.commit().await?;
-    Ok(outcome)
+    Ok(reservation)
 }
 
+/// One audit entry per lock, counting the attempts it refused.
 async fn note_refusal(
     tx: &deadpool_postgres::Transaction<'_>,
     key: &str,
@@ -221,35 +206,31 @@ async fn note_refusal(
         )
         .await?;
     let (audit_id, refused): (Option<i64>, i64) = (row.get(0), row.get(1));
-    let detail = json!({ "address": address, "refused": refused, "accountLocked": account });
+    let detail = throttle::refusal_detail(address, refused, account);
     match audit_id {
         Some(id) => {
             tx.execute("UPDATE audit_log SET detail = $2 WHERE id = $1", &[&id, &detail.to_string()]).await?;
         }
         None => {
-            let entry = NewAuditEntry {
-                actor: "anonymous",
-                action: crate::audit::AuditAction::SignIn,
-                target: Some(email),
-                outcome: "throttled",
-                detail: Some(detail),
-            };
-            let id = super::audit::append(tx, &entry).await?;
+            let id = super::audit::append(tx, &throttle::refusal_entry(email, detail)).await?;
             tx.execute("UPDATE login_attempts SET audit_id = $2 WHERE key = $1", &[&key, &id]).await?;
         }
     }
     Ok(())
 }
 
-/// How a reserved attempt ended (see `store::throttle::record`). True when this failure locked
+/// How a reserved attempt ended: a failure may lock the address or the account (as
+/// `auth::throttle` says); a success clears the address's count. True when this failure locked
 /// the account.
 pub async fn record(db: &impl GenericClient, email: &str, address: &str, now: i64, success: bool) -> Result<bool> {
     let email = email.to_lowercase();
-    let key = key(&email, address);
+    let key = throttle::key(&email, address);
     if success {
         db.execute("DELETE FROM login_attempts WHERE key = $1", &[&key]).await?;
         return Ok(false);
     }
+    // The row may be gone (a right password or an admin's unlock cleared it meanwhile): the
+    // failure then starts a fresh count.
     let row = db
         .query_one(
             "INSERT INTO login_attempts (key, email, attempts, failures, locks, locked_until, refused, updated_at)
@@ -259,16 +240,15 @@ pub async fn record(db: &impl GenericClient, email: &str, address: &str, now: i6
             &[&key, &email, &now],
         )
         .await?;
-    let (failures, locks): (i64, i64) = (row.get(0), row.get(1));
-    if failures >= ATTEMPTS_BEFORE_LOCK {
-        let lock = locks + 1;
+    if let Some((lock, locked_until)) = throttle::lock_after_failure(row.get(0), row.get(1), now) {
         db.execute(
             "UPDATE login_attempts SET attempts = 0, failures = 0, locks = $2, locked_until = $3, audit_id = NULL, refused = 0
              WHERE key = $1",
-            &[&key, &lock, &(now + lock_secs(lock))],
+            &[&key, &lock, &locked_until],
         )
         .await?;
     }
+    // The account's failures within the window, whatever the address.
     let row = db
         .query_one(
             "INSERT INTO account_locks (email, window_start, failures, locked) VALUES ($1, $2, 1, FALSE)
@@ -280,26 +260,23 @@ pub async fn record(db: &impl GenericClient, email: &str, address: &str, now: i6
         )
         .await?;
     let (window_start, account_failures): (i64, i64) = (row.get(0), row.get(1));
-    let lock_account = account_failures >= ACCOUNT_CEILING;
+    let lock_account = throttle::locks_account(account_failures);
     if lock_account {
         let changed =
             db.execute("UPDATE account_locks SET locked = TRUE WHERE email = $1 AND NOT locked", &[&email]).await?;
         if changed == 1 {
-            let entry = NewAuditEntry {
-                actor: "system",
-                action: crate::audit::AuditAction::AccountLocked,
-                target: Some(&email),
-                outcome: "locked until an admin unlocks it",
-                detail: Some(json!({ "failures": account_failures, "since": window_start })),
-            };
-            super::audit::append(db, &entry).await?;
+            super::audit::append(db, &throttle::account_lock_entry(&email, account_failures, window_start)).await?;
         }
     }
-    db.execute("DELETE FROM login_attempts WHERE updated_at < $1 AND locked_until < $2", &[&(now - 24 * 3600), &now])
-        .await?;
+    db.execute(
+        "DELETE FROM login_attempts WHERE updated_at < $1 AND locked_until < $2",
+        &[&(now - FORGET_AFTER_SECS), &now],
+    )
+    .await?;
     Ok(lock_account)
 }
 
+/// Lifts every lock of `email` (an admin's unlock, a new password); how many there were.
 pub async fn unlock(db: &impl GenericClient, email: &str) -> Result<usize> {
     let email = email.to_lowercase();
     let locks = db.execute("DELETE FROM login_attempts WHERE email = $1", &[&email]).await?;
@@ -307,6 +284,7 @@ pub async fn unlock(db: &impl GenericClient, email: &str) -> Result<usize> {
     Ok((locks + account) as usize)
 }
 
+/// Whether `email` is locked, at any address or as an account (for the Users screen).
 pub async fn is_locked(db: &impl GenericClient, email: &str, now: i64) -> Result<bool> {
     let email = email.to_lowercase();
     let row = db
@@ -317,4 +295,111 @@ pub async fn is_locked(db: &impl GenericClient, email: &str, now: i64) -> Result
         )
         .await?;
     Ok(row.get::<_, bool>(0) || row.get::<_, bool>(1))
+}
+
+#[async_trait::async_trait]
+impl AccountStore for Postgres {
+    async fn reserve_sign_in(&self, email: &str, address: &str, now: i64) -> Result<Reservation> {
+        reserve(&mut self.client().await?, email, address, now).await
+    }
+
+    async fn record_failed_sign_in(&self, email: &str, address: &str, now: i64) -> Result<bool> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        let locked = record(&tx, email, address, now, false).await?;
+        tx.commit().await?;
+        Ok(locked)
+    }
+
+    async fn start_session(
+        &self,
+        email: &str,
+        address: &str,
+        new_hash: Option<String>,
+        session: SessionRecord,
+        now: i64,
+    ) -> Result<()> {
+        let changed_at = crate::time::now_rfc3339();
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        record(&tx, email, address, now, true).await?;
+        if let Some(hash) = new_hash {
+            set_password_hash(&tx, &session.user_id, &hash, &changed_at, false).await?;
+        }
+        prune_sessions(&tx, now).await?;
+        insert_session(&tx, &session).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn rotate_token(&self, session_id: &str, old: &str, new: &str, now: i64) -> Result<bool> {
+        rotate_token(&self.client().await?, session_id, old, new, now).await
+    }
+
+    async fn live_session(
+        &self,
+        id: &str,
+        now: i64,
+        check: SessionCheck,
+    ) -> Result<Option<(UserRecord, SessionRecord)>> {
+        let client = self.client().await?;
+        let Some(session) = find_session(&client, id).await? else { return Ok(None) };
+        let Some(user) = find_by_id(&client, &session.user_id).await? else { return Ok(None) };
+        let live = check.is_live(&user, &session, now);
+        if live && check.needs_touch(&session, now) {
+            touch_session(&client, id, now).await?;
+        }
+        Ok(live.then_some((user, session)))
+    }
+
+    async fn revoke_session(&self, id: &str, now: i64) -> Result<bool> {
+        revoke_session(&self.client().await?, id, now).await
+    }
+
+    async fn unlock_sign_in(&self, email: &str) -> Result<usize> {
+        unlock(&self.client().await?, email).await
+    }
+
+    async fn user_by_email(&self, email: &str) -> Result<Option<UserRecord>> {
+        find_by_email(&self.client().await?, email).await
+    }
+
+    async fn user_count(&self) -> Result<i64> {
+        count(&self.client().await?).await
+    }
+
+    async fn insert_user(&self, user: UserRecord) -> Result<()> {
+        insert(&self.client().await?, &user).await
+    }
+
+    async fn users_with_locks(&self, now: i64) -> Result<Vec<(UserRecord, bool)>> {
+        let client = self.client().await?;
+        let mut listed = Vec::new();
+        for user in list(&client).await? {
+            let locked = is_locked(&client, &user.email, now).await?;
+            listed.push((user, locked));
+        }
+        Ok(listed)
+    }
+
+    async fn set_user_disabled(&self, id: &str, disabled: bool, now: i64) -> Result<usize> {
+        let at = crate::time::now_rfc3339();
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        set_disabled(&tx, id, disabled, &at).await?;
+        let ended = if disabled { revoke_user_sessions(&tx, id, now).await? } else { 0 };
+        tx.commit().await?;
+        Ok(ended)
+    }
+
+    async fn set_user_password(&self, id: &str, email: &str, hash: String, now: i64) -> Result<usize> {
+        let at = crate::time::now_rfc3339();
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        set_password_hash(&tx, id, &hash, &at, true).await?;
+        unlock(&tx, email).await?;
+        let ended = revoke_user_sessions(&tx, id, now).await?;
+        tx.commit().await?;
+        Ok(ended)
+    }
 }

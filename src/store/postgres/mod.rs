@@ -3,9 +3,11 @@
 //! replica at a time under an advisory lock.
 
 pub mod accounts;
+pub mod applying;
 pub mod audit;
 pub mod docs;
 pub mod events;
+pub mod meta;
 pub mod payments;
 pub mod tls;
 pub mod webhooks;

@@ -1,0 +1,46 @@
+//! What the audit log asks of a store, and its records.
+
+use serde::Serialize;
+
+use crate::error::Result;
+
+/// One audit entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditEntry {
+    pub id: i64,
+    pub at: String,
+    /// The staff member's email, or `cli` / `system`.
+    pub actor: String,
+    /// What was done, e.g. `auth.sign_in`, `users.disable`, `payments.order_create`.
+    pub action: String,
+    /// What it was done to (an email, an order id, a document id).
+    pub target: Option<String>,
+    /// `success`, `failure`, or a short reason.
+    pub outcome: String,
+    /// Extra facts as JSON text (never a secret).
+    pub detail: Option<String>,
+}
+
+/// An entry about to be written.
+#[derive(Debug, Clone)]
+pub struct NewAuditEntry<'a> {
+    pub actor: &'a str,
+    pub action: super::AuditAction,
+    pub target: Option<&'a str>,
+    pub outcome: &'a str,
+    pub detail: Option<serde_json::Value>,
+}
+
+/// The audit log's units of work.
+#[async_trait::async_trait]
+pub trait AuditStore {
+    /// Appends an entry in a transaction of its own.
+    async fn append_audit(&self, entry: NewAuditEntry<'_>) -> Result<()>;
+
+    /// The newest entries first, `limit` at most, before the id `before` when given.
+    async fn audit_entries(&self, limit: u32, before: Option<i64>) -> Result<Vec<AuditEntry>>;
+
+    /// Deletes entries older than `cutoff` (RFC 3339); how many went.
+    async fn prune_audit(&self, cutoff: String) -> Result<usize>;
+}

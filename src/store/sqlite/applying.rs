@@ -1,0 +1,90 @@
+//! SQLite's side of applying webhook events (the rules are `payments::apply`'s): read what each
+//! event concerns, decide, write the change, and record the outcome with the delivery, a group
+//! in one transaction with a savepoint per event.
+
+use super::{audit, payments, Sqlite};
+use crate::error::Result;
+use crate::payments::apply::{decide, failed, review_entry, stale_payment, wanted, Change, Known, Wanted};
+use crate::payments::store::ApplyingStore;
+use crate::time::now_rfc3339;
+use crate::webhooks::{ApplyResult, WebhookEvent};
+
+/// One event on SQLite, inside the caller's transaction.
+pub(crate) fn apply_one(conn: &rusqlite::Connection, event: &WebhookEvent) -> Result<ApplyResult> {
+    let known = match wanted(event) {
+        Wanted::Order { local_id, provider_id } => {
+            let by_ours = match local_id {
+                Some(id) => payments::get_order(conn, &id)?,
+                None => None,
+            };
+            Known::Order(match by_ours {
+                Some(order) => Some(order),
+                None => payments::find_order_by_provider_id(conn, &provider_id)?,
+            })
+        }
+        Wanted::Subscription(id) => Known::Subscription(payments::get_subscription(conn, &id)?),
+        Wanted::Nothing => Known::Nothing,
+    };
+    let (change, result) = decide(event, known);
+    match change {
+        Change::None => {}
+        Change::InsertOrder(order) => {
+            payments::insert_order_in(conn, &order)?;
+        }
+        Change::UpdateOrder { order, review } => {
+            if let Some((id, detail)) = &review {
+                audit::append(conn, &review_entry(id, detail))?;
+            }
+            payments::update_order_from_provider(conn, &order)?;
+        }
+        Change::UpsertSubscription(subscription) => payments::upsert_subscription(conn, &subscription, &now_rfc3339())?,
+        Change::NotePayment { subscription_id, status, at } => {
+            if !payments::note_payment(conn, &subscription_id, &status, &at)? {
+                return Ok(stale_payment(result));
+            }
+        }
+    }
+    Ok(result)
+}
+
+#[async_trait::async_trait]
+impl ApplyingStore for Sqlite {
+    /// One transaction for the whole group (a commit per event held applying to about 2,500
+    /// events/s), with a savepoint per event, so one that fails leaves no trace and the others
+    /// still apply; the outcomes are recorded in the same transaction.
+    async fn apply_stored_events(&self, group: Vec<(i64, WebhookEvent)>) -> Result<Vec<(i64, ApplyResult)>> {
+        self.transaction(move |tx| {
+            let now = now_rfc3339();
+            let mut results = Vec::with_capacity(group.len());
+            for (id, event) in &group {
+                let waiting: bool =
+                    tx.query_row("SELECT applied_at IS NULL FROM webhook_events WHERE id = ?1", [id], |row| {
+                        row.get(0)
+                    })?;
+                if !waiting {
+                    continue;
+                }
+                tx.execute_batch("SAVEPOINT apply_one")?;
+                let result = apply_one(tx, event);
+                let end = if result.is_ok() { "RELEASE apply_one" } else { "ROLLBACK TO apply_one; RELEASE apply_one" };
+                tx.execute_batch(end)?;
+                let result = result.unwrap_or_else(|err| {
+                    tracing::error!(id, %err, "applying a webhook delivery failed");
+                    failed(&err)
+                });
+                tx.execute(
+                    "UPDATE webhook_events SET applied_at = ?2, outcome = ?3, order_id = ?4, subscription_id = ?5
+                         WHERE id = ?1",
+                    rusqlite::params![id, now, result.outcome.to_string(), result.order_id, result.subscription_id],
+                )?;
+                results.push((*id, result));
+            }
+            Ok(results)
+        })
+        .await
+    }
+
+    async fn apply_event(&self, event: WebhookEvent) -> Result<ApplyResult> {
+        self.transaction(move |tx| apply_one(tx, &event)).await
+    }
+}
