@@ -2,10 +2,11 @@
 //! and the audit log with how long it is kept.
 
 use serde::Serialize;
+use staffroom_macros::request;
 
-use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route, MAX_NUMBER};
+use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route};
 use crate::audit::AuditEntry;
-use crate::audit::{AuditRetention, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS};
+use crate::audit::AuditRetention;
 use crate::docs::oauth::GoogleStatus;
 use crate::error::Result;
 use crate::secrets::Secret;
@@ -70,6 +71,8 @@ pub struct SecretRequest {
     pub value: Secret,
 }
 
+/// Hand-written, not `#[request]`: the name is checked against the secret store's own rules, and
+/// the value is read straight into a [`Secret`].
 impl Request for SecretRequest {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);
@@ -90,38 +93,19 @@ impl Request for SecretRequest {
 }
 
 /// `GET /api/audit`: the newest entries first.
+#[request]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct AuditLogRequest {
     /// Default 50.
-    #[schema(minimum = 1, maximum = 200)]
+    #[field(min = 1, max = 200)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// Only entries older than the entry with this id (the next page).
-    #[schema(minimum = 1, maximum = 2147483647)]
+    #[field(min = 1, max = 2147483647)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub before: Option<u32>,
-}
-
-impl Request for AuditLogRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let limit = fields.whole_number("limit", 1, 200);
-        let before = fields.whole_number("before", 1, MAX_NUMBER);
-        fields.finish(|| AuditLogRequest { limit, before })
-    }
-}
-
-impl Request for AuditRetention {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let days = fields.whole_number("days", MIN_RETENTION_DAYS, MAX_RETENTION_DAYS);
-        if fields.value("days").is_none() {
-            fields.problem("days", "is required");
-        }
-        fields.finish(|| AuditRetention { days: days.unwrap_or_default() })
-    }
 }
 
 pub struct GetSettings;

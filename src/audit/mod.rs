@@ -48,10 +48,11 @@ crate::text_enum! {
 }
 
 /// How long audit entries are kept.
+#[staffroom_macros::request]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema, ts_rs::TS)]
 pub struct AuditRetention {
     /// Entries older than this many days are deleted (30 to 3,650).
-    #[schema(minimum = 30, maximum = 3650)]
+    #[field(min = 30, max = 3650)]
     pub days: u32,
 }
 
@@ -139,5 +140,21 @@ impl Audit {
     /// The newest entries first.
     pub async fn list(&self, limit: u32, before: Option<i64>) -> Result<Vec<AuditEntry>> {
         self.db.audit_entries(limit.clamp(1, 500), before).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Request;
+
+    /// The retention's bounds are stated once, on the request; they must be these constants.
+    #[test]
+    fn the_retention_bounds_are_the_constants() {
+        let (min, max) = (MIN_RETENTION_DAYS, MAX_RETENTION_DAYS);
+        for (days, allowed) in [(min - 1, false), (min, true), (max, true), (max + 1, false)] {
+            let input = serde_json::json!({ "days": days });
+            assert_eq!(AuditRetention::from_input(input.as_object().unwrap()).is_ok(), allowed, "{days} days");
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use staffroom_macros::request;
 
 use super::validate::{self, LoginInput};
 use super::{AuthResponse, NewUser, UserDto};
@@ -14,6 +15,8 @@ use crate::Core;
 
 const NO_ACCOUNT: &[(u16, &str)] = &[(404, "not_found: no account with this email")];
 
+/// Hand-written, not `#[request]`: the sign-in body's own validator (`auth::validate`) reads it,
+/// with the answers SPEC section 3 fixes for sign-in.
 impl Request for LoginInput {
     fn from_input(input: &Input) -> Result<Self> {
         validate::login_input(&Value::Object(input.clone())).map_err(crate::Error::invalid)
@@ -27,38 +30,42 @@ pub struct MeResponse {
 }
 
 /// A new account, or the first admin (whose role is admin whatever is asked).
+#[request]
 #[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct NewAccount {
     #[schema(format = Email, max_length = 254)]
+    #[field(text)]
     pub email: String,
     /// 1 to 100 characters.
     #[schema(min_length = 1, max_length = 100)]
+    #[field(text)]
     pub name: String,
     /// `staff` when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
+    #[field(with = role)]
     pub role: Option<Role>,
     /// 15 to 128 characters, not a common or easily guessed one.
     #[schema(value_type = String, format = Password, min_length = 15, max_length = 128)]
     #[serde(serialize_with = "crate::secrets::serialize_exposed")]
     #[ts(type = "string")]
+    #[field(with = password)]
     pub password: Secret,
 }
 
-impl Request for NewAccount {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let email = fields.required_string("email").unwrap_or_default().to_string();
-        let name = fields.required_string("name").unwrap_or_default().to_string();
-        let role = match fields.choice("role", &["admin", "staff"]) {
-            Some("admin") => Some(Role::Admin),
-            Some(_) => Some(Role::Staff),
-            None => None,
-        };
-        let password = fields.required_string("password").unwrap_or_default().to_string();
-        // The rules of each field are the account service's, which names every broken one.
-        fields.finish(|| NewAccount { email, name, role, password: Secret::new(password) })
+/// An account's role, if one is asked for. The rules of the other fields are the account
+/// service's, which names every broken one.
+fn role(fields: &mut Fields) -> Option<Role> {
+    match fields.choice("role", &["admin", "staff"]) {
+        Some("admin") => Some(Role::Admin),
+        Some(_) => Some(Role::Staff),
+        None => None,
     }
+}
+
+/// A required password, kept as a secret from the moment it is read.
+fn password(fields: &mut Fields) -> Secret {
+    Secret::new(fields.required_string("password").unwrap_or_default())
 }
 
 impl From<NewAccount> for NewUser {
@@ -73,38 +80,23 @@ impl From<NewAccount> for NewUser {
 }
 
 /// A request naming an account by its email.
+#[request]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct AccountRequest {
     #[schema(format = Email, max_length = 254)]
+    #[field(text)]
     pub email: String,
-}
-
-impl Request for AccountRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let email = fields.required_string("email").unwrap_or_default().to_string();
-        fields.finish(|| AccountRequest { email })
-    }
 }
 
 /// `PATCH /api/users/{email}`: disables or re-enables an account.
+#[request]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct SetDisabledRequest {
     #[schema(format = Email, max_length = 254)]
+    #[field(text)]
     pub email: String,
+    #[field(flag)]
     pub disabled: bool,
-}
-
-impl Request for SetDisabledRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let email = fields.required_string("email").unwrap_or_default().to_string();
-        let disabled = fields.flag("disabled");
-        if fields.value("disabled").is_none() {
-            fields.problem("disabled", "is required");
-        }
-        fields.finish(|| SetDisabledRequest { email, disabled: disabled.unwrap_or(false) })
-    }
 }
 
 pub struct SignIn;

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use staffroom_macros::request;
 
 use super::model::{DocumentList, DocumentSummary, Folder, PatchResult, Permission, PermissionList};
 use super::oauth::{self, GoogleStatus};
@@ -48,16 +49,17 @@ impl DocumentOrder {
 }
 
 /// `GET /api/docs/documents`.
+#[request(only = "is not a parameter; use folderId, pageSize, pageToken, orderBy")]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListDocumentsRequest {
     /// Only documents in this Drive folder.
-    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    #[field(pattern = "^[A-Za-z0-9_-]{1,200}$", message = "must be a Drive folder id (letters, digits, - or _)")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub folder_id: Option<String>,
     /// Default 20.
-    #[schema(minimum = 1, maximum = 100)]
+    #[field(min = 1, max = 100)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub page_size: Option<u32>,
@@ -65,41 +67,37 @@ pub struct ListDocumentsRequest {
     #[schema(min_length = 1, max_length = 2048, pattern = "^[^\\s\\x00-\\x1f\\x7f-\\x9f]+$")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
+    #[field(with = page_token)]
     pub page_token: Option<String>,
     /// Default `modifiedTime`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
+    #[field(with = order_by)]
     pub order_by: Option<DocumentOrder>,
 }
 
-const LIST_PARAMS: &[&str] = &["folderId", "pageSize", "pageToken", "orderBy"];
+/// A list's `pageToken`: a `nextPageToken` from an earlier page.
+fn page_token(fields: &mut Fields) -> Option<String> {
+    let page_token = fields.string("pageToken").map(str::to_owned);
+    if page_token
+        .as_deref()
+        .is_some_and(|t| t.is_empty() || t.len() > 2048 || t.chars().any(|c| c.is_control() || c.is_whitespace()))
+    {
+        fields.problem("pageToken", "must be a nextPageToken from an earlier page");
+    }
+    page_token
+}
 
-impl Request for ListDocumentsRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        fields.only(LIST_PARAMS, &format!("is not a parameter; use {}", LIST_PARAMS.join(", ")));
-        let folder_id = fields.string("folderId").map(str::to_owned);
-        if folder_id.as_deref().is_some_and(|id| !validate::is_drive_id(id)) {
-            fields.problem("folderId", "must be a Drive folder id (letters, digits, - or _)");
+/// A list's `orderBy`.
+fn order_by(fields: &mut Fields) -> Option<DocumentOrder> {
+    match fields.value("orderBy").map(|v| v.as_str()) {
+        None => None,
+        Some(Some("modifiedTime")) => Some(DocumentOrder::ModifiedTime),
+        Some(Some("createdTime")) => Some(DocumentOrder::CreatedTime),
+        Some(_) => {
+            fields.problem("orderBy", "must be modifiedTime or createdTime");
+            None
         }
-        let page_size = fields.whole_number("pageSize", 1, 100);
-        let page_token = fields.string("pageToken").map(str::to_owned);
-        if page_token
-            .as_deref()
-            .is_some_and(|t| t.is_empty() || t.len() > 2048 || t.chars().any(|c| c.is_control() || c.is_whitespace()))
-        {
-            fields.problem("pageToken", "must be a nextPageToken from an earlier page");
-        }
-        let order_by = match fields.value("orderBy").map(|v| v.as_str()) {
-            None => None,
-            Some(Some("modifiedTime")) => Some(DocumentOrder::ModifiedTime),
-            Some(Some("createdTime")) => Some(DocumentOrder::CreatedTime),
-            Some(_) => {
-                fields.problem("orderBy", "must be modifiedTime or createdTime");
-                None
-            }
-        };
-        fields.finish(|| ListDocumentsRequest { folder_id, page_size, page_token, order_by })
     }
 }
 
@@ -143,43 +141,28 @@ impl SuggestionsViewMode {
 }
 
 /// `GET /api/docs/documents/{id}`.
+#[request(only = "is not a parameter; use suggestionsViewMode")]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadDocumentRequest {
-    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    #[field(pattern = "^[A-Za-z0-9_-]{1,200}$", message = "must be a Google document id (letters, digits, - or _)")]
     pub id: String,
     /// Default: suggestions inline, or the reader's own view when Google hides suggestions from them.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
+    #[field(choice)]
     pub suggestions_view_mode: Option<SuggestionsViewMode>,
 }
 
-impl Request for ReadDocumentRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        fields.only(&["id", "suggestionsViewMode"], "is not a parameter; use suggestionsViewMode");
-        let id = document_id(&mut fields);
-        let suggestions_view_mode =
-            fields.choice("suggestionsViewMode", SuggestionsViewMode::NAMES).and_then(SuggestionsViewMode::parse);
-        fields.finish(|| ReadDocumentRequest { id, suggestions_view_mode })
-    }
-}
-
 /// A request naming one document.
+#[request]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct DocumentIdRequest {
-    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    #[field(pattern = "^[A-Za-z0-9_-]{1,200}$", message = "must be a Google document id (letters, digits, - or _)")]
     pub id: String,
 }
 
-impl Request for DocumentIdRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let id = document_id(&mut fields);
-        fields.finish(|| DocumentIdRequest { id })
-    }
-}
-
+/// Hand-written, not `#[request]`: the body's validator (`docs::validate`) names every bad field.
 impl Request for CreateDocument {
     fn from_input(input: &Input) -> Result<Self> {
         validate::create_document(&Value::Object(input.clone()))
@@ -266,6 +249,7 @@ fn edit_requests_schema() -> utoipa::openapi::schema::Array {
     ArrayBuilder::new().items(item).min_items(Some(1)).max_items(Some(validate::MAX_REQUESTS)).build()
 }
 
+/// Hand-written, not `#[request]`: the edit requests are checked one by one by `docs::validate`.
 impl Request for PatchDocumentRequest {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);
@@ -294,6 +278,7 @@ pub struct ShareRequest {
     pub send_notification_email: Option<bool>,
 }
 
+/// Hand-written, not `#[request]`: each permission is checked by `docs::validate`.
 impl Request for ShareRequest {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);
@@ -320,6 +305,7 @@ pub struct EditsRequest {
     pub blocks: Vec<super::planner::EditBlock>,
 }
 
+/// Hand-written, not `#[request]`: the blocks are the editor's model, read whole.
 impl Request for EditsRequest {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);
@@ -524,6 +510,7 @@ impl Operation for GoogleSignOut {
 
 /// `POST /api/docs/google/authorization`: a browser step run elsewhere (an admin's desktop) asks
 /// for the consent page that will come back to it.
+#[request(only = "is not a field of an authorization request")]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AuthorizationRequest {
@@ -533,36 +520,17 @@ pub struct AuthorizationRequest {
         max_length = 200,
         pattern = r"^http://(127\.0\.0\.1|\[::1\]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])/$"
     )]
+    #[field(check = oauth::is_loopback_redirect, message = "must be http://127.0.0.1:PORT/ or http://[::1]:PORT/ (this computer's own listener)")]
     pub redirect_uri: String,
     /// PKCE S256: the base64url SHA-256 of the verifier the browser step keeps.
-    #[schema(pattern = "^[A-Za-z0-9_-]{43}$")]
+    #[field(pattern = "^[A-Za-z0-9_-]{43}$", message = "must be a PKCE S256 challenge: 43 base64url characters")]
     pub code_challenge: String,
     /// Sent back with the code, so that the browser step knows the answer is its own.
-    #[schema(pattern = "^[A-Za-z0-9._~-]{16,128}$")]
+    #[field(
+        pattern = "^[A-Za-z0-9._~-]{16,128}$",
+        message = "must be 16 to 128 letters, digits, '.', '_', '~' or '-'"
+    )]
     pub state: String,
-}
-
-impl Request for AuthorizationRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        fields.only(&["redirectUri", "codeChallenge", "state"], "is not a field of an authorization request");
-        let redirect_uri = fields.required_string("redirectUri").unwrap_or_default().to_string();
-        if fields.value("redirectUri").is_some_and(|v| v.is_string()) && !oauth::is_loopback_redirect(&redirect_uri) {
-            fields.problem(
-                "redirectUri",
-                "must be http://127.0.0.1:PORT/ or http://[::1]:PORT/ (this computer's own listener)",
-            );
-        }
-        let code_challenge = fields.required_string("codeChallenge").unwrap_or_default().to_string();
-        if fields.value("codeChallenge").is_some_and(|v| v.is_string()) && !oauth::is_pkce_challenge(&code_challenge) {
-            fields.problem("codeChallenge", "must be a PKCE S256 challenge: 43 base64url characters");
-        }
-        let state = fields.required_string("state").unwrap_or_default().to_string();
-        if fields.value("state").is_some_and(|v| v.is_string()) && !oauth::is_state(&state) {
-            fields.problem("state", "must be 16 to 128 letters, digits, '.', '_', '~' or '-'");
-        }
-        fields.finish(|| AuthorizationRequest { redirect_uri, code_challenge, state })
-    }
 }
 
 /// Google's consent page, to open in the browser.
@@ -594,6 +562,7 @@ pub struct CodeRequest {
     pub redirect_uri: String,
 }
 
+/// Hand-written, not `#[request]`: the code and the verifier are read straight into secrets.
 impl Request for CodeRequest {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);

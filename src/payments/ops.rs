@@ -1,23 +1,19 @@
 //! The payment area's operations: products, orders, subscriptions, the sync and the webhook log.
 
 use serde::Serialize;
+use staffroom_macros::request;
 
 use super::model::{OrderDto, ProductDto, ProductStatus, SubscriptionStatus};
-use super::sync::{SyncStatus, MAX_INTERVAL, MIN_INTERVAL};
+use super::sync::SyncStatus;
 use super::validate::{self, NewOrder};
 use super::{OrderList, ProductList, SubscriptionAction, SubscriptionActionResult, SubscriptionList, SyncReport};
-use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route, MAX_NUMBER};
+use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route};
 use crate::error::Result;
 use crate::webhooks::WebhookLog;
 use crate::Core;
 
 /// Errors of operations on one resource.
 const NOT_FOUND: &[(u16, &str)] = &[(404, "not_found: no such resource")];
-
-/// `page` (1 or more) and `limit` (1 to 100) of a list.
-fn page_and_limit(fields: &mut Fields) -> (Option<u32>, Option<u32>) {
-    (fields.whole_number("page", 1, MAX_NUMBER), fields.whole_number("limit", 1, 100))
-}
 
 /// A path id: a provider id (digits) or ours (a UUID).
 fn id(fields: &mut Fields) -> String {
@@ -29,55 +25,46 @@ fn id(fields: &mut Fields) -> String {
 }
 
 /// `GET /api/payments/products`.
+#[request]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListProductsRequest {
-    #[schema(minimum = 1, maximum = 2147483647)]
+    #[field(min = 1, max = 2147483647)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub page: Option<u32>,
     /// Default 10.
-    #[schema(minimum = 1, maximum = 100)]
+    #[field(min = 1, max = 100)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
+    #[field(choice)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub status: Option<ProductStatus>,
     /// Part of the name, any case.
     #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
+    #[field(with = search)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub search: Option<String>,
 }
 
-impl Request for ListProductsRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let (page, limit) = page_and_limit(&mut fields);
-        let status = fields.choice("status", ProductStatus::NAMES).and_then(ProductStatus::parse);
-        let search = fields.string("search").map(str::trim).filter(|s| !s.is_empty());
-        if search.is_some_and(|s| s.chars().count() > 100 || s.chars().any(char::is_control)) {
-            fields.problem("search", "must be at most 100 characters, without control characters");
-        }
-        let search = search.map(str::to_owned);
-        fields.finish(|| ListProductsRequest { page, limit, status, search })
+/// A list's search: trimmed, blank as absent, at most 100 characters without control characters.
+fn search(fields: &mut Fields) -> Option<String> {
+    let search = fields.string("search").map(str::trim).filter(|s| !s.is_empty());
+    if search.is_some_and(|s| s.chars().count() > 100 || s.chars().any(char::is_control)) {
+        fields.problem("search", "must be at most 100 characters, without control characters");
     }
+    search.map(str::to_owned)
 }
 
 /// A request naming one resource by its `id`.
+#[request]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct IdRequest {
-    #[schema(pattern = "^[A-Za-z0-9-]{1,64}$")]
+    #[field(pattern = "^[A-Za-z0-9-]{1,64}$", message = "is not a valid id")]
     pub id: String,
-}
-
-impl Request for IdRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let id = id(&mut fields);
-        fields.finish(|| IdRequest { id })
-    }
 }
 
 /// `{product}`.
@@ -93,85 +80,57 @@ pub struct OrderEnvelope {
 }
 
 /// `POST /api/payments/orders/{id}/refund`: all that is left of the order, or `amount` of it.
+#[request]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct RefundRequest {
-    #[schema(pattern = "^[A-Za-z0-9-]{1,64}$")]
+    #[field(pattern = "^[A-Za-z0-9-]{1,64}$", message = "is not a valid id")]
     pub id: String,
     /// Cents to refund; all that is left when absent.
-    #[schema(minimum = 1, maximum = 2147483647)]
+    #[field(min = 1, max = 2147483647)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub amount: Option<u32>,
 }
 
-impl Request for RefundRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let id = id(&mut fields);
-        let amount = fields.whole_number("amount", 1, MAX_NUMBER);
-        fields.finish(|| RefundRequest { id, amount })
-    }
-}
-
 /// `GET /api/payments/orders`.
+#[request]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListOrdersRequest {
-    #[schema(minimum = 1, maximum = 2147483647)]
+    #[field(min = 1, max = 2147483647)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub page: Option<u32>,
     /// Default 10.
-    #[schema(minimum = 1, maximum = 100)]
+    #[field(min = 1, max = 100)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
-}
-
-impl Request for ListOrdersRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let (page, limit) = page_and_limit(&mut fields);
-        fields.finish(|| ListOrdersRequest { page, limit })
-    }
 }
 
 /// `GET /api/payments/subscriptions`.
+#[request]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListSubscriptionsRequest {
-    #[schema(minimum = 1, maximum = 2147483647)]
+    #[field(min = 1, max = 2147483647)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub page: Option<u32>,
     /// Default 10.
-    #[schema(minimum = 1, maximum = 100)]
+    #[field(min = 1, max = 100)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
+    #[field(choice)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub status: Option<SubscriptionStatus>,
     /// The provider's customer id.
-    #[schema(pattern = "^[A-Za-z0-9_-]{1,64}$")]
+    #[field(pattern = "^[A-Za-z0-9_-]{1,64}$", message = "must be a provider customer id (letters, digits, - or _)")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub customer_id: Option<String>,
-}
-
-impl Request for ListSubscriptionsRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let (page, limit) = page_and_limit(&mut fields);
-        let status = fields.choice("status", SubscriptionStatus::NAMES).and_then(SubscriptionStatus::parse);
-        let customer_id = fields.string("customerId").map(str::to_owned);
-        if customer_id.as_deref().is_some_and(|id| {
-            id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        }) {
-            fields.problem("customerId", "must be a provider customer id (letters, digits, - or _)");
-        }
-        fields.finish(|| ListSubscriptionsRequest { page, limit, status, customer_id })
-    }
 }
 
 /// `POST /api/payments/subscriptions/{id}/{action}`: the action, and what it needs.
@@ -204,6 +163,7 @@ pub struct SubscriptionActionRequest {
     pub checked: Option<SubscriptionAction>,
 }
 
+/// Hand-written, not `#[request]`: which fields are allowed and required depends on the action.
 impl Request for SubscriptionActionRequest {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);
@@ -224,42 +184,23 @@ impl Request for SubscriptionActionRequest {
 }
 
 /// `PUT /api/payments/sync`: a new interval between background syncs.
+#[request(only = "is not a field of this request")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SyncSettings {
-    #[schema(minimum = 60, maximum = 86400)]
+    #[field(min = 60, max = 86400)]
     pub interval_secs: u64,
 }
 
-impl Request for SyncSettings {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        fields.only(&["intervalSecs"], "is not a field of this request");
-        let (min, max) = (MIN_INTERVAL.as_secs() as u32, MAX_INTERVAL.as_secs() as u32);
-        let interval = fields.whole_number("intervalSecs", min, max);
-        if interval.is_none() && fields.value("intervalSecs").is_none() {
-            fields.problem("intervalSecs", "is required");
-        }
-        fields.finish(|| SyncSettings { interval_secs: u64::from(interval.unwrap_or(0)) })
-    }
-}
-
 /// `GET /api/payments/webhooks`.
+#[request]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct WebhookLogRequest {
     /// Default 50.
-    #[schema(minimum = 1, maximum = 500)]
+    #[field(min = 1, max = 500)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
-}
-
-impl Request for WebhookLogRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let limit = fields.whole_number("limit", 1, 500);
-        fields.finish(|| WebhookLogRequest { limit })
-    }
 }
 
 pub struct ListProducts;
@@ -423,5 +364,22 @@ impl Operation for ListWebhookEvents {
     type Response = WebhookLog;
     async fn run(core: &Core, _: &Caller, request: WebhookLogRequest) -> Result<WebhookLog> {
         crate::webhooks::log(core.webhooks.as_ref(), request.limit.unwrap_or(50)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payments::sync::{MAX_INTERVAL, MIN_INTERVAL};
+
+    /// The interval's bounds are stated once, on the request; they must be the sync's own.
+    #[test]
+    fn the_sync_interval_bounds_are_the_syncs_own() {
+        let (min, max) = (MIN_INTERVAL.as_secs(), MAX_INTERVAL.as_secs());
+        for (secs, allowed) in [(min - 1, false), (min, true), (max, true), (max + 1, false)] {
+            let input = serde_json::json!({ "intervalSecs": secs });
+            let read = SyncSettings::from_input(input.as_object().unwrap());
+            assert_eq!(read.is_ok(), allowed, "{secs} s");
+        }
     }
 }

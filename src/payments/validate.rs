@@ -94,6 +94,8 @@ fn metadata_schema() -> utoipa::openapi::schema::Object {
         .build()
 }
 
+/// Hand-written, not `#[request]`: an order's fields are checked together (a billing address by
+/// country, metadata by total size), by [`new_order`].
 impl crate::api::Request for NewOrder {
     fn from_input(input: &crate::api::Input) -> Result<Self> {
         new_order(&Value::Object(input.clone()))

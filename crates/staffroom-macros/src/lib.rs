@@ -1,0 +1,308 @@
+//! `#[request]`: a request type's fields state their bounds once, in `#[field(...)]`, and the
+//! attribute writes from that one statement both the field's `#[schema(...)]` bounds (for the
+//! OpenAPI document and the UI's types) and the type's `Request::from_input`, which reads every
+//! field and refuses with every bad one named (`api::Fields`).
+//!
+//! ```ignore
+//! #[request]
+//! #[derive(Serialize, ts_rs::TS, utoipa::ToSchema)]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct RefundRequest {
+//!     #[field(pattern = "^[A-Za-z0-9-]{1,64}$", message = "is not a valid id")]
+//!     pub id: String,
+//!     #[field(min = 1, max = 2147483647)]
+//!     pub amount: Option<u32>,
+//! }
+//! ```
+//!
+//! What a field may say (an `Option` field may be absent; any other is required):
+//! - `min = N, max = M`: a whole number from N to M (`u32` or `u64`), as JSON or a query string;
+//!   the schema's `minimum` and `maximum`.
+//! - `pattern = "regex", message = "..."`: a string matching the pattern, else `message`; the
+//!   schema's `pattern`.
+//! - `check = path, message = "..."`: a string for which `path(&str) -> bool` holds, else
+//!   `message` (for rules a pattern cannot say; the schema says what it can on its own).
+//! - `text`: any string (its rules are the service's).
+//! - `choice`: one of a text enum's `NAMES`.
+//! - `flag`: `true` or `false`.
+//! - `with = path`: read by `path(&mut Fields) -> T`, for a field with rules of its own.
+//!
+//! On the struct, `#[request(only = "message")]` refuses any field it does not declare.
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as Tokens};
+use quote::quote;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, ExprLit, Fields, Ident, ItemStruct, Lit, LitStr, Meta, Path, Token, Type};
+
+#[proc_macro_attribute]
+pub fn request(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut item = syn::parse_macro_input!(item as ItemStruct);
+    match expand(args.into(), &mut item) {
+        Ok(parser) => quote!(#item #parser).into(),
+        Err(error) => error.to_compile_error().into(),
+    }
+}
+
+/// How one field is read.
+enum Kind {
+    Number { min: Expr, max: Expr },
+    Pattern { pattern: LitStr, message: LitStr },
+    Check { check: Path, message: LitStr },
+    Text,
+    Choice,
+    Flag,
+    With(Path),
+}
+
+struct Field {
+    ident: Ident,
+    /// The field's name in the input (camelCase when the struct says so).
+    name: String,
+    /// The type inside `Option`, and whether the field is optional.
+    inner: Type,
+    optional: bool,
+    kind: Kind,
+}
+
+fn expand(args: Tokens, item: &mut ItemStruct) -> syn::Result<Tokens> {
+    let only = parse_only(args)?;
+    let camel = renames_to_camel_case(&item.attrs);
+    let Fields::Named(named) = &mut item.fields else {
+        return Err(syn::Error::new_spanned(&item.ident, "#[request] needs a struct with named fields"));
+    };
+    let mut fields = Vec::new();
+    for field in named.named.iter_mut() {
+        let ident = field.ident.clone().expect("named");
+        let Some(position) = field.attrs.iter().position(|a| a.path().is_ident("field")) else {
+            return Err(syn::Error::new_spanned(&ident, "every field of a #[request] needs #[field(...)]"));
+        };
+        let attribute = field.attrs.remove(position);
+        let kind = parse_kind(&attribute)?;
+        if let Some(schema) = schema_of(&kind) {
+            field.attrs.push(syn::parse_quote!(#[schema(#schema)]));
+        }
+        let raw = ident.to_string();
+        if !camel && raw.contains('_') {
+            return Err(syn::Error::new_spanned(
+                &ident,
+                "a multi-word field needs #[serde(rename_all = \"camelCase\")]",
+            ));
+        }
+        let name = if camel { camel_case(&raw) } else { raw };
+        let (inner, optional) = match option_of(&field.ty) {
+            Some(inner) => (inner.clone(), true),
+            None => (field.ty.clone(), false),
+        };
+        fields.push(Field { ident, name, inner, optional, kind });
+    }
+    Ok(parser(&item.ident, &fields, only))
+}
+
+fn parse_only(args: Tokens) -> syn::Result<Option<LitStr>> {
+    if args.is_empty() {
+        return Ok(None);
+    }
+    let meta: Meta = syn::parse2(args)?;
+    match meta {
+        Meta::NameValue(nv) if nv.path.is_ident("only") => Ok(Some(string_of(&nv.value)?)),
+        other => Err(syn::Error::new_spanned(other, "expected #[request] or #[request(only = \"message\")]")),
+    }
+}
+
+/// Whether the struct has `#[serde(rename_all = "camelCase")]`.
+fn renames_to_camel_case(attrs: &[Attribute]) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("serde")).any(|a| {
+        let mut camel = false;
+        let _ = a.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename_all") {
+                camel = meta.value()?.parse::<LitStr>()?.value() == "camelCase";
+            } else if meta.input.peek(Token![=]) {
+                meta.value()?.parse::<Expr>()?;
+            }
+            Ok(())
+        });
+        camel
+    })
+}
+
+fn camel_case(snake: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn option_of(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.first()? {
+        syn::GenericArgument::Type(inner) => Some(inner),
+        _ => None,
+    }
+}
+
+fn string_of(expr: &Expr) -> syn::Result<LitStr> {
+    match expr {
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Ok(s.clone()),
+        other => Err(syn::Error::new_spanned(other, "expected a string")),
+    }
+}
+
+fn path_of(expr: &Expr) -> syn::Result<Path> {
+    match expr {
+        Expr::Path(p) => Ok(p.path.clone()),
+        other => Err(syn::Error::new_spanned(other, "expected a path to a function")),
+    }
+}
+
+fn parse_kind(attribute: &Attribute) -> syn::Result<Kind> {
+    let items =
+        Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attribute.meta.require_list()?.tokens.clone())?;
+    let mut values = std::collections::HashMap::new();
+    let mut words = Vec::new();
+    for item in &items {
+        match item {
+            Meta::Path(p) => words.push(p.get_ident().map(Ident::to_string).unwrap_or_default()),
+            Meta::NameValue(nv) => {
+                values.insert(nv.path.get_ident().map(Ident::to_string).unwrap_or_default(), nv.value.clone());
+            }
+            Meta::List(l) => return Err(syn::Error::new_spanned(l, "unexpected list")),
+        }
+    }
+    let message = |values: &std::collections::HashMap<String, Expr>| match values.get("message") {
+        Some(m) => string_of(m),
+        None => Err(syn::Error::new_spanned(attribute, "a pattern or a check needs message = \"...\"")),
+    };
+    let keys: std::collections::BTreeSet<&str> = values.keys().map(String::as_str).collect();
+    let keys: Vec<&str> = keys.into_iter().collect();
+    let word = match (words.as_slice(), keys.is_empty()) {
+        ([word], true) => Some(word.as_str()),
+        _ => None,
+    };
+    let kind = match (word, keys.as_slice()) {
+        (Some("text"), _) => Kind::Text,
+        (Some("choice"), _) => Kind::Choice,
+        (Some("flag"), _) => Kind::Flag,
+        (None, ["max", "min"]) if words.is_empty() => {
+            Kind::Number { min: values["min"].clone(), max: values["max"].clone() }
+        }
+        (None, ["message", "pattern"]) if words.is_empty() => {
+            Kind::Pattern { pattern: string_of(&values["pattern"])?, message: message(&values)? }
+        }
+        (None, ["check", "message"]) if words.is_empty() => {
+            Kind::Check { check: path_of(&values["check"])?, message: message(&values)? }
+        }
+        (None, ["with"]) if words.is_empty() => Kind::With(path_of(&values["with"])?),
+        _ => {
+            return Err(syn::Error::new_spanned(
+                attribute,
+                "expected one of: min = N, max = M | pattern = \"..\", message = \"..\" | check = path, message = \"..\" | text | choice | flag | with = path",
+            ))
+        }
+    };
+    Ok(kind)
+}
+
+/// The schema bounds a kind states.
+fn schema_of(kind: &Kind) -> Option<Tokens> {
+    match kind {
+        Kind::Number { min, max } => Some(quote!(minimum = #min, maximum = #max)),
+        Kind::Pattern { pattern, .. } => Some(quote!(pattern = #pattern)),
+        _ => None,
+    }
+}
+
+/// The statements reading one field into a local of its name.
+fn read(field: &Field) -> Tokens {
+    let Field { ident, name, inner, optional, kind } = field;
+    let required = (!optional).then(|| {
+        quote! {
+            if fields.value(#name).is_none() {
+                fields.problem(#name, "is required");
+            }
+        }
+    });
+    match kind {
+        Kind::Number { min, max } => quote! {
+            let #ident = fields.whole_number(#name, #min, #max).map(<#inner as ::core::convert::From<u32>>::from);
+            #required
+        },
+        Kind::Choice => quote! {
+            let #ident = fields.choice(#name, <#inner>::NAMES).and_then(<#inner>::parse);
+            #required
+        },
+        Kind::Flag => quote! {
+            let #ident = fields.flag(#name);
+            #required
+        },
+        Kind::Text => quote! {
+            let #ident = fields.string(#name).map(str::to_owned);
+            #required
+        },
+        Kind::Pattern { pattern, message } => {
+            let matcher = Ident::new("PATTERN", Span::call_site());
+            quote! {
+                let #ident = fields.string(#name).map(str::to_owned);
+                static #matcher: ::std::sync::LazyLock<::regex::Regex> =
+                    ::std::sync::LazyLock::new(|| ::regex::Regex::new(#pattern).expect("a valid pattern"));
+                if #ident.as_deref().is_some_and(|value| !#matcher.is_match(value)) {
+                    fields.problem(#name, #message);
+                }
+                #required
+            }
+        }
+        Kind::Check { check, message } => quote! {
+            let #ident = fields.string(#name).map(str::to_owned);
+            if #ident.as_deref().is_some_and(|value| !#check(value)) {
+                fields.problem(#name, #message);
+            }
+            #required
+        },
+        Kind::With(path) => quote! {
+            let #ident = #path(&mut fields);
+        },
+    }
+}
+
+fn parser(ty: &Ident, fields: &[Field], only: Option<LitStr>) -> Tokens {
+    let only = only.map(|message| {
+        let names = fields.iter().map(|f| f.name.as_str());
+        quote!(fields.only(&[#(#names),*], #message);)
+    });
+    let reads = fields.iter().map(|field| {
+        let statements = read(field);
+        // Each field in a block of its own, so that the statics of two patterns do not meet.
+        let ident = &field.ident;
+        quote!(let #ident = { #statements #ident };)
+    });
+    let finish = fields.iter().map(|Field { ident, optional, kind, .. }| match (kind, optional) {
+        (Kind::With(_), _) | (_, true) => quote!(#ident),
+        // Present whenever no field was refused, which is when `finish` calls this.
+        (_, false) => quote!(#ident: #ident.expect("checked")),
+    });
+    quote! {
+        impl crate::api::Request for #ty {
+            fn from_input(input: &crate::api::Input) -> crate::error::Result<Self> {
+                let mut fields = crate::api::Fields::new(input);
+                #only
+                #(#reads)*
+                fields.finish(|| #ty { #(#finish),* })
+            }
+        }
+    }
+}
