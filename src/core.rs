@@ -116,38 +116,43 @@ pub struct Core {
     pub events: Option<EventHub>,
 }
 
+/// Opens the database `config` names, embedded or the team's, and settles its mode (sandbox or
+/// real): whether this core runs in the sandbox.
+async fn open_database(config: &Config) -> Result<(Db, bool)> {
+    let (dir, asked, decides) = (config.data_dir.clone(), config.sandbox, config.long_running);
+    match &config.database_url {
+        None => {
+            let db = tokio::task::spawn_blocking(move || {
+                crate::data_dir::prepare(&dir)?;
+                Db::open(&dir).map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))
+            })
+            .await??;
+            let place = format!("the data dir {}", config.data_dir.display());
+            let sandbox = crate::data_dir::settle_mode(&db, &place, "--data-dir", asked, decides).await?;
+            // The WAL and shared-memory files SQLite has just made are private too.
+            let dir = config.data_dir.clone();
+            tokio::task::spawn_blocking(move || crate::data_dir::tighten(&dir)).await??;
+            Ok((db, sandbox))
+        }
+        Some(url) => {
+            // The data dir still holds this replica's logs.
+            tokio::task::spawn_blocking(move || crate::data_dir::prepare(&dir)).await??;
+            let db = Db::open_postgres(url.expose())
+                .await
+                .map_err(|e| Error::new(crate::ErrorCode::Unavailable, e.to_string()))?;
+            let sandbox = crate::data_dir::settle_mode(&db, "the team's database", "database", asked, decides).await?;
+            Ok((db, sandbox))
+        }
+    }
+}
+
 impl Core {
     /// Opens the data dir (creating it, private to its owner), the database, the secrets, and
     /// builds the services. The service and the app record the dir's mode (sandbox or real) on
     /// first start and are refused the other mode later; CLI commands follow the recorded mode.
     /// Blocking work (migrations, keyring) runs off the async threads.
     pub async fn open(mut config: Config) -> Result<Core> {
-        let (dir, asked, decides) = (config.data_dir.clone(), config.sandbox, config.long_running);
-        let (db, sandbox) = match &config.database_url {
-            None => {
-                let db = tokio::task::spawn_blocking(move || {
-                    crate::data_dir::prepare(&dir)?;
-                    Db::open(&dir).map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))
-                })
-                .await??;
-                let place = format!("the data dir {}", config.data_dir.display());
-                let sandbox = crate::data_dir::settle_mode(&db, &place, "--data-dir", asked, decides).await?;
-                // The WAL and shared-memory files SQLite has just made are private too.
-                let dir = config.data_dir.clone();
-                tokio::task::spawn_blocking(move || crate::data_dir::tighten(&dir)).await??;
-                (db, sandbox)
-            }
-            Some(url) => {
-                // The data dir still holds this replica's logs.
-                tokio::task::spawn_blocking(move || crate::data_dir::prepare(&dir)).await??;
-                let db = Db::open_postgres(url.expose())
-                    .await
-                    .map_err(|e| Error::new(crate::ErrorCode::Unavailable, e.to_string()))?;
-                let sandbox =
-                    crate::data_dir::settle_mode(&db, "the team's database", "database", asked, decides).await?;
-                (db, sandbox)
-            }
-        };
+        let (db, sandbox) = open_database(&config).await?;
         config.sandbox = sandbox;
         // In the sandbox, the payment provider is a simulator on loopback, signed in from the start.
         let (simulator, google) = if config.sandbox {

@@ -186,6 +186,9 @@ fn segments<T: Clone>(blocks: &[T], is_fixed: impl Fn(&T) -> bool) -> Vec<Vec<T>
 }
 
 /// The requests turning `base` into `edited` (empty when nothing changed).
+///
+/// Over 80 lines, left whole: the planner is replaced by the editor's document model ("The
+/// document editor, for real", SPEC section 12), which plans marks, lists and tables too.
 pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
     let blocks = base_blocks(base);
     check_edits(&blocks, edited)?;
@@ -319,6 +322,9 @@ fn refuse_stripped_characters(edited: &[EditBlock], ops: &[TextOp]) -> Result<()
 }
 
 /// Plans one segment starting at `start`; returns the (segment-local) paragraphs to restyle.
+///
+/// Over 80 lines, left whole: the planner is replaced by the editor's document model ("The
+/// document editor, for real", SPEC section 12), which plans marks, lists and tables too.
 fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mut Vec<TextOp>) -> Vec<usize> {
     let n = old.len();
     let mut offsets = Vec::with_capacity(n + 1);
@@ -604,6 +610,9 @@ fn overlaps(a: &Hunk, b: &Hunk) -> bool {
 
 /// Carries `mine` (edits of `base`) onto `newer`: a three-way merge by block. Stretches both
 /// sides changed differently become conflicts, holding the newer version for now.
+///
+/// Over 80 lines, left whole: the planner is replaced by the editor's document model ("The
+/// document editor, for real", SPEC section 12), which plans marks, lists and tables too.
 pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<Rebased> {
     check_edits(&base_blocks(base), mine)?;
     let base_keys = keys(base, &editable_blocks(base));

@@ -491,69 +491,13 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
     };
     let before = errors.len();
     let request = match kind {
-        "insertText" => {
-            unknown_fields(body, &["text", "location"], &format!("{prefix}."), errors);
-            let text = match body.get("text") {
-                Some(Value::String(t)) if !t.is_empty() => {
-                    if let Some((_, problem)) = text_problem(t, true) {
-                        errors.push(FieldError::new(format!("{prefix}.text"), problem));
-                    }
-                    t.clone()
-                }
-                _ => {
-                    errors.push(FieldError::new(format!("{prefix}.text"), "must be a non-empty string"));
-                    String::new()
-                }
-            };
-            let location = body.get("location").and_then(Value::as_object);
-            if let Some(location) = location {
-                unknown_fields(location, &["index"], &format!("{prefix}.location."), errors);
-            }
-            let at = index(location.and_then(|l| l.get("index")), format!("{prefix}.location.index"), errors);
-            json!({"insertText": {"text": text, "location": {"index": at.unwrap_or(1)}}})
-        }
+        "insertText" => insert_text(body, &prefix, errors),
         "deleteContentRange" => {
             unknown_fields(body, &["range"], &format!("{prefix}."), errors);
             let (start, end) = range(body, &prefix, errors).unwrap_or((1, 2));
             json!({"deleteContentRange": {"range": {"startIndex": start, "endIndex": end}}})
         }
-        "updateParagraphStyle" => {
-            // `fields` is ours to derive from the style's keys; a caller's own mask is ignored.
-            unknown_fields(body, &["range", "paragraphStyle", "fields"], &format!("{prefix}."), errors);
-            let (start, end) = range(body, &prefix, errors).unwrap_or((1, 2));
-            let style = match body.get("paragraphStyle").and_then(Value::as_object) {
-                Some(style) if !style.is_empty() => {
-                    for (key, value) in style {
-                        if !PARAGRAPH_STYLE_FIELDS.contains(&key.as_str()) {
-                            errors.push(FieldError::new(
-                                format!("{prefix}.paragraphStyle.{key}"),
-                                "is not a paragraph style field",
-                            ));
-                        } else if key == "namedStyleType" && !value.as_str().is_some_and(|v| NAMED_STYLES.contains(&v))
-                        {
-                            errors.push(FieldError::new(
-                                format!("{prefix}.paragraphStyle.namedStyleType"),
-                                format!("must be one of {}", NAMED_STYLES.join(", ")),
-                            ));
-                        }
-                    }
-                    style.clone()
-                }
-                _ => {
-                    errors.push(FieldError::new(
-                        format!("{prefix}.paragraphStyle"),
-                        "must be an object with at least one style field",
-                    ));
-                    Map::new()
-                }
-            };
-            let fields: Vec<&str> = style.keys().map(String::as_str).collect();
-            json!({"updateParagraphStyle": {
-                "range": {"startIndex": start, "endIndex": end},
-                "paragraphStyle": style,
-                "fields": fields.join(","),
-            }})
-        }
+        "updateParagraphStyle" => update_paragraph_style(body, &prefix, errors),
         other => {
             errors.push(FieldError::new(
                 prefix.to_string(),
@@ -563,6 +507,67 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
         }
     };
     (errors.len() == before).then_some(request)
+}
+
+/// `insertText`: a non-empty text at an index.
+fn insert_text(body: &Map<String, Value>, prefix: &str, errors: &mut Vec<FieldError>) -> Value {
+    unknown_fields(body, &["text", "location"], &format!("{prefix}."), errors);
+    let text = match body.get("text") {
+        Some(Value::String(t)) if !t.is_empty() => {
+            if let Some((_, problem)) = text_problem(t, true) {
+                errors.push(FieldError::new(format!("{prefix}.text"), problem));
+            }
+            t.clone()
+        }
+        _ => {
+            errors.push(FieldError::new(format!("{prefix}.text"), "must be a non-empty string"));
+            String::new()
+        }
+    };
+    let location = body.get("location").and_then(Value::as_object);
+    if let Some(location) = location {
+        unknown_fields(location, &["index"], &format!("{prefix}.location."), errors);
+    }
+    let at = index(location.and_then(|l| l.get("index")), format!("{prefix}.location.index"), errors);
+    json!({"insertText": {"text": text, "location": {"index": at.unwrap_or(1)}}})
+}
+
+/// `updateParagraphStyle`: a range and the style fields to set. `fields` is ours to derive from
+/// the style's keys; a caller's own mask is ignored.
+fn update_paragraph_style(body: &Map<String, Value>, prefix: &str, errors: &mut Vec<FieldError>) -> Value {
+    unknown_fields(body, &["range", "paragraphStyle", "fields"], &format!("{prefix}."), errors);
+    let (start, end) = range(body, prefix, errors).unwrap_or((1, 2));
+    let style = match body.get("paragraphStyle").and_then(Value::as_object) {
+        Some(style) if !style.is_empty() => {
+            for (key, value) in style {
+                if !PARAGRAPH_STYLE_FIELDS.contains(&key.as_str()) {
+                    errors.push(FieldError::new(
+                        format!("{prefix}.paragraphStyle.{key}"),
+                        "is not a paragraph style field",
+                    ));
+                } else if key == "namedStyleType" && !value.as_str().is_some_and(|v| NAMED_STYLES.contains(&v)) {
+                    errors.push(FieldError::new(
+                        format!("{prefix}.paragraphStyle.namedStyleType"),
+                        format!("must be one of {}", NAMED_STYLES.join(", ")),
+                    ));
+                }
+            }
+            style.clone()
+        }
+        _ => {
+            errors.push(FieldError::new(
+                format!("{prefix}.paragraphStyle"),
+                "must be an object with at least one style field",
+            ));
+            Map::new()
+        }
+    };
+    let fields: Vec<&str> = style.keys().map(String::as_str).collect();
+    json!({"updateParagraphStyle": {
+        "range": {"startIndex": start, "endIndex": end},
+        "paragraphStyle": style,
+        "fields": fields.join(","),
+    }})
 }
 
 #[cfg(test)]

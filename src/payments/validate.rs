@@ -127,24 +127,35 @@ pub fn new_order(body: &Value) -> Result<NewOrder> {
     let product_id = id_field(object, "productId", true, &mut errors);
     let variant_id = id_field(object, "variantId", false, &mut errors);
     let customer_id = id_field(object, "customerId", false, &mut errors);
-    let email = match object.get("email") {
+    let email = email_field(object.get("email"), &mut errors);
+    let name = name_field(object.get("name"), &mut errors);
+    let billing_address = billing_address_field(object.get("billingAddress"), &mut errors);
+    let metadata = metadata_field(object.get("metadata"), &mut errors);
+    match (product_id, email) {
+        (Some(product_id), Some(email)) if errors.is_empty() => {
+            Ok(NewOrder { product_id, variant_id, customer_id, email, name, billing_address, metadata })
+        }
+        _ => Err(Error::invalid(errors)),
+    }
+}
+
+/// The buyer's e-mail: required.
+fn email_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<String> {
+    let problem = match value {
         Some(Value::String(e)) => match email_problem(e) {
-            Some(problem) => {
-                errors.push(FieldError::new("email", problem));
-                None
-            }
-            None => Some(e.trim().to_string()),
+            Some(problem) => problem.to_string(),
+            None => return Some(e.trim().to_string()),
         },
-        None | Some(Value::Null) => {
-            errors.push(FieldError::new("email", "is required"));
-            None
-        }
-        Some(_) => {
-            errors.push(FieldError::new("email", "must be a string"));
-            None
-        }
+        None | Some(Value::Null) => "is required".to_string(),
+        Some(_) => "must be a string".to_string(),
     };
-    let name = match object.get("name") {
+    errors.push(FieldError::new("email", problem));
+    None
+}
+
+/// The buyer's name: at most 255 characters, blank as absent.
+fn name_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<String> {
+    match value {
         None | Some(Value::Null) => None,
         Some(Value::String(n)) if n.chars().count() <= 255 => Some(n.trim().to_string()).filter(|n| !n.is_empty()),
         Some(Value::String(_)) => {
@@ -155,61 +166,60 @@ pub fn new_order(body: &Value) -> Result<NewOrder> {
             errors.push(FieldError::new("name", "must be a string"));
             None
         }
-    };
-    let billing_address = match object.get("billingAddress") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(address)) => {
-            match address.get("country") {
-                Some(Value::String(c)) if is_country(c) => {}
-                None | Some(Value::Null) => errors.push(FieldError::new("billingAddress.country", "is required")),
-                Some(_) => errors
-                    .push(FieldError::new("billingAddress.country", "must be an ISO 3166-1 alpha-2 code, e.g. GB")),
-            }
-            for (key, value) in address {
-                match value {
-                    Value::String(v) if v.chars().count() <= 200 => {}
-                    _ if key == "country" => {}
-                    _ => errors.push(FieldError::new(
-                        format!("billingAddress.{key}"),
-                        "must be a string of at most 200 characters",
-                    )),
-                }
-            }
-            Some(address.clone())
-        }
+    }
+}
+
+/// A billing address: an assigned country code, and other lines of at most 200 characters.
+fn billing_address_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<Map<String, Value>> {
+    let address = match value {
+        None | Some(Value::Null) => return None,
+        Some(Value::Object(address)) => address,
         Some(_) => {
             errors.push(FieldError::new("billingAddress", "must be an object with a country"));
-            None
+            return None;
         }
     };
-    let metadata = match object.get("metadata") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => {
-            if m.len() > MAX_METADATA_KEYS {
-                errors.push(FieldError::new("metadata", format!("may have at most {MAX_METADATA_KEYS} keys")));
-            }
-            if m.keys().any(|k| k.is_empty() || k.len() > 40) {
-                errors.push(FieldError::new("metadata", "keys must be 1 to 40 characters"));
-            }
-            if m.contains_key("order_id") {
-                errors.push(FieldError::new("metadata.order_id", "is reserved for Staffroom's own order id"));
-            }
-            if serde_json::to_vec(m).map(|b| b.len()).unwrap_or(0) > 16 * 1024 {
-                errors.push(FieldError::new("metadata", "must be at most 16 KiB as JSON"));
-            }
-            m.clone()
+    match address.get("country") {
+        Some(Value::String(c)) if is_country(c) => {}
+        None | Some(Value::Null) => errors.push(FieldError::new("billingAddress.country", "is required")),
+        Some(_) => {
+            errors.push(FieldError::new("billingAddress.country", "must be an ISO 3166-1 alpha-2 code, e.g. GB"))
         }
+    }
+    for (key, value) in address {
+        match value {
+            Value::String(v) if v.chars().count() <= 200 => {}
+            _ if key == "country" => {}
+            _ => errors
+                .push(FieldError::new(format!("billingAddress.{key}"), "must be a string of at most 200 characters")),
+        }
+    }
+    Some(address.clone())
+}
+
+/// An order's metadata: a few short keys, none of them ours, at most 16 KiB as JSON.
+fn metadata_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Map<String, Value> {
+    let metadata = match value {
+        None | Some(Value::Null) => return Map::new(),
+        Some(Value::Object(m)) => m,
         Some(_) => {
             errors.push(FieldError::new("metadata", "must be an object"));
-            Map::new()
+            return Map::new();
         }
     };
-    match (product_id, email) {
-        (Some(product_id), Some(email)) if errors.is_empty() => {
-            Ok(NewOrder { product_id, variant_id, customer_id, email, name, billing_address, metadata })
-        }
-        _ => Err(Error::invalid(errors)),
+    if metadata.len() > MAX_METADATA_KEYS {
+        errors.push(FieldError::new("metadata", format!("may have at most {MAX_METADATA_KEYS} keys")));
     }
+    if metadata.keys().any(|k| k.is_empty() || k.len() > 40) {
+        errors.push(FieldError::new("metadata", "keys must be 1 to 40 characters"));
+    }
+    if metadata.contains_key("order_id") {
+        errors.push(FieldError::new("metadata.order_id", "is reserved for Staffroom's own order id"));
+    }
+    if serde_json::to_vec(metadata).map(|b| b.len()).unwrap_or(0) > 16 * 1024 {
+        errors.push(FieldError::new("metadata", "must be at most 16 KiB as JSON"));
+    }
+    metadata.clone()
 }
 
 #[cfg(test)]

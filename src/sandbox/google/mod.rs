@@ -234,6 +234,9 @@ impl GoogleSimulator {
 
     /// A simulator whose routes answer at `base` (where the caller serves the router, as
     /// `staffroom sandbox-providers` does beside the payment simulator).
+    ///
+    /// Over 80 lines on purpose: the seeded drive and the route table each read best as one
+    /// list, beside each other, where a reader checks them against Google's.
     pub fn build(options: GoogleSimOptions, base: String) -> (Self, Router) {
         let epoch = Utc.with_ymd_and_hms(2026, 1, 5, 9, 0, 0).unwrap();
         let folder = |id: String, name: String, minute: i64, drive: Option<&str>, parent: &str| {
@@ -1303,26 +1306,54 @@ fn docs_invalid(message: &str) -> Response {
     google_error(StatusCode::BAD_REQUEST, "badRequest", message, Some("INVALID_ARGUMENT"), None)
 }
 
+/// Counts one write against Docs' quota of 60 writes per minute per user, or refuses it.
+fn count_write(sim: &Sim) -> std::result::Result<(), Response> {
+    let now = Instant::now();
+    let mut writes = sim.writes.lock().unwrap();
+    writes.retain(|t| now.duration_since(*t) < sim.write_window);
+    if writes.len() >= WRITES_PER_WINDOW {
+        return Err(google_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rateLimitExceeded",
+            "Quota exceeded for quota metric 'Write requests' and limit 'Write requests per minute per user'.",
+            Some("RESOURCE_EXHAUSTED"),
+            None,
+        ));
+    }
+    writes.push(now);
+    Ok(())
+}
+
+/// A `requiredRevisionId` must name the document's latest revision, issued within its lifetime.
+fn check_required_revision(
+    data: &Data,
+    id: &str,
+    required: &str,
+    lifetime: Duration,
+) -> std::result::Result<(), Response> {
+    let precondition = |message: String| {
+        google_error(StatusCode::BAD_REQUEST, "failedPrecondition", &message, Some("FAILED_PRECONDITION"), None)
+    };
+    match data.revisions.get(required) {
+        Some((doc, serial, _)) if doc != id || *serial != data.docs[id].serial => {
+            Err(precondition(format!("The required revision ID '{required}' does not match the latest revision.")))
+        }
+        // Ids are "guaranteed to be valid for 24 hours" and name nothing after that.
+        Some((_, _, issued)) if issued.elapsed() >= lifetime => {
+            Err(precondition(format!("The revision ID '{required}' has expired; read the document again.")))
+        }
+        Some(_) => Ok(()),
+        None => Err(precondition(format!("The required revision ID '{required}' is not a revision of this document."))),
+    }
+}
+
 async fn batch_update(State(sim): State<Arc<Sim>>, Path(path): Path<String>, body: axum::body::Bytes) -> Response {
     let Some(id) = path.strip_suffix(":batchUpdate") else { return docs_not_found() };
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
         return docs_invalid("Invalid JSON payload received.");
     };
-    {
-        // Docs allows 60 writes per minute per user.
-        let now = Instant::now();
-        let mut writes = sim.writes.lock().unwrap();
-        writes.retain(|t| now.duration_since(*t) < sim.write_window);
-        if writes.len() >= WRITES_PER_WINDOW {
-            return google_error(
-                StatusCode::TOO_MANY_REQUESTS,
-                "rateLimitExceeded",
-                "Quota exceeded for quota metric 'Write requests' and limit 'Write requests per minute per user'.",
-                Some("RESOURCE_EXHAUSTED"),
-                None,
-            );
-        }
-        writes.push(now);
+    if let Err(refused) = count_write(&sim) {
+        return refused;
     }
     let Some(requests) = body.get("requests").and_then(Value::as_array) else {
         return docs_invalid("Must specify at least one request.");
@@ -1346,25 +1377,8 @@ async fn batch_update(State(sim): State<Arc<Sim>>, Path(path): Path<String>, bod
         return permission_denied();
     }
     if let Some(required) = required {
-        let precondition = |message: String| {
-            google_error(StatusCode::BAD_REQUEST, "failedPrecondition", &message, Some("FAILED_PRECONDITION"), None)
-        };
-        match data.revisions.get(required) {
-            Some((doc, serial, _)) if doc != id || *serial != data.docs[id].serial => {
-                return precondition(format!(
-                    "The required revision ID '{required}' does not match the latest revision."
-                ))
-            }
-            // Ids are "guaranteed to be valid for 24 hours" and name nothing after that.
-            Some((_, _, issued)) if issued.elapsed() >= lifetime => {
-                return precondition(format!("The revision ID '{required}' has expired; read the document again."))
-            }
-            Some(_) => {}
-            None => {
-                return precondition(format!(
-                    "The required revision ID '{required}' is not a revision of this document."
-                ))
-            }
+        if let Err(refused) = check_required_revision(&data, id, required, lifetime) {
+            return refused;
         }
     }
     let doc = data.docs.get_mut(id).expect("checked above");

@@ -13,8 +13,8 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde_json::{json, Map, Value};
 
-use super::seed::{Order, Subscription};
-use super::{now_stamp, order_json, subscription_json, Sim, WebhookIds};
+use super::seed::{Order, Subscription, Variant};
+use super::{now_stamp, order_json, subscription_json, Checkout, Data, Sim, WebhookIds};
 use crate::webhooks::signature::sign;
 
 pub(super) fn routes() -> Router<Arc<Sim>> {
@@ -91,77 +91,15 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
         let Some(variant) = variant else { return StatusCode::NOT_FOUND.into_response() };
         let product_name =
             data.products.iter().find(|p| p.id == variant.product_id).map(|p| p.name.clone()).unwrap_or_default();
-        let customer_id = match data.customers.iter().find(|c| c.email == checkout.email) {
-            Some(c) => c.id,
-            None => {
-                let id = 1000 + data.customers.len() as u64 + 1;
-                data.customers.push(super::seed::Customer {
-                    id,
-                    store_id: checkout.store_id,
-                    name: checkout.name.clone(),
-                    email: checkout.email.clone(),
-                    country: checkout.country.clone().unwrap_or_else(|| "GB".into()),
-                });
-                id
-            }
-        };
-        let now = now_stamp();
-        let order_id = 9000 + data.orders.len() as u64 + 1;
-        // The merchant of record adds the buyer's VAT on top of the price.
-        let (tax_name, tax_rate, basis_points) = super::seed::tax_for(checkout.country.as_deref());
-        let tax = (variant.price * basis_points + 5_000) / 10_000;
-        let order = Order {
-            id: order_id,
-            store_id: checkout.store_id,
-            identifier: uuid::Uuid::new_v4().to_string(),
-            order_number: order_id,
-            customer_id,
-            user_name: checkout.name.clone(),
-            user_email: checkout.email.clone(),
-            status: if paid { "paid" } else { "failed" },
-            currency: super::seed::store_currency(checkout.store_id).to_string(),
-            subtotal: variant.price,
-            discount_total: 0,
-            tax,
-            total: variant.price + tax,
-            tax_name,
-            tax_rate,
-            refunded_amount: 0,
-            refunded_at: None,
-            product_id: variant.product_id,
-            variant_id: variant.id,
-            product_name: product_name.clone(),
-            variant_name: variant.name.clone(),
-            created_at: now.clone(),
-            updated_at: now.clone(),
-            custom: checkout.custom.clone(),
-        };
+        let customer_id = customer_of(&mut data, &checkout);
+        let order =
+            order_of(&checkout, &variant, &product_name, customer_id, 9000 + data.orders.len() as u64 + 1, paid);
+        let order_id = order.id;
         let mut deliveries = vec![("order_created", order_json(&sim.base, &order))];
         data.orders.push(order);
         if paid && variant.is_subscription {
-            let renews =
-                chrono::Utc::now().timestamp() + if variant.interval == Some("year") { 365 } else { 30 } * 86_400;
-            let subscription = Subscription {
-                id: data.subscriptions.iter().map(|s| s.id).max().unwrap_or(0) + 1,
-                store_id: checkout.store_id,
-                payment_processor: "stripe",
-                customer_id: Some(customer_id),
-                order_id,
-                product_id: variant.product_id,
-                variant_id: variant.id,
-                product_name,
-                variant_name: variant.name.clone(),
-                user_name: checkout.name.clone(),
-                user_email: checkout.email.clone(),
-                status: "active",
-                pause: None,
-                trial_ends_at: None,
-                renews_at: super::seed::stamp(renews),
-                ends_at: None,
-                created_at: now.clone(),
-                updated_at: now,
-                confirm_change_url: None,
-            };
+            let id = data.subscriptions.iter().map(|s| s.id).max().unwrap_or(0) + 1;
+            let subscription = subscription_of(&checkout, &variant, product_name, customer_id, order_id, id);
             deliveries.push(("subscription_created", subscription_json(&sim.base, &subscription)));
             data.subscriptions.push(subscription);
         }
@@ -172,6 +110,97 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
     let message = if paid { "Payment complete" } else { "Payment declined" };
     shell(message, &format!("<h1 id=\"result\">{message}</h1><p>You can close this page and return to Staffroom.</p>"))
         .into_response()
+}
+
+/// The store's customer with the checkout's e-mail, made if there is none yet.
+fn customer_of(data: &mut Data, checkout: &Checkout) -> u64 {
+    if let Some(customer) = data.customers.iter().find(|c| c.email == checkout.email) {
+        return customer.id;
+    }
+    let id = 1000 + data.customers.len() as u64 + 1;
+    data.customers.push(super::seed::Customer {
+        id,
+        store_id: checkout.store_id,
+        name: checkout.name.clone(),
+        email: checkout.email.clone(),
+        country: checkout.country.clone().unwrap_or_else(|| "GB".into()),
+    });
+    id
+}
+
+/// The order a finished checkout makes: paid or failed. The merchant of record adds the buyer's
+/// VAT on top of the price.
+fn order_of(
+    checkout: &Checkout,
+    variant: &Variant,
+    product_name: &str,
+    customer_id: u64,
+    id: u64,
+    paid: bool,
+) -> Order {
+    let now = now_stamp();
+    let (tax_name, tax_rate, basis_points) = super::seed::tax_for(checkout.country.as_deref());
+    let tax = (variant.price * basis_points + 5_000) / 10_000;
+    Order {
+        id,
+        store_id: checkout.store_id,
+        identifier: uuid::Uuid::new_v4().to_string(),
+        order_number: id,
+        customer_id,
+        user_name: checkout.name.clone(),
+        user_email: checkout.email.clone(),
+        status: if paid { "paid" } else { "failed" },
+        currency: super::seed::store_currency(checkout.store_id).to_string(),
+        subtotal: variant.price,
+        discount_total: 0,
+        tax,
+        total: variant.price + tax,
+        tax_name,
+        tax_rate,
+        refunded_amount: 0,
+        refunded_at: None,
+        product_id: variant.product_id,
+        variant_id: variant.id,
+        product_name: product_name.to_string(),
+        variant_name: variant.name.clone(),
+        created_at: now.clone(),
+        updated_at: now,
+        custom: checkout.custom.clone(),
+    }
+}
+
+/// The subscription a paid checkout of a subscription variant starts.
+fn subscription_of(
+    checkout: &Checkout,
+    variant: &Variant,
+    product_name: String,
+    customer_id: u64,
+    order_id: u64,
+    id: u64,
+) -> Subscription {
+    let now = now_stamp();
+    let renews = chrono::Utc::now().timestamp() + if variant.interval == Some("year") { 365 } else { 30 } * 86_400;
+    Subscription {
+        id,
+        store_id: checkout.store_id,
+        payment_processor: "stripe",
+        customer_id: Some(customer_id),
+        order_id,
+        product_id: variant.product_id,
+        variant_id: variant.id,
+        product_name,
+        variant_name: variant.name.clone(),
+        user_name: checkout.name.clone(),
+        user_email: checkout.email.clone(),
+        status: "active",
+        pause: None,
+        trial_ends_at: None,
+        renews_at: super::seed::stamp(renews),
+        ends_at: None,
+        created_at: now.clone(),
+        updated_at: now,
+        confirm_change_url: None,
+    }
 }
 
 /// Sends one delivery, retrying three more times with growing waits like the provider.
