@@ -41,7 +41,9 @@ fn open_secrets(backend: crate::secrets::SecretBackend, sandbox: bool, install_i
 /// replicas given none. A CLI command signs no token: it never needs the key, and gets a
 /// throwaway one when there is none.
 async fn team_keys(db: &Db, config: &Config, secrets: &Secrets) -> Result<Option<TeamKeys>> {
-    let Db::Postgres(_) = db else { return Ok(None) };
+    if !db.is_shared() {
+        return Ok(None);
+    }
     let (mut jwt, mut data) = (secrets.read("jwt_key").await?, secrets.read("data_key").await?);
     if config.sandbox {
         // Keys given to a sandbox replica win, as they do on SQLite; the fingerprint below keeps
@@ -236,12 +238,12 @@ impl Core {
             PaymentService::new(db.clone(), client, secrets.clone(), audit.clone(), config.payments.sync_interval);
         // The sandbox's Google tokens die with its simulator: they never go to the keyring.
         let mut google_auth = GoogleAuth::new(secrets.clone(), config.docs.endpoints.clone(), !config.sandbox)?;
-        if let (Db::Postgres(team), Some(keys), false) = (&db, &team_keys, config.sandbox) {
+        if let (true, Some(keys), false) = (db.is_shared(), &team_keys, config.sandbox) {
             // A team server's Google sign-in is the team's: sealed in its database for every
             // replica (the sandbox's tokens die with its simulators, as on a desktop).
             google_auth = google_auth.with_vault(match &keys.data {
                 Some(data) => crate::docs::oauth::TokenVault::Sealed {
-                    db: team.clone(),
+                    db: db.clone(),
                     sealer: crate::store::sealed::Sealer::new(data)?,
                 },
                 None => crate::docs::oauth::TokenVault::NoDataKey,

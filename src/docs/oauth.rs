@@ -88,7 +88,7 @@ pub struct GoogleStatus {
 pub enum TokenVault {
     SecretStore,
     Sealed {
-        db: crate::store::postgres::Postgres,
+        db: crate::store::Db,
         sealer: crate::store::sealed::Sealer,
     },
     /// A team server's database, reached without `data_key` (a CLI command given none): the
@@ -168,7 +168,7 @@ impl GoogleAuth {
                 if let Some((token, _)) = Secrets::from_environment(TOKEN_SECRET)? {
                     return Ok(Some(token));
                 }
-                match db.sealed(TOKEN_SECRET).await? {
+                match db.sealed_secret(TOKEN_SECRET).await? {
                     Some(sealed) => {
                         let plain = sealer.open(TOKEN_SECRET, &sealed)?;
                         let text = String::from_utf8(plain).map_err(|e| Error::internal("sealed token", e))?;
@@ -185,7 +185,7 @@ impl GoogleAuth {
         match &self.vault {
             TokenVault::SecretStore => self.secrets.write(TOKEN_SECRET, value).await,
             TokenVault::Sealed { db, sealer } => {
-                db.put_sealed(TOKEN_SECRET, &sealer.seal(TOKEN_SECRET, value.expose().as_bytes())).await
+                db.put_sealed_secret(TOKEN_SECRET, &sealer.seal(TOKEN_SECRET, value.expose().as_bytes())).await
             }
             TokenVault::NoDataKey => Err(no_data_key()),
         }
@@ -194,7 +194,7 @@ impl GoogleAuth {
     async fn remove_token(&self) -> Result<()> {
         match &self.vault {
             TokenVault::SecretStore => self.secrets.remove(TOKEN_SECRET).await,
-            TokenVault::Sealed { db, .. } => db.delete_sealed(TOKEN_SECRET).await,
+            TokenVault::Sealed { db, .. } => db.delete_sealed_secret(TOKEN_SECRET).await,
             TokenVault::NoDataKey => Err(no_data_key()),
         }
     }

@@ -35,7 +35,7 @@ const SYNC_LOCK: i64 = 0x7379_6e63_696e_67;
 /// A sync's turn: this process's, and on a team server the fleet's.
 struct SyncTurn<'a> {
     _here: tokio::sync::MutexGuard<'a, ()>,
-    _fleet: Option<crate::store::postgres::FleetLock>,
+    _fleet: crate::store::FleetLock,
 }
 
 /// `GET /products`.
@@ -315,13 +315,7 @@ impl PaymentService {
                 None => return Ok(None),
             }
         };
-        let fleet = match &self.db {
-            Db::Sqlite(_) => None,
-            Db::Postgres(db) => match db.fleet_lock(SYNC_LOCK, wait).await? {
-                Some(lock) => Some(lock),
-                None => return Ok(None),
-            },
-        };
+        let Some(fleet) = self.db.take_fleet_lock(SYNC_LOCK, wait).await? else { return Ok(None) };
         Ok(Some(SyncTurn { _here: here, _fleet: fleet }))
     }
 
@@ -338,7 +332,7 @@ impl PaymentService {
     /// about once an interval).
     async fn sync_in_turn(&self) -> Result<Option<SyncReport>> {
         let Some(_turn) = self.one_sync_at_a_time(false).await? else { return Ok(None) };
-        if let Db::Postgres(_) = &self.db {
+        if self.db.is_shared() {
             let last = self.db.sync_state("subscriptions").await?.attempted_at;
             if !older_than(last.as_deref(), self.sync.interval() / 2) {
                 return Ok(None);

@@ -7,6 +7,7 @@ pub mod applying;
 pub mod audit;
 pub mod docs;
 pub mod events;
+pub mod fleet;
 pub mod meta;
 pub mod payments;
 pub mod tls;
@@ -62,11 +63,6 @@ pub enum OpenError {
     TooNew { found: i64, known: i64 },
     #[error("cannot migrate the database: {0}")]
     Migration(tokio_postgres::Error),
-}
-
-/// A fleet-wide lock (see [`Postgres::fleet_lock`]): released when dropped.
-pub struct FleetLock {
-    _release: tokio::sync::oneshot::Sender<()>,
 }
 
 /// A handle on the team's database.
@@ -193,67 +189,6 @@ impl Postgres {
     /// unasked (notifications); the caller drives the connection.
     pub async fn dedicated(&self) -> Result<(tokio_postgres::Client, Connection)> {
         Ok(self.config.connect(self.tls.clone()).await?)
-    }
-
-    /// Takes the fleet-wide lock `key` (waiting for it with `wait`, else `None` when another
-    /// replica holds it), held until the returned guard is dropped, or this process dies: a
-    /// transaction kept open on a connection of the pool holds it.
-    pub async fn fleet_lock(&self, key: i64, wait: bool) -> Result<Option<FleetLock>> {
-        let (locked, answer) = tokio::sync::oneshot::channel::<Result<bool>>();
-        let (release, released) = tokio::sync::oneshot::channel::<()>();
-        let pool = self.pool.clone();
-        tokio::spawn(async move {
-            let mut client = match pool.get().await {
-                Ok(client) => client,
-                Err(err) => return drop(locked.send(Err(err.into()))),
-            };
-            let tx = match client.transaction().await {
-                Ok(tx) => tx,
-                Err(err) => return drop(locked.send(Err(err.into()))),
-            };
-            let got = if wait {
-                tx.execute("SELECT pg_advisory_xact_lock($1)", &[&key]).await.map(|_| true)
-            } else {
-                tx.query_one("SELECT pg_try_advisory_xact_lock($1)", &[&key]).await.map(|row| row.get(0))
-            };
-            let held = matches!(got, Ok(true));
-            if locked.send(got.map_err(Error::from)).is_ok() && held {
-                // Until the guard is dropped (its sender with it).
-                let _ = released.await;
-            }
-            let _ = tx.rollback().await;
-        });
-        match answer.await {
-            Ok(Ok(true)) => Ok(Some(FleetLock { _release: release })),
-            Ok(Ok(false)) => Ok(None),
-            Ok(Err(err)) => Err(err),
-            Err(_) => Err(Error::internal("fleet lock", "the lock's task ended")),
-        }
-    }
-
-    /// A sealed secret's stored bytes.
-    pub async fn sealed(&self, name: &str) -> Result<Option<Vec<u8>>> {
-        let row = self.client().await?.query_opt("SELECT sealed FROM sealed_secrets WHERE name = $1", &[&name]).await?;
-        Ok(row.map(|row| row.get(0)))
-    }
-
-    /// Keeps a sealed secret, replacing the one before.
-    pub async fn put_sealed(&self, name: &str, sealed: &[u8]) -> Result<()> {
-        self.client()
-            .await?
-            .execute(
-                "INSERT INTO sealed_secrets (name, sealed, updated_at) VALUES ($1, $2, $3)
-                 ON CONFLICT (name) DO UPDATE SET sealed = $2, updated_at = $3",
-                &[&name, &sealed, &crate::time::now_rfc3339()],
-            )
-            .await?;
-        Ok(())
-    }
-
-    /// Forgets a sealed secret.
-    pub async fn delete_sealed(&self, name: &str) -> Result<()> {
-        self.client().await?.execute("DELETE FROM sealed_secrets WHERE name = $1", &[&name]).await?;
-        Ok(())
     }
 
     /// A connection from the pool.

@@ -8,6 +8,7 @@ pub mod applying;
 pub mod audit;
 pub mod docs;
 pub mod events;
+pub mod fleet;
 pub mod meta;
 pub mod payments;
 pub mod webhooks;
