@@ -371,6 +371,64 @@ impl Operation for ListWebhookEvents {
 mod tests {
     use super::*;
     use crate::payments::sync::{MAX_INTERVAL, MIN_INTERVAL};
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+
+    /// Any JSON value a door might hand over for one field.
+    fn any_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            (0u32..3000).prop_map(|n| json!(n)),
+            any::<f64>().prop_map(|n| json!(n)),
+            "[A-Za-z0-9_-]{0,70}".prop_map(Value::String),
+            // The edges of the bounds.
+            "[A-Za-z0-9-]{0,2}".prop_map(Value::String),
+            "[A-Za-z0-9-]{63,65}".prop_map(Value::String),
+            prop::sample::select(vec![0i64, 1, 2, 2147483647, 2147483648]).prop_map(|n| json!(n)),
+            prop::sample::select(vec!["0", "1", " 7 ", "2147483647", "2147483648", "1.5"]).prop_map(|s| json!(s)),
+            "\\PC{0,20}".prop_map(Value::String),
+            (0u64..5_000_000_000).prop_map(|n| Value::String(n.to_string())),
+        ]
+    }
+
+    /// The bounds #[request] wrote for `RefundRequest`, restated plainly.
+    fn refund_is_valid(id: &Value, amount: &Value) -> bool {
+        let id_ok = id.as_str().is_some_and(|id| {
+            (1..=64).contains(&id.len()) && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        });
+        let amount_ok = match amount {
+            Value::Null => true,
+            Value::Number(n) => n
+                .as_u64()
+                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= 4e9).map(|f| f as u64))
+                .is_some_and(|n| (1..=2147483647).contains(&n)),
+            Value::String(s) => s.trim().parse::<u32>().is_ok_and(|n| (1..=2147483647).contains(&n)),
+            _ => false,
+        };
+        id_ok && amount_ok
+    }
+
+    proptest! {
+        /// What #[request] writes accepts exactly what the schema's bounds allow, and a refusal
+        /// names only the fields that broke them.
+        #[test]
+        fn a_derived_parser_keeps_to_its_stated_bounds(id in any_value(), amount in any_value()) {
+            let input = json!({ "id": id, "amount": amount });
+            let read = RefundRequest::from_input(input.as_object().unwrap());
+            prop_assert_eq!(read.is_ok(), refund_is_valid(&id, &amount), "{:?}", read);
+            if let Err(error) = read {
+                let named: Vec<String> = error.details.unwrap()["fields"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f["field"].as_str().unwrap().to_string())
+                    .collect();
+                prop_assert!(!named.is_empty() && named.iter().all(|f| f == "id" || f == "amount"), "{:?}", named);
+            }
+        }
+    }
 
     /// The interval's bounds are stated once, on the request; they must be the sync's own.
     #[test]
