@@ -1,4 +1,4 @@
-//! TLS to the team database (`store/pg/tls.rs`), against real throwaway clusters: one with
+//! TLS to the team database (`store/postgres/tls.rs`), against real throwaway clusters: one with
 //! `ssl=on` and a certificate for `localhost` signed by a CA made for this test, one without TLS.
 
 mod common;

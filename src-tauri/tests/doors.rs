@@ -225,7 +225,7 @@ fn every_operation_of_both_doors_answers_alike() {
         let new = staffroom::auth::NewUser {
             email: "sam@example.com".into(),
             name: "Sam".into(),
-            role: staffroom::store::users::Role::Staff,
+            role: staffroom::auth::store::Role::Staff,
             password: staffroom::secrets::Secret::new(STAFF_PASSWORD),
         };
         core.auth.add_user(&staffroom::auth::Actor::Cli, new).await.unwrap();

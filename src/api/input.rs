@@ -53,6 +53,11 @@ impl<'a> Fields<'a> {
         self.errors.push(FieldError::new(field, message));
     }
 
+    /// Whether a problem with `field` has been recorded.
+    pub fn has_problem(&self, field: &str) -> bool {
+        self.errors.iter().any(|e| e.field == field)
+    }
+
     /// The problems found so far, for checks that collect their own.
     pub fn errors(&mut self) -> &mut Vec<FieldError> {
         &mut self.errors

@@ -23,11 +23,11 @@ const STALE: &[(u16, &str)] = &[
 
 /// A Google document id, checked.
 fn document_id(fields: &mut Fields) -> String {
-    let id = fields.required_string("id").unwrap_or_default();
-    if !id.is_empty() && !validate::is_drive_id(id) {
+    let id = fields.required_string("id");
+    if id.is_some_and(|id| !validate::is_drive_id(id)) {
         fields.problem("id", "must be a Google document id (letters, digits, - or _)");
     }
-    id.to_string()
+    id.unwrap_or_default().to_string()
 }
 
 /// How a document list is ordered (always newest first).

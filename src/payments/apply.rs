@@ -29,7 +29,6 @@ impl PaymentsApplier {
     }
 }
 
-/// Our order status from the provider's: refunds keep `paid` (with `refundedAt`).
 /// Whether an order may move from `from` to `to`: only out of `pending`.
 fn order_may_move(from: OrderStatus, to: OrderStatus) -> bool {
     from == to || from == OrderStatus::Pending

@@ -17,11 +17,11 @@ const NOT_FOUND: &[(u16, &str)] = &[(404, "not_found: no such resource")];
 
 /// A path id: a provider id (digits) or ours (a UUID).
 fn id(fields: &mut Fields) -> String {
-    let id = fields.required_string("id").unwrap_or_default();
-    if !id.is_empty() && !validate::is_id(id) {
+    let id = fields.required_string("id");
+    if id.is_some_and(|id| !validate::is_id(id)) {
         fields.problem("id", "is not a valid id");
     }
-    id.to_string()
+    id.unwrap_or_default().to_string()
 }
 
 /// `GET /api/payments/products`.

@@ -1,6 +1,7 @@
 //! Storage, behind one seam per area. Each area declares what it asks of a database as a trait of
 //! units of work beside its service (`auth::store`, `audit::store`, `docs::store`,
-//! `payments::store`; the `meta` table's is [`MetaStore`] here), with plain records. Two stores
+//! `payments::store`, `webhooks::store`, `events::store`; the `meta` table's [`MetaStore`] and
+//! what replicas share, [`FleetStore`], are here), with plain records. Two stores
 //! implement every trait, module for module: [`sqlite`] (embedded, the default) and [`postgres`]
 //! (team mode, SPEC section 10), each with its own migrations and connection set-up. A service
 //! holds a [`Db`] and calls the traits through it; it never sees SQL.
@@ -105,9 +106,9 @@ impl<T> Store for T where
 {
 }
 
-/// A handle on the database, embedded or the team's. Services use it as a [`Store`]; the few
-/// places that differ by design (the webhook inbox's group commit, the event stream's
-/// `LISTEN/NOTIFY`, the fleet lock, copying a data dir into a team's database) match on it.
+/// A handle on the database, embedded or the team's. Services use it as a [`Store`] (it derefs
+/// to every trait); only opening a store, and copying a data dir into a team's database
+/// (`migrate`), match on which it is.
 #[derive(Clone, Debug)]
 pub enum Db {
     Sqlite(Sqlite),

@@ -30,7 +30,7 @@
 //! On the struct, `#[request(only = "message")]` refuses any field it does not declare.
 
 use proc_macro::TokenStream;
-use proc_macro2::{Span, TokenStream as Tokens};
+use proc_macro2::TokenStream as Tokens;
 use quote::quote;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -78,6 +78,12 @@ fn expand(args: Tokens, item: &mut ItemStruct) -> syn::Result<Tokens> {
         let Some(position) = field.attrs.iter().position(|a| a.path().is_ident("field")) else {
             return Err(syn::Error::new_spanned(&ident, "every field of a #[request] needs #[field(...)]"));
         };
+        if let Some(serde) = field.attrs.iter().find(|a| a.path().is_ident("serde") && renames_or_skips(a)) {
+            return Err(syn::Error::new_spanned(
+                serde,
+                "#[request] reads a field by its own name (camelCase when the struct says so): rename, alias, skip or flatten it in a hand-written from_input",
+            ));
+        }
         let attribute = field.attrs.remove(position);
         let kind = parse_kind(&attribute)?;
         if let Some(schema) = schema_of(&kind) {
@@ -125,6 +131,21 @@ fn renames_to_camel_case(attrs: &[Attribute]) -> bool {
         });
         camel
     })
+}
+
+/// Whether a field's `#[serde(...)]` changes the name it is read by, or whether it is read.
+fn renames_or_skips(attribute: &Attribute) -> bool {
+    let mut found = false;
+    let _ = attribute.parse_nested_meta(|meta| {
+        if ["rename", "alias", "skip", "skip_deserializing", "flatten"].iter().any(|name| meta.path.is_ident(name)) {
+            found = true;
+        }
+        if meta.input.peek(Token![=]) {
+            meta.value()?.parse::<Expr>()?;
+        }
+        Ok(())
+    });
+    found
 }
 
 fn camel_case(snake: &str) -> String {
@@ -227,81 +248,83 @@ fn schema_of(kind: &Kind) -> Option<Tokens> {
     }
 }
 
-/// The statements reading one field into a local of its name.
+/// The local a field is read into: prefixed, so that no field name shadows `__fields` or a
+/// function the attribute calls.
+fn local(ident: &Ident) -> Ident {
+    Ident::new(&format!("__{ident}"), ident.span())
+}
+
+/// The statements reading one field into its local.
 fn read(field: &Field) -> Tokens {
     let Field { ident, name, inner, optional, kind } = field;
+    let value = local(ident);
+    // A required field that was not read has a problem named, so that `finish` never builds
+    // the value without it.
     let required = (!optional).then(|| {
         quote! {
-            if fields.value(#name).is_none() {
-                fields.problem(#name, "is required");
+            if __fields.value(#name).is_none() {
+                __fields.problem(#name, "is required");
+            } else if #value.is_none() && !__fields.has_problem(#name) {
+                __fields.problem(#name, "is not valid");
             }
         }
     });
-    match kind {
+    let reading = match kind {
         Kind::Number { min, max } => quote! {
-            let #ident = fields.whole_number(#name, #min, #max).map(<#inner as ::core::convert::From<u32>>::from);
-            #required
+            let #value = __fields.whole_number(#name, #min, #max).map(<#inner as ::core::convert::From<u32>>::from);
         },
         Kind::Choice => quote! {
-            let #ident = fields.choice(#name, <#inner>::NAMES).and_then(<#inner>::parse);
-            #required
+            let #value = __fields.choice(#name, <#inner>::NAMES).and_then(<#inner>::parse);
         },
         Kind::Flag => quote! {
-            let #ident = fields.flag(#name);
-            #required
+            let #value = __fields.flag(#name);
         },
         Kind::Text => quote! {
-            let #ident = fields.string(#name).map(str::to_owned);
-            #required
+            let #value = __fields.string(#name).map(str::to_owned);
         },
-        Kind::Pattern { pattern, message } => {
-            let matcher = Ident::new("PATTERN", Span::call_site());
-            quote! {
-                let #ident = fields.string(#name).map(str::to_owned);
-                static #matcher: ::std::sync::LazyLock<::regex::Regex> =
-                    ::std::sync::LazyLock::new(|| ::regex::Regex::new(#pattern).expect("a valid pattern"));
-                if #ident.as_deref().is_some_and(|value| !#matcher.is_match(value)) {
-                    fields.problem(#name, #message);
-                }
-                #required
+        Kind::Pattern { pattern, message } => quote! {
+            let #value = __fields.string(#name).map(str::to_owned);
+            static PATTERN: ::std::sync::LazyLock<::regex::Regex> =
+                ::std::sync::LazyLock::new(|| ::regex::Regex::new(#pattern).expect("a valid pattern"));
+            if #value.as_deref().is_some_and(|value| !PATTERN.is_match(value)) {
+                __fields.problem(#name, #message);
             }
-        }
+        },
         Kind::Check { check, message } => quote! {
-            let #ident = fields.string(#name).map(str::to_owned);
-            if #ident.as_deref().is_some_and(|value| !#check(value)) {
-                fields.problem(#name, #message);
+            let #value = __fields.string(#name).map(str::to_owned);
+            if #value.as_deref().is_some_and(|value| !#check(value)) {
+                __fields.problem(#name, #message);
             }
-            #required
         },
-        Kind::With(path) => quote! {
-            let #ident = #path(&mut fields);
-        },
+        Kind::With(path) => return quote!(let #value = #path(&mut __fields);),
+    };
+    quote! {
+        // Each field in a block of its own, so that the statics of two patterns do not meet.
+        let #value = { #reading #required #value };
     }
 }
 
 fn parser(ty: &Ident, fields: &[Field], only: Option<LitStr>) -> Tokens {
     let only = only.map(|message| {
         let names = fields.iter().map(|f| f.name.as_str());
-        quote!(fields.only(&[#(#names),*], #message);)
+        quote!(__fields.only(&[#(#names),*], #message);)
     });
-    let reads = fields.iter().map(|field| {
-        let statements = read(field);
-        // Each field in a block of its own, so that the statics of two patterns do not meet.
-        let ident = &field.ident;
-        quote!(let #ident = { #statements #ident };)
-    });
-    let finish = fields.iter().map(|Field { ident, optional, kind, .. }| match (kind, optional) {
-        (Kind::With(_), _) | (_, true) => quote!(#ident),
-        // Present whenever no field was refused, which is when `finish` calls this.
-        (_, false) => quote!(#ident: #ident.expect("checked")),
+    let reads = fields.iter().map(read);
+    let finish = fields.iter().map(|Field { ident, optional, kind, .. }| {
+        let value = local(ident);
+        match (kind, optional) {
+            (Kind::With(_), _) | (_, true) => quote!(#ident: #value),
+            // Present whenever no field was refused, which is when `finish` calls this.
+            (_, false) => quote!(#ident: #value.expect("checked")),
+        }
     });
     quote! {
         impl crate::api::Request for #ty {
             fn from_input(input: &crate::api::Input) -> crate::error::Result<Self> {
-                let mut fields = crate::api::Fields::new(input);
+                let mut __fields = crate::api::Fields::new(input);
                 #only
                 #(#reads)*
-                fields.finish(|| #ty { #(#finish),* })
+                __fields.finish(|| #ty { #(#finish),* })
             }
         }
     }

@@ -99,7 +99,8 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
         data.orders.push(order);
         if paid && variant.is_subscription {
             let id = data.subscriptions.iter().map(|s| s.id).max().unwrap_or(0) + 1;
-            let subscription = subscription_of(&checkout, &variant, product_name, customer_id, order_id, id);
+            let made = (order_id, data.orders.last().map(|o| o.created_at.clone()).unwrap_or_default());
+            let subscription = subscription_of(&checkout, &variant, product_name, customer_id, made, id);
             deliveries.push(("subscription_created", subscription_json(&sim.base, &subscription)));
             data.subscriptions.push(subscription);
         }
@@ -169,16 +170,16 @@ fn order_of(
     }
 }
 
-/// The subscription a paid checkout of a subscription variant starts.
+/// The subscription a paid checkout of a subscription variant starts, made with its order
+/// `(id, created_at)`.
 fn subscription_of(
     checkout: &Checkout,
     variant: &Variant,
     product_name: String,
     customer_id: u64,
-    order_id: u64,
+    (order_id, now): (u64, String),
     id: u64,
 ) -> Subscription {
-    let now = now_stamp();
     let renews = chrono::Utc::now().timestamp() + if variant.interval == Some("year") { 365 } else { 30 } * 86_400;
     Subscription {
         id,
@@ -203,7 +204,6 @@ fn subscription_of(
     }
 }
 
-/// Sends one delivery, retrying three more times with growing waits like the provider.
 /// Sends signed deliveries of `(event, resource, custom data)` to the app's receiver, in order,
 /// each retried as Lemon Squeezy does (sooner, for tests), with `webhook_id`s shaped as the
 /// faults ask.
@@ -234,6 +234,8 @@ pub(super) fn send_webhooks(sim: &Sim, deliveries: Vec<(&'static str, Value, Map
     });
 }
 
+/// Sends one delivery until it is answered 200, retrying three more times with growing waits
+/// like the provider.
 async fn deliver(http: &reqwest::Client, url: &str, secret: &crate::secrets::Secret, event: &str, body: Vec<u8>) {
     let signature = sign(secret, &body);
     for (attempt, wait) in [0u64, 1, 3, 9].into_iter().enumerate() {

@@ -223,7 +223,7 @@ pub fn record(conn: &mut Connection, email: &str, address: &str, now: i64, succe
     let email = email.to_lowercase();
     let key = throttle::key(&email, address);
     if success {
-        tx.execute("DELETE FROM login_attempts WHERE key = ?1", [&key])?;
+        clear_attempts(&tx, &email, address)?;
         tx.commit()?;
         return Ok(false);
     }
@@ -268,6 +268,12 @@ pub fn record(conn: &mut Connection, email: &str, address: &str, now: i64, succe
     )?;
     tx.commit()?;
     Ok(lock_account)
+}
+
+/// A right password: the address's count starts again.
+fn clear_attempts(conn: &Connection, email: &str, address: &str) -> Result<()> {
+    conn.execute("DELETE FROM login_attempts WHERE key = ?1", [throttle::key(email, address)])?;
+    Ok(())
 }
 
 /// Lifts every lock of `email` (an admin's unlock, a new password); how many there were.
@@ -316,8 +322,8 @@ impl AccountStore for Sqlite {
         let (email, address) = (email.to_string(), address.to_string());
         let changed_at = crate::time::now_rfc3339();
         self.write(move |conn| {
-            record(conn, &email, &address, now, true)?;
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            clear_attempts(&tx, &email, &address)?;
             if let Some(hash) = new_hash {
                 set_password_hash(&tx, &session.user_id, &hash, &changed_at, false)?;
             }
