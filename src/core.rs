@@ -160,10 +160,12 @@ impl Core {
         let (simulator, google) = if config.sandbox {
             let simulator =
                 PaymentSimulator::start(SimulatorOptions { products: config.sandbox_products, ..Default::default() })
-                    .await?;
+                    .await
+                    .map_err(|e| Error::internal("payment simulator", e))?;
             config.payments.base_url = simulator.api_url();
-            let google = GoogleSimulator::start(GoogleSimOptions::default()).await?;
-            config.docs.endpoints = google.endpoints();
+            let google =
+                GoogleSimulator::start(GoogleSimOptions::default()).await.map_err(|e| Error::internal("Google simulator", e))?;
+            config.docs.endpoints = google.endpoints().into();
             (Some(simulator), Some(google))
         } else {
             (None, None)

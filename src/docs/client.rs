@@ -27,6 +27,18 @@ pub struct GoogleEndpoints {
     pub revoke_url: String,
 }
 
+impl From<staffroom_sandbox::google::Endpoints> for GoogleEndpoints {
+    fn from(sim: staffroom_sandbox::google::Endpoints) -> Self {
+        GoogleEndpoints {
+            drive_url: sim.drive_url,
+            docs_url: sim.docs_url,
+            auth_url: sim.auth_url,
+            token_url: sim.token_url,
+            revoke_url: sim.revoke_url,
+        }
+    }
+}
+
 impl Default for GoogleEndpoints {
     fn default() -> Self {
         GoogleEndpoints {

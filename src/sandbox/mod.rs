@@ -1,9 +1,8 @@
-//! The sandbox: built-in simulators of both providers on loopback, seeded data, and the demo
-//! staff account, so the whole app runs offline with no accounts (SPEC section 6).
+//! The sandbox: built-in simulators of both providers on loopback, seeded data (both in the
+//! `staffroom-sandbox` crate), and the demo staff account, so the whole app runs offline with no
+//! accounts (SPEC section 6).
 
-pub mod google;
-pub mod lemonsqueezy;
-pub mod shared;
+pub use staffroom_sandbox::{google, lemonsqueezy, shared};
 
 use crate::auth::store::Role;
 use crate::auth::{Actor, NewUser};

@@ -10,44 +10,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::Serialize;
-use zeroize::Zeroizing;
 
 pub use self::keyring::KeyringStore;
 pub use self::memory::MemoryStore;
 
-/// A secret value. It never shows itself in `Debug`, `Display` or logs, and is wiped on drop.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(Zeroizing<String>);
-
-impl Secret {
-    /// Wraps a value.
-    pub fn new(value: impl Into<String>) -> Self {
-        Secret(Zeroizing::new(value.into()))
-    }
-
-    /// The value itself: call only where it is about to be used.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret([redacted])")
-    }
-}
-
-/// Serializes a secret's value: only for a request that carries it to where it is used (a
-/// password sent to the team server that checks it).
-pub fn serialize_exposed<S: serde::Serializer>(secret: &Secret, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(secret.expose())
-}
-
-impl fmt::Display for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
+pub use staffroom_secret::{serialize_exposed, Secret};
 
 /// The secrets Staffroom knows, by the name used in the keyring, the CLI and the environment.
 pub const KNOWN_SECRETS: &[(&str, &str)] = &[

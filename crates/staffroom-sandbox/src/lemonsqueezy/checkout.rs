@@ -14,8 +14,9 @@ use axum::Router;
 use serde_json::{json, Map, Value};
 
 use super::seed::{Order, Subscription, Variant};
+use staffroom_secret::Secret;
+
 use super::{now_stamp, order_json, subscription_json, Checkout, Data, Sim, WebhookIds};
-use crate::webhooks::signature::sign;
 
 pub(super) fn routes() -> Router<Arc<Sim>> {
     Router::new()
@@ -234,9 +235,19 @@ pub(super) fn send_webhooks(sim: &Sim, deliveries: Vec<(&'static str, Value, Map
     });
 }
 
+/// The provider's signature of a delivery: the hex HMAC-SHA256 of its body with the signing
+/// secret (`X-Signature`). Written here again rather than borrowed from the receiver's check, so
+/// that the simulator is a second, independent reading of the provider's documentation.
+fn sign(secret: &Secret, body: &[u8]) -> String {
+    use hmac::Mac as _;
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.expose().as_bytes()).expect("any key length");
+    mac.update(body);
+    hex::encode(mac.finalize().into_bytes())
+}
+
 /// Sends one delivery until it is answered 200, retrying three more times with growing waits
 /// like the provider.
-async fn deliver(http: &reqwest::Client, url: &str, secret: &crate::secrets::Secret, event: &str, body: Vec<u8>) {
+async fn deliver(http: &reqwest::Client, url: &str, secret: &Secret, event: &str, body: Vec<u8>) {
     let signature = sign(secret, &body);
     for (attempt, wait) in [0u64, 1, 3, 9].into_iter().enumerate() {
         tokio::time::sleep(Duration::from_secs(wait)).await;

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use self::doc::SimDoc;
-use crate::error::{Error, Result};
+use crate::Result;
 
 /// Google Docs' MIME type.
 pub const DOC_MIME: &str = "application/vnd.google-apps.document";
@@ -203,6 +203,17 @@ pub struct Exchange {
 /// How many exchanges are kept.
 const EXCHANGES_KEPT: usize = 1000;
 
+/// Where each of the simulator's Google endpoints is (the app's `GoogleEndpoints` is made from
+/// it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoints {
+    pub drive_url: String,
+    pub docs_url: String,
+    pub auth_url: String,
+    pub token_url: String,
+    pub revoke_url: String,
+}
+
 /// A running Google simulator.
 #[derive(Clone)]
 pub struct GoogleSimulator {
@@ -222,8 +233,8 @@ impl GoogleSimulator {
     /// Starts a simulator on 127.0.0.1 with a random port.
     pub async fn start(options: GoogleSimOptions) -> Result<Self> {
         let listener =
-            tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::internal("simulator", e))?;
-        let base = format!("http://{}", listener.local_addr().map_err(|e| Error::internal("simulator", e))?);
+            tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let base = format!("http://{}", listener.local_addr()?);
         let (simulator, app) = Self::build(options, base);
         let stop = simulator.shutdown.clone();
         tokio::spawn(async move {
@@ -346,9 +357,9 @@ impl GoogleSimulator {
     }
 
     /// Where each Google endpoint of the simulator is.
-    pub fn endpoints(&self) -> crate::docs::client::GoogleEndpoints {
+    pub fn endpoints(&self) -> Endpoints {
         let base = &self.sim.base;
-        crate::docs::client::GoogleEndpoints {
+        Endpoints {
             drive_url: format!("{base}/drive/v3"),
             docs_url: format!("{base}/v1"),
             auth_url: format!("{base}/o/oauth2/v2/auth"),

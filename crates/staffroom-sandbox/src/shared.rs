@@ -7,8 +7,9 @@ use axum::Router;
 
 use super::google::{GoogleSimOptions, GoogleSimulator};
 use super::lemonsqueezy::{PaymentSimulator, SimulatorOptions};
-use crate::error::Result;
-use crate::secrets::Secret;
+use staffroom_secret::Secret;
+
+use crate::Result;
 
 /// Where each simulator answers, below the shared address.
 pub const PAYMENTS_PREFIX: &str = "/lemonsqueezy";
@@ -48,7 +49,7 @@ impl SharedProviders {
         let token = serde_json::json!({
             "access_token": issued["access_token"],
             "refresh_token": issued["refresh_token"],
-            "expires_at": issued["expires_in"].as_i64().map(|s| crate::time::now_unix() + s),
+            "expires_at": issued["expires_in"].as_i64().map(|s| chrono::Utc::now().timestamp() + s),
         });
         vec![
             ("STAFFROOM_LEMONSQUEEZY_API_URL", self.payments.api_url()),

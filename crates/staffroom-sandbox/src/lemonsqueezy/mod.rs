@@ -19,8 +19,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use self::seed::{Customer, Order, Product, Subscription, Variant};
-use crate::error::{Error, Result};
-use crate::secrets::Secret;
+use staffroom_secret::Secret;
+
+use crate::Result;
 
 /// How the simulator misbehaves, for tests of the client's resilience.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -138,8 +139,8 @@ impl PaymentSimulator {
     /// Starts a simulator on 127.0.0.1 with a random port.
     pub async fn start(options: SimulatorOptions) -> Result<Self> {
         let listener =
-            tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| Error::internal("simulator", e))?;
-        let base = format!("http://{}", listener.local_addr().map_err(|e| Error::internal("simulator", e))?);
+            tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let base = format!("http://{}", listener.local_addr()?);
         let (simulator, app) = Self::build(options, base)?;
         let stop = simulator.shutdown.clone();
         tokio::spawn(async move {
@@ -176,7 +177,7 @@ impl PaymentSimulator {
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(10))
                 .build()
-                .map_err(|e| Error::internal("simulator", e))?,
+                ?,
         });
         let api = Router::new()
             .route("/v1/stores/{id}", get(store))
