@@ -163,8 +163,9 @@ impl Core {
                     .await
                     .map_err(|e| Error::internal("payment simulator", e))?;
             config.payments.base_url = simulator.api_url();
-            let google =
-                GoogleSimulator::start(GoogleSimOptions::default()).await.map_err(|e| Error::internal("Google simulator", e))?;
+            let google = GoogleSimulator::start(GoogleSimOptions::default())
+                .await
+                .map_err(|e| Error::internal("Google simulator", e))?;
             config.docs.endpoints = google.endpoints().into();
             (Some(simulator), Some(google))
         } else {

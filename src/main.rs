@@ -302,7 +302,8 @@ async fn sandbox_providers(addr: SocketAddr, public_url: Option<&str>, webhook_u
         .map_err(|e| Error::new(staffroom::ErrorCode::Internal, format!("cannot listen on {addr}: {e}")))?;
     let local = listener.local_addr().map_err(|e| Error::internal("listener", e))?;
     let base = public_url.map(str::to_string).unwrap_or_else(|| format!("http://{local}"));
-    let (providers, router) = staffroom::sandbox::shared::SharedProviders::build(&base).map_err(|e| Error::internal("sandbox providers", e))?;
+    let (providers, router) = staffroom::sandbox::shared::SharedProviders::build(&base)
+        .map_err(|e| Error::internal("sandbox providers", e))?;
     let secret = match std::env::var("STAFFROOM_WEBHOOK_SECRET").ok().filter(|s| !s.trim().is_empty()) {
         Some(secret) => Secret::new(secret),
         None => staffroom::auth::token::generate_key(),

@@ -11,4 +11,4 @@ pub mod lemonsqueezy;
 pub mod shared;
 
 /// Why a simulator could not start (its listener, or its HTTP client for webhooks).
-pub type Result<T> = std::io::Result<T>;
+pub type Result<T, E = std::io::Error> = std::result::Result<T, E>;

@@ -232,8 +232,7 @@ fn new_revision_id() -> String {
 impl GoogleSimulator {
     /// Starts a simulator on 127.0.0.1 with a random port.
     pub async fn start(options: GoogleSimOptions) -> Result<Self> {
-        let listener =
-            tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let base = format!("http://{}", listener.local_addr()?);
         let (simulator, app) = Self::build(options, base);
         let stop = simulator.shutdown.clone();

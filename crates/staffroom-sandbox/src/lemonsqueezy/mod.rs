@@ -138,8 +138,7 @@ pub struct PaymentSimulator {
 impl PaymentSimulator {
     /// Starts a simulator on 127.0.0.1 with a random port.
     pub async fn start(options: SimulatorOptions) -> Result<Self> {
-        let listener =
-            tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let base = format!("http://{}", listener.local_addr()?);
         let (simulator, app) = Self::build(options, base)?;
         let stop = simulator.shutdown.clone();
@@ -174,10 +173,7 @@ impl PaymentSimulator {
             rate_window: options.rate_window,
             webhook: Mutex::new(None),
             endpoint_webhook_id: uuid::Uuid::new_v4().to_string(),
-            http: reqwest::Client::builder()
-                .timeout(Duration::from_secs(10))
-                .build()
-                ?,
+            http: reqwest::Client::builder().timeout(Duration::from_secs(10)).build().map_err(std::io::Error::other)?,
         });
         let api = Router::new()
             .route("/v1/stores/{id}", get(store))
