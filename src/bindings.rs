@@ -137,7 +137,7 @@ pub fn client_module(operations: &[(crate::api::OpSpec, crate::api::OpTypes)]) -
         }
         let (request, response) = (types.ts_names)();
         map.push_str(&format!("  {}: {{ request: {request}; response: {response} }};\n", spec.name));
-        let function = lower_camel(spec.name);
+        let function = heck::ToLowerCamelCase::to_lower_camel_case(spec.name);
         let (params, args) = if (types.no_input)() {
             (String::new(), "{}".to_string())
         } else {
@@ -160,23 +160,6 @@ pub fn client_module(operations: &[(crate::api::OpSpec, crate::api::OpTypes)]) -
          /** One function per operation, over `call`. */\n\
          export function client(call: Call) {{\n  return {{\n{functions}  }};\n}}\n"
     )
-}
-
-/// `list_products` → `listProducts`.
-fn lower_camel(name: &str) -> String {
-    let mut out = String::new();
-    let mut upper = false;
-    for c in name.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Compares `text` with the file at `path`, or writes it there when `write`.

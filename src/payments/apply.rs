@@ -329,7 +329,7 @@ pub(crate) fn failed(error: &crate::Error) -> ApplyResult {
 #[async_trait::async_trait]
 impl EventApplier for PaymentsApplier {
     async fn apply_stored(&self, group: &[(i64, WebhookEvent)]) -> Result<Vec<(i64, ApplyResult)>> {
-        self.db.apply_stored_events(group.to_vec()).await
+        self.db.apply_stored_events(group).await
     }
 }
 

@@ -125,7 +125,7 @@ pub trait ApplyingStore {
     /// Applies the deliveries of `group` (inbox id, event) still waiting, in order, in one
     /// transaction where one that fails fails alone; records each outcome with its delivery.
     /// Those already applied are skipped and left out of the answer.
-    async fn apply_stored_events(&self, group: Vec<(i64, WebhookEvent)>) -> Result<Vec<(i64, ApplyResult)>>;
+    async fn apply_stored_events(&self, group: &[(i64, WebhookEvent)]) -> Result<Vec<(i64, ApplyResult)>>;
 
     /// Applies one event that is not in the inbox, in a transaction of its own.
     async fn apply_event(&self, event: WebhookEvent) -> Result<ApplyResult>;

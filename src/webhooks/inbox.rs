@@ -65,7 +65,7 @@ impl InboxReader {
 
     /// Records how applying each delivery ended, and what it touched, in one transaction.
     pub async fn mark_applied(&self, results: &[(i64, super::ApplyResult)]) -> Result<()> {
-        self.db.mark_deliveries_applied(results.to_vec()).await
+        self.db.mark_deliveries_applied(results).await
     }
 
     /// The newest deliveries first.

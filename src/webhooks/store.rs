@@ -94,7 +94,7 @@ pub trait InboxStore {
     async fn unapplied_deliveries(&self, limit: u32, before: String) -> Result<Vec<(i64, Vec<u8>)>>;
 
     /// Records how applying each delivery ended, and what it touched, in one transaction.
-    async fn mark_deliveries_applied(&self, results: Vec<(i64, ApplyResult)>) -> Result<()>;
+    async fn mark_deliveries_applied(&self, results: &[(i64, ApplyResult)]) -> Result<()>;
 
     /// The newest deliveries first, `limit` (1 to 500) at most.
     async fn recent_deliveries(&self, limit: u32) -> Result<Vec<InboxEntry>>;

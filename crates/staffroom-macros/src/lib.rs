@@ -96,7 +96,7 @@ fn expand(args: Tokens, item: &mut ItemStruct) -> syn::Result<Tokens> {
                 "a multi-word field needs #[serde(rename_all = \"camelCase\")]",
             ));
         }
-        let name = if camel { camel_case(&raw) } else { raw };
+        let name = if camel { heck::ToLowerCamelCase::to_lower_camel_case(raw.as_str()) } else { raw };
         let (inner, optional) = match option_of(&field.ty) {
             Some(inner) => (inner.clone(), true),
             None => (field.ty.clone(), false),
@@ -146,22 +146,6 @@ fn renames_or_skips(attribute: &Attribute) -> bool {
         Ok(())
     });
     found
-}
-
-fn camel_case(snake: &str) -> String {
-    let mut out = String::new();
-    let mut upper = false;
-    for c in snake.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 fn option_of(ty: &Type) -> Option<&Type> {

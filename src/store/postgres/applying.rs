@@ -55,8 +55,8 @@ async fn apply_one(tx: &deadpool_postgres::Transaction<'_>, event: &WebhookEvent
 
 #[async_trait::async_trait]
 impl ApplyingStore for Postgres {
-    async fn apply_stored_events(&self, group: Vec<(i64, WebhookEvent)>) -> Result<Vec<(i64, ApplyResult)>> {
-        apply_stored(&mut self.client().await?, &group).await
+    async fn apply_stored_events(&self, group: &[(i64, WebhookEvent)]) -> Result<Vec<(i64, ApplyResult)>> {
+        apply_stored(&mut self.client().await?, group).await
     }
 
     async fn apply_event(&self, event: WebhookEvent) -> Result<ApplyResult> {

@@ -160,8 +160,8 @@ impl InboxStore for Postgres {
         unapplied(&self.client().await?, limit, &before).await
     }
 
-    async fn mark_deliveries_applied(&self, results: Vec<(i64, ApplyResult)>) -> Result<()> {
-        mark_applied(&self.client().await?, &results, &crate::time::now_rfc3339()).await
+    async fn mark_deliveries_applied(&self, results: &[(i64, ApplyResult)]) -> Result<()> {
+        mark_applied(&self.client().await?, results, &crate::time::now_rfc3339()).await
     }
 
     async fn recent_deliveries(&self, limit: u32) -> Result<Vec<InboxEntry>> {

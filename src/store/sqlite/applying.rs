@@ -52,7 +52,9 @@ impl ApplyingStore for Sqlite {
     /// One transaction for the whole group (a commit per event held applying to about 2,500
     /// events/s), with a savepoint per event, so one that fails leaves no trace and the others
     /// still apply; the outcomes are recorded in the same transaction.
-    async fn apply_stored_events(&self, group: Vec<(i64, WebhookEvent)>) -> Result<Vec<(i64, ApplyResult)>> {
+    async fn apply_stored_events(&self, group: &[(i64, WebhookEvent)]) -> Result<Vec<(i64, ApplyResult)>> {
+        // Owned by the closure that runs on the blocking pool.
+        let group = group.to_vec();
         self.transaction(move |tx| {
             let now = now_rfc3339();
             let mut results = Vec::with_capacity(group.len());

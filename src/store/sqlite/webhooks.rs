@@ -102,8 +102,8 @@ impl InboxStore for Sqlite {
         .await
     }
 
-    async fn mark_deliveries_applied(&self, results: Vec<(i64, ApplyResult)>) -> Result<()> {
-        let now = crate::time::now_rfc3339();
+    async fn mark_deliveries_applied(&self, results: &[(i64, ApplyResult)]) -> Result<()> {
+        let (results, now) = (results.to_vec(), crate::time::now_rfc3339());
         self.transaction(move |tx| {
             let mut update = tx.prepare_cached(
                 "UPDATE webhook_events SET applied_at = ?2, outcome = ?3, order_id = ?4, subscription_id = ?5 WHERE id = ?1",
