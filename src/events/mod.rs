@@ -139,7 +139,6 @@ impl EventHub {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::sqlite::events::{prune_old, EVENTS_FILE};
 
     fn events_of(since: Since) -> Vec<(i64, EventKind, String)> {
         match since {
@@ -168,31 +167,5 @@ mod tests {
         assert_eq!(events_of(hub.since(first.id, 10).await.unwrap()).len(), 1);
         assert_eq!(events_of(hub.since(second.id, 10).await.unwrap()).len(), 0);
         assert_eq!(events_of(hub.since(0, 1).await.unwrap()).len(), 1, "the limit holds");
-    }
-
-    #[tokio::test]
-    async fn an_id_that_was_pruned_or_never_issued_gets_a_reset() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = crate::store::Db::open(dir.path()).unwrap();
-        let hub = EventHub::start(&db, dir.path()).await.unwrap();
-        let mut live = hub.subscribe();
-        for n in 0..3 {
-            hub.publish(EventKind::DocumentSaved, &format!("doc-{n}"));
-        }
-        for _ in 0..3 {
-            live.recv().await.unwrap();
-        }
-        // The first two are a day and a minute old.
-        let old = crate::time::now_unix() - RETENTION.as_secs() as i64 - 60;
-        // On a connection of the test's own to the events' file, as the writer would prune.
-        let mut conn = rusqlite::Connection::open(dir.path().join(EVENTS_FILE)).unwrap();
-        let tx = conn.transaction().unwrap();
-        tx.execute("UPDATE events SET at = ?1 WHERE id <= 2", [old]).unwrap();
-        prune_old(&tx, crate::time::now_unix() - RETENTION.as_secs() as i64).unwrap();
-        tx.commit().unwrap();
-
-        assert_eq!(hub.since(1, 10).await.unwrap(), Since::Reset { latest: 3 }, "event 2 is gone");
-        assert_eq!(events_of(hub.since(2, 10).await.unwrap()).len(), 1, "nothing after 2 is gone");
-        assert_eq!(hub.since(99, 10).await.unwrap(), Since::Reset { latest: 3 }, "not an id of this database");
     }
 }

@@ -90,3 +90,70 @@ impl ApplyingStore for Sqlite {
         self.transaction(move |tx| apply_one(tx, &event)).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::webhooks::EventApplier;
+
+    fn subscription_event(id: &str) -> WebhookEvent {
+        let body = serde_json::json!({
+            "meta": {"event_name": "subscription_updated", "webhook_id": format!("w-{id}")},
+            "data": {"type": "subscriptions", "id": id, "attributes": {
+                "status": "active", "customer_id": 1, "product_id": 7, "variant_id": 11,
+                "updated_at": "2026-11-22T10:00:00.000000Z", "user_email": "c@example.com", "user_name": "C"
+            }}
+        });
+        crate::webhooks::payload::parse(&body, None).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_failing_event_fails_alone_and_the_rest_of_its_group_applies() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = crate::store::Db::open(dir.path()).unwrap();
+        let crate::store::Db::Sqlite(sqlite) = db.clone() else { unreachable!("a SQLite data dir") };
+        // SQLite itself refuses one of them, as a full disk or a broken row would.
+        sqlite
+            .call_blocking(|conn| {
+                Ok(conn.execute_batch(
+                    "CREATE TRIGGER refuse_boom BEFORE INSERT ON subscriptions WHEN NEW.id = 'boom'
+                 BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+                )?)
+            })
+            .unwrap();
+        let inbox = crate::webhooks::WebhookInbox::open(&db).await.unwrap();
+        let mut group = Vec::new();
+        for id in ["1", "boom", "2"] {
+            let event = subscription_event(id);
+            let delivery = crate::webhooks::NewDelivery {
+                dedupe_key: id.into(),
+                webhook_id: None,
+                event_name: event.name.clone(),
+                resource_type: event.resource_type.clone(),
+                resource_id: event.resource_id.clone(),
+                body: b"{}".to_vec(),
+                received_at: now_rfc3339(),
+            };
+            let crate::webhooks::Stored::New(inbox_id) = inbox.store(delivery).await.unwrap() else { panic!("new") };
+            group.push((inbox_id, event));
+        }
+        let applier = crate::payments::apply::PaymentsApplier::new(db.clone());
+        let results = applier.apply_stored(&group).await.unwrap();
+        let outcomes: Vec<String> = results.iter().map(|(_, r)| r.outcome.to_string()).collect();
+        assert_eq!(outcomes[0], "applied");
+        assert!(outcomes[1].starts_with("failed"), "{outcomes:?}");
+        assert_eq!(outcomes[2], "applied");
+        let stored: Vec<String> = sqlite
+            .call_blocking(|conn| {
+                let mut statement = conn.prepare("SELECT id FROM subscriptions ORDER BY id")?;
+                let ids = statement.query_map([], |row| row.get(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+                Ok(ids)
+            })
+            .unwrap();
+        assert_eq!(stored, ["1", "2"]);
+        // Recorded with the deliveries, and never applied twice.
+        let reader = crate::webhooks::InboxReader::new(db.clone());
+        assert!(reader.unapplied(10).await.unwrap().is_empty());
+        assert!(applier.apply_stored(&group).await.unwrap().is_empty(), "already applied: skipped");
+    }
+}

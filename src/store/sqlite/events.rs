@@ -178,7 +178,7 @@ fn latest_id(conn: &rusqlite::Connection) -> rusqlite::Result<i64> {
 }
 
 /// Deletes events older than `before` (unix seconds) and records the highest id deleted.
-pub(crate) fn prune_old(tx: &rusqlite::Transaction<'_>, before: i64) -> Result<()> {
+fn prune_old(tx: &rusqlite::Transaction<'_>, before: i64) -> Result<()> {
     let highest: Option<i64> =
         tx.query_row("SELECT MAX(id) FROM events WHERE at < ?1", [before], |row| row.get(0)).optional()?.flatten();
     if let Some(highest) = highest {
@@ -189,4 +189,37 @@ pub(crate) fn prune_old(tx: &rusqlite::Transaction<'_>, before: i64) -> Result<(
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::EventHub;
+
+    #[tokio::test]
+    async fn an_id_that_was_pruned_or_never_issued_gets_a_reset() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = crate::store::Db::open(dir.path()).unwrap();
+        let hub = EventHub::start(&db, dir.path()).await.unwrap();
+        let mut live = hub.subscribe();
+        for n in 0..3 {
+            hub.publish(EventKind::DocumentSaved, &format!("doc-{n}"));
+        }
+        for _ in 0..3 {
+            live.recv().await.unwrap();
+        }
+        // The first two are a day and a minute old.
+        let old = crate::time::now_unix() - RETENTION.as_secs() as i64 - 60;
+        // On a connection of the test's own to the events' file, as the writer would prune.
+        let mut conn = Connection::open(dir.path().join(EVENTS_FILE)).unwrap();
+        let tx = conn.transaction().unwrap();
+        tx.execute("UPDATE events SET at = ?1 WHERE id <= 2", [old]).unwrap();
+        prune_old(&tx, crate::time::now_unix() - RETENTION.as_secs() as i64).unwrap();
+        tx.commit().unwrap();
+
+        assert_eq!(hub.since(1, 10).await.unwrap(), Since::Reset { latest: 3 }, "event 2 is gone");
+        let Since::Events(after_two) = hub.since(2, 10).await.unwrap() else { panic!("a reset after 2") };
+        assert_eq!(after_two.len(), 1, "nothing after 2 is gone");
+        assert_eq!(hub.since(99, 10).await.unwrap(), Since::Reset { latest: 3 }, "not an id of this database");
+    }
 }
