@@ -78,10 +78,16 @@ fn entry(row: &rusqlite::Row<'_>) -> rusqlite::Result<InboxEntry> {
 #[async_trait::async_trait]
 impl InboxStore for Sqlite {
     async fn start_inbox_writer(&self, jobs: mpsc::Receiver<InboxJob>) -> Result<()> {
-        let conn = Connection::open(self.path())?;
-        conn.busy_timeout(Duration::from_secs(10))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
+        // Opening the file is disk work: off the async threads, like every other query.
+        let path = self.path().to_path_buf();
+        let conn = tokio::task::spawn_blocking(move || -> Result<Connection> {
+            let conn = Connection::open(path)?;
+            conn.busy_timeout(Duration::from_secs(10))?;
+            conn.pragma_update(None, "journal_mode", "WAL")?;
+            conn.pragma_update(None, "synchronous", "FULL")?;
+            Ok(conn)
+        })
+        .await??;
         let db = self.clone();
         std::thread::Builder::new()
             .name("webhook-inbox".into())
