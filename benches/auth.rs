@@ -47,7 +47,7 @@ async fn main() {
     config.sandbox = true;
     config.secret_backend = SecretBackend::Memory;
     let hash_slots = config.max_concurrent_hashes;
-    let core = staffroom::Core::open(config).await.unwrap();
+    let core = staffroom::open(config).await.unwrap();
     staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());

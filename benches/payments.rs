@@ -29,7 +29,7 @@ async fn main() {
     config.payments.base_url = simulator.api_url();
     common::on_bench_store(&mut config);
     println!("store: {}", common::store_name());
-    let core = staffroom::Core::open(config).await.unwrap();
+    let core = staffroom::open(config).await.unwrap();
     core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
     core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));
 

@@ -240,7 +240,7 @@ fn config(cli: &Cli, sandbox: bool) -> Result<Config, Error> {
 }
 
 async fn open(cli: &Cli, sandbox: bool) -> Result<Core, Error> {
-    Core::open(config(cli, sandbox)?).await
+    staffroom::open(config(cli, sandbox)?).await
 }
 
 async fn run(cli: Cli) -> Result<(), Error> {
@@ -288,7 +288,7 @@ async fn run(cli: Cli) -> Result<(), Error> {
 }
 
 async fn sandbox_providers(addr: SocketAddr, public_url: Option<&str>, webhook_url: Option<&str>) -> Result<(), Error> {
-    use staffroom::provider::check_base_url;
+    use staffroom::payments::client::check_base_url;
     check_bind(addr, false)?;
     let field = |name: &str, err: Error| Error::invalid_field(name, err.to_string());
     if let Some(url) = public_url {
@@ -336,11 +336,11 @@ async fn migrate(cli: &Cli, from: &std::path::Path, source_mode: Option<&str>) -
         return Err(Error::invalid_field("from-data-dir", format!("{} holds no Staffroom data", from.display())));
     }
     let dir = from.to_path_buf();
-    let source = tokio::task::spawn_blocking(move || staffroom::store::Db::open(&dir))
+    let source = tokio::task::spawn_blocking(move || staffroom::store::Sqlite::open(&dir))
         .await
         .map_err(|e| Error::internal("migrate", e))?
         .map_err(|e| Error::new(staffroom::ErrorCode::Internal, e.to_string()))?;
-    let target = staffroom::store::Db::open_postgres(url)
+    let target = staffroom::store::postgres::Postgres::open(url)
         .await
         .map_err(|e| Error::new(staffroom::ErrorCode::Unavailable, e.to_string()))?;
     let copied = staffroom::store::migrate::from_data_dir(&source, &target, source_mode).await?;
@@ -366,7 +366,7 @@ async fn serve(
     std::fs::create_dir_all(&data_dir).ok();
     let _log_guard = staffroom::logging::init(Some(&data_dir.join("logs")));
     staffroom::http::server::raise_open_file_limit();
-    let core = Core::open(config).await?;
+    let core = staffroom::open(config).await?;
     if core.config.sandbox {
         staffroom::sandbox::ensure_demo_account(&core).await?;
     }

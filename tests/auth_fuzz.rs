@@ -22,7 +22,7 @@ fn app() -> App {
     config.sandbox = true;
     config.secret_backend = SecretBackend::Memory;
     let router = runtime.block_on(async {
-        let core = staffroom::Core::open(config).await.unwrap();
+        let core = staffroom::open(config).await.unwrap();
         staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
         staffroom::http::router(core, std::net::Ipv4Addr::LOCALHOST.into())
     });

@@ -12,7 +12,7 @@ async fn core_with(dir: &std::path::Path, access_token: Duration, idle: Duration
     config.secret_backend = SecretBackend::Memory;
     config.session.access_token = access_token;
     config.session.idle = idle;
-    let core = Core::open(config).await.unwrap();
+    let core = staffroom::open(config).await.unwrap();
     core.auth
         .create_first_admin("ada@example.com".into(), "Ada".into(), Secret::new("a long passphrase 1"))
         .await

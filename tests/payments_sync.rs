@@ -164,7 +164,7 @@ async fn a_chosen_interval_outlives_a_restart() {
     on_test_database(&mut config);
     config.secret_backend = staffroom::secrets::SecretBackend::Memory;
     config.long_running = true;
-    let core = staffroom::Core::open(config).await.unwrap();
+    let core = staffroom::open(config).await.unwrap();
     assert_eq!(core.payments.sync_status().await.unwrap().interval_secs, 900);
 }
 

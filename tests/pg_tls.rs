@@ -1,4 +1,4 @@
-//! TLS to the team database (`store/postgres/tls.rs`), against real throwaway clusters: one with
+//! TLS to the team database (`crates/staffroom-postgres/src/tls.rs`), against real throwaway clusters: one with
 //! `ssl=on` and a certificate for `localhost` signed by a CA made for this test, one without TLS.
 
 mod common;
@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use common::pg::Cluster;
-use staffroom::store::Db;
+use staffroom::store::postgres::Postgres;
 
 /// The TLS cluster, the file of the CA that signed its certificate, and of a CA that did not.
 struct Tls {
@@ -51,9 +51,8 @@ fn url(cluster: &Cluster, host: &str, options: &str) -> String {
 }
 
 /// Whether the pool's connections and a connection of its own (`LISTEN`'s) are encrypted.
-async fn encrypted(db: &Db) -> (bool, bool) {
+async fn encrypted(pg: &Postgres) -> (bool, bool) {
     const SQL: &str = "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
-    let Db::Postgres(pg) = db else { unreachable!("a PostgreSQL handle") };
     let pooled: bool = pg.client().await.unwrap().query_one(SQL, &[]).await.unwrap().get(0);
     let (own, connection) = pg.dedicated().await.unwrap();
     tokio::spawn(connection);
@@ -61,7 +60,7 @@ async fn encrypted(db: &Db) -> (bool, bool) {
 }
 
 async fn refusal(url: &str) -> String {
-    Db::open_postgres(url).await.expect_err("refused").to_string()
+    Postgres::open(url).await.expect_err("refused").to_string()
 }
 
 #[tokio::test]
@@ -69,14 +68,14 @@ async fn a_certificate_from_the_ca_named_is_verified_and_everything_is_encrypted
     let t = tls();
     let ca = t.ca.display();
     for mode in ["verify-full", "require", "prefer"] {
-        let db = Db::open_postgres(&url(&t.cluster, "localhost", &format!("sslmode={mode}&sslrootcert={ca}")))
+        let db = Postgres::open(&url(&t.cluster, "localhost", &format!("sslmode={mode}&sslrootcert={ca}")))
             .await
             .unwrap_or_else(|e| panic!("{mode}: {e}"));
         assert_eq!(encrypted(&db).await, (true, true), "{mode}");
     }
     // The same in libpq's other form.
     let database = t.cluster.database().rsplit('/').next().unwrap().to_string();
-    let db = Db::open_postgres(&format!(
+    let db = Postgres::open(&format!(
         "host=localhost port={} user=staffroom dbname={database} sslmode=verify-full sslrootcert='{ca}'",
         t.cluster.port()
     ))
@@ -103,17 +102,17 @@ async fn verify_full_checks_the_name_and_verify_ca_does_not() {
     let refused = refusal(&url(&t.cluster, "127.0.0.1", &format!("sslmode=verify-full&sslrootcert={ca}"))).await;
     assert!(refused.contains("not valid for name") && refused.contains("sslmode=verify-ca"), "{refused}");
     let db =
-        Db::open_postgres(&url(&t.cluster, "127.0.0.1", &format!("sslmode=verify-ca&sslrootcert={ca}"))).await.unwrap();
+        Postgres::open(&url(&t.cluster, "127.0.0.1", &format!("sslmode=verify-ca&sslrootcert={ca}"))).await.unwrap();
     assert_eq!(encrypted(&db).await, (true, true));
 }
 
 #[tokio::test]
 async fn disable_stays_plain_and_require_refuses_a_server_without_tls() {
-    let db = Db::open_postgres(&url(&tls().cluster, "localhost", "sslmode=disable")).await.unwrap();
+    let db = Postgres::open(&url(&tls().cluster, "localhost", "sslmode=disable")).await.unwrap();
     assert_eq!(encrypted(&db).await, (false, false), "disable on a server that offers TLS");
 
     let plain = common::pg::cluster();
-    let db = Db::open_postgres(&url(plain, "127.0.0.1", "")).await.unwrap();
+    let db = Postgres::open(&url(plain, "127.0.0.1", "")).await.unwrap();
     assert_eq!(encrypted(&db).await, (false, false), "prefer on a server without TLS");
     let refused = refusal(&url(plain, "127.0.0.1", "sslmode=require")).await;
     assert!(refused.contains("TLS") || refused.contains("SSL"), "{refused}");
@@ -130,7 +129,7 @@ async fn without_an_sslmode_a_remote_host_needs_tls() {
     let refused = refusal(&remote).await;
     assert!(refused.contains("TLS") || refused.contains("SSL"), "{refused}");
     // Written out, plain text stays possible.
-    let db = Db::open_postgres(&format!("{remote} sslmode=disable")).await.unwrap();
+    let db = Postgres::open(&format!("{remote} sslmode=disable")).await.unwrap();
     assert_eq!(encrypted(&db).await, (false, false));
 }
 

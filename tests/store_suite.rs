@@ -17,7 +17,8 @@ use staffroom::payments::model::{
 };
 use staffroom::payments::store::{CheckoutTerms, OrderRecord};
 use staffroom::secrets::Secret;
-use staffroom::store::Db;
+use staffroom::store::postgres::Postgres;
+use staffroom::store::{Db, Sqlite};
 use staffroom::webhooks::{ApplyResult, InboxReader, NewDelivery, Outcome, Stored, WebhookInbox};
 
 /// A signing key both replicas share (base64url of 32 bytes; it guards nothing).
@@ -45,10 +46,10 @@ async fn open(backend: &str) -> (Option<tempfile::TempDir>, Db) {
     match backend {
         "sqlite" => {
             let dir = tempfile::tempdir().unwrap();
-            let db = Db::open(dir.path()).unwrap();
+            let db = Db::new(Sqlite::open(dir.path()).unwrap());
             (Some(dir), db)
         }
-        _ => (None, Db::open_postgres(&common::pg::cluster().database()).await.unwrap()),
+        _ => (None, Db::new(Postgres::open(&common::pg::cluster().database()).await.unwrap())),
     }
 }
 
@@ -682,7 +683,7 @@ async fn audit_prunes_before_a_cutoff(db: Db) {
 #[tokio::test]
 async fn postgres_replicas_starting_together_migrate_once() {
     let url = common::pg::cluster().database();
-    let opened = futures::future::join_all((0..4).map(|_| Db::open_postgres(&url))).await;
+    let opened = futures::future::join_all((0..4).map(|_| Postgres::open(&url))).await;
     assert!(
         opened.iter().all(Result::is_ok),
         "{:?}",
@@ -695,7 +696,7 @@ async fn postgres_replicas_starting_together_migrate_once() {
 
     // A database a newer build migrated is refused, naming what to do.
     client.execute("INSERT INTO schema_migrations (version) VALUES (999)", &[]).await.unwrap();
-    let refused = Db::open_postgres(&url).await.expect_err("a newer schema must be refused");
+    let refused = Postgres::open(&url).await.expect_err("a newer schema must be refused");
     assert!(refused.to_string().contains("newer Staffroom"), "{refused}");
 }
 
@@ -704,7 +705,7 @@ async fn postgres_replicas_starting_together_migrate_once() {
 #[tokio::test]
 async fn two_replicas_share_sessions_and_locks() {
     let url = common::pg::cluster().database();
-    let (a, b) = (Db::open_postgres(&url).await.unwrap(), Db::open_postgres(&url).await.unwrap());
+    let (a, b) = (Db::new(Postgres::open(&url).await.unwrap()), Db::new(Postgres::open(&url).await.unwrap()));
     let (replica_a, replica_b) = (accounts(&a), accounts(&b));
     let admin = admin(&replica_a).await;
     let clerk = NewUser {
@@ -732,7 +733,7 @@ async fn two_replicas_share_sessions_and_locks() {
 #[tokio::test]
 async fn two_replicas_store_the_same_deliveries_once() {
     let url = common::pg::cluster().database();
-    let (a, b) = (Db::open_postgres(&url).await.unwrap(), Db::open_postgres(&url).await.unwrap());
+    let (a, b) = (Db::new(Postgres::open(&url).await.unwrap()), Db::new(Postgres::open(&url).await.unwrap()));
     let (inbox_a, inbox_b) = (WebhookInbox::open(&a).await.unwrap(), WebhookInbox::open(&b).await.unwrap());
     let keys: Vec<String> = (0..400).map(|n| format!("k{n}")).collect();
     let send = |inbox: WebhookInbox| {
@@ -756,7 +757,7 @@ async fn two_replicas_store_the_same_deliveries_once() {
 #[tokio::test]
 async fn two_replicas_apply_each_delivery_once() {
     let url = common::pg::cluster().database();
-    let (a, b) = (Db::open_postgres(&url).await.unwrap(), Db::open_postgres(&url).await.unwrap());
+    let (a, b) = (Db::new(Postgres::open(&url).await.unwrap()), Db::new(Postgres::open(&url).await.unwrap()));
     let inbox = WebhookInbox::open(&a).await.unwrap();
     let mut group = Vec::new();
     for n in 0..200 {
@@ -785,7 +786,7 @@ async fn two_replicas_apply_each_delivery_once() {
 #[tokio::test]
 async fn live_events_cross_replicas() {
     let url = common::pg::cluster().database();
-    let (a, b) = (Db::open_postgres(&url).await.unwrap(), Db::open_postgres(&url).await.unwrap());
+    let (a, b) = (Db::new(Postgres::open(&url).await.unwrap()), Db::new(Postgres::open(&url).await.unwrap()));
     let dir = tempfile::tempdir().unwrap();
     let (hub_a, hub_b) =
         (EventHub::start(&a, dir.path()).await.unwrap(), EventHub::start(&b, dir.path()).await.unwrap());
@@ -814,11 +815,7 @@ async fn live_events_cross_replicas() {
 #[tokio::test]
 async fn one_replica_holds_the_fleet_lock_at_a_time() {
     let url = common::pg::cluster().database();
-    let (Db::Postgres(a), Db::Postgres(b)) =
-        (Db::open_postgres(&url).await.unwrap(), Db::open_postgres(&url).await.unwrap())
-    else {
-        unreachable!("PostgreSQL handles")
-    };
+    let (a, b) = (Postgres::open(&url).await.unwrap(), Postgres::open(&url).await.unwrap());
     let held = a.fleet_lock(42, false).await.unwrap().expect("free at first");
     assert!(b.fleet_lock(42, false).await.unwrap().is_none(), "held by A");
     assert!(b.fleet_lock(43, false).await.unwrap().is_some(), "another lock is free");
@@ -835,8 +832,7 @@ async fn one_replica_holds_the_fleet_lock_at_a_time() {
 #[tokio::test]
 async fn a_group_of_subscriptions_is_read_by_key_as_the_table_grows() {
     use staffroom::store::postgres::payments::get_subscriptions;
-    let (_guard, db) = open("postgres").await;
-    let Db::Postgres(pg) = &db else { unreachable!("a PostgreSQL handle") };
+    let pg = Postgres::open(&common::pg::cluster().database()).await.unwrap();
     let client = pg.client().await.unwrap();
     // Scans of the table so far, whole and by index, with this connection's counts sent first.
     let scans = || async {
@@ -868,9 +864,9 @@ async fn a_group_of_subscriptions_is_read_by_key_as_the_table_grows() {
 
 #[tokio::test]
 async fn a_bad_database_url_is_refused_clearly() {
-    let refused = Db::open_postgres("postgres://staffroom@127.0.0.1:notaport/x").await.expect_err("a bad URL");
+    let refused = Postgres::open("postgres://staffroom@127.0.0.1:notaport/x").await.expect_err("a bad URL");
     assert!(refused.to_string().contains("not one PostgreSQL understands"), "{refused}");
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let refused = Db::open_postgres(&format!("postgres://staffroom@127.0.0.1:{port}/x")).await.expect_err("no server");
+    let refused = Postgres::open(&format!("postgres://staffroom@127.0.0.1:{port}/x")).await.expect_err("no server");
     assert!(refused.to_string().contains("cannot reach the database"), "{refused}");
 }

@@ -71,7 +71,7 @@ pub async fn receiving_cores() -> (tempfile::TempDir, Vec<staffroom::Core>) {
         config.secret_backend = staffroom::secrets::SecretBackend::Memory;
         config.long_running = true;
         config.database_url = database.clone().map(staffroom::secrets::Secret::new);
-        cores.push(staffroom::Core::open(config).await.unwrap());
+        cores.push(staffroom::open(config).await.unwrap());
     }
     (dir, cores)
 }

@@ -56,7 +56,7 @@ async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staff
     if let Some(products) = std::env::var("STAFFROOM_SANDBOX_PRODUCTS").ok().and_then(|v| v.parse().ok()) {
         config.sandbox_products = products;
     }
-    let core = staffroom::Core::open(config).await?;
+    let core = staffroom::open(config).await?;
     if core.config.sandbox {
         staffroom::sandbox::ensure_demo_account(&core).await?;
     }

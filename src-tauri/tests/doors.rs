@@ -104,7 +104,7 @@ impl Doors {
         config.sandbox = true;
         config.secret_backend = SecretBackend::Memory;
         let (core, base) = tauri::async_runtime::block_on(async {
-            let core = staffroom::Core::open(config).await.unwrap();
+            let core = staffroom::open(config).await.unwrap();
             staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let base = format!("http://{}", listener.local_addr().unwrap());

@@ -33,7 +33,7 @@ impl Shell {
         config.secret_backend = SecretBackend::Memory;
         // The core's tasks (simulators, syncs) run on Tauri's runtime, as in the real app.
         let core = tauri::async_runtime::block_on(async {
-            let core = staffroom::Core::open(config).await.unwrap();
+            let core = staffroom::open(config).await.unwrap();
             staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
             core
         });

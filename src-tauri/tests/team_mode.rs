@@ -39,7 +39,7 @@ impl TeamServer {
         config.long_running = true;
         config.secret_backend = SecretBackend::Memory;
         let (base, core) = tauri::async_runtime::block_on(async {
-            let core = staffroom::Core::open(config).await.unwrap();
+            let core = staffroom::open(config).await.unwrap();
             staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let base = format!("http://{}", listener.local_addr().unwrap());
@@ -75,7 +75,7 @@ impl Desktop {
     fn with_state(dir: &std::path::Path, adjust: impl FnOnce(DesktopState) -> DesktopState) -> Desktop {
         let mut config = Config::new(dir.join("desktop"));
         config.secret_backend = SecretBackend::Memory;
-        let core = tauri::async_runtime::block_on(staffroom::Core::open(config)).unwrap();
+        let core = tauri::async_runtime::block_on(staffroom::open(config)).unwrap();
         Desktop::over_state(core.clone(), adjust(DesktopState::new(core)))
     }
 

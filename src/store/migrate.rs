@@ -7,8 +7,10 @@
 use rusqlite::types::ValueRef;
 use tokio_postgres::types::{ToSql, Type};
 
-use super::{Db, Sqlite};
-use crate::error::{Error, ErrorCode, Result};
+use staffroom_core::error::{Error, ErrorCode, Result};
+use staffroom_core::store::MetaStore as _;
+use staffroom_postgres::{Postgres, Sql as _};
+use staffroom_sqlite::{Sql as _, Sqlite};
 
 /// The tables copied, in an order that keeps references whole, with their columns.
 const TABLES: &[(&str, &str)] = &[
@@ -59,21 +61,18 @@ fn source_mode(recorded: Option<String>, named: Option<&str>) -> Result<String> 
     }
 }
 
-/// Copies the data dir's database `from` into the team's database `to`. A data dir that does not
+/// Copies the data dir's database `source` into the team's database `target`. A data dir that does not
 /// record whether it is a sandbox's (made before data dirs did) is copied only when the operator
 /// says what it holds (`named_mode`, `real` or `sandbox`): a sandbox's public demo account must
 /// never enter a real team by default.
-pub async fn from_data_dir(from: &Db, to: &Db, named_mode: Option<&str>) -> Result<Copied> {
-    let (Db::Sqlite(source), Db::Postgres(target)) = (from, to) else {
-        return Err(Error::internal("migrate", "copies a data dir's SQLite database into PostgreSQL"));
-    };
-    let source_mode = Some(source_mode(from.meta("data_mode").await?, named_mode)?);
+pub async fn from_data_dir(source: &Sqlite, target: &Postgres, named_mode: Option<&str>) -> Result<Copied> {
+    let source_mode = Some(source_mode(source.meta("data_mode").await?, named_mode)?);
     let mut client = target.client().await?;
-    let tx = client.transaction().await?;
+    let tx = client.transaction().await.sql()?;
     // One copy at a time, and none into a team that already has data.
-    tx.execute("LOCK TABLE users, orders, webhook_events, audit_log IN EXCLUSIVE MODE", &[]).await?;
+    tx.execute("LOCK TABLE users, orders, webhook_events, audit_log IN EXCLUSIVE MODE", &[]).await.sql()?;
     for table in ["users", "orders", "webhook_events", "audit_log", "products", "subscriptions"] {
-        let rows: i64 = tx.query_one(&format!("SELECT COUNT(*) FROM {table}"), &[]).await?.get(0);
+        let rows: i64 = tx.query_one(&format!("SELECT COUNT(*) FROM {table}"), &[]).await.sql()?.get(0);
         if rows > 0 {
             return Err(Error::new(
                 ErrorCode::Conflict,
@@ -82,7 +81,7 @@ pub async fn from_data_dir(from: &Db, to: &Db, named_mode: Option<&str>) -> Resu
         }
     }
     let target_mode: Option<String> =
-        tx.query_opt("SELECT value FROM meta WHERE key = 'data_mode'", &[]).await?.map(|row| row.get(0));
+        tx.query_opt("SELECT value FROM meta WHERE key = 'data_mode'", &[]).await.sql()?.map(|row| row.get(0));
     match (source_mode.as_deref(), target_mode.as_deref()) {
         (Some(source), Some(target)) if source != target => {
             return Err(Error::new(
@@ -91,7 +90,7 @@ pub async fn from_data_dir(from: &Db, to: &Db, named_mode: Option<&str>) -> Resu
             ));
         }
         (Some(source), None) => {
-            tx.execute("INSERT INTO meta (key, value) VALUES ('data_mode', $1)", &[&source]).await?;
+            tx.execute("INSERT INTO meta (key, value) VALUES ('data_mode', $1)", &[&source]).await.sql()?;
         }
         _ => {}
     }
@@ -103,7 +102,8 @@ pub async fn from_data_dir(from: &Db, to: &Db, named_mode: Option<&str>) -> Resu
         let placeholders: Vec<String> = (1..=columns.split(',').count()).map(|n| format!("${n}")).collect();
         let insert = tx
             .prepare(&format!("INSERT INTO {table} ({columns}) {overriding} VALUES ({})", placeholders.join(", ")))
-            .await?;
+            .await
+            .sql()?;
         for row in rows {
             let values = row
                 .iter()
@@ -111,7 +111,7 @@ pub async fn from_data_dir(from: &Db, to: &Db, named_mode: Option<&str>) -> Resu
                 .map(|(value, ty)| to_pg(value, ty, table))
                 .collect::<Result<Vec<_>>>()?;
             let params: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v.as_ref() as &(dyn ToSql + Sync)).collect();
-            tx.execute(&insert, &params).await?;
+            tx.execute(&insert, &params).await.sql()?;
         }
         copied.push((*table, count));
     }
@@ -120,24 +120,25 @@ pub async fn from_data_dir(from: &Db, to: &Db, named_mode: Option<&str>) -> Resu
             &format!("SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST((SELECT MAX(id) FROM {table}), 1), (SELECT MAX(id) FROM {table}) IS NOT NULL)"),
             &[],
         )
-        .await?;
+        .await.sql()?;
     }
     // The next order continues the desktop's numbering.
     tx.execute(
         "SELECT setval('order_numbers', GREATEST((SELECT MAX(number) FROM orders), 1), (SELECT MAX(number) FROM orders) IS NOT NULL)",
         &[],
     )
-    .await?;
+    .await.sql()?;
     for key in SETTINGS {
-        if let Some(value) = from.meta(key).await? {
+        if let Some(value) = source.meta(key).await? {
             tx.execute(
                 "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = $2",
                 &[key, &value],
             )
-            .await?;
+            .await
+            .sql()?;
         }
     }
-    tx.commit().await?;
+    tx.commit().await.sql()?;
     Ok(copied)
 }
 
@@ -153,22 +154,24 @@ enum Cell {
 async fn read_rows(source: &Sqlite, table: &'static str, columns: &'static str) -> Result<Vec<Vec<Cell>>> {
     source
         .call(move |conn| {
-            let mut statement = conn.prepare(&format!("SELECT {columns} FROM {table} ORDER BY rowid"))?;
+            let mut statement = conn.prepare(&format!("SELECT {columns} FROM {table} ORDER BY rowid")).sql()?;
             let width = statement.column_count();
-            let rows = statement.query_map([], |row| {
-                (0..width)
-                    .map(|i| {
-                        Ok(match row.get_ref(i)? {
-                            ValueRef::Null => Cell::Null,
-                            ValueRef::Integer(n) => Cell::Integer(n),
-                            ValueRef::Real(x) => Cell::Real(x),
-                            ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
-                            ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
+            let rows = statement
+                .query_map([], |row| {
+                    (0..width)
+                        .map(|i| {
+                            Ok(match row.get_ref(i)? {
+                                ValueRef::Null => Cell::Null,
+                                ValueRef::Integer(n) => Cell::Integer(n),
+                                ValueRef::Real(x) => Cell::Real(x),
+                                ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
+                                ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
+                            })
                         })
-                    })
-                    .collect::<rusqlite::Result<Vec<_>>>()
-            })?;
-            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+                        .collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .sql()?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>().sql()?)
         })
         .await
 }

@@ -257,7 +257,7 @@ pub async fn open_core(dir: &Path, sandbox: bool, long_running: bool) -> staffro
     config.sandbox = sandbox;
     config.long_running = long_running;
     config.secret_backend = staffroom::secrets::SecretBackend::Memory;
-    staffroom::Core::open(config).await.unwrap()
+    staffroom::open(config).await.unwrap()
 }
 
 /// Puts an in-process core's store on the database paired with its data dir, on a PostgreSQL run.
@@ -294,7 +294,7 @@ impl SandboxApp {
         config.docs.client.request_timeout = std::time::Duration::from_millis(700);
         config.docs.client.retry.max_total = std::time::Duration::from_secs(3);
         config.docs.client.retry.backoff_base = std::time::Duration::from_millis(50);
-        let core = staffroom::Core::open(config).await.unwrap();
+        let core = staffroom::open(config).await.unwrap();
         staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());

@@ -1,0 +1,286 @@
+//! `Core`: every service, built once from a `Config`, shared by all doors.
+
+use std::sync::Arc;
+
+use crate::audit::Audit;
+use crate::auth::{token, AuthService};
+use crate::config::Config;
+use crate::docs::client::GoogleClient;
+use crate::docs::oauth::{GoogleAuth, StoredToken};
+use crate::docs::DocService;
+use crate::error::{Error, Result};
+use crate::events::EventHub;
+use crate::payments::apply::PaymentsApplier;
+use crate::payments::client::LemonSqueezyClient;
+use crate::payments::PaymentService;
+use crate::sandbox::google::{GoogleSimOptions, GoogleSimulator};
+use crate::sandbox::lemonsqueezy::{PaymentSimulator, SimulatorOptions};
+use crate::secrets::{Secret, Secrets};
+use crate::store::Db;
+use crate::webhooks::{EventApplier, WebhookReceiver};
+
+/// The id of this installation, which namespaces its keyring entries.
+const INSTALL_ID_KEY: &str = "install_id";
+/// The `meta` key of the team's JWT key fingerprint (SPEC section 10).
+const JWT_FINGERPRINT_KEY: &str = "jwt_key_fingerprint";
+
+/// The secret store of this installation (a sandbox keeps its secrets apart: nothing it makes can
+/// stand in for a real one).
+fn open_secrets(backend: crate::secrets::SecretBackend, sandbox: bool, install_id: &str) -> Result<Secrets> {
+    let namespace = if sandbox { format!("sandbox-{install_id}") } else { install_id.to_string() };
+    let store = backend.open(&namespace).map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?;
+    Ok(Secrets::new(store))
+}
+
+/// The JWT key of a team server (PostgreSQL), checked; `None` on SQLite, whose key is made on
+/// first use and kept in the keyring as before. Every replica of a real team reads `jwt_key` and
+/// `data_key` from its own secret store or environment and never makes them: without them a
+/// replica refuses to start, naming the command that makes a pair, and one whose `jwt_key` does
+/// not match the fingerprint the database keeps refuses too (its tokens would not verify on the
+/// others). A sandbox team database keeps generated keys of its own, which guard nothing, for
+/// replicas given none. A CLI command signs no token: it never needs the key, and gets a
+/// throwaway one when there is none.
+async fn team_keys(db: &Db, config: &Config, secrets: &Secrets) -> Result<Option<TeamKeys>> {
+    if !db.is_shared() {
+        return Ok(None);
+    }
+    let (mut jwt, mut data) = (secrets.read("jwt_key").await?, secrets.read("data_key").await?);
+    if config.sandbox {
+        // Keys given to a sandbox replica win, as they do on SQLite; the fingerprint below keeps
+        // every replica on the same one.
+        if jwt.is_none() {
+            let kept = db.meta_insert_if_absent("sandbox_jwt_key", token::generate_key().expose().to_string()).await?;
+            jwt = Some(Secret::new(kept));
+        }
+        if data.is_none() {
+            let kept = db.meta_insert_if_absent("sandbox_data_key", token::generate_key().expose().to_string()).await?;
+            data = Some(Secret::new(kept));
+        }
+    }
+    let (jwt, data) = match (jwt, data) {
+        (Some(jwt), Some(data)) => (jwt, data),
+        (_, data) if !config.long_running => return Ok(Some(TeamKeys { jwt: token::generate_key(), data })),
+        (jwt, _) => {
+            let missing = if jwt.is_none() { "jwt_key" } else { "data_key" };
+            return Err(Error::new(
+                crate::ErrorCode::InvalidRequest,
+                format!(
+                    "a team server replica needs {missing} (and every replica the same jwt_key and data_key), from its secret store or STAFFROOM_{}[_FILE]; make a pair with `staffroom secrets generate`",
+                    missing.to_uppercase()
+                ),
+            ));
+        }
+    };
+    for (name, key) in [("jwt_key", &jwt), ("data_key", &data)] {
+        if !token::is_key(key) {
+            return Err(Error::new(
+                crate::ErrorCode::InvalidRequest,
+                format!("{name} is not a key `staffroom secrets generate` makes (base64url of 32 bytes or more)"),
+            ));
+        }
+    }
+    if config.long_running {
+        let fingerprint = token::fingerprint(&jwt);
+        let kept = db.meta_insert_if_absent(JWT_FINGERPRINT_KEY, fingerprint.clone()).await?;
+        if kept != fingerprint {
+            return Err(Error::new(
+                crate::ErrorCode::InvalidRequest,
+                "this replica's jwt_key is not the team's: the database was first served with another one; give every replica the same jwt_key",
+            ));
+        }
+    }
+    Ok(Some(TeamKeys { jwt, data: Some(data) }))
+}
+
+/// A team server's keys: the JWT key, and `data_key` (which a CLI command may lack).
+struct TeamKeys {
+    jwt: Secret,
+    data: Option<Secret>,
+}
+
+/// The services of one running Staffroom.
+#[derive(Clone)]
+pub struct Core {
+    pub config: Arc<Config>,
+    pub db: Db,
+    pub secrets: Secrets,
+    pub audit: Audit,
+    pub auth: AuthService,
+    /// The webhook receiver, when this core receives webhooks (`config.long_running`).
+    pub webhooks: Option<WebhookReceiver>,
+    pub payments: PaymentService,
+    /// The payment simulator, in sandbox mode.
+    pub payment_simulator: Option<PaymentSimulator>,
+    pub docs: DocService,
+    /// The Google simulator, in sandbox mode.
+    pub google_simulator: Option<GoogleSimulator>,
+    /// The live events of `GET /api/events`, when this core serves them (`config.long_running`).
+    pub events: Option<EventHub>,
+}
+
+impl Core {
+    /// Opens the secrets and builds the services on `db`, which the wiring opened and whose mode
+    /// (sandbox or real) it settled into `config.sandbox` (`staffroom::open`). Blocking work
+    /// (the keyring) runs off the async threads.
+    pub async fn start(mut config: Config, db: Db) -> Result<Core> {
+        // In the sandbox, the payment provider is a simulator on loopback, signed in from the start.
+        let (simulator, google) = if config.sandbox {
+            let simulator =
+                PaymentSimulator::start(SimulatorOptions { products: config.sandbox_products, ..Default::default() })
+                    .await
+                    .map_err(|e| Error::internal("payment simulator", e))?;
+            config.payments.base_url = simulator.api_url();
+            let google = GoogleSimulator::start(GoogleSimOptions::default())
+                .await
+                .map_err(|e| Error::internal("Google simulator", e))?;
+            config.docs.endpoints = google.endpoints().into();
+            (Some(simulator), Some(google))
+        } else {
+            (None, None)
+        };
+        let install_id = db.meta_insert_if_absent(INSTALL_ID_KEY, uuid::Uuid::new_v4().simple().to_string()).await?;
+        let secrets = {
+            let (backend, sandbox) = (config.secret_backend, config.sandbox);
+            tokio::task::spawn_blocking(move || open_secrets(backend, sandbox, &install_id)).await??
+        };
+        let keys = team_keys(&db, &config, &secrets).await?;
+        let mut core = tokio::task::spawn_blocking(move || Core::open_blocking(config, db, secrets, keys)).await??;
+        if let Some(simulator) = &simulator {
+            core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
+            core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));
+            if !matches!(core.secrets.get("webhook_secret"), Ok(Some(_))) {
+                // The sandbox signs its own deliveries with a secret made for this run.
+                core.secrets.set_override("webhook_secret", crate::auth::token::generate_key());
+            }
+        }
+        core.payment_simulator = simulator;
+        if let Some(google) = &google {
+            // Signed in to the simulated Google from the start, as if the browser step had run.
+            let (client_id, client_secret) = google.client();
+            core.secrets.set_override("google_client_id", Secret::new(client_id));
+            core.secrets.set_override("google_client_secret", Secret::new(client_secret));
+            let answer = google.issue_token();
+            let token = StoredToken {
+                access_token: answer["access_token"].as_str().unwrap_or_default().to_string(),
+                refresh_token: answer["refresh_token"].as_str().map(str::to_string),
+                expires_at: answer["expires_in"].as_i64().map(|s| crate::time::now_unix() + s),
+            };
+            core.docs.auth().use_token(token).await;
+        }
+        core.google_simulator = google;
+        if core.config.long_running {
+            core.audit.prune_daily();
+            let applier: Arc<dyn EventApplier> = Arc::new(PaymentsApplier::new(core.db.clone()));
+            core.webhooks = Some(WebhookReceiver::start(&core.db, core.secrets.clone(), applier).await?);
+            core.payments.start_background_sync().await?;
+            let events = EventHub::start(&core.db, &core.config.data_dir).await?;
+            events.follow(&core);
+            core.events = Some(events);
+        }
+        Ok(core)
+    }
+
+    /// Points the sandbox checkout's webhooks at this core's receiver at `base_url`.
+    pub fn connect_sandbox_webhooks(&self, base_url: &str) -> Result<()> {
+        if let Some(simulator) = &self.payment_simulator {
+            let secret = self
+                .secrets
+                .get("webhook_secret")
+                .map_err(Error::from)?
+                .ok_or_else(|| Error::internal("sandbox", "no webhook secret"))?;
+            simulator.set_webhook_target(format!("{base_url}/api/payments/webhooks"), secret);
+        }
+        Ok(())
+    }
+
+    fn open_blocking(config: Config, db: Db, secrets: Secrets, team_keys: Option<TeamKeys>) -> Result<Core> {
+        let key = match &team_keys {
+            Some(keys) => keys.jwt.clone(),
+            None => secrets
+                .get_or_create("jwt_key", token::generate_key)
+                .map_err(|e| Error::new(crate::ErrorCode::Internal, e.to_string()))?,
+        };
+        let keys = token::TokenKeys::from_secret(&key)?;
+        let audit = Audit::new(db.clone());
+        let auth = AuthService::new(db.clone(), keys, config.session, config.max_concurrent_hashes, audit.clone());
+        let client = LemonSqueezyClient::new(&config.payments.base_url, secrets.clone(), config.payments.client)?;
+        let payments =
+            PaymentService::new(db.clone(), client, secrets.clone(), audit.clone(), config.payments.sync_interval);
+        // The sandbox's Google tokens die with its simulator: they never go to the keyring.
+        let mut google_auth = GoogleAuth::new(secrets.clone(), config.docs.endpoints.clone(), !config.sandbox)?;
+        if let (true, Some(keys), false) = (db.is_shared(), &team_keys, config.sandbox) {
+            // A team server's Google sign-in is the team's: sealed in its database for every
+            // replica (the sandbox's tokens die with its simulators, as on a desktop).
+            google_auth = google_auth.with_vault(match &keys.data {
+                Some(data) => crate::docs::oauth::TokenVault::Sealed {
+                    db: db.clone(),
+                    sealer: crate::store::sealed::Sealer::new(data)?,
+                },
+                None => crate::docs::oauth::TokenVault::NoDataKey,
+            });
+        }
+        let google = GoogleClient::new(&config.docs.endpoints, google_auth, config.docs.client)?;
+        let docs = DocService::new(db.clone(), google, audit.clone());
+        Ok(Core {
+            config: Arc::new(config),
+            db,
+            secrets,
+            audit,
+            auth,
+            webhooks: None,
+            payments,
+            payment_simulator: None,
+            docs,
+            google_simulator: None,
+            events: None,
+        })
+    }
+
+    /// Every known secret and where its value comes from (never the value), read off the async
+    /// threads (the keyring may be a D-Bus round trip each).
+    pub async fn secret_sources(&self) -> Result<Vec<(&'static str, &'static str, crate::secrets::SecretSource)>> {
+        let secrets = self.secrets.clone();
+        let sandbox = self.config.sandbox;
+        // A team server keeps Google's tokens sealed in its database, not in a secret store.
+        let from_environment = crate::secrets::Secrets::from_environment(crate::docs::oauth::TOKEN_SECRET);
+        let sealed_google = match self.docs.auth().is_sealed() {
+            true if matches!(from_environment, Ok(Some(_))) => None,
+            true if self.docs.auth().status().await?.signed_in => Some(crate::secrets::SecretSource::Database),
+            true => Some(crate::secrets::SecretSource::Missing),
+            false => None,
+        };
+        tokio::task::spawn_blocking(move || {
+            crate::secrets::KNOWN_SECRETS
+                .iter()
+                .map(|(name, about)| {
+                    // The sandbox's Google sign-in lives in this process only, never the keyring.
+                    let source = if sandbox && *name == crate::docs::oauth::TOKEN_SECRET {
+                        crate::secrets::SecretSource::Sandbox
+                    } else if let (Some(source), crate::docs::oauth::TOKEN_SECRET) = (&sealed_google, *name) {
+                        source.clone()
+                    } else {
+                        secrets.source(name)?
+                    };
+                    Ok((*name, *about, source))
+                })
+                .collect::<Result<Vec<_>, crate::secrets::SecretError>>()
+        })
+        .await?
+        .map_err(Error::from)
+    }
+
+    /// Stores a secret (admin action from Settings or the CLI), with an audit entry.
+    pub async fn set_secret(&self, actor: &crate::auth::Actor, name: &str, value: Secret) -> Result<()> {
+        actor.require_admin()?;
+        crate::secrets::validate_name(name).map_err(|e| Error::invalid_field("name", e.to_string()))?;
+        if [crate::auth::REMEMBERED_SESSION, crate::auth::REMEMBERED_TEAM_SESSION].contains(&name) {
+            return Err(Error::invalid_field("name", "is kept by the desktop app itself (\"keep me signed in\")"));
+        }
+        self.secrets.write(name, value).await?;
+        self.audit.record(actor.audit_name(), crate::audit::AuditAction::SecretSet, Some(name), "success", None).await;
+        if let (Some(webhooks), "webhook_secret") = (&self.webhooks, name) {
+            webhooks.reload_secret().await?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,591 @@
+//! The Drive v3 and Docs v1 client: bearer token from [`GoogleAuth`] (refreshed once on a 401),
+//! the shared retry policy with Google's backoff on rate limits (403/429 by reason) and server
+//! errors, creates that are safe to retry (ids from `files.generateIds`), a client-side limit
+//! below Docs' 60 writes per minute, time-outs, and Google's error bodies mapped to Staffroom's
+//! codes by status and reason, never by message text. HTTPS only, except on loopback.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use super::model::{BatchUpdateResponse, Document, DocumentSummary, FileList, Folder, Permission, DOC_MIME};
+use super::oauth::{GoogleAuth, PROVIDER};
+use crate::error::{Error, ErrorCode, Result};
+use staffroom_providers::retry::{check_base_url, Answer, Attempt, Replay, Retries, RetryPolicy};
+
+/// Where Google's endpoints are (the sandbox points them at its simulator).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoogleEndpoints {
+    pub drive_url: String,
+    pub docs_url: String,
+    pub auth_url: String,
+    pub token_url: String,
+    pub revoke_url: String,
+}
+
+impl From<staffroom_sandbox::google::Endpoints> for GoogleEndpoints {
+    fn from(sim: staffroom_sandbox::google::Endpoints) -> Self {
+        GoogleEndpoints {
+            drive_url: sim.drive_url,
+            docs_url: sim.docs_url,
+            auth_url: sim.auth_url,
+            token_url: sim.token_url,
+            revoke_url: sim.revoke_url,
+        }
+    }
+}
+
+impl Default for GoogleEndpoints {
+    fn default() -> Self {
+        GoogleEndpoints {
+            drive_url: "https://www.googleapis.com/drive/v3".into(),
+            docs_url: "https://docs.googleapis.com/v1".into(),
+            auth_url: "https://accounts.google.com/o/oauth2/v2/auth".into(),
+            token_url: "https://oauth2.googleapis.com/token".into(),
+            revoke_url: "https://oauth2.googleapis.com/revoke".into(),
+        }
+    }
+}
+
+/// Time-outs, retries and the write limit.
+#[derive(Debug, Clone, Copy)]
+pub struct GoogleClientOptions {
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+    /// Google's algorithm: 2^n seconds plus up to a second at random, capped.
+    pub retry: RetryPolicy,
+    /// Docs writes per minute (Google allows 60 per user; stay below).
+    pub writes_per_minute: u32,
+}
+
+impl Default for GoogleClientOptions {
+    fn default() -> Self {
+        GoogleClientOptions {
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(20),
+            retry: RetryPolicy {
+                max_attempts: 5,
+                max_total: Duration::from_secs(30),
+                backoff_base: Duration::from_secs(1),
+                max_wait: Duration::from_secs(32),
+            },
+            writes_per_minute: 50,
+        }
+    }
+}
+
+/// Drive fields of a document summary (nested in `files(...)` for lists, as Drive requires).
+const SUMMARY_FIELDS: &str = "id,name,mimeType,createdTime,modifiedTime,webViewLink,thumbnailLink";
+const PERMISSION_FIELDS: &str = "id,type,role,emailAddress,domain";
+/// Folders are read a page of this many at a time, every page.
+const FOLDER_PAGE: u32 = 1000;
+/// More folders than this are not offered in the filter (a guard against a runaway listing).
+const MAX_FOLDERS: usize = 10_000;
+
+/// How one request may be sent: through the write limiter or not, replayed or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Call {
+    write: bool,
+    replay: Replay,
+    /// The request carries `writeControl.requiredRevisionId`: a precondition failure is a
+    /// revision conflict.
+    with_revision: bool,
+}
+
+const READ: Call = Call { write: false, replay: Replay::Safe, with_revision: false };
+
+/// A Google API client; clones share the connection pool, the token and the write limiter.
+#[derive(Clone)]
+pub struct GoogleClient {
+    http: reqwest::Client,
+    drive: url::Url,
+    docs: url::Url,
+    auth: GoogleAuth,
+    writes: Arc<DefaultDirectRateLimiter>,
+    options: GoogleClientOptions,
+}
+
+fn with_slash(mut url: url::Url) -> url::Url {
+    if !url.path().ends_with('/') {
+        url.set_path(&format!("{}/", url.path()));
+    }
+    url
+}
+
+impl GoogleClient {
+    pub fn new(endpoints: &GoogleEndpoints, auth: GoogleAuth, options: GoogleClientOptions) -> Result<Self> {
+        let drive = with_slash(check_base_url(&endpoints.drive_url)?);
+        let docs = with_slash(check_base_url(&endpoints.docs_url)?);
+        let http = reqwest::Client::builder()
+            .connect_timeout(options.connect_timeout)
+            .timeout(options.request_timeout)
+            .user_agent(concat!("Staffroom/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| Error::internal("http client", e))?;
+        let per_minute = options.writes_per_minute.max(1);
+        let quota = Quota::with_period(Duration::from_secs(60) / per_minute)
+            .expect("a positive period")
+            .allow_burst(NonZeroU32::new(per_minute.min(10)).expect("positive"));
+        Ok(GoogleClient { http, drive, docs, auth, writes: Arc::new(RateLimiter::direct(quota)), options })
+    }
+
+    pub fn auth(&self) -> &GoogleAuth {
+        &self.auth
+    }
+
+    fn drive_url(&self, path: &str) -> Result<url::Url> {
+        self.drive.join(path).map_err(|e| Error::internal("drive url", e))
+    }
+
+    fn docs_url(&self, path: &str) -> Result<url::Url> {
+        self.docs.join(path).map_err(|e| Error::internal("docs url", e))
+    }
+
+    /// Sends one request with the shared retries, the token refresh on a 401, and error mapping.
+    async fn send(&self, method: Method, url: url::Url, body: Option<&Value>, call: Call) -> Result<Value> {
+        let mut token = self.auth.access_token().await?;
+        let mut refreshed = false;
+        let mut retries = Retries::start(self.options.retry, call.replay);
+        loop {
+            if call.write {
+                self.writes.until_ready().await;
+            }
+            let mut request = self.http.request(method.clone(), url.clone()).bearer_auth(&token);
+            if let Some(body) = body {
+                request = request.json(body);
+            }
+            let outcome = Attempt::send(request).await;
+            if let Attempt::Answered(StatusCode::UNAUTHORIZED, _, _) = &outcome {
+                if !refreshed {
+                    // Refresh once; a second 401 means the sign-in itself is gone. A 401 means
+                    // the request was not acted on, so sending it again is safe.
+                    refreshed = true;
+                    token = self.auth.refresh_after_rejection(&token).await?;
+                    continue;
+                }
+            }
+            let answer = match &outcome {
+                Attempt::Answered(status, body, _) => classify(*status, &parse_error_body(body)),
+                _ => Answer::Final,
+            };
+            let Some(wait) = retries.next_wait(&outcome, answer) else {
+                return finish(method.as_str(), url.path(), outcome, call.with_revision);
+            };
+            tracing::debug!(
+                attempt = retries.attempts(),
+                wait_ms = wait.as_millis() as u64,
+                path = url.path(),
+                "retrying a Google request"
+            );
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// Drive `files.list` of Google Docs matching `q`, in My Drive and every shared drive.
+    pub async fn list_files(
+        &self,
+        q: &str,
+        order_by: &str,
+        page_size: u32,
+        page_token: Option<&str>,
+    ) -> Result<FileList> {
+        let mut url = self.drive_url("files")?;
+        {
+            let mut query = url.query_pairs_mut();
+            query.append_pair("q", q);
+            query.append_pair("orderBy", order_by);
+            query.append_pair("pageSize", &page_size.to_string());
+            query.append_pair("fields", &format!("nextPageToken,files({SUMMARY_FIELDS})"));
+            all_drives(&mut query);
+            if let Some(token) = page_token {
+                query.append_pair("pageToken", token);
+            }
+        }
+        let value = self.send(Method::GET, url, None, READ).await.map_err(|e| blame(e, "pageToken"))?;
+        parse(value, "a file list")
+    }
+
+    /// Every folder the user can see, in My Drive and every shared drive, sorted by name: all
+    /// pages, not only the first.
+    pub async fn list_folders(&self) -> Result<Vec<Folder>> {
+        let mut folders: Vec<Folder> = Vec::new();
+        let mut page_token: Option<String> = None;
+        loop {
+            let mut url = self.drive_url("files")?;
+            {
+                let mut query = url.query_pairs_mut();
+                query
+                    .append_pair("q", "mimeType = 'application/vnd.google-apps.folder' and trashed = false")
+                    .append_pair("orderBy", "name")
+                    .append_pair("pageSize", &FOLDER_PAGE.to_string())
+                    .append_pair("fields", "nextPageToken,files(id,name)");
+                all_drives(&mut query);
+                if let Some(token) = &page_token {
+                    query.append_pair("pageToken", token);
+                }
+            }
+            let page: FolderPage = parse(self.send(Method::GET, url, None, READ).await?, "a folder list")?;
+            folders.extend(page.files);
+            match page.next_page_token.filter(|t| !t.is_empty()) {
+                Some(next) if folders.len() < MAX_FOLDERS => page_token = Some(next),
+                _ => break,
+            }
+        }
+        // Pages are each sorted; shared drives' folders interleave with My Drive's.
+        folders.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()).then(a.id.cmp(&b.id)));
+        Ok(folders)
+    }
+
+    /// Drive `files.generateIds`: one id a create may use, so that a create sent twice makes
+    /// one file.
+    pub async fn generate_id(&self) -> Result<String> {
+        let mut url = self.drive_url("files/generateIds")?;
+        url.query_pairs_mut().append_pair("count", "1").append_pair("space", "drive").append_pair("type", "files");
+        let ids: GeneratedIds = parse(self.send(Method::GET, url, None, READ).await?, "a list of generated ids")?;
+        ids.ids
+            .into_iter()
+            .next()
+            .filter(|id| !id.is_empty())
+            .ok_or_else(|| Error::integration(PROVIDER, None, "Google answered files.generateIds without an id"))
+    }
+
+    /// Drive `files.create` of an empty Google Doc with the id `id` (from
+    /// [`generate_id`](Self::generate_id)) in `folder` (My Drive's root when `None`). Retried
+    /// freely: a repeat finds the file made by the first attempt.
+    pub async fn create_document(&self, id: &str, name: &str, folder: Option<&str>) -> Result<DocumentSummary> {
+        let mut url = self.drive_url("files")?;
+        url.query_pairs_mut().append_pair("fields", SUMMARY_FIELDS).append_pair("supportsAllDrives", "true");
+        let mut body = json!({ "id": id, "name": name, "mimeType": DOC_MIME });
+        if let Some(folder) = folder {
+            body["parents"] = json!([folder]);
+        }
+        match self
+            .send(Method::POST, url, Some(&body), Call { write: false, replay: Replay::Safe, with_revision: false })
+            .await
+        {
+            Ok(value) => parse(value, "a created file"),
+            // An earlier attempt made it (its answer was lost): that file is the one asked for.
+            Err(error) if error.code == ErrorCode::Conflict => {
+                tracing::info!(file = id, "files.create found the file made by an earlier attempt");
+                self.get_file(id).await
+            }
+            Err(error) => Err(blame(error, "folderId")),
+        }
+    }
+
+    /// Drive `files.get` of a document's summary.
+    pub async fn get_file(&self, id: &str) -> Result<DocumentSummary> {
+        let mut url = self.drive_url(&format!("files/{}", encode(id)))?;
+        url.query_pairs_mut().append_pair("fields", SUMMARY_FIELDS).append_pair("supportsAllDrives", "true");
+        parse(self.send(Method::GET, url, None, READ).await?, "a file")
+    }
+
+    /// Drive `permissions.create`. Granting the same role to the same grantee twice grants it
+    /// once, so it is retried.
+    pub async fn create_permission(
+        &self,
+        file_id: &str,
+        permission: &Permission,
+        notify: Option<bool>,
+    ) -> Result<Permission> {
+        let mut url = self.drive_url(&format!("files/{}/permissions", encode(file_id)))?;
+        {
+            let mut query = url.query_pairs_mut();
+            query.append_pair("fields", PERMISSION_FIELDS).append_pair("supportsAllDrives", "true");
+            if permission.role == "owner" {
+                // Required as an acknowledgement; the notification cannot be turned off.
+                query.append_pair("transferOwnership", "true");
+            } else if let (Some(notify), "user" | "group") = (notify, permission.kind.as_str()) {
+                query.append_pair("sendNotificationEmail", if notify { "true" } else { "false" });
+            }
+        }
+        let mut body = json!({ "role": permission.role, "type": permission.kind });
+        if let Some(email) = &permission.email_address {
+            body["emailAddress"] = json!(email);
+        }
+        if let Some(domain) = &permission.domain {
+            body["domain"] = json!(domain);
+        }
+        let value = self.send(Method::POST, url, Some(&body), READ).await.map_err(|e| blame(e, "permissions"))?;
+        parse(value, "a permission")
+    }
+
+    /// Docs `documents.get` (the first tab's body, as every client that predates tabs reads it).
+    pub async fn get_document(&self, id: &str, view_mode: &str) -> Result<Document> {
+        let mut url = self.docs_url(&format!("documents/{}", encode(id)))?;
+        url.query_pairs_mut().append_pair("suggestionsViewMode", view_mode);
+        let document: Document = parse(self.send(Method::GET, url, None, READ).await?, "a document")?;
+        Ok(document.with_access())
+    }
+
+    /// Docs `documents.batchUpdate`, with `writeControl.requiredRevisionId` when given. With a
+    /// required revision a replay cannot apply twice (the revision has moved on), so it is
+    /// retried; without one it is sent once, and the caller reads the document to learn more.
+    pub async fn batch_update(
+        &self,
+        id: &str,
+        requests: &[Value],
+        required_revision: Option<&str>,
+    ) -> Result<BatchUpdateResponse> {
+        let url = self.docs_url(&format!("documents/{}:batchUpdate", encode(id)))?;
+        let mut body = json!({ "requests": requests });
+        if let Some(revision) = required_revision {
+            body["writeControl"] = json!({ "requiredRevisionId": revision });
+        }
+        let call = Call {
+            write: true,
+            replay: if required_revision.is_some() { Replay::Safe } else { Replay::Unsafe },
+            with_revision: required_revision.is_some(),
+        };
+        let value = self.send(Method::POST, url, Some(&body), call).await.map_err(|e| blame(e, "requests"))?;
+        parse(value, "a batch update answer")
+    }
+}
+
+/// Every list reaches shared drives too (Drive needs all three to include their files).
+fn all_drives(query: &mut url::form_urlencoded::Serializer<'_, url::UrlQuery<'_>>) {
+    query.append_pair("corpora", "allDrives");
+    query.append_pair("supportsAllDrives", "true");
+    query.append_pair("includeItemsFromAllDrives", "true");
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct FolderPage {
+    files: Vec<Folder>,
+    next_page_token: Option<String>,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct GeneratedIds {
+    ids: Vec<String>,
+}
+
+/// A path segment, percent-encoded (ids are validated, this is defence in depth).
+fn encode(segment: &str) -> String {
+    url::form_urlencoded::byte_serialize(segment.as_bytes()).collect()
+}
+
+/// An `invalid_request` from Google names `field` as the cause.
+fn blame(mut error: Error, field: &str) -> Error {
+    if error.code == ErrorCode::InvalidRequest {
+        if let Some(details) = error.details.as_mut() {
+            if let Some(fields) = details.get_mut("fields").and_then(Value::as_array_mut) {
+                for f in fields {
+                    if f["field"] == "google" {
+                        f["field"] = json!(field);
+                    }
+                }
+            }
+        }
+    }
+    error
+}
+
+fn parse<T: serde::de::DeserializeOwned>(value: Value, what: &str) -> Result<T> {
+    serde_json::from_value(value)
+        .map_err(|e| Error::integration(PROVIDER, None, format!("Google answered with an unexpected {what} ({e})")))
+}
+
+/// Google's error body: message, reasons (from `errors[]` and `details[]`), and `status`.
+#[derive(Debug, Default, PartialEq)]
+pub struct GoogleErrorBody {
+    pub message: Option<String>,
+    pub reasons: Vec<String>,
+    pub status: Option<String>,
+}
+
+impl GoogleErrorBody {
+    fn has_reason(&self, any_of: &[&str]) -> bool {
+        self.reasons.iter().any(|r| any_of.contains(&r.as_str()))
+    }
+}
+
+pub fn parse_error_body(body: &[u8]) -> GoogleErrorBody {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else { return GoogleErrorBody::default() };
+    let error = &value["error"];
+    let mut reasons: Vec<String> = Vec::new();
+    for list in ["errors", "details"] {
+        for item in error[list].as_array().into_iter().flatten() {
+            if let Some(reason) = item["reason"].as_str() {
+                reasons.push(reason.to_string());
+            }
+        }
+    }
+    GoogleErrorBody {
+        message: error["message"].as_str().map(str::to_string),
+        reasons,
+        status: error["status"].as_str().map(str::to_string),
+    }
+}
+
+/// Reasons of Google's rate limits (retried with backoff).
+const RATE_REASONS: &[&str] =
+    &["userRateLimitExceeded", "rateLimitExceeded", "sharingRateLimitExceeded", "RATE_LIMIT_EXCEEDED"];
+/// Reasons meaning the sign-in lacks a scope: only signing in again helps.
+const SCOPE_REASONS: &[&str] = &["insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT", "authError"];
+/// Reasons of a sharing request Google refuses as asked: the request must change.
+const SHARING_REASONS: &[&str] = &[
+    "consentRequiredForOwnershipTransfer",
+    "pendingOwnerWriterRequired",
+    "ownershipChangeAcrossDomainNotPermitted",
+    "cannotShareTeamDriveWithNonGoogleAccounts",
+    "invalidSharingRequest",
+];
+
+fn is_rate_limited(status: StatusCode, body: &GoogleErrorBody) -> bool {
+    status == StatusCode::TOO_MANY_REQUESTS || (status == StatusCode::FORBIDDEN && body.has_reason(RATE_REASONS))
+}
+
+fn classify(status: StatusCode, body: &GoogleErrorBody) -> Answer {
+    if is_rate_limited(status, body) {
+        Answer::RateLimited
+    } else if matches!(status.as_u16(), 500 | 502 | 503 | 504) {
+        Answer::ServerError
+    } else {
+        Answer::Final
+    }
+}
+
+/// The message for a refused sharing request: what the user can do instead.
+fn sharing_message(body: &GoogleErrorBody, google_says: &str) -> String {
+    if body.has_reason(&["consentRequiredForOwnershipTransfer"]) {
+        "Google does not let this account hand ownership to that person directly (personal Google accounts need the new owner to accept): share the document as an editor instead".into()
+    } else {
+        format!("Google refused the sharing request: {google_says}")
+    }
+}
+
+/// The error Staffroom makes of a refusal Google answered with `status` and `body` (the request
+/// carried a required revision when `with_revision`).
+pub fn refusal(status: u16, body: &[u8], with_revision: bool) -> Error {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+    match finish("", "", Attempt::Answered(status, body.to_vec(), None), with_revision) {
+        Err(error) => error,
+        Ok(_) => Error::integration(PROVIDER, Some(status.as_u16()), "Google answered a success, not a refusal"),
+    }
+}
+
+fn finish(method: &str, path: &str, outcome: Attempt, with_revision: bool) -> Result<Value> {
+    match outcome {
+        Attempt::Answered(status, body, _) if status.is_success() => {
+            if body.is_empty() {
+                return Ok(Value::Null);
+            }
+            serde_json::from_slice(&body).map_err(|_| {
+                Error::integration(PROVIDER, Some(status.as_u16()), "Google answered with a body that is not JSON")
+            })
+        }
+        Attempt::Answered(status, body, retry_after) => {
+            let parsed = parse_error_body(&body);
+            tracing::warn!(method, path, status = status.as_u16(), reasons = ?parsed.reasons, "Google refused a request");
+            let message = parsed.message.clone().unwrap_or_else(|| format!("Google answered {}", status.as_u16()));
+            let reason = parsed.reasons.first().map(String::as_str);
+            let provider = json!({ "provider": PROVIDER, "status": status.as_u16(), "reasons": parsed.reasons });
+            let precondition =
+                parsed.status.as_deref() == Some("FAILED_PRECONDITION") || parsed.has_reason(&["failedPrecondition"]);
+            Err(if is_rate_limited(status, &parsed) {
+                Error::rate_limited(
+                    "Google's rate limit was reached; try again shortly",
+                    retry_after.unwrap_or(Duration::from_secs(30)),
+                )
+                .with_details(provider)
+            } else if status == StatusCode::BAD_REQUEST && with_revision && precondition {
+                // The required revision is not the latest (or no longer valid): a conflict.
+                Error::conflict("The document changed since it was read; reload it and apply the edits again", None)
+            } else {
+                match status {
+                    StatusCode::UNAUTHORIZED => Error::provider_unauthorized(PROVIDER),
+                    StatusCode::FORBIDDEN if parsed.has_reason(SCOPE_REASONS) => Error::new(
+                        ErrorCode::Unauthorized,
+                        "Google did not grant Staffroom access to this; sign in again with the requested permissions",
+                    )
+                    .with_details(provider),
+                    StatusCode::FORBIDDEN | StatusCode::BAD_REQUEST if parsed.has_reason(SHARING_REASONS) => {
+                        Error::invalid_field("google", sharing_message(&parsed, &message))
+                    }
+                    StatusCode::FORBIDDEN => Error::provider_forbidden(
+                        PROVIDER,
+                        reason,
+                        format!("Google does not allow this for your account: {message}"),
+                    ),
+                    StatusCode::NOT_FOUND => Error::not_found(message).with_details(provider),
+                    // A create with an id that exists already (an earlier attempt made it).
+                    StatusCode::CONFLICT => Error::new(ErrorCode::Conflict, message).with_details(provider),
+                    StatusCode::BAD_REQUEST => {
+                        Error::invalid_field("google", format!("Google refused the request: {message}"))
+                    }
+                    other => Error::integration(PROVIDER, Some(other.as_u16()), format!("Google failed: {message}"))
+                        .with_details(provider),
+                }
+            })
+        }
+        Attempt::TimedOut => {
+            tracing::warn!(method, path, "Google timed out");
+            Err(Error::provider_timeout(PROVIDER))
+        }
+        Attempt::Failed(reason) | Attempt::Unsent(reason) => {
+            tracing::warn!(method, path, %reason, "Google unreachable");
+            Err(Error::integration(PROVIDER, None, "Google could not be reached"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answered(status: u16, body: &str) -> Attempt {
+        Attempt::Answered(StatusCode::from_u16(status).unwrap(), body.as_bytes().to_vec(), None)
+    }
+
+    fn code(status: u16, body: &str, with_revision: bool) -> (u16, ErrorCode) {
+        let err = finish("GET", "/", answered(status, body), with_revision).unwrap_err();
+        (err.status(), err.code)
+    }
+
+    #[test]
+    fn reads_reasons_from_errors_and_details() {
+        let body = br#"{"error":{"code":403,"message":"m","errors":[{"reason":"userRateLimitExceeded"}],"details":[{"@type":"x","reason":"ACCESS_TOKEN_SCOPE_INSUFFICIENT"}]}}"#;
+        let parsed = parse_error_body(body);
+        assert_eq!(parsed.reasons, vec!["userRateLimitExceeded", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]);
+        assert_eq!(classify(StatusCode::FORBIDDEN, &parsed), Answer::RateLimited);
+        let daily = parse_error_body(br#"{"error":{"errors":[{"reason":"dailyLimitExceeded"}]}}"#);
+        assert_eq!(classify(StatusCode::FORBIDDEN, &daily), Answer::Final);
+        assert_eq!(classify(StatusCode::SERVICE_UNAVAILABLE, &GoogleErrorBody::default()), Answer::ServerError);
+    }
+
+    #[test]
+    fn maps_google_errors_to_our_codes() {
+        // A stale revision is recognised by its status, whatever the message says.
+        let stale = r#"{"error":{"code":400,"message":"Revision mismatch.","status":"FAILED_PRECONDITION"}}"#;
+        assert_eq!(code(400, stale, true), (409, ErrorCode::Conflict));
+        assert_eq!(code(400, stale, false), (400, ErrorCode::InvalidRequest), "no revision was sent");
+        let missing = r#"{"error":{"code":404,"message":"File not found: x.","errors":[{"reason":"notFound"}]}}"#;
+        assert_eq!(code(404, missing, false).0, 404);
+        assert_eq!(code(429, "{}", false).0, 429);
+        assert_eq!(code(401, "{}", false).0, 401);
+        let scope = r#"{"error":{"code":403,"errors":[{"reason":"insufficientPermissions"}]}}"#;
+        assert_eq!(code(403, scope, false).0, 401);
+        let denied =
+            r#"{"error":{"code":403,"message":"The caller does not have permission","status":"PERMISSION_DENIED"}}"#;
+        assert_eq!(code(403, denied, false), (403, ErrorCode::Forbidden));
+        let policy = r#"{"error":{"code":403,"message":"no","errors":[{"reason":"shareOutNotPermitted"}]}}"#;
+        assert_eq!(code(403, policy, false), (403, ErrorCode::Forbidden));
+        let consent = r#"{"error":{"code":403,"errors":[{"reason":"consentRequiredForOwnershipTransfer"}]}}"#;
+        assert_eq!(code(403, consent, false), (400, ErrorCode::InvalidRequest));
+        assert_eq!(code(400, r#"{"error":{"message":"bad index"}}"#, false).0, 400);
+        assert_eq!(
+            code(409, r#"{"error":{"code":409,"errors":[{"reason":"duplicate"}]}}"#, false).1,
+            ErrorCode::Conflict
+        );
+        assert_eq!(code(503, "<html>", false).0, 502);
+        assert_eq!(finish("GET", "/", Attempt::TimedOut, false).unwrap_err().status(), 504);
+        assert_eq!(finish("GET", "/", answered(200, "nope"), false).unwrap_err().code, ErrorCode::IntegrationError);
+    }
+}

@@ -1,0 +1,971 @@
+//! The payment area (SPEC section 4): products, orders through checkouts, subscriptions and
+//! their management, over Lemon Squeezy, with every read going through the SQLite cache.
+
+pub mod apply;
+pub mod ops;
+pub mod store;
+pub mod sync;
+pub mod validate;
+
+// The provider's client and objects, from the crate that speaks to the providers.
+pub use staffroom_providers::lemonsqueezy::{client, jsonapi, model};
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use self::client::LemonSqueezyClient;
+use self::model::{OrderDto, OrderEvent, PageMeta, ProductDto, SubscriptionDto};
+use self::store::OrderRecord;
+use self::sync::{ResourceSync, SyncControl, SyncProgress, SyncReporter, SyncStatus, SyncStep};
+use crate::audit::Audit;
+use crate::auth::Actor;
+use crate::error::{Error, ErrorCode, Result};
+use crate::secrets::Secrets;
+use crate::store::Db;
+use crate::time::now_rfc3339;
+use crate::webhooks::InboxReader;
+
+/// A products list re-reads the catalogue from the provider when it is older than this.
+const PRODUCTS_FRESH_FOR: Duration = Duration::from_secs(60);
+/// The fleet-wide lock a team server's replicas sync under, one at a time ("syncing").
+const SYNC_LOCK: i64 = 0x7379_6e63_696e_67;
+
+/// A sync's turn: this process's, and on a team server the fleet's.
+struct SyncTurn<'a> {
+    _here: tokio::sync::MutexGuard<'a, ()>,
+    _fleet: crate::store::FleetLock,
+}
+
+/// `GET /products`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
+pub struct ProductList {
+    pub products: Vec<ProductDto>,
+    pub meta: PageMeta,
+}
+
+/// `GET /subscriptions`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
+pub struct SubscriptionList {
+    pub subscriptions: Vec<SubscriptionDto>,
+    pub meta: PageMeta,
+}
+
+/// `GET /orders`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
+pub struct OrderList {
+    pub orders: Vec<OrderDto>,
+    pub meta: PageMeta,
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncReport {
+    pub products: usize,
+    pub subscriptions: usize,
+    /// Pending orders whose missed webhook was caught up from the provider's order list.
+    pub orders_reconciled: usize,
+    /// Provider requests made.
+    pub requests: u32,
+}
+
+/// A management action on a subscription.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SubscriptionAction {
+    Cancel,
+    Resume,
+    Pause { mode: String, resumes_at: Option<String> },
+    Unpause,
+    ChangePlan { variant_id: String },
+}
+
+impl SubscriptionAction {
+    /// The action named in the route, with its body (validated). Every field given is checked,
+    /// whichever action it belongs to: the interface says what each one holds, and a field the
+    /// action does not use is no excuse for a malformed one.
+    pub fn parse(name: &str, body: &Value) -> Result<Self> {
+        use crate::error::FieldError;
+        let field = |key: &str| body.get(key).filter(|v| !v.is_null());
+        let mut errors = Vec::new();
+        let mode = match field("mode") {
+            None => None,
+            Some(Value::String(m)) if m == "void" || m == "free" => Some(m.clone()),
+            Some(_) => {
+                errors.push(FieldError::new("mode", "must be void or free"));
+                None
+            }
+        };
+        let resumes_at = match field("resumesAt") {
+            None => None,
+            Some(value) => match value.as_str().map(chrono::DateTime::parse_from_rfc3339) {
+                Some(Ok(t)) => Some(t.with_timezone(&chrono::Utc)),
+                _ => {
+                    errors.push(FieldError::new("resumesAt", "must be an RFC 3339 time"));
+                    None
+                }
+            },
+        };
+        let variant_id = match field("variantId") {
+            None => None,
+            Some(Value::String(v)) if (1..=20).contains(&v.len()) && v.chars().all(|c| c.is_ascii_digit()) => {
+                Some(v.clone())
+            }
+            Some(_) => {
+                errors.push(FieldError::new("variantId", "must be a variant id (digits)"));
+                None
+            }
+        };
+        let action = match name {
+            "cancel" => Some(SubscriptionAction::Cancel),
+            "resume" => Some(SubscriptionAction::Resume),
+            "unpause" => Some(SubscriptionAction::Unpause),
+            "pause" => {
+                if resumes_at.is_some_and(|t| t <= chrono::Utc::now()) {
+                    errors.push(FieldError::new("resumesAt", "must be in the future"));
+                }
+                let resumes_at = resumes_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+                Some(SubscriptionAction::Pause { mode: mode.unwrap_or_else(|| "void".into()), resumes_at })
+            }
+            "change-plan" => {
+                if field("variantId").is_none() {
+                    errors.push(FieldError::new("variantId", "is required"));
+                }
+                variant_id.map(|variant_id| SubscriptionAction::ChangePlan { variant_id })
+            }
+            other => return Err(Error::not_found(format!("No subscription action called {other}"))),
+        };
+        match action {
+            Some(action) if errors.is_empty() => Ok(action),
+            _ => Err(Error::invalid(errors)),
+        }
+    }
+
+    /// Whether `after` (the provider's answer) shows this action done.
+    fn took_effect(&self, after: &SubscriptionDto) -> bool {
+        match self {
+            SubscriptionAction::Cancel => matches!(after.provider_status.as_str(), "cancelled" | "expired"),
+            SubscriptionAction::Resume => after.provider_status != "cancelled",
+            SubscriptionAction::Pause { mode, .. } => after.pause_mode.as_deref() == Some(mode.as_str()),
+            SubscriptionAction::Unpause => after.pause_mode.is_none(),
+            SubscriptionAction::ChangePlan { variant_id } => &after.variant_id == variant_id,
+        }
+    }
+
+    fn audit_action(&self) -> crate::audit::AuditAction {
+        match self {
+            SubscriptionAction::Cancel => crate::audit::AuditAction::SubscriptionCancel,
+            SubscriptionAction::Resume => crate::audit::AuditAction::SubscriptionResume,
+            SubscriptionAction::Pause { .. } => crate::audit::AuditAction::SubscriptionPause,
+            SubscriptionAction::Unpause => crate::audit::AuditAction::SubscriptionUnpause,
+            SubscriptionAction::ChangePlan { .. } => crate::audit::AuditAction::SubscriptionChangePlan,
+        }
+    }
+}
+
+fn older_than(stamp: Option<&str>, age: Duration) -> bool {
+    match stamp.and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok()) {
+        Some(t) => chrono::Utc::now().signed_duration_since(t).to_std().map(|d| d > age).unwrap_or(false),
+        None => true,
+    }
+}
+
+/// Products, orders and subscriptions.
+#[derive(Clone)]
+pub struct PaymentService {
+    db: Db,
+    client: LemonSqueezyClient,
+    secrets: Secrets,
+    audit: Audit,
+    inbox: InboxReader,
+    sync: SyncControl,
+}
+
+impl PaymentService {
+    /// The service over `db`, talking to the provider through `client`.
+    pub fn new(db: Db, client: LemonSqueezyClient, secrets: Secrets, audit: Audit, sync_interval: Duration) -> Self {
+        PaymentService {
+            inbox: InboxReader::new(db.clone()),
+            db,
+            client,
+            secrets,
+            audit,
+            sync: SyncControl::new(sync_interval),
+        }
+    }
+
+    /// The client (for tests and the benchmark).
+    pub fn client(&self) -> &LemonSqueezyClient {
+        &self.client
+    }
+
+    async fn store_id(&self) -> Result<String> {
+        let id = self.secrets.read("lemonsqueezy_store_id").await?;
+        id.map(|s| s.expose().trim().to_string()).filter(|s| !s.is_empty()).ok_or_else(|| {
+            Error::new(ErrorCode::Unauthorized, "No Lemon Squeezy store id is set; an admin must add it in Settings")
+                .with_details(json!({ "provider": client::PROVIDER }))
+        })
+    }
+
+    async fn currency(&self) -> Result<String> {
+        if let Some(currency) = self.db.meta("lemonsqueezy_currency").await? {
+            return Ok(currency);
+        }
+        let store = self.client.get_one(&format!("stores/{}", self.store_id().await?)).await?;
+        let currency = store.str("currency").unwrap_or_else(|| "USD".into());
+        self.db.set_meta("lemonsqueezy_currency", currency.clone()).await?;
+        Ok(currency)
+    }
+
+    async fn record_sync(&self, resource: &'static str, error: Option<String>) -> Result<()> {
+        self.db.record_sync(resource, now_rfc3339(), error).await
+    }
+
+    /// Re-reads the catalogue when it is older than a minute, one reader at a time: requests that
+    /// waited while another read it take that outcome instead of reading it again. True when the
+    /// provider is out of reach and the cached copy is what there is (stale).
+    async fn refresh_catalogue_if_old(&self) -> Result<bool> {
+        let state = self.db.sync_state("products").await?;
+        if !older_than(state.synced_at.as_deref(), PRODUCTS_FRESH_FOR) {
+            return Ok(false);
+        }
+        let asked = std::time::Instant::now();
+        let _one_at_a_time = self.one_sync_at_a_time(true).await?;
+        let state = self.db.sync_state("products").await?;
+        if !older_than(state.synced_at.as_deref(), PRODUCTS_FRESH_FOR) {
+            return Ok(false);
+        }
+        let tried_meanwhile = !older_than(state.attempted_at.as_deref(), asked.elapsed());
+        if tried_meanwhile && state.synced_at.is_some() {
+            return Ok(true);
+        }
+        match self.read_catalogue(&SyncReporter::silent()).await {
+            Ok(_) => Ok(false),
+            Err(err) if err.is_provider_unreachable() && state.synced_at.is_some() => Ok(true),
+            Err(err) => Err(err),
+        }
+    }
+
+    async fn read_catalogue(&self, report: &SyncReporter) -> Result<(usize, u32)> {
+        let outcome = async {
+            let store_id = self.store_id().await?;
+            let currency = self.currency().await?;
+            let query = [("filter[store_id]", store_id.clone())];
+            let on_products = |done, total| report.step(SyncStep::Products, done, total);
+            let (products, p_pages) = self.client.get_all_observed("products", &query, on_products).await?;
+            let on_variants = |done, total| report.step(SyncStep::Variants, done, total);
+            // The variants list has no store filter: it holds every store of the key's account.
+            let (variants, v_pages) = self.client.get_all_observed("variants", &[], on_variants).await?;
+            // Only this store's, whatever the pages after the first kept of the filter.
+            let products: Vec<ProductDto> = products
+                .iter()
+                .filter(|p| p.str("store_id").is_none_or(|store| store == store_id))
+                .map(|p| model::product_from(p, &currency))
+                .collect();
+            let ours: std::collections::HashSet<&str> = products.iter().map(|p| p.id.as_str()).collect();
+            let variants: Vec<_> = variants
+                .iter()
+                .map(model::variant_from)
+                .filter(|(product_id, _, _)| ours.contains(product_id.as_str()))
+                .collect();
+            let variants = model::shown_variants(variants);
+            let count = products.len();
+            self.db.replace_products(products, variants, now_rfc3339()).await?;
+            Ok::<_, Error>((count, p_pages + v_pages + 1))
+        }
+        .await;
+        self.record_sync("products", outcome.as_ref().err().map(|e: &Error| e.message.clone())).await?;
+        outcome
+    }
+
+    /// Re-reads every subscription of the store, after any sync already running.
+    pub async fn sync_subscriptions(&self) -> Result<(usize, u32)> {
+        let _one_at_a_time = self.one_sync_at_a_time(true).await?;
+        self.read_subscriptions(&SyncReporter::silent()).await
+    }
+
+    async fn read_subscriptions(&self, report: &SyncReporter) -> Result<(usize, u32)> {
+        let outcome = async {
+            // What a webhook writes from here on is newer than the pages read below.
+            let since = now_rfc3339();
+            let store_id = self.store_id().await?;
+            let query = [("filter[store_id]", store_id)];
+            let on_page = |done, total| report.step(SyncStep::Subscriptions, done, total);
+            let (resources, pages) = self.client.get_all_observed("subscriptions", &query, on_page).await?;
+            let subs: Vec<SubscriptionDto> = resources.iter().map(model::subscription_from).collect();
+            let count = subs.len();
+            self.db.replace_subscriptions(subs, now_rfc3339(), since).await?;
+            Ok::<_, Error>((count, pages))
+        }
+        .await;
+        self.record_sync("subscriptions", outcome.as_ref().err().map(|e: &Error| e.message.clone())).await?;
+        outcome
+    }
+
+    /// Waits for any sync running here, and on a team server on any replica (with `wait`; else
+    /// `None` when one runs), then holds the turn while the caller reads the provider: the fleet
+    /// never syncs twice at once, so together it stays under the provider's rate limit.
+    async fn one_sync_at_a_time(&self, wait: bool) -> Result<Option<SyncTurn<'_>>> {
+        let here = if wait {
+            self.sync.exclusive().await
+        } else {
+            match self.sync.try_exclusive() {
+                Some(guard) => guard,
+                None => return Ok(None),
+            }
+        };
+        let Some(fleet) = self.db.take_fleet_lock(SYNC_LOCK, wait).await? else { return Ok(None) };
+        Ok(Some(SyncTurn { _here: here, _fleet: fleet }))
+    }
+
+    /// Syncs products and subscriptions now (also what catches up missed webhooks), after any
+    /// sync already running, reporting progress to `subscribe_sync` listeners. Both are
+    /// attempted even when the first fails, so each records its own state.
+    pub async fn sync_all(&self) -> Result<SyncReport> {
+        let _one_at_a_time = self.one_sync_at_a_time(true).await?;
+        self.sync_holding_the_turn().await
+    }
+
+    /// The background sync's turn: none while another sync runs, nor, on a team server, when
+    /// another replica synced in the last half interval (replicas take turns, so the fleet syncs
+    /// about once an interval).
+    async fn sync_in_turn(&self) -> Result<Option<SyncReport>> {
+        let Some(_turn) = self.one_sync_at_a_time(false).await? else { return Ok(None) };
+        if self.db.is_shared() {
+            let last = self.db.sync_state("subscriptions").await?.attempted_at;
+            if !older_than(last.as_deref(), self.sync.interval() / 2) {
+                return Ok(None);
+            }
+        }
+        self.sync_holding_the_turn().await.map(Some)
+    }
+
+    async fn sync_holding_the_turn(&self) -> Result<SyncReport> {
+        let report = self.sync.reporter();
+        let outcome = async {
+            let products = self.read_catalogue(&report).await;
+            let subscriptions = self.read_subscriptions(&report).await;
+            let orders = self.reconcile_orders_reporting(&report).await;
+            let ((products, a), (subscriptions, b), (orders_reconciled, c)) = (products?, subscriptions?, orders?);
+            Ok(SyncReport { products, subscriptions, orders_reconciled, requests: a + b + c })
+        }
+        .await;
+        report.finished(outcome.as_ref().map(|_| ()));
+        outcome
+    }
+
+    /// Progress of every sync from now on, page by page.
+    pub fn subscribe_sync(&self) -> tokio::sync::broadcast::Receiver<SyncProgress> {
+        self.sync.subscribe()
+    }
+
+    /// Whether a sync runs, its interval and each resource's last sync.
+    pub async fn sync_status(&self) -> Result<SyncStatus> {
+        let running = self.sync.is_running();
+        let mut resources = Vec::new();
+        for resource in ["products", "subscriptions"] {
+            let state = self.db.sync_state(resource).await?;
+            resources.push(ResourceSync {
+                resource: resource.to_string(),
+                synced_at: state.synced_at,
+                attempted_at: state.attempted_at,
+                error: state.error,
+            });
+        }
+        Ok(SyncStatus { running, interval_secs: self.sync.interval().as_secs(), resources })
+    }
+
+    /// Changes the interval between background syncs (admins; audited), from the next one on.
+    pub async fn set_sync_interval(&self, actor: &Actor, interval_secs: u64) -> Result<SyncStatus> {
+        actor.require_admin()?;
+        let interval = sync::validate_interval(interval_secs)?;
+        self.sync.set_interval(&self.db, interval).await?;
+        let detail = json!({ "intervalSecs": interval_secs });
+        self.audit
+            .record(actor.audit_name(), crate::audit::AuditAction::SyncInterval, None, "success", Some(detail))
+            .await;
+        self.sync_status().await
+    }
+
+    /// Catches up pending orders whose `order_created` webhook never arrived (the receiver was
+    /// down longer than the provider retries). The API does not return checkout custom data, so
+    /// a provider order is matched by buyer email and variant, made after our order, and not
+    /// linked to another local order yet.
+    async fn reconcile_orders_reporting(&self, report: &SyncReporter) -> Result<(usize, u32)> {
+        let since =
+            (chrono::Utc::now() - chrono::Duration::days(30)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let pending = self.db.pending_orders(since).await?;
+        if pending.is_empty() {
+            return Ok((0, 0));
+        }
+        let store_id = self.store_id().await?;
+        let applier = apply::PaymentsApplier::new(self.db.clone());
+        let mut by_email: std::collections::BTreeMap<String, Vec<OrderRecord>> = Default::default();
+        for order in pending {
+            by_email.entry(order.dto.email.to_lowercase()).or_default().push(order);
+        }
+        let (mut reconciled, mut requests) = (0, 0);
+        let buyers = u32::try_from(by_email.len()).ok();
+        for (done, (email, orders)) in (1..).zip(by_email) {
+            report.step(SyncStep::Orders, done, buyers);
+            let query = [("filter[store_id]", store_id.clone()), ("filter[user_email]", email)];
+            let (mut candidates, pages) = self.client.get_all("orders", &query).await?;
+            requests += pages;
+            candidates.sort_by_key(|c| c.str("created_at").unwrap_or_default());
+            for order in orders {
+                let ours = chrono::DateTime::parse_from_rfc3339(&order.dto.created_at).ok();
+                let position = candidates.iter().position(|c| {
+                    let variant =
+                        c.attributes.get("first_order_item").and_then(|i| i.get("variant_id")).and_then(jsonapi::id_of);
+                    let made = c.str("created_at").and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok());
+                    // A minute of slack: the provider's clock and second-resolution stamps differ from ours.
+                    variant.as_deref() == Some(order.dto.variant_id.as_str())
+                        && made.zip(ours).is_some_and(|(m, o)| m >= o - chrono::Duration::minutes(1))
+                });
+                let Some(position) = position else { continue };
+                let candidate = candidates.remove(position);
+                let linked = self.db.order_by_provider_id(candidate.id.clone()).await?;
+                if linked.is_some() {
+                    continue;
+                }
+                let mut custom = serde_json::Map::new();
+                custom.insert("order_id".into(), Value::String(order.dto.id.clone()));
+                let event = crate::webhooks::WebhookEvent {
+                    name: "order_created".into(),
+                    webhook_id: None,
+                    resource_type: "orders".into(),
+                    resource_id: candidate.id.clone(),
+                    attributes: candidate.attributes.clone(),
+                    custom_data: Some(custom),
+                    test_mode: None,
+                    timestamp: None,
+                };
+                applier.apply_unstored(&event).await?;
+                tracing::info!(order = %order.dto.order_id, provider_order = %candidate.id, "reconciled an order whose webhook was missed");
+                reconciled += 1;
+            }
+        }
+        Ok((reconciled, requests))
+    }
+
+    /// Starts the background sync: once now (catching up what happened while Staffroom was not
+    /// running), then at the interval an admin chose (or the configured one), rescheduled at
+    /// once when it changes.
+    pub async fn start_background_sync(&self) -> Result<tokio::task::JoinHandle<()>> {
+        self.sync.load_interval(&self.db).await?;
+        let service = self.clone();
+        let mut interval = self.sync.watch_interval();
+        // A sync that overruns its slot delays the next one rather than bunching them up.
+        let ticker_from = |start: tokio::time::Instant, every| {
+            let mut ticker = tokio::time::interval_at(start, every);
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticker
+        };
+        Ok(tokio::spawn(async move {
+            let mut ticker = ticker_from(tokio::time::Instant::now(), *interval.borrow_and_update());
+            loop {
+                tokio::select! {
+                    _ = ticker.tick() => {}
+                    changed = interval.changed() => {
+                        if changed.is_err() {
+                            break;
+                        }
+                        let every = *interval.borrow_and_update();
+                        ticker = ticker_from(tokio::time::Instant::now() + every, every);
+                        continue;
+                    }
+                }
+                match service.sync_in_turn().await {
+                    Ok(Some(report)) => tracing::info!(?report, "payments synced"),
+                    Ok(None) => tracing::debug!("another replica synced or is syncing: not this one's turn"),
+                    Err(err) => {
+                        tracing::warn!(code = err.code.as_str(), message = %err.message, "payments sync failed; serving the cache")
+                    }
+                }
+            }
+        }))
+    }
+
+    async fn meta_for(&self, resource: &'static str, mut meta: PageMeta, stale: bool) -> Result<PageMeta> {
+        let state = self.db.sync_state(resource).await?;
+        meta.synced_at = state.synced_at;
+        meta.stale = Some(stale || state.error.is_some());
+        Ok(meta)
+    }
+
+    /// `GET /products`: fresh from the provider when it answers, else the cache marked stale.
+    pub async fn list_products(&self, query: &ops::ListProductsRequest) -> Result<ProductList> {
+        let stale = self.refresh_catalogue_if_old().await?;
+        let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
+        let status = query.status.map(model::ProductStatus::as_str);
+        let (products, total) = self.db.list_products(status, query.search.clone(), page, limit).await?;
+        let meta = self.meta_for("products", PageMeta::new(page, limit, total), stale).await?;
+        Ok(ProductList { products, meta })
+    }
+
+    /// `GET /products/:id` with its variants.
+    pub async fn get_product(&self, id: &str) -> Result<ProductDto> {
+        validate_id("id", id)?;
+        let fresh = async {
+            let currency = self.currency().await?;
+            let resource = self.client.get_one(&format!("products/{id}")).await?;
+            // The key sees every store of the account: another store's product is not ours.
+            let store_id = self.store_id().await?;
+            if resource.str("store_id").is_some_and(|store| store != store_id) {
+                return Err(Error::not_found(format!("No product {id} in this store")));
+            }
+            let (variants, _) = self.client.get_all("variants", &[("filter[product_id]", id.to_string())]).await?;
+            let mut product = model::product_from(&resource, &currency);
+            let mut variants = model::shown_variants(variants.iter().map(model::variant_from).collect());
+            variants.sort_by_key(|(_, _, sort)| *sort);
+            product.variants = Some(variants.into_iter().map(|(_, v, _)| v).collect());
+            Ok::<_, Error>(product)
+        }
+        .await;
+        match fresh {
+            Ok(product) => {
+                self.db.upsert_product(product.clone(), now_rfc3339()).await?;
+                Ok(product)
+            }
+            Err(err) if err.is_provider_unreachable() => self.db.product(id.to_string()).await?.ok_or(err),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// `POST /orders`: a provider checkout for the variant, and our local order record.
+    pub async fn create_order(&self, actor: &Actor, new: validate::NewOrder) -> Result<OrderDto> {
+        let product = self.get_product(&new.product_id).await?;
+        let variant = sellable_variant(&product, new.variant_id.as_deref())?;
+        let order_id = uuid::Uuid::new_v4().to_string();
+        let store_id = self.store_id().await?;
+        let request = checkout_request(&new, &order_id, &store_id, &variant.id);
+        let checkout = match self.create_checkout(&request, &store_id, &variant.id, &order_id).await {
+            Ok(checkout) => checkout,
+            Err(err) => {
+                self.audit
+                    .record(
+                        actor.audit_name(),
+                        crate::audit::AuditAction::OrderCreate,
+                        Some(&order_id),
+                        "failure",
+                        Some(json!({ "code": err.code })),
+                    )
+                    .await;
+                return Err(err);
+            }
+        };
+        let checkout_url =
+            checkout.str("url").ok_or_else(|| Error::integration(client::PROVIDER, None, "The checkout has no URL"))?;
+        let mut record = OrderRecord {
+            dto: OrderDto { id: order_id.clone(), checkout_url, ..pending_order(&new, &product, variant) },
+            provider_status: None,
+            provider_updated_at: None,
+            expected: Some(store::CheckoutTerms {
+                store_id: store_id.clone(),
+                subtotal: variant.price,
+                test_mode: checkout.bool("test_mode").unwrap_or(false),
+            }),
+            checkout_id: Some(checkout.id.clone()),
+            billing_address: new.billing_address.as_ref().map(|a| Value::Object(a.clone()).to_string()),
+            metadata: Some(Value::Object(new.metadata.clone()).to_string()),
+            created_by: Some(actor.audit_name().to_string()),
+        };
+        let number = self.db.insert_order(record.clone()).await?;
+        record.dto.order_id = store::order_reference(number);
+        self.audit
+            .record(
+                actor.audit_name(),
+                crate::audit::AuditAction::OrderCreate,
+                Some(&record.dto.order_id),
+                "success",
+                Some(json!({ "orderId": order_id, "variantId": variant.id })),
+            )
+            .await;
+        Ok(record.dto)
+    }
+
+    /// Creates the checkout of our order `order_id` once. `POST /checkouts` is not replayed
+    /// blindly: when its answer is lost (a time-out, a 5xx), the store's checkouts for the
+    /// variant are searched for the one carrying our order id, and only when there is none is it
+    /// sent again.
+    async fn create_checkout(
+        &self,
+        request: &Value,
+        store_id: &str,
+        variant_id: &str,
+        order_id: &str,
+    ) -> Result<jsonapi::Resource> {
+        const ATTEMPTS: u32 = 3;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let error = match self.client.post_once("checkouts", request).await {
+                Ok(checkout) => return Ok(checkout),
+                Err(error) if error.code == ErrorCode::IntegrationError => error,
+                Err(error) => return Err(error),
+            };
+            match self.find_checkout(store_id, variant_id, order_id).await {
+                Ok(Some(made)) => {
+                    tracing::info!(order = order_id, checkout = %made.id, "the checkout had been made although its answer was lost");
+                    return Ok(made);
+                }
+                Ok(None) if attempt < ATTEMPTS => {
+                    tracing::info!(order = order_id, attempt, "no checkout was made; sending it again");
+                    tokio::time::sleep(Duration::from_millis(250 * u64::from(attempt))).await;
+                }
+                // Out of attempts, or the look-up failed too: say what failed first.
+                _ => return Err(error),
+            }
+        }
+    }
+
+    /// The checkout carrying our order id, among the variant's newest checkouts (ours was made
+    /// moments ago, so the first page holds it).
+    async fn find_checkout(
+        &self,
+        store_id: &str,
+        variant_id: &str,
+        order_id: &str,
+    ) -> Result<Option<jsonapi::Resource>> {
+        let query = [
+            ("filter[store_id]", store_id.to_string()),
+            ("filter[variant_id]", variant_id.to_string()),
+            ("page[size]", "100".to_string()),
+        ];
+        let checkouts = self.client.get("checkouts", &query).await?.resources()?;
+        Ok(checkouts.into_iter().find(|c| {
+            c.attributes.get("checkout_data").and_then(|d| d.get("custom")).and_then(|c| c.get("order_id"))
+                == Some(&Value::String(order_id.to_string()))
+        }))
+    }
+
+    /// `GET /orders/:id` with the webhook events applied to it.
+    pub async fn get_order(&self, id: &str) -> Result<OrderDto> {
+        validate_id("id", id)?;
+        let record = self.db.order(id.to_string()).await?;
+        let mut order = record.ok_or_else(|| Error::not_found(format!("No order {id}")))?.dto;
+        let events = self.inbox.for_order(&order.id).await?;
+        order.events = Some(
+            events
+                .into_iter()
+                .map(|e| OrderEvent { event_name: e.event_name, received_at: e.received_at, outcome: e.outcome })
+                .collect(),
+        );
+        Ok(order)
+    }
+
+    /// `GET /orders`: local orders, newest first.
+    pub async fn list_orders(&self, query: &ops::ListOrdersRequest) -> Result<OrderList> {
+        let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
+        let (orders, total) = self.db.list_orders(page, limit).await?;
+        Ok(OrderList { orders, meta: PageMeta::new(page, limit, total) })
+    }
+
+    /// `GET /subscriptions`: from the cache, with exact filters; synced first when never synced.
+    pub async fn list_subscriptions(&self, query: &ops::ListSubscriptionsRequest) -> Result<SubscriptionList> {
+        let state = self.db.sync_state("subscriptions").await?;
+        let mut stale = false;
+        if state.synced_at.is_none() {
+            let _one_at_a_time = self.one_sync_at_a_time(true).await?;
+            // Lists asked for together before the first sync make that sync once.
+            if self.db.sync_state("subscriptions").await?.synced_at.is_none() {
+                self.read_subscriptions(&SyncReporter::silent()).await?;
+            }
+        } else if older_than(state.synced_at.as_deref(), self.sync.interval() * 2) {
+            stale = true;
+        }
+        let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
+        let status = query.status.map(model::SubscriptionStatus::as_str);
+        let (subscriptions, total) = self.db.list_subscriptions(query.customer_id.clone(), status, page, limit).await?;
+        let meta = self.meta_for("subscriptions", PageMeta::new(page, limit, total), stale).await?;
+        Ok(SubscriptionList { subscriptions, meta })
+    }
+
+    /// Cancel, resume, pause, unpause or change plan. The provider's answer is checked against
+    /// what was asked: a change that waits for the customer (a PayPal subscription is changed
+    /// only once its customer confirms at the URL Lemon Squeezy gives) comes back as pending with
+    /// that URL; a change the provider reports done but did not make is an error.
+    pub async fn act_on_subscription(
+        &self,
+        actor: &Actor,
+        id: &str,
+        action: SubscriptionAction,
+    ) -> Result<SubscriptionActionResult> {
+        validate_id("id", id)?;
+        let path = format!("subscriptions/{id}");
+        let patch = |attributes: Value| json!({"data": {"type": "subscriptions", "id": id, "attributes": attributes}});
+        let result = match &action {
+            SubscriptionAction::Cancel => self.client.delete(&path).await,
+            SubscriptionAction::Resume => {
+                let current = model::subscription_from(&self.client.get_one(&path).await?);
+                if current.provider_status != "cancelled" {
+                    return Err(Error::conflict("Only a cancelled subscription can be resumed", None));
+                }
+                if current.ends_at.as_deref().is_some_and(|end| older_than(Some(end), Duration::ZERO)) {
+                    return Err(Error::conflict("The subscription has ended and can no longer be resumed", None));
+                }
+                self.client.patch(&path, &patch(json!({"cancelled": false}))).await
+            }
+            SubscriptionAction::Pause { mode, resumes_at } => {
+                self.client.patch(&path, &patch(json!({"pause": {"mode": mode, "resumes_at": resumes_at}}))).await
+            }
+            SubscriptionAction::Unpause => self.client.patch(&path, &patch(json!({"pause": null}))).await,
+            SubscriptionAction::ChangePlan { variant_id } => {
+                let variant: u64 =
+                    variant_id.parse().map_err(|_| Error::invalid_field("variantId", "must be a variant id"))?;
+                self.client.patch(&path, &patch(json!({"variant_id": variant}))).await
+            }
+        };
+        let checked = result.and_then(|resource| {
+            let subscription = model::subscription_from(&resource);
+            let pending = if action.took_effect(&subscription) {
+                None
+            } else {
+                let url = resource
+                    .attributes
+                    .get("urls")
+                    .and_then(|u| u.get("customer_portal_update_subscription"))
+                    .and_then(Value::as_str)
+                    .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+                    .map(str::to_string);
+                let Some(url) = url else {
+                    return Err(Error::integration(
+                        client::PROVIDER,
+                        None,
+                        "Lemon Squeezy accepted the change but the subscription did not change",
+                    ));
+                };
+                Some(PendingConfirmation {
+                    message: "The customer pays through PayPal: the change happens once they confirm it at this link"
+                        .into(),
+                    url,
+                })
+            };
+            Ok((subscription, pending))
+        });
+        let outcome = match &checked {
+            Ok((_, None)) => "success".to_string(),
+            Ok((_, Some(_))) => "pending: the customer must confirm".to_string(),
+            Err(err) => format!("failure: {}", err.code.as_str()),
+        };
+        self.audit.record(actor.audit_name(), action.audit_action(), Some(id), &outcome, None).await;
+        let (subscription, pending_confirmation) = checked?;
+        self.db.upsert_subscription(subscription.clone(), now_rfc3339()).await?;
+        let subscription = self.db.subscription(subscription.id.clone()).await?.unwrap_or(subscription);
+        Ok(SubscriptionActionResult { subscription, pending_confirmation })
+    }
+}
+
+impl PaymentService {
+    /// Refunds a paid order, all that is left of it or `amount` cents (admins; audited). The
+    /// provider's order is read first, so what may still be refunded is its word, not the local
+    /// copy's. A refund is never sent twice: when its answer is lost, the order is read again to
+    /// see whether it happened.
+    pub async fn refund_order(&self, actor: &Actor, id: &str, amount: Option<u32>) -> Result<OrderDto> {
+        actor.require_admin()?;
+        validate_id("id", id)?;
+        let mut record =
+            self.db.order(id.to_string()).await?.ok_or_else(|| Error::not_found(format!("No order {id}")))?;
+        let Some(provider_id) =
+            record.dto.provider_order_id.clone().filter(|_| record.dto.status == model::OrderStatus::Paid)
+        else {
+            return Err(Error::conflict("Only a paid order can be refunded", None));
+        };
+        let path = format!("orders/{provider_id}");
+        let before = self.client.get_one(&path).await?;
+        let refunded_before = before.int("refunded_amount").unwrap_or(0);
+        let refundable = before.int("total").unwrap_or(record.dto.total) - refunded_before;
+        if refundable <= 0 {
+            return Err(Error::conflict("This order has already been refunded in full", None));
+        }
+        if let Some(amount) = amount.filter(|a| i64::from(*a) > refundable) {
+            let money = model::format_money(refundable, &record.dto.currency);
+            return Err(Error::invalid_field(
+                "amount",
+                format!("must be at most {refundable} ({money}, what is left to refund); {amount} is more"),
+            ));
+        }
+        let mut attributes = serde_json::Map::new();
+        if let Some(amount) = amount {
+            attributes.insert("amount".into(), json!(amount));
+        }
+        let body = json!({"data": {"type": "orders", "id": provider_id, "attributes": attributes}});
+        let refunded = match self.client.post_once(&format!("{path}/refund"), &body).await {
+            Ok(order) => Ok(order),
+            // The answer was lost: the order itself says whether the refund happened.
+            Err(lost) if lost.code == ErrorCode::IntegrationError => match self.client.get_one(&path).await {
+                Ok(order) if order.int("refunded_amount").unwrap_or(0) > refunded_before => Ok(order),
+                _ => Err(lost),
+            },
+            Err(refused) => Err(refused),
+        };
+        let outcome = match &refunded {
+            Ok(_) => "success".to_string(),
+            Err(err) => format!("failure: {}", err.code.as_str()),
+        };
+        let detail = json!({ "amount": amount, "providerOrderId": provider_id });
+        self.audit
+            .record(actor.audit_name(), crate::audit::AuditAction::OrderRefund, Some(id), &outcome, Some(detail))
+            .await;
+        let order = refunded?;
+        let now = now_rfc3339();
+        record.dto.refunded_amount =
+            order.int("refunded_amount").unwrap_or(refunded_before).max(record.dto.refunded_amount);
+        record.dto.refunded_at = model::normalise_time(order.str("refunded_at")).or(Some(now.clone()));
+        record.provider_status = order.str("status").or(record.provider_status);
+        record.provider_updated_at = model::normalise_time(order.str("updated_at")).or(record.provider_updated_at);
+        record.dto.updated_at = now;
+        self.db.update_order_from_provider(record).await?;
+        self.get_order(id).await
+    }
+}
+
+/// What a subscription action did: the subscription as it is now, and, when the change waits for
+/// the customer, where they confirm it.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionActionResult {
+    pub subscription: SubscriptionDto,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub pending_confirmation: Option<PendingConfirmation>,
+}
+
+/// A change the provider made wait for the customer's confirmation.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingConfirmation {
+    /// Where the customer confirms (Lemon Squeezy's customer portal).
+    pub url: String,
+    pub message: String,
+}
+
+/// Path ids: provider ids are digits, ours are UUIDs; anything else is refused before any I/O.
+fn validate_id(field: &str, id: &str) -> Result<()> {
+    if validate::is_id(id) {
+        Ok(())
+    } else {
+        Err(Error::invalid_field(field, "is not a valid id"))
+    }
+}
+
+/// The variant an order of `product` sells: the one asked for, or the first sellable one.
+/// Only a published product sells, and only its published variants; a product's only variant
+/// is its "default" one, which Lemon Squeezy keeps `pending` (its variant reference), and it
+/// sells as the product itself.
+fn sellable_variant<'p>(product: &'p ProductDto, asked: Option<&str>) -> Result<&'p model::VariantDto> {
+    if product.status != model::ProductStatus::Published {
+        return Err(Error::invalid_field("productId", "is a draft product; only published products can be sold"));
+    }
+    let variants = product.variants.as_deref().unwrap_or_default();
+    let sellable = |v: &model::VariantDto| v.status == "published" || (variants.len() == 1 && v.status == "pending");
+    let variant = match asked {
+        Some(id) => variants
+            .iter()
+            .find(|v| v.id == id)
+            .ok_or_else(|| Error::invalid_field("variantId", "is not a variant of this product"))?,
+        None => variants
+            .iter()
+            .find(|v| sellable(v))
+            .ok_or_else(|| Error::invalid_field("productId", "has no published variant to sell"))?,
+    };
+    if !sellable(variant) {
+        return Err(Error::invalid_field("variantId", "is not published"));
+    }
+    Ok(variant)
+}
+
+/// The provider's `POST /checkouts` body for our order `order_id` (carried in its custom data,
+/// so that the paid order's webhook finds it).
+fn checkout_request(new: &validate::NewOrder, order_id: &str, store_id: &str, variant_id: &str) -> Value {
+    let mut custom = new.metadata.clone();
+    custom.insert("order_id".into(), Value::String(order_id.to_string()));
+    let mut checkout_data = json!({ "email": new.email, "custom": custom });
+    if let Some(name) = &new.name {
+        checkout_data["name"] = name.clone().into();
+    }
+    if let Some(address) = &new.billing_address {
+        checkout_data["billing_address"] = Value::Object(address.clone());
+    }
+    json!({"data": {
+        "type": "checkouts",
+        "attributes": {"checkout_data": checkout_data},
+        "relationships": {
+            "store": {"data": {"type": "stores", "id": store_id}},
+            "variant": {"data": {"type": "variants", "id": variant_id}}
+        }
+    }})
+}
+
+/// A new order of `variant`, pending, as it is before its checkout exists (no id, no URL yet).
+fn pending_order(new: &validate::NewOrder, product: &ProductDto, variant: &model::VariantDto) -> OrderDto {
+    let now = now_rfc3339();
+    OrderDto {
+        id: String::new(),
+        order_id: String::new(),
+        status: model::OrderStatus::Pending,
+        total: variant.price,
+        currency: product.currency.clone(),
+        checkout_url: String::new(),
+        created_at: now.clone(),
+        email: new.email.clone(),
+        name: new.name.clone(),
+        product_id: product.id.clone(),
+        variant_id: variant.id.clone(),
+        customer_id: new.customer_id.clone(),
+        provider_order_id: None,
+        paid_at: None,
+        refunded_at: None,
+        refunded_amount: 0,
+        updated_at: now,
+        review: None,
+        events: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn refused_fields(name: &str, body: Value) -> Vec<(String, String)> {
+        let error = SubscriptionAction::parse(name, &body).expect_err("refused");
+        let fields: Vec<crate::error::FieldError> =
+            serde_json::from_value(error.details.unwrap()["fields"].clone()).unwrap();
+        fields.into_iter().map(|f| (f.field, f.message)).collect()
+    }
+
+    #[test]
+    fn every_field_given_is_checked_whichever_action_it_is_for() {
+        let field = |name: &str, message: &str| vec![(name.to_string(), message.to_string())];
+        assert_eq!(
+            refused_fields("resume", json!({"resumesAt": "2024-01-01T12:99:00Z"})),
+            field("resumesAt", "must be an RFC 3339 time")
+        );
+        assert_eq!(
+            refused_fields("cancel", json!({"variantId": "12a"})),
+            field("variantId", "must be a variant id (digits)")
+        );
+        assert_eq!(refused_fields("unpause", json!({"mode": "forever"})), field("mode", "must be void or free"));
+        assert_eq!(
+            refused_fields("pause", json!({"resumesAt": "2020-01-01T00:00:00Z"})),
+            field("resumesAt", "must be in the future")
+        );
+        assert_eq!(refused_fields("change-plan", json!({})), field("variantId", "is required"));
+        // Every bad field at once.
+        assert_eq!(refused_fields("pause", json!({"mode": 1, "variantId": ""})).len(), 2);
+
+        let pause = SubscriptionAction::parse("pause", &json!({"resumesAt": "2099-01-01T10:00:00+02:00"})).unwrap();
+        assert_eq!(
+            pause,
+            SubscriptionAction::Pause { mode: "void".into(), resumes_at: Some("2099-01-01T08:00:00Z".into()) }
+        );
+        let resume =
+            SubscriptionAction::parse("resume", &json!({"resumesAt": "2099-01-01T10:00:00Z", "mode": null})).unwrap();
+        assert_eq!(resume, SubscriptionAction::Resume);
+        assert!(
+            matches!(SubscriptionAction::parse("archive", &json!({})), Err(e) if e.code == crate::ErrorCode::NotFound)
+        );
+    }
+}

@@ -1,0 +1,220 @@
+//! The OpenAPI 3.1 document, generated from the route and DTO annotations.
+
+use axum::Json;
+use utoipa::openapi::path::{HttpMethod, Operation, OperationBuilder, ParameterBuilder, ParameterIn};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, RefOr, Required, Response, ResponseBuilder};
+use utoipa::{Modify, OpenApi};
+
+use staffroom_core::api::{self, Access, Method, OpEntry, Route};
+
+struct BearerScheme;
+
+impl Modify for BearerScheme {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("bearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+    }
+}
+
+/// Adds every operation that has a route, from its declaration and its types.
+struct Operations;
+
+impl Modify for Operations {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        for entry in api::operations() {
+            let Some(route) = entry.spec.route else { continue };
+            let schemas = (entry.types.schemas)();
+            for (name, schema) in &schemas.components {
+                components.schemas.entry(name.clone()).or_insert_with(|| schema.clone());
+            }
+            let operation = operation(entry, &route, schemas.request, schemas.response);
+            openapi.paths.add_path_operation(route.path, vec![http_method(route.method)], operation);
+        }
+    }
+}
+
+fn http_method(method: Method) -> HttpMethod {
+    match method {
+        Method::Get => HttpMethod::Get,
+        Method::Post => HttpMethod::Post,
+        Method::Put => HttpMethod::Put,
+        Method::Patch => HttpMethod::Patch,
+        Method::Delete => HttpMethod::Delete,
+    }
+}
+
+/// One operation: its path parameters, then its other fields as query parameters (GET, DELETE)
+/// or a JSON body, its success answer and what it may refuse with.
+fn operation(entry: &OpEntry, route: &Route, request: api::SchemaRef, response: Option<api::SchemaRef>) -> Operation {
+    let spec = &entry.spec;
+    let mut builder = OperationBuilder::new().operation_id(Some(spec.name)).summary(Some(spec.summary)).tag(spec.tag);
+    let (properties, required, additional) = match request {
+        RefOr::T(Schema::Object(object)) => (object.properties, object.required, object.additional_properties),
+        _ => Default::default(),
+    };
+    let path_params = route.path_params();
+    let parameter = |name: &str, place: ParameterIn, schema: &api::SchemaRef, needed: bool| {
+        ParameterBuilder::new()
+            .name(name)
+            .parameter_in(place)
+            .required(if needed { Required::True } else { Required::False })
+            .schema(Some(schema.clone()))
+            .build()
+    };
+    for name in &path_params {
+        if let Some(schema) = properties.get(*name) {
+            builder = builder.parameter(parameter(name, ParameterIn::Path, schema, true));
+        }
+    }
+    let rest: Vec<(&String, &api::SchemaRef)> =
+        properties.iter().filter(|(name, _)| !path_params.contains(&name.as_str())).collect();
+    if route.method.reads_query() {
+        for (name, schema) in rest {
+            builder = builder.parameter(parameter(name, ParameterIn::Query, schema, required.contains(name)));
+        }
+    } else if !rest.is_empty() {
+        // A request that refuses fields it does not know says so (`additionalProperties: false`).
+        let mut body = utoipa::openapi::schema::ObjectBuilder::new().additional_properties(additional.map(|a| *a));
+        for (name, schema) in rest {
+            body = body.property(name, schema.clone());
+            if required.contains(name) {
+                body = body.required(name);
+            }
+        }
+        let body_required = required.iter().any(|name| !path_params.contains(&name.as_str()));
+        builder = builder.request_body(Some(
+            RequestBodyBuilder::new()
+                .content("application/json", ContentBuilder::new().schema(Some(body.build())).build())
+                .required(Some(if body_required { Required::True } else { Required::False }))
+                .build(),
+        ));
+    }
+    let answer = |description: &str| {
+        let mut answer = ResponseBuilder::new().description(description);
+        if let Some(schema) = &response {
+            answer = answer.content("application/json", ContentBuilder::new().schema(Some(schema.clone())).build());
+        }
+        answer.build()
+    };
+    builder = builder.response(route.status.to_string(), answer(spec.summary));
+    for (status, meaning) in spec.errors {
+        let refusal = if *status < 300 { answer(meaning) } else { Response::new(*meaning) };
+        builder = builder.response(status.to_string(), refusal);
+    }
+    if spec.access != Access::Public {
+        builder = builder.security(SecurityRequirement::new("bearer", Vec::<String>::new()));
+    }
+    builder.build()
+}
+
+/// Adds the answers that come from the layers every route shares (the browser guard, the extractors,
+/// the sign-in check, the provider clients) to each operation that does not name them itself, so
+/// that the document lists every status a client can meet.
+struct SharedErrors;
+
+impl Modify for SharedErrors {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            let operations = [
+                ("GET", &mut item.get),
+                ("PUT", &mut item.put),
+                ("POST", &mut item.post),
+                ("PATCH", &mut item.patch),
+                ("DELETE", &mut item.delete),
+            ];
+            for (method, operation) in operations {
+                if let Some(operation) = operation {
+                    add_shared_errors(path, method, operation);
+                }
+            }
+        }
+    }
+}
+
+fn add_shared_errors(path: &str, method: &str, operation: &mut Operation) {
+    let has_body = operation.request_body.is_some();
+    let has_input = has_body || operation.parameters.as_ref().is_some_and(|p| !p.is_empty());
+    let signed_in = operation.security.as_ref().is_some_and(|s| !s.is_empty());
+    let mut shared: Vec<(&str, &str)> =
+        vec![("421", "misdirected_request: the Host header names a site this service does not answer for")];
+    if has_input {
+        shared.push(("400", "invalid_request: a malformed path, query or body"));
+    }
+    if signed_in {
+        shared.push(("401", "unauthorized: missing, invalid, expired or revoked token"));
+    }
+    if has_body {
+        shared.push(("413", "payload_too_large"));
+        shared.push(("415", "unsupported_media_type: the body must be application/json"));
+    }
+    if reaches_provider(path, method) {
+        shared.push(("403", "forbidden: the provider refused this account or this resource"));
+        shared.push(("502", "integration_error: the provider failed or answered what we cannot use"));
+        shared.push(("504", "integration_error: the provider did not answer in time"));
+    }
+    for (status, description) in shared {
+        operation.responses.responses.entry(status.to_owned()).or_insert_with(|| Response::new(description).into());
+    }
+}
+
+/// Operations that call Lemon Squeezy or Google, rather than only the local cache and drafts.
+fn reaches_provider(path: &str, method: &str) -> bool {
+    // Keeping a draft checks it against the document's revision, which may mean reading it.
+    let local = (path.ends_with("/draft") && method != "PUT")
+        || path == "/api/payments/webhooks"
+        || (path == "/api/payments/sync" && method != "POST");
+    (path.starts_with("/api/payments/") || path.starts_with("/api/docs/")) && !local
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Staffroom", description = "Staff auth, payments and documents: the headless door onto the Staffroom core."),
+    paths(super::health, super::events::events, super::webhook_routes::receive),
+    components(schemas(staffroom_core::error::ErrorCode, staffroom_core::error::FieldError)),
+    modifiers(&BearerScheme, &Operations, &SharedErrors)
+)]
+struct CoreApi;
+
+/// The whole document.
+pub fn document() -> utoipa::openapi::OpenApi {
+    CoreApi::openapi()
+}
+
+pub(crate) async fn serve_document() -> Json<utoipa::openapi::OpenApi> {
+    Json(document())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_with_a_route_is_in_the_document_and_every_reference_resolves() {
+        let document = serde_json::to_value(document()).unwrap();
+        for entry in api::operations() {
+            let Some(route) = entry.spec.route else { continue };
+            let method = format!("{:?}", route.method).to_lowercase();
+            let operation = &document["paths"][route.path][&method];
+            assert_eq!(operation["operationId"], entry.spec.name, "{} {}", method, route.path);
+            assert!(operation["responses"][route.status.to_string()].is_object(), "{}: its success", entry.spec.name);
+            for name in route.path_params() {
+                let declared = operation["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|p| p["name"] == name && p["in"] == "path");
+                assert!(declared, "{}: path parameter {name}", entry.spec.name);
+            }
+        }
+        let text = document.to_string();
+        let schemas = document["components"]["schemas"].as_object().unwrap();
+        for reference in text.split("#/components/schemas/").skip(1) {
+            let name: String = reference.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            assert!(schemas.contains_key(&name), "{name} is referred to but not in the document");
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! The document area's shapes. One model reads Google's JSON (lenient: unknown fields ignored,
+//! missing zero values defaulted as proto3 JSON omits them) and writes the seed's shapes
+//! (`id`, `name`, `textRun.style`): Google's names are accepted as aliases on the way in.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The Google Docs MIME type.
+pub const DOC_MIME: &str = "application/vnd.google-apps.document";
+
+/// The named paragraph styles an editor may set.
+pub const NAMED_STYLES: &[&str] =
+    &["NORMAL_TEXT", "TITLE", "SUBTITLE", "HEADING_1", "HEADING_2", "HEADING_3", "HEADING_4", "HEADING_5", "HEADING_6"];
+
+/// A named paragraph style as the editor offers it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+pub struct NamedStyle {
+    /// Google's name, e.g. `HEADING_1`.
+    pub id: String,
+    /// For people, e.g. "Heading 1".
+    pub label: String,
+}
+
+/// Every named style the editor may set, in Google's order, with its label.
+pub fn named_styles() -> Vec<NamedStyle> {
+    NAMED_STYLES
+        .iter()
+        .map(|id| {
+            let words = id.replace('_', " ").to_lowercase();
+            let label = words[..1].to_uppercase() + &words[1..];
+            NamedStyle { id: id.to_string(), label }
+        })
+        .collect()
+}
+
+/// The seed's Document summary (Drive's File, with the fields we ask for).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DocumentSummary {
+    pub id: String,
+    pub name: String,
+    pub mime_type: String,
+    pub created_time: String,
+    pub modified_time: String,
+    pub web_view_link: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub thumbnail_link: Option<String>,
+}
+
+/// `GET /documents`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentList {
+    pub documents: Vec<DocumentSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub next_page_token: Option<String>,
+    /// Google could not be reached: this is the list as read at `fetchedAt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub stale: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub fetched_at: Option<String>,
+}
+
+/// A Drive folder, for the documents list's folder filter.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(default)]
+pub struct Folder {
+    pub id: String,
+    pub name: String,
+}
+
+/// Drive's FileList, as read.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FileList {
+    pub files: Vec<DocumentSummary>,
+    pub next_page_token: Option<String>,
+}
+
+/// The seed's Document (Docs' Document, read with `SUGGESTIONS_INLINE` where the user may see
+/// suggestions).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Document {
+    #[serde(alias = "documentId", default)]
+    pub id: String,
+    #[serde(alias = "title", default)]
+    pub name: String,
+    #[serde(default)]
+    pub body: Body,
+    /// Google returns a revision only to users who may edit the document: `null` otherwise.
+    #[serde(default)]
+    pub revision_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub suggestions_view_mode: Option<String>,
+    /// Whether this user may edit the document (Google gave a revision id).
+    #[serde(default)]
+    pub can_edit: bool,
+    /// Images and other objects inline in the text, by id (`inlineObjectElement` points here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub inline_objects: Option<Map<String, Value>>,
+    /// Objects anchored to paragraphs, by id (`positionedObjectIds` point here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub positioned_objects: Option<Map<String, Value>>,
+}
+
+impl Document {
+    /// Marks what this user may do, from what Google returned.
+    pub fn with_access(mut self) -> Self {
+        self.can_edit = self.revision_id.as_deref().is_some_and(|r| !r.is_empty());
+        self
+    }
+
+    /// The revision to write against, or why there is none.
+    pub fn editable_revision(&self) -> staffroom_base::error::Result<&str> {
+        self.revision_id.as_deref().filter(|r| !r.is_empty()).ok_or_else(|| {
+            staffroom_base::error::Error::provider_forbidden(
+                "google",
+                Some("readOnly"),
+                "Google lets you view or comment on this document, not edit it",
+            )
+        })
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(default)]
+pub struct Body {
+    pub content: Vec<StructuralElement>,
+}
+
+/// A block of the body: a paragraph, a section break, a table, or a table of contents.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StructuralElement {
+    pub start_index: u32,
+    pub end_index: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub paragraph: Option<Paragraph>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
+    pub section_break: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub table: Option<Table>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
+    pub table_of_contents: Option<Value>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Paragraph {
+    pub elements: Vec<ParagraphElement>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub paragraph_style: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
+    pub bullet: Option<Value>,
+    /// Objects (images, drawings) anchored to this paragraph: deleting it would delete them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub positioned_object_ids: Option<Vec<String>>,
+    /// Anything else Google says of the paragraph (pending suggested style, bullet or object
+    /// changes, …), kept as sent.
+    #[serde(flatten)]
+    #[ts(skip)]
+    pub other: Map<String, Value>,
+}
+
+/// A piece of a paragraph: a text run, or something else (kept as Google sent it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ParagraphElement {
+    #[serde(default)]
+    pub start_index: u32,
+    #[serde(default)]
+    pub end_index: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub text_run: Option<TextRun>,
+    /// Any other kind (inline object, page break, person, …): shown read-only.
+    #[serde(flatten)]
+    // Left out of the TypeScript type: the UI shows such elements without reading them, and an
+    // index signature there would have to admit every named field's type too.
+    #[ts(skip)]
+    pub other: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TextRun {
+    /// The text; Google replaces non-text elements inside a run with U+E907, and a soft line
+    /// break (Shift+Enter) is U+000B.
+    pub content: String,
+    /// Character style (bold, italic, link, …): Google's `textStyle`.
+    #[serde(alias = "textStyle", skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub style: Option<Map<String, Value>>,
+    /// A collaborator suggested adding this text (not accepted yet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub suggested_insertion_ids: Option<Vec<String>>,
+    /// A collaborator suggested deleting this text (not accepted yet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub suggested_deletion_ids: Option<Vec<String>>,
+    /// A collaborator suggested restyling this text (not accepted yet), by suggestion id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub suggested_text_style_changes: Option<Map<String, Value>>,
+}
+
+impl TextRun {
+    /// Whether the run is part of a pending suggestion.
+    pub fn is_suggestion(&self) -> bool {
+        self.suggested_insertion_ids.as_ref().is_some_and(|ids| !ids.is_empty())
+            || self.suggested_deletion_ids.as_ref().is_some_and(|ids| !ids.is_empty())
+            || self.suggested_text_style_changes.as_ref().is_some_and(|changes| !changes.is_empty())
+    }
+}
+
+/// What Google puts in a text run in place of a non-text element.
+pub const NON_TEXT_ELEMENT: char = '\u{E907}';
+/// A soft line break inside a paragraph (Shift+Enter), kept by Docs in text and `insertText`.
+pub const SOFT_BREAK: char = '\u{000B}';
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Table {
+    pub rows: u32,
+    pub columns: u32,
+    pub table_rows: Vec<TableRow>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TableRow {
+    pub start_index: u32,
+    pub end_index: u32,
+    pub table_cells: Vec<TableCell>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TableCell {
+    pub start_index: u32,
+    pub end_index: u32,
+    /// A cell holds paragraphs (and tables) like the body: the schema refers back, not down.
+    #[schema(no_recursion)]
+    pub content: Vec<StructuralElement>,
+}
+
+impl Paragraph {
+    /// The paragraph's named style (NORMAL_TEXT when unset).
+    pub fn named_style(&self) -> &str {
+        self.paragraph_style
+            .as_ref()
+            .and_then(|s| s.get("namedStyleType"))
+            .and_then(Value::as_str)
+            .unwrap_or("NORMAL_TEXT")
+    }
+
+    /// Whether the paragraph is text alone, so that rewriting it as text loses nothing: every
+    /// element a text run, no list bullet, no non-text element standing in a run (U+E907), no
+    /// pending suggestion, and no object anchored to it.
+    pub fn is_plain_text(&self) -> bool {
+        self.bullet.is_none()
+            && self.positioned_object_ids.as_ref().is_none_or(|ids| ids.is_empty())
+            && !self.other.keys().any(|k| k.starts_with("suggested"))
+            && self.elements.iter().all(|e| {
+                e.other.is_empty()
+                    && e.text_run.as_ref().is_some_and(|r| !r.is_suggestion() && !r.content.contains(NON_TEXT_ELEMENT))
+            })
+    }
+
+    /// The text without the final newline.
+    pub fn text(&self) -> String {
+        let mut text: String =
+            self.elements.iter().filter_map(|e| e.text_run.as_ref()).map(|r| r.content.as_str()).collect();
+        if text.ends_with('\n') {
+            text.pop();
+        }
+        text
+    }
+}
+
+/// Drive's Permission, and the seed's Permission entry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Permission {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub id: Option<String>,
+    pub role: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub email_address: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub domain: Option<String>,
+}
+
+/// `POST /documents/:id/permissions`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+pub struct PermissionList {
+    pub permissions: Vec<Permission>,
+}
+
+/// `PATCH /documents/:id`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PatchResult {
+    pub document_id: String,
+    /// The revision after the edit.
+    pub revision_id: String,
+    /// One reply per request (Google's, `{}` for these kinds).
+    #[ts(type = "Array<unknown>")]
+    pub replies: Vec<Value>,
+}
+
+/// Docs' BatchUpdateDocumentResponse, as read.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BatchUpdateResponse {
+    pub document_id: String,
+    pub replies: Vec<Value>,
+    pub write_control: Option<WriteControl>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WriteControl {
+    pub required_revision_id: Option<String>,
+}
+
+/// Length of `s` in UTF-16 code units: the unit of every Docs index.
+pub fn utf16_len(s: &str) -> u32 {
+    s.chars().map(|c| c.len_utf16() as u32).sum()
+}
+
+/// Whether Google strips `c` from inserted text: U+0000–U+0008, U+000C–U+001F and the Private
+/// Use Area (`InsertTextRequest.text` in the Docs discovery document). Tab, newline and the soft
+/// line break U+000B survive.
+pub fn is_stripped_by_google(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{8}' | '\u{C}'..='\u{1F}' | '\u{E000}'..='\u{F8FF}')
+}
+
+/// Why inserted text would not arrive as sent (a character Google strips, or a newline where one
+/// paragraph is expected): the offending character and a sentence.
+pub fn text_problem(text: &str, newlines_allowed: bool) -> Option<(char, String)> {
+    let c = text.chars().find(|&c| is_stripped_by_google(c) || (c == '\n' && !newlines_allowed))?;
+    Some((c, format!("must not contain the character U+{:04X}", c as u32)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_google_names_and_writes_the_seeds() {
+        let google = serde_json::json!({
+            "documentId": "d1", "title": "T", "revisionId": "r", "suggestionsViewMode": "SUGGESTIONS_INLINE",
+            "body": {"content": [
+                {"endIndex": 1, "sectionBreak": {}},
+                {"startIndex": 1, "endIndex": 4, "paragraph": {"elements": [
+                    {"startIndex": 1, "endIndex": 4, "textRun": {"content": "hi\n", "textStyle": {"bold": true}}}
+                ], "paragraphStyle": {"namedStyleType": "HEADING_1"}}}
+            ]},
+            "documentStyle": {}, "namedStyles": {}
+        });
+        let doc: Document = serde_json::from_value(google).unwrap();
+        assert_eq!(doc.body.content[0].start_index, 0);
+        let p = doc.body.content[1].paragraph.as_ref().unwrap();
+        assert_eq!((p.text().as_str(), p.named_style(), p.is_plain_text()), ("hi", "HEADING_1", true));
+        let out = serde_json::to_value(&doc).unwrap();
+        assert_eq!(out["id"], "d1");
+        assert_eq!(out["name"], "T");
+        assert_eq!(out["body"]["content"][1]["paragraph"]["elements"][0]["textRun"]["style"]["bold"], true);
+        // Our own output reads back the same.
+        assert_eq!(serde_json::from_value::<Document>(out).unwrap(), doc);
+    }
+
+    #[test]
+    fn named_styles_read_as_people_write_them() {
+        let labels: Vec<String> = named_styles().into_iter().map(|s| s.label).collect();
+        assert_eq!(labels[0], "Normal text");
+        assert_eq!(labels[3], "Heading 1");
+        assert_eq!(labels.len(), NAMED_STYLES.len());
+    }
+
+    #[test]
+    fn counts_utf16() {
+        assert_eq!(utf16_len("a😀é"), 4);
+    }
+}

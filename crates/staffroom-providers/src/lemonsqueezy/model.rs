@@ -1,0 +1,313 @@
+//! The payment area's DTOs in the seed's shapes (camelCase, cents, RFC 3339 `Z`, string ids),
+//! and the mapping from the provider's resources.
+
+use serde::{Deserialize, Serialize};
+
+use super::jsonapi::Resource;
+
+/// Pagination meta of the lists; `stale` and `syncedAt` when served from the cache.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PageMeta {
+    pub current_page: u32,
+    pub total_pages: u32,
+    pub total_items: u64,
+    /// The provider could not be reached: this is the last cached answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub stale: Option<bool>,
+    /// When the cached data was last synced from the provider.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub synced_at: Option<String>,
+}
+
+impl PageMeta {
+    /// Meta for `page` of `limit` items out of `total`.
+    pub fn new(page: u32, limit: u32, total: u64) -> Self {
+        let total_pages = total.div_ceil(limit.max(1) as u64) as u32;
+        PageMeta { current_page: page, total_pages, total_items: total, stale: None, synced_at: None }
+    }
+}
+
+staffroom_base::text_enum! {
+    /// Where a local order stands (a refund keeps it `paid`, with `refundedAmount`).
+    pub enum OrderStatus {
+        Pending = "pending",
+        Paid = "paid",
+        Failed = "failed",
+    }
+}
+
+impl OrderStatus {
+    /// The local status of a Lemon Squeezy order status (refunded orders were paid).
+    pub fn of_provider(provider: &str) -> OrderStatus {
+        match provider {
+            "paid" | "refunded" | "partial_refund" => OrderStatus::Paid,
+            "failed" | "fraudulent" => OrderStatus::Failed,
+            _ => OrderStatus::Pending,
+        }
+    }
+}
+
+staffroom_base::text_enum! {
+    /// A product's status.
+    pub enum ProductStatus {
+        Draft = "draft",
+        Published = "published",
+    }
+}
+
+staffroom_base::text_enum! {
+    /// A subscription's status as the seed shows it (the provider's own is `providerStatus`).
+    pub enum SubscriptionStatus {
+        Active = "active",
+        Cancelled = "cancelled",
+        Expired = "expired",
+    }
+}
+
+/// A product variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct VariantDto {
+    pub id: String,
+    pub name: String,
+    /// Cents.
+    pub price: i64,
+    /// The provider's variant status: pending, draft or published.
+    pub status: String,
+    pub is_subscription: bool,
+}
+
+/// The seed's Product, plus its variants on the detail route.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductDto {
+    pub id: String,
+    pub name: String,
+    pub slug: String,
+    /// Cents, as Lemon Squeezy reports the product's price (its variants' lowest).
+    pub price: i64,
+    pub currency: String,
+    pub price_formatted: String,
+    pub status: ProductStatus,
+    pub created_at: String,
+    pub updated_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub variants: Option<Vec<VariantDto>>,
+}
+
+/// The seed's Subscription, plus the provider's own status and what staff need to see.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionDto {
+    pub id: String,
+    /// The provider's customer id ("" when the provider has none).
+    pub customer_id: String,
+    pub status: SubscriptionStatus,
+    /// The provider's status: on_trial, active, paused, past_due, unpaid, cancelled, expired.
+    pub provider_status: String,
+    pub product_id: String,
+    pub variant_id: String,
+    pub renews_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub ends_at: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub product_name: Option<String>,
+    pub variant_name: Option<String>,
+    pub customer_name: Option<String>,
+    pub customer_email: Option<String>,
+    /// void or free, while paused.
+    pub pause_mode: Option<String>,
+    pub pause_resumes_at: Option<String>,
+    pub last_payment_status: Option<String>,
+    pub last_payment_at: Option<String>,
+}
+
+/// A webhook event applied to an order, for its history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderEvent {
+    pub event_name: String,
+    pub received_at: String,
+    pub outcome: Option<String>,
+}
+
+/// The seed's Order, plus what the detail route shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderDto {
+    /// Our order id (also the checkout's custom data `order_id`).
+    pub id: String,
+    /// A human-readable reference, e.g. SR-000042.
+    pub order_id: String,
+    pub status: OrderStatus,
+    /// Cents: the variant's price until paid, then the amount actually charged (with tax,
+    /// less discounts).
+    pub total: i64,
+    pub currency: String,
+    pub checkout_url: String,
+    pub created_at: String,
+    pub email: String,
+    pub name: Option<String>,
+    pub product_id: String,
+    pub variant_id: String,
+    pub customer_id: Option<String>,
+    pub provider_order_id: Option<String>,
+    pub paid_at: Option<String>,
+    /// When the order was last refunded (in full or in part).
+    pub refunded_at: Option<String>,
+    /// Cents refunded so far (0 when none).
+    #[serde(default)]
+    pub refunded_amount: i64,
+    pub updated_at: String,
+    /// Why the order waits for a person's review: a payment event did not match its checkout
+    /// (another store, variant, currency, price or mode), so it was not marked paid.
+    pub review: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub events: Option<Vec<OrderEvent>>,
+}
+
+/// The seed's three subscription statuses from the provider's seven.
+pub fn seed_status(provider_status: &str) -> SubscriptionStatus {
+    match provider_status {
+        "cancelled" => SubscriptionStatus::Cancelled,
+        "expired" => SubscriptionStatus::Expired,
+        // on_trial, active, paused, past_due, unpaid, and anything new that is not an end.
+        _ => SubscriptionStatus::Active,
+    }
+}
+
+/// The provider's timestamps (`…00.000000Z`) normalised to RFC 3339 UTC with `Z`.
+pub fn normalise_time(value: Option<String>) -> Option<String> {
+    let value = value?;
+    match chrono::DateTime::parse_from_rfc3339(&value) {
+        Ok(t) => Some(t.with_timezone(&chrono::Utc).to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
+        Err(_) => Some(value),
+    }
+}
+
+/// Money as people read it.
+pub fn format_money(cents: i64, currency: &str) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let symbol = match currency {
+        "USD" => "$",
+        "EUR" => "€",
+        "GBP" => "£",
+        _ => "",
+    };
+    let amount = format!("{}.{:02}", cents.abs() / 100, cents.abs() % 100);
+    if symbol.is_empty() {
+        format!("{sign}{amount} {currency}")
+    } else {
+        format!("{sign}{symbol}{amount}")
+    }
+}
+
+/// A subscription from the provider's resource.
+pub fn subscription_from(resource: &Resource) -> SubscriptionDto {
+    let provider_status = resource.str("status").unwrap_or_else(|| "active".into());
+    let pause = resource.attributes.get("pause").and_then(|p| p.as_object());
+    SubscriptionDto {
+        id: resource.id.clone(),
+        customer_id: resource.str("customer_id").unwrap_or_default(),
+        status: seed_status(&provider_status),
+        provider_status,
+        product_id: resource.str("product_id").unwrap_or_default(),
+        variant_id: resource.str("variant_id").unwrap_or_default(),
+        renews_at: normalise_time(resource.str("renews_at")).unwrap_or_default(),
+        ends_at: normalise_time(resource.str("ends_at")),
+        created_at: normalise_time(resource.str("created_at")).unwrap_or_default(),
+        updated_at: normalise_time(resource.str("updated_at")).unwrap_or_default(),
+        product_name: resource.str("product_name"),
+        variant_name: resource.str("variant_name"),
+        customer_name: resource.str("user_name"),
+        customer_email: resource.str("user_email"),
+        pause_mode: pause.and_then(|p| p.get("mode")).and_then(|m| m.as_str()).map(str::to_string),
+        pause_resumes_at: normalise_time(
+            pause.and_then(|p| p.get("resumes_at")).and_then(|m| m.as_str()).map(str::to_string),
+        ),
+        last_payment_status: None,
+        last_payment_at: None,
+    }
+}
+
+/// A variant from the provider's resource.
+pub fn variant_from(resource: &Resource) -> (String, VariantDto, i64) {
+    let product_id = resource.str("product_id").unwrap_or_default();
+    let dto = VariantDto {
+        id: resource.id.clone(),
+        name: resource.str("name").unwrap_or_default(),
+        price: resource.int("price").unwrap_or(0),
+        status: resource.str("status").unwrap_or_else(|| "published".into()),
+        is_subscription: resource.bool("is_subscription").unwrap_or(false),
+    };
+    (product_id, dto, resource.int("sort").unwrap_or(0))
+}
+
+/// The variants staff see, by product: a product's `pending` "default" variant only when it is
+/// the product's one variant (then it is what sells); beside published variants Lemon Squeezy
+/// still lists it, but it is not for sale.
+pub fn shown_variants(variants: Vec<(String, VariantDto, i64)>) -> Vec<(String, VariantDto, i64)> {
+    let mut per_product: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (product, _, _) in &variants {
+        *per_product.entry(product.clone()).or_default() += 1;
+    }
+    variants.into_iter().filter(|(product, v, _)| v.status != "pending" || per_product[product] == 1).collect()
+}
+
+/// A product from the provider's resource (variants attached separately).
+pub fn product_from(resource: &Resource, currency: &str) -> ProductDto {
+    let price = resource.int("price").unwrap_or(0);
+    ProductDto {
+        id: resource.id.clone(),
+        name: resource.str("name").unwrap_or_default(),
+        slug: resource.str("slug").unwrap_or_default(),
+        price,
+        currency: currency.to_string(),
+        price_formatted: format_money(price, currency),
+        status: match resource.str("status").as_deref() {
+            Some("published") => ProductStatus::Published,
+            _ => ProductStatus::Draft,
+        },
+        created_at: normalise_time(resource.str("created_at")).unwrap_or_default(),
+        updated_at: normalise_time(resource.str("updated_at")).unwrap_or_default(),
+        variants: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_provider_status_maps() {
+        let cases = [
+            ("on_trial", "active"),
+            ("active", "active"),
+            ("paused", "active"),
+            ("past_due", "active"),
+            ("unpaid", "active"),
+            ("cancelled", "cancelled"),
+            ("expired", "expired"),
+        ];
+        for (provider, seed) in cases {
+            assert_eq!(seed_status(provider).as_str(), seed, "{provider}");
+        }
+    }
+
+    #[test]
+    fn times_and_money() {
+        assert_eq!(normalise_time(Some("2026-02-28T09:02:52.000000Z".into())).as_deref(), Some("2026-02-28T09:02:52Z"));
+        assert_eq!(normalise_time(Some("2026-02-28T10:02:52+01:00".into())).as_deref(), Some("2026-02-28T09:02:52Z"));
+        assert_eq!(format_money(1999, "USD"), "$19.99");
+        assert_eq!(format_money(5, "SEK"), "0.05 SEK");
+        assert_eq!(PageMeta::new(1, 10, 0).total_pages, 0);
+        assert_eq!(PageMeta::new(1, 10, 21).total_pages, 3);
+    }
+}
