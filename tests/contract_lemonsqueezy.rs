@@ -172,6 +172,7 @@ async fn the_simulator_answers_with_the_documented_objects_field_for_field() {
         "checkout.json",
         "store.json",
         "customer.json",
+        "order-item.json",
     ] {
         let value = fixture(name);
         let object = resource_object(&value);
@@ -214,7 +215,7 @@ async fn the_simulator_answers_with_the_documented_objects_field_for_field() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert_eq!(
         covered.into_iter().collect::<Vec<_>>(),
-        ["checkouts", "customers", "orders", "products", "stores", "subscriptions", "variants"]
+        ["checkouts", "customers", "order-items", "orders", "products", "stores", "subscriptions", "variants"]
     );
 }
 
@@ -233,4 +234,53 @@ fn the_shape_check_catches_missing_extra_and_mistyped_fields() {
             "things.urls: fields {\"z\"}, documented {\"x\"}",
         ]
     );
+}
+
+/// The simulator's store has a history (SPEC section 11), listed as the docs say: orders newest
+/// first by `created_at`, filtered by store, e-mail and order number; order items by order,
+/// product and variant; pages of at most 100.
+#[tokio::test]
+async fn the_simulator_lists_its_history_with_the_documented_filters() {
+    let sim = PaymentSimulator::start(SimulatorOptions::default()).await.unwrap();
+    let http = reqwest::Client::new();
+    let get = |path: String| {
+        let request = http
+            .get(format!("{}/{path}", sim.api_url()))
+            .bearer_auth(sim.api_key().expose().to_string())
+            .header("accept", "application/vnd.api+json");
+        async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let page = get(format!("orders?filter[store_id]={}&page[size]=500", sim.store_id())).await;
+    let orders = page["data"].as_array().unwrap();
+    assert_eq!(orders.len(), 100, "a page holds 100 at most");
+    assert!(page["meta"]["page"]["total"].as_u64().unwrap() >= 1_500);
+    let created: Vec<&str> = orders.iter().map(|o| o["attributes"]["created_at"].as_str().unwrap()).collect();
+    assert!(created.windows(2).all(|w| w[0] >= w[1]), "newest first");
+    assert!(orders.iter().all(|o| o["attributes"]["store_id"].to_string() == sim.store_id()));
+
+    let newest = &orders[0]["attributes"];
+    let number = newest["order_number"].as_u64().unwrap();
+    let found = get(format!("orders?filter[store_id]={}&filter[order_number]={number}", sim.store_id())).await;
+    assert_eq!(found["data"].as_array().unwrap().len(), 1);
+    assert_eq!(found["data"][0]["id"], orders[0]["id"]);
+    let email = newest["user_email"].as_str().unwrap();
+    let theirs = get(format!("orders?filter[user_email]={email}&page[size]=100")).await;
+    let theirs = theirs["data"].as_array().unwrap();
+    assert!(!theirs.is_empty() && theirs.iter().all(|o| o["attributes"]["user_email"] == email));
+
+    let order_id = orders[0]["id"].as_str().unwrap();
+    let items = get(format!("order-items?filter[order_id]={order_id}")).await;
+    let items = items["data"].as_array().unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["attributes"]["order_id"].to_string(), order_id);
+    assert_eq!(items[0]["attributes"]["price"], newest["subtotal"]);
+    assert_eq!(items[0]["id"].as_str().unwrap(), newest["first_order_item"]["id"].to_string());
+    let one = get(format!("order-items/{}", items[0]["id"].as_str().unwrap())).await;
+    assert_eq!(one["data"], items[0]);
+    let variant = newest["first_order_item"]["variant_id"].to_string();
+    let by_variant = get(format!("order-items?filter[variant_id]={variant}&page[size]=100")).await;
+    let by_variant = by_variant["data"].as_array().unwrap();
+    assert!(by_variant.iter().all(|i| i["attributes"]["variant_id"].to_string() == variant));
+    let ids: Vec<u64> = by_variant.iter().map(|i| i["id"].as_str().unwrap().parse().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "order items are listed by id");
 }

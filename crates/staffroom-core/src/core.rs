@@ -21,6 +21,8 @@ use crate::webhooks::{EventApplier, WebhookReceiver};
 
 /// The id of this installation, which namespaces its keyring entries.
 const INSTALL_ID_KEY: &str = "install_id";
+/// The `meta` key of when this sandbox first started (unix seconds): its store's history ends there.
+const SANDBOX_FIRST_START_KEY: &str = "sandbox_first_start";
 /// The `meta` key of the team's JWT key fingerprint (SPEC section 10).
 const JWT_FINGERPRINT_KEY: &str = "jwt_key_fingerprint";
 
@@ -125,10 +127,16 @@ impl Core {
     pub async fn start(mut config: Config, db: Db) -> Result<Core> {
         // In the sandbox, the payment provider is a simulator on loopback, signed in from the start.
         let (simulator, google) = if config.sandbox {
+            // The store's history ends at the sandbox's first start, so it is the same on every run.
+            let first_start =
+                db.meta_insert_if_absent(SANDBOX_FIRST_START_KEY, crate::time::now_unix().to_string()).await?;
+            let options = SimulatorOptions {
+                products: config.sandbox_products,
+                history_until: first_start.parse().ok(),
+                ..Default::default()
+            };
             let simulator =
-                PaymentSimulator::start(SimulatorOptions { products: config.sandbox_products, ..Default::default() })
-                    .await
-                    .map_err(|e| Error::internal("payment simulator", e))?;
+                PaymentSimulator::start(options).await.map_err(|e| Error::internal("payment simulator", e))?;
             config.payments.base_url = simulator.api_url();
             let google = GoogleSimulator::start(GoogleSimOptions::default())
                 .await

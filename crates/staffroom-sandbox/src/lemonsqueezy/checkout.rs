@@ -93,9 +93,12 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
         let product_name =
             data.products.iter().find(|p| p.id == variant.product_id).map(|p| p.name.clone()).unwrap_or_default();
         let customer_id = customer_of(&mut data, &checkout);
-        let order =
-            order_of(&checkout, &variant, &product_name, customer_id, 9000 + data.orders.len() as u64 + 1, paid);
-        let order_id = order.id;
+        // The next id of the account, and the next number of the checkout's store.
+        let order_id = data.orders.iter().map(|o| o.id).max().unwrap_or(9000) + 1;
+        let number =
+            data.orders.iter().filter(|o| o.store_id == checkout.store_id).map(|o| o.order_number).max().unwrap_or(0)
+                + 1;
+        let order = order_of(&checkout, &variant, &product_name, customer_id, (order_id, number), paid);
         let mut deliveries = vec![("order_created", order_json(&sim.base, &order))];
         data.orders.push(order);
         if paid && variant.is_subscription {
@@ -119,7 +122,7 @@ fn customer_of(data: &mut Data, checkout: &Checkout) -> u64 {
     if let Some(customer) = data.customers.iter().find(|c| c.email == checkout.email) {
         return customer.id;
     }
-    let id = 1000 + data.customers.len() as u64 + 1;
+    let id = data.customers.iter().map(|c| c.id).max().unwrap_or(1000) + 1;
     data.customers.push(super::seed::Customer {
         id,
         store_id: checkout.store_id,
@@ -137,7 +140,7 @@ fn order_of(
     variant: &Variant,
     product_name: &str,
     customer_id: u64,
-    id: u64,
+    (id, order_number): (u64, u64),
     paid: bool,
 ) -> Order {
     let now = now_stamp();
@@ -147,12 +150,13 @@ fn order_of(
         id,
         store_id: checkout.store_id,
         identifier: uuid::Uuid::new_v4().to_string(),
-        order_number: id,
+        order_number,
         customer_id,
         user_name: checkout.name.clone(),
         user_email: checkout.email.clone(),
         status: if paid { "paid" } else { "failed" },
         currency: super::seed::store_currency(checkout.store_id).to_string(),
+        currency_rate: super::seed::usd_rate(super::seed::store_currency(checkout.store_id)),
         subtotal: variant.price,
         discount_total: 0,
         tax,

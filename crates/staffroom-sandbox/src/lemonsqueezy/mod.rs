@@ -66,15 +66,30 @@ pub enum WebhookIds {
 #[derive(Debug, Clone)]
 pub struct SimulatorOptions {
     pub products: u64,
+    /// Customers with subscriptions among them.
     pub customers: u64,
     pub subscriptions: u64,
+    /// The store's past orders, and the customers who placed only those (SPEC section 11).
+    pub orders: u64,
+    pub order_customers: u64,
+    /// When the order history ends (unix seconds; now when `None`): the sandbox passes its
+    /// first start, so the history is the same on every run.
+    pub history_until: Option<i64>,
     /// The provider allows 300 requests per this window (60 s; tests may shrink it).
     pub rate_window: Duration,
 }
 
 impl Default for SimulatorOptions {
     fn default() -> Self {
-        SimulatorOptions { products: 30, customers: 60, subscriptions: 245, rate_window: Duration::from_secs(60) }
+        SimulatorOptions {
+            products: 30,
+            customers: 60,
+            subscriptions: 245,
+            orders: 1_600,
+            order_customers: 400,
+            history_until: None,
+            rate_window: Duration::from_secs(60),
+        }
     }
 }
 
@@ -152,18 +167,15 @@ impl PaymentSimulator {
     /// `staffroom sandbox-providers` does beside the Google simulator).
     pub fn build(options: SimulatorOptions, base: String) -> Result<(Self, Router)> {
         let products = seed::products(options.products);
-        let customers = seed::customers(options.customers);
-        let subscriptions = seed::subscriptions(options.subscriptions, &products, &customers);
+        let customers = seed::customers(options.customers + options.order_customers);
+        let subscribers = &customers[..options.customers as usize];
+        let subscriptions = seed::subscriptions(options.subscriptions, &products, subscribers);
+        let until = options.history_until.unwrap_or_else(|| chrono::Utc::now().timestamp());
+        let orders = seed::history(options.orders, until, &products, &customers);
         let sim = Arc::new(Sim {
             base: base.clone(),
             api_key: format!("sandbox_{}", uuid::Uuid::new_v4().simple()),
-            data: Mutex::new(Data {
-                products,
-                customers,
-                subscriptions,
-                orders: Vec::new(),
-                checkouts: HashMap::new(),
-            }),
+            data: Mutex::new(Data { products, customers, subscriptions, orders, checkouts: HashMap::new() }),
             faults: Mutex::new(Faults::default()),
             rng: Mutex::new(seed::Rng::new(99)),
             arrivals: Mutex::new(Vec::new()),
@@ -191,6 +203,8 @@ impl PaymentSimulator {
             .route("/v1/orders", get(list_orders))
             .route("/v1/orders/{id}", get(one_order))
             .route("/v1/orders/{id}/refund", post(refund_order))
+            .route("/v1/order-items", get(list_order_items))
+            .route("/v1/order-items/{id}", get(one_order_item))
             .route("/v1/checkouts", post(create_checkout).get(list_checkouts))
             .route("/v1/checkouts/{id}", get(one_checkout))
             .fallback(|| async { jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "No such endpoint") })
@@ -277,7 +291,9 @@ impl PaymentSimulator {
             subscription_json(base, &data.subscriptions[0]),
             seed::store_json(base, seed::STORE_ID).expect("our store exists"),
         ];
-        samples.extend(data.orders.iter().take(1).map(|o| order_json(base, o)));
+        // A seeded order and the newest (a checkout's, when a test paid one), with an item.
+        samples.extend([data.orders.first(), data.orders.last()].into_iter().flatten().map(|o| order_json(base, o)));
+        samples.extend(data.orders.first().map(|o| order_item_json(base, o)));
         samples.extend(data.checkouts.values().take(1).map(|c| checkout_json(base, c)));
         samples
     }
@@ -600,30 +616,58 @@ fn subscription_json(base: &str, s: &Subscription) -> Value {
 
 fn order_json(base: &str, o: &Order) -> Value {
     let money = |cents: i64| format_money(cents, &o.currency);
+    let usd = |cents: i64| (cents as f64 * o.currency_rate).round() as i64;
     let id = o.id.to_string();
     json!({
         "type": "orders", "id": id,
         "attributes": {
             "store_id": o.store_id, "customer_id": o.customer_id, "identifier": o.identifier, "order_number": o.order_number,
-            "user_name": o.user_name, "user_email": o.user_email, "currency": o.currency, "currency_rate": "1.00000000",
+            "user_name": o.user_name, "user_email": o.user_email, "currency": o.currency, "currency_rate": format!("{:.8}", o.currency_rate),
             "subtotal": o.subtotal, "setup_fee": 0, "discount_total": o.discount_total, "tax": o.tax, "total": o.total,
             "refunded_amount": o.refunded_amount,
-            "subtotal_usd": o.subtotal, "setup_fee_usd": 0, "discount_total_usd": o.discount_total, "tax_usd": o.tax,
-            "total_usd": o.total, "refunded_amount_usd": o.refunded_amount,
+            "subtotal_usd": usd(o.subtotal), "setup_fee_usd": 0, "discount_total_usd": usd(o.discount_total),
+            "tax_usd": usd(o.tax), "total_usd": usd(o.total), "refunded_amount_usd": usd(o.refunded_amount),
             "tax_name": o.tax_name, "tax_rate": o.tax_rate, "tax_inclusive": false,
             "status": o.status, "status_formatted": capitalise(&o.status.replace('_', " ")),
             "refunded": o.status == "refunded", "refunded_at": o.refunded_at,
             "subtotal_formatted": money(o.subtotal), "setup_fee_formatted": money(0),
             "discount_total_formatted": money(o.discount_total), "tax_formatted": money(o.tax),
             "total_formatted": money(o.total), "refunded_amount_formatted": money(o.refunded_amount),
-            "first_order_item": {"id": o.id + 100_000, "order_id": o.id, "product_id": o.product_id, "variant_id": o.variant_id,
-                                 "product_name": o.product_name, "variant_name": o.variant_name, "price": o.subtotal,
-                                 "created_at": o.created_at, "updated_at": o.updated_at, "deleted_at": null, "test_mode": true},
+            "first_order_item": first_order_item(o),
             "urls": {"receipt": format!("{base}/my-orders/{}?signature=sandbox", o.identifier)},
             "created_at": o.created_at, "updated_at": o.updated_at, "test_mode": true
         },
         "relationships": relationships(base, "orders", &id, &["store", "customer", "order-items", "subscriptions", "license-keys", "discount-redemptions"]),
         "links": {"self": format!("{base}/v1/orders/{}", o.id)}
+    })
+}
+
+/// The id of an order's one item.
+fn order_item_id(o: &Order) -> u64 {
+    o.id + 100_000_000
+}
+
+/// `first_order_item` as the docs' order example writes it (no `quantity` there).
+fn first_order_item(o: &Order) -> Value {
+    json!({
+        "id": order_item_id(o), "order_id": o.id, "product_id": o.product_id, "variant_id": o.variant_id,
+        "product_name": o.product_name, "variant_name": o.variant_name, "price": o.subtotal,
+        "created_at": o.created_at, "updated_at": o.updated_at, "deleted_at": null, "test_mode": true
+    })
+}
+
+/// An order's item as `/v1/order-items` answers it (the docs' order item object).
+fn order_item_json(base: &str, o: &Order) -> Value {
+    let id = order_item_id(o).to_string();
+    json!({
+        "type": "order-items", "id": id,
+        "attributes": {
+            "order_id": o.id, "product_id": o.product_id, "variant_id": o.variant_id, "product_name": o.product_name,
+            "variant_name": o.variant_name, "price": o.subtotal, "quantity": 1,
+            "created_at": o.created_at, "updated_at": o.updated_at
+        },
+        "relationships": relationships(base, "order-items", &id, &["order", "product", "variant"]),
+        "links": {"self": format!("{base}/v1/order-items/{id}")}
     })
 }
 
@@ -883,8 +927,34 @@ async fn list_orders(State(sim): State<Arc<Sim>>, Query(params): Params) -> Resp
     if let Some(store) = filter(&params, "store_id") {
         orders.retain(|o| o.store_id.to_string() == store);
     }
-    orders.sort_by(|a, b| b.id.cmp(&a.id));
+    if let Some(number) = filter(&params, "order_number") {
+        orders.retain(|o| o.order_number.to_string() == number);
+    }
+    // Newest first, as the API lists (by `created_at`, descending).
+    orders.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
     page(&sim, "orders", &params, orders, |o| order_json(&sim.base, o))
+}
+
+/// `GET /v1/order-items`: each order's item (the simulator's orders have one), filtered by
+/// order, product and variant.
+async fn list_order_items(State(sim): State<Arc<Sim>>, Query(params): Params) -> Response {
+    let data = sim.data.lock().unwrap();
+    let mut orders: Vec<&Order> = data.orders.iter().collect();
+    for (name, field) in [("order_id", 0), ("product_id", 1), ("variant_id", 2)] {
+        if let Some(wanted) = filter(&params, name) {
+            orders.retain(|o| [o.id, o.product_id, o.variant_id][field].to_string() == wanted);
+        }
+    }
+    orders.sort_by(|a, b| order_item_id(a).cmp(&order_item_id(b)));
+    page(&sim, "order-items", &params, orders, |o| order_item_json(&sim.base, o))
+}
+
+async fn one_order_item(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    match data.orders.iter().find(|o| order_item_id(o).to_string() == id) {
+        Some(o) => document(order_item_json(&sim.base, o)),
+        None => not_found(),
+    }
 }
 
 async fn one_order(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {

@@ -101,18 +101,21 @@ pub struct Subscription {
     pub confirm_change_url: Option<String>,
 }
 
-/// An order (made when a checkout is paid).
+/// An order: seeded history, or made when a checkout is paid.
 #[derive(Debug, Clone)]
 pub struct Order {
     pub id: u64,
     pub store_id: u64,
     pub identifier: String,
+    /// The number on the customer's receipt: a sequence of its store.
     pub order_number: u64,
     pub customer_id: u64,
     pub user_name: String,
     pub user_email: String,
     pub status: &'static str,
+    /// What the customer was charged in, and its rate to US dollars (the `*_usd` amounts).
     pub currency: String,
+    pub currency_rate: f64,
     /// The variant's price, before tax and discounts.
     pub subtotal: i64,
     pub discount_total: i64,
@@ -141,9 +144,32 @@ const ADJECTIVES: [&str; 12] =
     ["Quiet", "Bright", "Nimble", "Golden", "Steady", "Clever", "Swift", "Bold", "Calm", "Lucky", "Crisp", "Cosy"];
 const NOUNS: [&str; 10] =
     ["Planner", "Notebook", "Toolkit", "Template", "Course", "Workshop", "Guide", "Bundle", "Journal", "Studio"];
-const FIRST: [&str; 12] = ["Ada", "Ben", "Chloé", "Dmitri", "Eve", "Farah", "Gus", "Hana", "Ivo", "Jun", "Kai", "Lena"];
-const LAST: [&str; 10] =
-    ["Lovelace", "Okafor", "Müller", "Ivanova", "Tanaka", "Silva", "Nguyen", "Haddad", "Berg", "Costa"];
+const FIRST: [&str; 24] = [
+    "Ada", "Ben", "Chloé", "Dmitri", "Eve", "Farah", "Gus", "Hana", "Ivo", "Jun", "Kai", "Lena", "Marta", "Nils",
+    "Olu", "Priya", "Quentin", "Rosa", "Sven", "Tomás", "Uma", "Viktor", "Wen", "Yara",
+];
+const LAST: [&str; 20] = [
+    "Lovelace",
+    "Okafor",
+    "Müller",
+    "Ivanova",
+    "Tanaka",
+    "Silva",
+    "Nguyen",
+    "Haddad",
+    "Berg",
+    "Costa",
+    "O'Brien",
+    "García",
+    "Kowalski",
+    "Johansson",
+    "Rossi",
+    "Dubois",
+    "Kim",
+    "Mensah",
+    "van Dijk",
+    "Novák",
+];
 const COUNTRIES: [&str; 6] = ["GB", "US", "DE", "FR", "JP", "BR"];
 
 /// Seconds since the epoch of 2026-01-01T00:00:00Z: all seeded dates are relative to it.
@@ -236,20 +262,27 @@ pub fn customers(count: u64) -> Vec<Customer> {
     (1..=count)
         .map(|n| {
             let first = FIRST[(n as usize) % FIRST.len()];
-            let last = LAST[(n as usize * 7) % LAST.len()];
+            let last = LAST[(n as usize * 7 + n as usize / FIRST.len()) % LAST.len()];
             Customer {
                 id: 1000 + n,
                 store_id: STORE_ID,
                 name: format!("{first} {last}"),
                 email: format!("{}.{}{}@example.com", ascii(first), ascii(last), n),
-                country: COUNTRIES[(n as usize) % COUNTRIES.len()].to_string(),
+                country: COUNTRIES[(n as usize * 5 + n as usize / 7) % COUNTRIES.len()].to_string(),
             }
         })
         .collect()
 }
 
+/// A name as the local part of an e-mail address.
 fn ascii(s: &str) -> String {
-    s.to_lowercase().replace(['é', 'è'], "e").replace('ü', "u")
+    s.to_lowercase()
+        .replace(['é', 'è'], "e")
+        .replace(['á', 'à'], "a")
+        .replace('í', "i")
+        .replace('ü', "u")
+        .replace(['ö', 'ó'], "o")
+        .replace(['\'', ' '], "")
 }
 
 /// Subscriptions: statuses cycle through all seven, spread over customers and plans; one in
@@ -294,6 +327,121 @@ pub fn subscriptions(count: u64, products: &[Product], customers: &[Customer]) -
             }
         })
         .collect()
+}
+
+/// How far back the seeded order history reaches (SPEC section 11, Sandbox).
+pub const HISTORY_DAYS: i64 = 180;
+
+/// The first seeded order's id and number; later orders count on from the highest.
+const FIRST_ORDER_ID: u64 = 2_000_001;
+const FIRST_ORDER_NUMBER: u64 = 1_001;
+
+/// The store's past (SPEC section 11, Sandbox): `count` orders over the [`HISTORY_DAYS`] days
+/// before `until` (unix seconds: the sandbox's first start, so the last 30 days always hold
+/// sales), spread evenly with jitter, from any of `customers`. Mostly paid; about one in twelve
+/// refunded in full and one in sixteen in part (a few days later), one in sixteen failed, one in
+/// a hundred fraudulent; one in eight with a discount; VAT where the buyer's country has it;
+/// half of the eurozone buyers charged in euros at the day's rate; one in fifty in the account's
+/// other store. The same arguments give the same orders.
+pub fn history(count: u64, until: i64, products: &[Product], customers: &[Customer]) -> Vec<Order> {
+    let one_offs = |store: u64| -> Vec<(&Product, &Variant)> {
+        products
+            .iter()
+            .filter(|p| p.store_id == store && p.status == "published")
+            .flat_map(|p| p.variants.iter().filter(move |v| sellable(p, v) && !v.is_subscription).map(move |v| (p, v)))
+            .collect()
+    };
+    let (ours, theirs) = (one_offs(STORE_ID), one_offs(OTHER_STORE_ID));
+    if ours.is_empty() || customers.is_empty() {
+        return Vec::new();
+    }
+    let mut rng = Rng::new(23);
+    let start = until - HISTORY_DAYS * 86_400;
+    let step = (HISTORY_DAYS * 86_400) / count.max(1) as i64;
+    let mut numbers = [FIRST_ORDER_NUMBER, FIRST_ORDER_NUMBER];
+    (0..count)
+        .map(|n| {
+            let created = (start + n as i64 * step + rng.below(step.max(1) as u64) as i64).min(until - 60);
+            let other_store = !theirs.is_empty() && rng.below(50) == 0;
+            let (store, sold) = if other_store { (OTHER_STORE_ID, &theirs) } else { (STORE_ID, &ours) };
+            let (product, variant) = sold[rng.below(sold.len() as u64) as usize];
+            let customer = &customers[rng.below(customers.len() as u64) as usize];
+            let eurozone = matches!(customer.country.as_str(), "DE" | "FR");
+            let currency = if other_store || (eurozone && rng.below(2) == 0) { "EUR" } else { store_currency(store) };
+            let currency_rate = if currency == "EUR" { 1.05 + (rng.below(600) as f64) / 10_000.0 } else { 1.0 };
+            let discount_total =
+                if rng.below(8) == 0 { variant.price * [10, 15, 20, 25][rng.below(4) as usize] / 100 } else { 0 };
+            let (tax_name, tax_rate, basis_points) = tax_for(Some(&customer.country));
+            let tax = ((variant.price - discount_total) * basis_points + 5_000) / 10_000;
+            let total = variant.price - discount_total + tax;
+            let status = match rng.below(100) {
+                0 => "fraudulent",
+                1..=6 => "failed",
+                7..=14 => "refunded",
+                15..=20 => "partial_refund",
+                _ => "paid",
+            };
+            let refunded_at = matches!(status, "refunded" | "partial_refund")
+                .then(|| (created + (1 + rng.below(5) as i64) * 86_400).min(until - 30));
+            let refunded_amount = match status {
+                "refunded" => total,
+                "partial_refund" => (total * (20 + rng.below(41) as i64) / 100).max(1),
+                _ => 0,
+            };
+            let number = &mut numbers[(store == OTHER_STORE_ID) as usize];
+            *number += 1;
+            Order {
+                id: FIRST_ORDER_ID + n,
+                store_id: store,
+                identifier: uuid_from(&mut rng),
+                order_number: *number - 1,
+                customer_id: customer.id,
+                user_name: customer.name.clone(),
+                user_email: customer.email.clone(),
+                status,
+                currency: currency.to_string(),
+                currency_rate,
+                subtotal: variant.price,
+                discount_total,
+                tax,
+                total,
+                tax_name,
+                tax_rate,
+                refunded_amount,
+                refunded_at: refunded_at.map(stamp),
+                product_id: product.id,
+                variant_id: variant.id,
+                product_name: product.name.clone(),
+                variant_name: variant.name.clone(),
+                created_at: stamp(created),
+                updated_at: stamp(refunded_at.unwrap_or(created + 5)),
+                custom: serde_json::Map::new(),
+            }
+        })
+        .collect()
+}
+
+/// A version 4 UUID from `rng`, so that seeded identifiers are the same on every run.
+fn uuid_from(rng: &mut Rng) -> String {
+    let (a, b) = (rng.next(), rng.next());
+    format!(
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        0x8000 | ((b >> 48) & 0x3fff),
+        b & 0xffff_ffff_ffff
+    )
+}
+
+/// US dollars per unit of `currency` for an order made now (a fixed rate: the simulator has no
+/// market).
+pub fn usd_rate(currency: &str) -> f64 {
+    if currency == "EUR" {
+        1.08
+    } else {
+        1.0
+    }
 }
 
 /// The currency of a store.
@@ -342,4 +490,60 @@ pub fn store_json(base: &str, id: u64) -> Option<Value> {
         "relationships": relationships,
         "links": {"self": format!("{base}/v1/stores/{id}")}
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const UNTIL: i64 = 1_795_000_000;
+
+    fn shop() -> (Vec<Product>, Vec<Customer>, Vec<Order>) {
+        let (products, customers) = (products(30), customers(460));
+        let orders = history(1_600, UNTIL, &products, &customers);
+        (products, customers, orders)
+    }
+
+    #[test]
+    fn the_history_is_what_spec_11_asks_for() {
+        let (_, customers, orders) = shop();
+        assert_eq!(orders.len(), 1_600);
+        let buyers: std::collections::HashSet<u64> = orders.iter().map(|o| o.customer_id).collect();
+        assert!(buyers.len() >= 400, "{} customers bought", buyers.len());
+        assert!(customers.iter().all(|c| c.email.is_ascii()), "addresses are plain ASCII");
+        let start = stamp(UNTIL - HISTORY_DAYS * 86_400);
+        assert!(orders.iter().all(|o| o.created_at >= start && o.created_at < stamp(UNTIL)));
+        let last_30_days = stamp(UNTIL - 30 * 86_400);
+        assert!(orders.iter().filter(|o| o.created_at >= last_30_days).count() > 200, "recent sales");
+        for status in ["paid", "refunded", "partial_refund", "failed", "fraudulent"] {
+            assert!(orders.iter().any(|o| o.status == status), "no {status} order");
+        }
+        assert!(orders.iter().any(|o| o.discount_total > 0) && orders.iter().any(|o| o.tax > 0));
+        assert!(orders.iter().any(|o| o.currency == "EUR" && o.store_id == STORE_ID && o.currency_rate > 1.0));
+        assert!(orders.iter().any(|o| o.store_id == OTHER_STORE_ID));
+    }
+
+    #[test]
+    fn each_order_adds_up() {
+        let (_, _, orders) = shop();
+        for o in &orders {
+            assert_eq!(o.total, o.subtotal - o.discount_total + o.tax, "order {}", o.id);
+            let refunded = matches!(o.status, "refunded" | "partial_refund");
+            assert_eq!(o.refunded_at.is_some(), refunded, "order {}", o.id);
+            assert!(o.refunded_amount <= o.total && (o.refunded_amount == o.total) == (o.status == "refunded"));
+            assert!(o.refunded_at.as_deref().is_none_or(|at| at > o.created_at.as_str() && at < stamp(UNTIL).as_str()));
+        }
+        // Each store numbers its own orders, in the order they were placed.
+        for store in [STORE_ID, OTHER_STORE_ID] {
+            let numbers: Vec<u64> = orders.iter().filter(|o| o.store_id == store).map(|o| o.order_number).collect();
+            assert!(numbers.windows(2).all(|w| w[1] == w[0] + 1), "store {store}");
+        }
+    }
+
+    #[test]
+    fn the_same_start_gives_the_same_history() {
+        let (a, b) = (shop().2, shop().2);
+        let key = |o: &Order| (o.id, o.identifier.clone(), o.total, o.status, o.created_at.clone());
+        assert_eq!(a.iter().map(key).collect::<Vec<_>>(), b.iter().map(key).collect::<Vec<_>>());
+    }
 }
