@@ -183,9 +183,16 @@ async fn orders_are_created_through_checkouts_and_validated() {
         .post("/api/payments/orders", json!({"productId": "15", "variantId": "152", "email": "bo@example.com"}))
         .await;
     assert_eq!(second["order"]["orderId"], "SR-000002");
+    // The list holds the whole store (synced in the background); ours are the newest.
     let (_, list) = app.get("/api/payments/orders").await;
-    assert_eq!(list["meta"]["totalItems"], 2);
+    assert!(list["meta"]["totalItems"].as_u64().unwrap() >= 2, "{list}");
     assert_eq!(list["orders"][0]["orderId"], "SR-000002", "newest first");
+    assert_eq!(
+        (list["orders"][0]["source"].as_str(), list["orders"][1]["orderId"].as_str()),
+        (Some("staffroom"), Some("SR-000001"))
+    );
+    let (_, found) = app.get("/api/payments/orders?search=sr-000001").await;
+    assert_eq!((found["meta"]["totalItems"].as_u64(), found["orders"][0]["id"].as_str()), (Some(1), Some(id)));
 
     let too_much: serde_json::Map<String, Value> = (0..51).map(|i| (format!("k{i}"), json!(i))).collect();
     for (body, fields) in [
@@ -211,7 +218,10 @@ async fn orders_are_created_through_checkouts_and_validated() {
     let (status, _) = app.get("/api/payments/orders/00000000-0000-0000-0000-000000000000").await;
     assert_eq!(status, 404);
     let (_, list) = app.get("/api/payments/orders").await;
-    assert_eq!(list["meta"]["totalItems"], 2, "refused orders leave nothing behind");
+    assert_eq!(list["orders"][0]["orderId"], "SR-000002", "refused orders leave nothing behind");
+    let (_, refused) = app.get("/api/payments/orders?search=a@example.com&limit=100").await;
+    let emails: Vec<&str> = refused["orders"].as_array().unwrap().iter().filter_map(|o| o["email"].as_str()).collect();
+    assert_eq!(emails, ["ada@example.com"], "{refused}");
 }
 
 #[tokio::test]
@@ -439,4 +449,74 @@ async fn a_sync_catches_up_an_order_whose_webhook_was_missed() {
     assert!(detail["order"]["providerOrderId"].is_string());
     let (_, again) = app.post("/api/payments/sync", json!({})).await;
     assert_eq!(again["ordersReconciled"], 0, "nothing left to catch up");
+}
+
+/// The whole store (SPEC section 11): a sync brings every order of the store, made anywhere, with
+/// its receipt number, items, amounts and receipt; a second sync reads only what changed; the
+/// list searches and filters them, and names each bad parameter.
+#[tokio::test]
+async fn the_whole_stores_orders_are_synced_searched_and_filtered() {
+    let app = SandboxApp::start().await;
+    let (status, report) = app.post("/api/payments/sync", json!({})).await;
+    assert_eq!(status, 200, "{report}");
+    let (_, all) = app.get("/api/payments/orders?limit=100").await;
+    let total = all["meta"]["totalItems"].as_u64().unwrap();
+    assert!(total >= 1_500, "the sandbox's history: {total}");
+    let orders = all["orders"].as_array().unwrap();
+    let created: Vec<&str> = orders.iter().map(|o| o["createdAt"].as_str().unwrap()).collect();
+    assert!(created.windows(2).all(|w| w[0] >= w[1]), "newest first");
+    let first = &orders[0];
+    assert_eq!(first["source"], "store");
+    assert!(first["orderNumber"].is_i64() && first["orderId"] == format!("#{}", first["orderNumber"]), "{first}");
+    assert!(first["receiptUrl"].as_str().unwrap().contains("/my-orders/"));
+    assert_eq!(first["items"].as_array().unwrap().len(), 1);
+    let (subtotal, discount, tax, sum) =
+        (first["subtotal"].as_i64(), first["discountTotal"].as_i64(), first["tax"].as_i64(), first["total"].as_i64());
+    assert_eq!(sum, Some(subtotal.unwrap() - discount.unwrap() + tax.unwrap()));
+    assert!(orders.iter().all(|o| o["email"].as_str().is_some_and(|e| e.contains('@'))));
+
+    // A second sync stops at the first page with nothing new: the sandbox's newest orders are
+    // a minute old, within the slack left for the provider's clock, so one page more.
+    let before = app.simulator().request_count();
+    let (_, again) = app.post("/api/payments/sync", json!({})).await;
+    assert!(again["orders"].as_u64().unwrap() <= 200, "a page or two of orders: {again}");
+    assert!(app.simulator().request_count() - before <= 8, "a handful of requests: {again}");
+    let (_, same) = app.get("/api/payments/orders?limit=1").await;
+    assert_eq!(same["meta"]["totalItems"], total, "nothing read twice");
+
+    // Search: by e-mail, by the receipt's number.
+    let email = first["email"].as_str().unwrap();
+    let (_, theirs) = app.get(&format!("/api/payments/orders?search={}&limit=100", email.to_uppercase())).await;
+    let theirs = theirs["orders"].as_array().unwrap();
+    assert!(!theirs.is_empty() && theirs.iter().all(|o| o["email"] == email));
+    let (_, by_number) = app.get(&format!("/api/payments/orders?search=%23{}", first["orderNumber"])).await;
+    assert_eq!(by_number["orders"][0]["id"], first["id"]);
+
+    // Filters: the provider's own status, ours, a customer, a product, days.
+    let (_, refunded) = app.get("/api/payments/orders?status=refunded&limit=100").await;
+    let refunded = refunded["orders"].as_array().unwrap();
+    assert!(!refunded.is_empty());
+    assert!(refunded.iter().all(|o| o["providerStatus"] == "refunded" && o["status"] == "paid"), "refunds were paid");
+    let (_, failed) = app.get("/api/payments/orders?status=failed&limit=100").await;
+    let providers: std::collections::BTreeSet<&str> =
+        failed["orders"].as_array().unwrap().iter().filter_map(|o| o["providerStatus"].as_str()).collect();
+    assert!(providers.iter().all(|p| ["failed", "fraudulent"].contains(p)) && !providers.is_empty());
+    let customer = first["customerId"].as_str().unwrap();
+    let (_, by_customer) = app.get(&format!("/api/payments/orders?customerId={customer}&limit=100")).await;
+    assert!(by_customer["orders"].as_array().unwrap().iter().all(|o| o["customerId"] == customer));
+    let product = first["productId"].as_str().unwrap();
+    let (_, by_product) = app.get(&format!("/api/payments/orders?productId={product}&limit=100")).await;
+    assert!(by_product["orders"].as_array().unwrap().iter().all(|o| o["productId"] == product));
+    let day = &first["createdAt"].as_str().unwrap()[..10];
+    let (_, that_day) = app.get(&format!("/api/payments/orders?from={day}&limit=100")).await;
+    let that_day = that_day["orders"].as_array().unwrap();
+    assert!(!that_day.is_empty() && that_day.iter().all(|o| o["createdAt"].as_str().unwrap() >= day));
+    let (_, before_day) = app.get(&format!("/api/payments/orders?to={day}&limit=100")).await;
+    assert!(before_day["orders"].as_array().unwrap().iter().all(|o| o["createdAt"].as_str().unwrap() < day));
+
+    // Every bad parameter is named at once.
+    let (status, bad) =
+        app.get("/api/payments/orders?status=shipped&from=yesterday&to=2026-13-01&customerId=a%20b").await;
+    assert_eq!(status, 400, "{bad}");
+    assert_eq!(bad_fields(&bad), ["status", "customerId", "from", "to"]);
 }

@@ -13,9 +13,10 @@ use staffroom::auth::validate::LoginInput;
 use staffroom::auth::{Actor, AuthService, LoginError, NewUser};
 use staffroom::events::{EventHub, EventKind, Since};
 use staffroom::payments::model::{
-    format_money, OrderDto, OrderStatus, ProductDto, ProductStatus, SubscriptionDto, SubscriptionStatus, VariantDto,
+    format_money, OrderDto, OrderItem, OrderSource, OrderStatus, ProductDto, ProductStatus, SubscriptionDto,
+    SubscriptionStatus, VariantDto,
 };
-use staffroom::payments::store::{CheckoutTerms, OrderRecord};
+use staffroom::payments::store::{CheckoutTerms, OrderQuery, OrderRecord, OrderSearch};
 use staffroom::secrets::Secret;
 use staffroom::store::postgres::Postgres;
 use staffroom::store::{Db, Sqlite};
@@ -83,6 +84,7 @@ on_both_stores!(
     the_catalogue_is_replaced_searched_and_paged,
     subscriptions_are_replaced_and_filtered,
     orders_are_numbered_once_each_and_updated,
+    orders_are_searched_and_filtered,
     the_inbox_stores_each_delivery_once_in_order,
     stored_deliveries_apply_once_by_the_order_rules,
     live_events_are_numbered_kept_and_sent,
@@ -401,10 +403,25 @@ fn order(id: &str, created: &str) -> OrderRecord {
             refunded_amount: 0,
             updated_at: created.into(),
             review: None,
+            source: OrderSource::Staffroom,
+            provider_status: None,
+            order_number: None,
+            items: vec![OrderItem {
+                product_id: "1".into(),
+                variant_id: "11".into(),
+                product_name: Some("Planner".into()),
+                variant_name: Some("Default".into()),
+                quantity: 1,
+                price: 1999,
+            }],
+            subtotal: 1999,
+            discount_total: 0,
+            tax: 0,
+            receipt_url: None,
             events: None,
         },
-        provider_status: None,
         provider_updated_at: None,
+        currency_rate: None,
         checkout_id: Some(format!("chk-{id}")),
         billing_address: Some(r#"{"country":"DE"}"#.into()),
         metadata: None,
@@ -413,21 +430,89 @@ fn order(id: &str, created: &str) -> OrderRecord {
     }
 }
 
+/// The whole store's orders (SPEC section 11): search by e-mail, name, receipt number and our
+/// reference; filters by status (ours or the provider's), customer, product and time; newest first.
+async fn orders_are_searched_and_filtered(db: Db) {
+    let mut made = Vec::new();
+    for (n, (email, name, provider_status, customer, product)) in [
+        ("ada@example.com", "Ada Lovelace", Some("paid"), "c1", "1"),
+        ("ben@example.com", "Ben Okafor", Some("refunded"), "c2", "2"),
+        ("ADA.second@Example.com", "Ada Müller", Some("partial_refund"), "c1", "2"),
+        ("cy@example.com", "Cy 100%_sure", Some("fraudulent"), "c3", "1"),
+        ("dee@example.com", "Dee", None, "c4", "1"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut o = order(&format!("q{n}"), &format!("2026-10-0{}T12:00:00Z", n + 1));
+        (o.dto.email, o.dto.name, o.dto.customer_id, o.dto.product_id) =
+            (email.into(), Some(name.into()), Some(customer.into()), product.into());
+        o.dto.provider_status = provider_status.map(str::to_string);
+        o.dto.status = match provider_status {
+            Some("fraudulent") => OrderStatus::Failed,
+            Some(_) => OrderStatus::Paid,
+            None => OrderStatus::Pending,
+        };
+        o.dto.order_number = provider_status.map(|_| 1001 + n as i64);
+        o.dto.source = if n == 4 { OrderSource::Staffroom } else { OrderSource::Store };
+        made.push(db.insert_order(o).await.unwrap());
+    }
+    let ids = |query: OrderQuery| {
+        let db = db.clone();
+        async move {
+            let (page, total) = db.list_orders(OrderQuery { page: 1, limit: 10, ..query }).await.unwrap();
+            assert_eq!(page.len() as u64, total);
+            page.into_iter().map(|o| o.id).collect::<Vec<_>>()
+        }
+    };
+    let search = |text: &str| OrderQuery { search: Some(OrderSearch::new(text)), ..Default::default() };
+    assert_eq!(ids(OrderQuery::default()).await, ["q4", "q3", "q2", "q1", "q0"], "newest first");
+    assert_eq!(ids(search("ADA")).await, ["q2", "q0"], "e-mail and name, any case");
+    assert_eq!(ids(search("okafor")).await, ["q1"]);
+    assert_eq!(ids(search("#1003")).await, ["q2"], "the receipt's number");
+    assert_eq!(ids(search("1002")).await, ["q1"]);
+    assert_eq!(made[..4], [None; 4], "an order made elsewhere takes no SR- number");
+    assert_eq!(ids(search(&format!("sr-{:06}", made[4].unwrap()))).await, ["q4"], "our reference");
+    let listed = db.list_orders(OrderQuery { page: 1, limit: 10, ..Default::default() }).await.unwrap().0;
+    let labels: Vec<&str> = listed.iter().map(|o| o.order_id.as_str()).collect();
+    assert_eq!(labels, [format!("SR-{:06}", made[4].unwrap()).as_str(), "#1004", "#1003", "#1002", "#1001"]);
+    assert_eq!(ids(search("100%_")).await, ["q3"], "% and _ are themselves");
+    assert!(ids(search("nobody")).await.is_empty());
+    let status = |status, provider_status| OrderQuery { status, provider_status, ..Default::default() };
+    assert_eq!(ids(status(Some(OrderStatus::Paid), None)).await, ["q2", "q1", "q0"]);
+    assert_eq!(ids(status(None, Some("refunded"))).await, ["q1"]);
+    assert_eq!(ids(status(Some(OrderStatus::Failed), None)).await, ["q3"]);
+    let customer = OrderQuery { customer_id: Some("c1".into()), ..Default::default() };
+    assert_eq!(ids(customer).await, ["q2", "q0"]);
+    let product =
+        OrderQuery { product_id: Some("2".into()), search: Some(OrderSearch::new("ada")), ..Default::default() };
+    assert_eq!(ids(product).await, ["q2"], "filters add up");
+    let days = OrderQuery {
+        from: Some("2026-10-02T00:00:00Z".into()),
+        to: Some("2026-10-04T12:00:00Z".into()),
+        ..Default::default()
+    };
+    assert_eq!(ids(days).await, ["q2", "q1"], "from inclusive, to exclusive");
+    let (second, total) = db.list_orders(OrderQuery { page: 2, limit: 2, ..Default::default() }).await.unwrap();
+    assert_eq!((second.iter().map(|o| o.id.as_str()).collect::<Vec<_>>(), total), (vec!["q2", "q1"], 5));
+}
+
 async fn orders_are_numbered_once_each_and_updated(db: Db) {
     // Orders made at once (on a team, by several replicas) each take their own number.
     let made = (0..16).map(|n| db.insert_order(order(&format!("o{n:02}"), &format!("2026-11-23T10:00:{n:02}Z"))));
     let mut numbers = futures::future::try_join_all(made).await.unwrap();
     numbers.sort();
-    assert_eq!(numbers, (1..=16).collect::<Vec<i64>>());
+    assert_eq!(numbers, (1..=16).map(Some).collect::<Vec<_>>());
 
     let stored = db.order("o03".into()).await.unwrap().unwrap();
     assert_eq!(stored.expected, order("o03", "").expected);
     assert_eq!((stored.checkout_id.as_deref(), stored.dto.email.as_str()), (Some("chk-o03"), "buyer@example.com"));
     let number: i64 = stored.dto.order_id.strip_prefix("SR-").unwrap().parse().unwrap();
     assert!((1..=16).contains(&number) && stored.dto.order_id.len() == 9, "{}", stored.dto.order_id);
-    let (page, total) = db.list_orders(1, 5).await.unwrap();
+    let (page, total) = db.list_orders(OrderQuery { page: 1, limit: 5, ..Default::default() }).await.unwrap();
     assert_eq!((page.len(), total), (5, 16));
-    assert!(page.windows(2).all(|w| w[0].order_id > w[1].order_id), "newest first");
+    assert!(page.windows(2).all(|w| w[0].created_at > w[1].created_at), "newest first");
+    assert_eq!(stored.dto.items, order("o03", "").dto.items, "the items are kept");
     assert_eq!(db.pending_orders("2026-11-23T10:00:10Z".into()).await.unwrap().len(), 6);
 
     // The provider's view: paid, linked to its order id.
@@ -435,10 +520,19 @@ async fn orders_are_numbered_once_each_and_updated(db: Db) {
     paid.dto.status = OrderStatus::Paid;
     paid.dto.provider_order_id = Some("ls-900".into());
     paid.dto.paid_at = Some("2026-11-23T10:05:00Z".into());
-    paid.provider_status = Some("paid".into());
+    paid.dto.provider_status = Some("paid".into());
+    paid.dto.order_number = Some(1042);
+    (paid.dto.total, paid.dto.tax, paid.dto.discount_total) = (2199, 400, 200);
+    paid.dto.receipt_url = Some("https://shop.example/receipt/1042".into());
+    paid.currency_rate = Some("1.08000000".into());
     db.update_order_from_provider(paid).await.unwrap();
     let found = db.order_by_provider_id("ls-900".into()).await.unwrap().unwrap();
     assert_eq!((found.dto.id.as_str(), found.dto.status), ("o03", OrderStatus::Paid));
+    assert_eq!((found.dto.order_number, found.dto.subtotal, found.dto.tax), (Some(1042), 1999, 400));
+    assert_eq!(
+        (found.dto.receipt_url.as_deref(), found.currency_rate.as_deref()),
+        (Some("https://shop.example/receipt/1042"), Some("1.08000000"))
+    );
     assert_eq!(db.pending_orders("2026-01-01T00:00:00Z".into()).await.unwrap().len(), 15);
 
     // Sync state: a failed attempt keeps the last success.

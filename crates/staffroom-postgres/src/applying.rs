@@ -68,6 +68,30 @@ impl ApplyingStore for Postgres {
         tx.commit().await.sql()?;
         Ok(result)
     }
+
+    async fn apply_events(&self, events: Vec<WebhookEvent>) -> Result<Vec<ApplyResult>> {
+        let mut client = self.client().await?;
+        let mut tx = client.transaction().await.sql()?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&APPLY_LOCK]).await.sql()?;
+        let mut results = Vec::with_capacity(events.len());
+        for event in &events {
+            let one = tx.savepoint("apply_one").await.sql()?;
+            let result = match apply_one(&one, event).await {
+                Ok(result) => {
+                    one.commit().await.sql()?;
+                    result
+                }
+                Err(err) => {
+                    one.rollback().await.sql()?;
+                    tracing::error!(resource = %event.resource_id, %err, "applying what a sync read failed");
+                    failed(&err)
+                }
+            };
+            results.push(result);
+        }
+        tx.commit().await.sql()?;
+        Ok(results)
+    }
 }
 
 /// PostgreSQL: under the applying lock, so that replicas apply one at a time and in order, and

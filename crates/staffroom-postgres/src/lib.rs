@@ -31,6 +31,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0006_events.sql"),
     include_str!("../migrations/0007_sealed_secrets.sql"),
     include_str!("../migrations/0008_list_order.sql"),
+    include_str!("../migrations/0009_whole_store.sql"),
 ];
 
 /// The schema version this binary knows.

@@ -8,7 +8,10 @@ use tokio_postgres::Row;
 use super::Postgres;
 use staffroom_core::error::Result;
 use staffroom_core::payments::model::{format_money, OrderDto, ProductDto, SubscriptionDto, VariantDto};
-use staffroom_core::payments::store::{order_reference, CheckoutTerms, OrderRecord, PaymentStore, SyncState};
+use staffroom_core::payments::store::{
+    items_from_json, items_to_json, order_label, subtotal_of, CheckoutTerms, OrderQuery, OrderRecord, PaymentStore,
+    SyncState,
+};
 
 const PRODUCT_COLUMNS: &str = "id, name, slug, price, currency, status, created_at, updated_at";
 
@@ -309,13 +312,13 @@ pub async fn note_payment(db: &impl GenericClient, subscription_id: &str, status
         > 0)
 }
 
-const ORDER_COLUMNS: &str = "id, number, status, total, currency, checkout_url, created_at, email, name, product_id, variant_id, customer_id, provider_order_id, paid_at, refunded_at, updated_at, provider_status, provider_updated_at, checkout_id, billing_address, metadata, created_by, store_id, subtotal, test_mode, review, refunded_amount";
+const ORDER_COLUMNS: &str = "id, number, status, total, currency, checkout_url, created_at, email, name, product_id, variant_id, customer_id, provider_order_id, paid_at, refunded_at, updated_at, provider_status, provider_updated_at, checkout_id, billing_address, metadata, created_by, store_id, subtotal, test_mode, review, refunded_amount, source, order_number, items, discount_total, tax, receipt_url, currency_rate";
 
 fn order_of(row: &Row) -> OrderRecord {
     OrderRecord {
         dto: OrderDto {
             id: row.get(0),
-            order_id: order_reference(row.get(1)),
+            order_id: order_label(row.get(1), row.get(28)),
             status: crate::get_enum(row, 2),
             total: row.get(3),
             currency: row.get(4),
@@ -332,10 +335,18 @@ fn order_of(row: &Row) -> OrderRecord {
             updated_at: row.get(15),
             review: row.get(25),
             refunded_amount: row.get(26),
+            source: crate::get_enum(row, 27),
+            provider_status: row.get(16),
+            order_number: row.get(28),
+            items: items_from_json(row.get(29)),
+            subtotal: subtotal_of(row.get(3), row.get(30), row.get(31)),
+            discount_total: row.get(30),
+            tax: row.get(31),
+            receipt_url: row.get(32),
             events: None,
         },
-        provider_status: row.get(16),
         provider_updated_at: row.get(17),
+        currency_rate: row.get(33),
         checkout_id: row.get(18),
         billing_address: row.get(19),
         metadata: row.get(20),
@@ -352,14 +363,17 @@ fn order_of(row: &Row) -> OrderRecord {
 }
 
 /// Inserts an order with the next number of the sequence; returns the number.
-pub async fn insert_order(db: &impl GenericClient, order: &OrderRecord) -> Result<i64> {
+/// Inserts an order; one made here takes the next number, which is returned.
+pub async fn insert_order(db: &impl GenericClient, order: &OrderRecord) -> Result<Option<i64>> {
     let o = &order.dto;
     let expected = order.expected.as_ref();
     let row = db
         .query_one(
             &format!(
-                "INSERT INTO orders ({ORDER_COLUMNS}) VALUES ($1, nextval('order_numbers'), $2, $3, $4, $5, $6, $7, $8, $9,
-                 $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26) RETURNING number"
+                "INSERT INTO orders ({ORDER_COLUMNS}) VALUES ($1,
+                 CASE WHEN $27::TEXT = 'staffroom' THEN nextval('order_numbers') END, $2, $3, $4, $5, $6, $7, $8, $9,
+                 $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29,
+                 $30, $31, $32, $33) RETURNING number"
             ),
             &[
                 &o.id,
@@ -377,7 +391,7 @@ pub async fn insert_order(db: &impl GenericClient, order: &OrderRecord) -> Resul
                 &o.paid_at,
                 &o.refunded_at,
                 &o.updated_at,
-                &order.provider_status,
+                &o.provider_status,
                 &order.provider_updated_at,
                 &order.checkout_id,
                 &order.billing_address,
@@ -388,9 +402,17 @@ pub async fn insert_order(db: &impl GenericClient, order: &OrderRecord) -> Resul
                 &expected.map(|e| e.test_mode),
                 &o.review,
                 &o.refunded_amount,
+                &o.source.as_str(),
+                &o.order_number,
+                &items_to_json(&o.items),
+                &o.discount_total,
+                &o.tax,
+                &o.receipt_url,
+                &order.currency_rate,
             ],
         )
-        .await.sql()?;
+        .await
+        .sql()?;
     Ok(row.get(0))
 }
 
@@ -404,16 +426,39 @@ pub async fn find_order_by_provider_id(db: &impl GenericClient, provider_id: &st
     Ok(db.query_opt(&db.prepare_cached(&sql).await.sql()?, &[&provider_id]).await.sql()?.as_ref().map(order_of))
 }
 
-pub async fn list_orders(db: &impl GenericClient, page: u32, limit: u32) -> Result<(Vec<OrderDto>, u64)> {
-    let total: i64 = db.query_one("SELECT COUNT(*) FROM orders", &[]).await.sql()?.get(0);
-    let offset = (i64::from(page) - 1) * i64::from(limit);
-    let rows = db
-        .query(
-            &format!("SELECT {ORDER_COLUMNS} FROM orders ORDER BY number DESC LIMIT $1 OFFSET $2"),
-            &[&i64::from(limit), &offset],
-        )
+/// A page of the orders `query` asks for, newest first (by when they were made).
+pub async fn list_orders(db: &impl GenericClient, query: &OrderQuery) -> Result<(Vec<OrderDto>, u64)> {
+    let search = query.search.as_ref();
+    let filter = "($1::TEXT IS NULL OR email ILIKE $1 OR name ILIKE $1 OR order_number = $2 OR number = $3)
+         AND ($4::TEXT IS NULL OR status = $4) AND ($5::TEXT IS NULL OR provider_status = $5)
+         AND ($6::TEXT IS NULL OR customer_id = $6) AND ($7::TEXT IS NULL OR product_id = $7)
+         AND ($8::TEXT IS NULL OR created_at >= $8) AND ($9::TEXT IS NULL OR created_at < $9)";
+    let (limit, offset) = (i64::from(query.limit), (i64::from(query.page) - 1) * i64::from(query.limit));
+    let (pattern, number, reference) =
+        (search.map(|s| s.pattern.as_str()), search.and_then(|s| s.order_number), search.and_then(|s| s.reference));
+    let status = query.status.map(|s| s.as_str());
+    let values: [&(dyn tokio_postgres::types::ToSql + Sync); 11] = [
+        &pattern,
+        &number,
+        &reference,
+        &status,
+        &query.provider_status,
+        &query.customer_id,
+        &query.product_id,
+        &query.from,
+        &query.to,
+        &limit,
+        &offset,
+    ];
+    let count = db.prepare_cached(&format!("SELECT COUNT(*) FROM orders WHERE {filter}")).await.sql()?;
+    let total: i64 = db.query_one(&count, &values[..9]).await.sql()?.get(0);
+    let page = db
+        .prepare_cached(&format!(
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE {filter} ORDER BY created_at DESC, number DESC LIMIT $10 OFFSET $11"
+        ))
         .await
         .sql()?;
+    let rows = db.query(&page, &values).await.sql()?;
     Ok((rows.iter().map(|row| order_of(row).dto).collect(), total as u64))
 }
 
@@ -428,12 +473,13 @@ pub async fn update_order_from_provider(db: &impl GenericClient, order: &OrderRe
     db.execute(
         "UPDATE orders SET status = $2, provider_order_id = $3, provider_status = $4, provider_updated_at = $5,
                 paid_at = $6, refunded_at = $7, customer_id = $8, updated_at = $9, total = $10, currency = $11,
-                review = $12, refunded_amount = $13 WHERE id = $1",
+                review = $12, refunded_amount = $13, order_number = $14, items = $15, discount_total = $16,
+                tax = $17, receipt_url = $18, currency_rate = $19 WHERE id = $1",
         &[
             &o.id,
             &o.status.as_str(),
             &o.provider_order_id,
-            &order.provider_status,
+            &o.provider_status,
             &order.provider_updated_at,
             &o.paid_at,
             &o.refunded_at,
@@ -443,6 +489,12 @@ pub async fn update_order_from_provider(db: &impl GenericClient, order: &OrderRe
             &o.currency,
             &o.review,
             &o.refunded_amount,
+            &o.order_number,
+            &items_to_json(&o.items),
+            &o.discount_total,
+            &o.tax,
+            &o.receipt_url,
+            &order.currency_rate,
         ],
     )
     .await
@@ -536,7 +588,7 @@ impl PaymentStore for Postgres {
         get_subscription(&self.client().await?, &id).await
     }
 
-    async fn insert_order(&self, order: OrderRecord) -> Result<i64> {
+    async fn insert_order(&self, order: OrderRecord) -> Result<Option<i64>> {
         insert_order(&self.client().await?, &order).await
     }
 
@@ -548,8 +600,8 @@ impl PaymentStore for Postgres {
         find_order_by_provider_id(&self.client().await?, &provider_id).await
     }
 
-    async fn list_orders(&self, page: u32, limit: u32) -> Result<(Vec<OrderDto>, u64)> {
-        list_orders(&self.client().await?, page, limit).await
+    async fn list_orders(&self, query: OrderQuery) -> Result<(Vec<OrderDto>, u64)> {
+        list_orders(&self.client().await?, &query).await
     }
 
     async fn pending_orders(&self, since: String) -> Result<Vec<OrderRecord>> {

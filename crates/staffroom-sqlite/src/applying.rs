@@ -90,6 +90,24 @@ impl ApplyingStore for Sqlite {
     async fn apply_event(&self, event: WebhookEvent) -> Result<ApplyResult> {
         self.transaction(move |tx| apply_one(tx, &event)).await
     }
+
+    async fn apply_events(&self, events: Vec<WebhookEvent>) -> Result<Vec<ApplyResult>> {
+        self.transaction(move |tx| {
+            let mut results = Vec::with_capacity(events.len());
+            for event in &events {
+                tx.execute_batch("SAVEPOINT apply_one").sql()?;
+                let result = apply_one(tx, event);
+                let end = if result.is_ok() { "RELEASE apply_one" } else { "ROLLBACK TO apply_one; RELEASE apply_one" };
+                tx.execute_batch(end).sql()?;
+                results.push(result.unwrap_or_else(|err| {
+                    tracing::error!(resource = %event.resource_id, %err, "applying what a sync read failed");
+                    failed(&err)
+                }));
+            }
+            Ok(results)
+        })
+        .await
+    }
 }
 
 #[cfg(test)]

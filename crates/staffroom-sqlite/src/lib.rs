@@ -35,6 +35,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0006_order_checks.sql"),
     include_str!("../migrations/0007_hardening.sql"),
     include_str!("../migrations/0008_refunds.sql"),
+    include_str!("../migrations/0009_whole_store.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

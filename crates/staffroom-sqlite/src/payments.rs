@@ -5,8 +5,11 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::Sqlite;
 use staffroom_core::error::Result;
-use staffroom_core::payments::model::{format_money, OrderDto, ProductDto, SubscriptionDto, VariantDto};
-use staffroom_core::payments::store::{order_reference, CheckoutTerms, OrderRecord, PaymentStore, SyncState};
+use staffroom_core::payments::model::{format_money, OrderDto, OrderSource, ProductDto, SubscriptionDto, VariantDto};
+use staffroom_core::payments::store::{
+    items_from_json, items_to_json, order_label, subtotal_of, CheckoutTerms, OrderQuery, OrderRecord, PaymentStore,
+    SyncState,
+};
 
 // ---- products -------------------------------------------------------------------------------
 
@@ -273,13 +276,13 @@ pub fn note_payment(conn: &Connection, subscription_id: &str, status: &str, at: 
 
 // ---- orders ---------------------------------------------------------------------------------
 
-const ORDER_COLUMNS: &str = "id, number, status, total, currency, checkout_url, created_at, email, name, product_id, variant_id, customer_id, provider_order_id, paid_at, refunded_at, updated_at, provider_status, provider_updated_at, checkout_id, billing_address, metadata, created_by, store_id, subtotal, test_mode, review, refunded_amount";
+const ORDER_COLUMNS: &str = "id, number, status, total, currency, checkout_url, created_at, email, name, product_id, variant_id, customer_id, provider_order_id, paid_at, refunded_at, updated_at, provider_status, provider_updated_at, checkout_id, billing_address, metadata, created_by, store_id, subtotal, test_mode, review, refunded_amount, source, order_number, items, discount_total, tax, receipt_url, currency_rate";
 
 fn order_from_row(row: &Row<'_>) -> rusqlite::Result<OrderRecord> {
     Ok(OrderRecord {
         dto: OrderDto {
             id: row.get(0)?,
-            order_id: order_reference(row.get(1)?),
+            order_id: order_label(row.get(1)?, row.get(28)?),
             status: crate::get_enum(row, 2)?,
             total: row.get(3)?,
             currency: row.get(4)?,
@@ -296,10 +299,18 @@ fn order_from_row(row: &Row<'_>) -> rusqlite::Result<OrderRecord> {
             updated_at: row.get(15)?,
             review: row.get(25)?,
             refunded_amount: row.get(26)?,
+            source: crate::get_enum(row, 27)?,
+            provider_status: row.get(16)?,
+            order_number: row.get(28)?,
+            items: items_from_json(&row.get::<_, String>(29)?),
+            subtotal: subtotal_of(row.get(3)?, row.get(30)?, row.get(31)?),
+            discount_total: row.get(30)?,
+            tax: row.get(31)?,
+            receipt_url: row.get(32)?,
             events: None,
         },
-        provider_status: row.get(16)?,
         provider_updated_at: row.get(17)?,
+        currency_rate: row.get(33)?,
         checkout_id: row.get(18)?,
         billing_address: row.get(19)?,
         metadata: row.get(20)?,
@@ -315,8 +326,8 @@ fn order_from_row(row: &Row<'_>) -> rusqlite::Result<OrderRecord> {
     })
 }
 
-/// Inserts an order, giving it the next number; returns the number.
-pub fn insert_order(conn: &mut Connection, order: &OrderRecord) -> Result<i64> {
+/// Inserts an order; one made here takes the next number, which is returned.
+pub fn insert_order(conn: &mut Connection, order: &OrderRecord) -> Result<Option<i64>> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).sql()?;
     let number = insert_order_in(&tx, order)?;
     tx.commit().sql()?;
@@ -325,17 +336,23 @@ pub fn insert_order(conn: &mut Connection, order: &OrderRecord) -> Result<i64> {
 
 /// [`insert_order`] inside a write transaction the caller holds (which makes the next number
 /// safe to take).
-pub fn insert_order_in(tx: &Connection, order: &OrderRecord) -> Result<i64> {
-    let number: i64 = tx.query_row("SELECT COALESCE(MAX(number), 0) + 1 FROM orders", [], |r| r.get(0)).sql()?;
+pub fn insert_order_in(tx: &Connection, order: &OrderRecord) -> Result<Option<i64>> {
+    let number: Option<i64> = match order.dto.source {
+        OrderSource::Staffroom => {
+            Some(tx.query_row("SELECT COALESCE(MAX(number), 0) + 1 FROM orders", [], |r| r.get(0)).sql()?)
+        }
+        OrderSource::Store => None,
+    };
     let o = &order.dto;
     tx.execute(
-        &format!("INSERT INTO orders ({ORDER_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)"),
+        &format!("INSERT INTO orders ({ORDER_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)"),
         params![
             o.id, number, o.status.as_str(), o.total, o.currency, o.checkout_url, o.created_at, o.email, o.name, o.product_id, o.variant_id,
-            o.customer_id, o.provider_order_id, o.paid_at, o.refunded_at, o.updated_at, order.provider_status,
+            o.customer_id, o.provider_order_id, o.paid_at, o.refunded_at, o.updated_at, o.provider_status,
             order.provider_updated_at, order.checkout_id, order.billing_address, order.metadata, order.created_by,
             order.expected.as_ref().map(|e| &e.store_id), order.expected.as_ref().map(|e| e.subtotal),
-            order.expected.as_ref().map(|e| e.test_mode), o.review, o.refunded_amount
+            order.expected.as_ref().map(|e| e.test_mode), o.review, o.refunded_amount, o.source.as_str(), o.order_number,
+            items_to_json(&o.items), o.discount_total, o.tax, o.receipt_url, order.currency_rate
         ],
     ).sql()?;
     Ok(number)
@@ -361,14 +378,37 @@ pub fn find_order_by_provider_id(conn: &Connection, provider_id: &str) -> Result
         .sql()?)
 }
 
-/// A page of orders, newest first.
-pub fn list_orders(conn: &Connection, page: u32, limit: u32) -> Result<(Vec<OrderDto>, u64)> {
-    let total: i64 = conn.query_row("SELECT COUNT(*) FROM orders", [], |r| r.get(0)).sql()?;
-    let mut stmt =
-        conn.prepare(&format!("SELECT {ORDER_COLUMNS} FROM orders ORDER BY number DESC LIMIT ?1 OFFSET ?2")).sql()?;
-    let offset = (page as i64 - 1) * limit as i64;
+/// A page of the orders `query` asks for, newest first (by when they were made).
+pub fn list_orders(conn: &Connection, query: &OrderQuery) -> Result<(Vec<OrderDto>, u64)> {
+    let search = query.search.as_ref();
+    let filter =
+        "(?1 IS NULL OR email LIKE ?1 ESCAPE '\\' OR name LIKE ?1 ESCAPE '\\' OR order_number = ?2 OR number = ?3)
+         AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR provider_status = ?5)
+         AND (?6 IS NULL OR customer_id = ?6) AND (?7 IS NULL OR product_id = ?7)
+         AND (?8 IS NULL OR created_at >= ?8) AND (?9 IS NULL OR created_at < ?9)";
+    let (limit, offset) = (query.limit as i64, (query.page as i64 - 1) * query.limit as i64);
+    let values: [&dyn rusqlite::ToSql; 11] = [
+        &search.map(|s| &s.pattern),
+        &search.and_then(|s| s.order_number),
+        &search.and_then(|s| s.reference),
+        &query.status.map(|s| s.as_str()),
+        &query.provider_status,
+        &query.customer_id,
+        &query.product_id,
+        &query.from,
+        &query.to,
+        &limit,
+        &offset,
+    ];
+    let total: i64 =
+        conn.query_row(&format!("SELECT COUNT(*) FROM orders WHERE {filter}"), &values[..9], |r| r.get(0)).sql()?;
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE {filter} ORDER BY created_at DESC, number DESC LIMIT ?10 OFFSET ?11"
+        ))
+        .sql()?;
     let rows = stmt
-        .query_map(params![limit, offset], order_from_row)
+        .query_map(&values[..], order_from_row)
         .sql()?
         .map(|r| r.map(|o| o.dto))
         .collect::<rusqlite::Result<Vec<_>>>()
@@ -393,10 +433,12 @@ pub fn update_order_from_provider(conn: &Connection, order: &OrderRecord) -> Res
     conn.execute(
         "UPDATE orders SET status = ?2, provider_order_id = ?3, provider_status = ?4, provider_updated_at = ?5, paid_at = ?6,
                 refunded_at = ?7, customer_id = ?8, updated_at = ?9, total = ?10, currency = ?11, review = ?12,
-                refunded_amount = ?13 WHERE id = ?1",
+                refunded_amount = ?13, order_number = ?14, items = ?15, discount_total = ?16, tax = ?17,
+                receipt_url = ?18, currency_rate = ?19 WHERE id = ?1",
         params![
-            o.id, o.status.as_str(), o.provider_order_id, order.provider_status, order.provider_updated_at, o.paid_at, o.refunded_at,
-            o.customer_id, o.updated_at, o.total, o.currency, o.review, o.refunded_amount
+            o.id, o.status.as_str(), o.provider_order_id, o.provider_status, order.provider_updated_at, o.paid_at, o.refunded_at,
+            o.customer_id, o.updated_at, o.total, o.currency, o.review, o.refunded_amount, o.order_number,
+            items_to_json(&o.items), o.discount_total, o.tax, o.receipt_url, order.currency_rate
         ],
     ).sql()?;
     Ok(())
@@ -489,7 +531,7 @@ impl PaymentStore for Sqlite {
         self.call(move |conn| get_subscription(conn, &id)).await
     }
 
-    async fn insert_order(&self, order: OrderRecord) -> Result<i64> {
+    async fn insert_order(&self, order: OrderRecord) -> Result<Option<i64>> {
         self.write(move |conn| insert_order(conn, &order)).await
     }
 
@@ -501,8 +543,8 @@ impl PaymentStore for Sqlite {
         self.call(move |conn| find_order_by_provider_id(conn, &provider_id)).await
     }
 
-    async fn list_orders(&self, page: u32, limit: u32) -> Result<(Vec<OrderDto>, u64)> {
-        self.call(move |conn| list_orders(conn, page, limit)).await
+    async fn list_orders(&self, query: OrderQuery) -> Result<(Vec<OrderDto>, u64)> {
+        self.call(move |conn| list_orders(conn, &query)).await
     }
 
     async fn pending_orders(&self, since: String) -> Result<Vec<OrderRecord>> {

@@ -9,6 +9,10 @@ export type SyncReport = { products: number, subscriptions: number,
  */
 ordersReconciled: number, 
 /**
+ * Orders of the store read (all on the first sync, then those changed since the last).
+ */
+orders: number, 
+/**
  * Provider requests made.
  */
 requests: number, };

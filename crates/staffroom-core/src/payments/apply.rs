@@ -6,7 +6,7 @@
 //! ([`decide`], the rules above, free of storage), and write the [`Change`]. Only the reading
 //! and writing are per backend, so SQLite and PostgreSQL apply by the same rules.
 
-use crate::payments::model::OrderStatus;
+use crate::payments::model::{OrderSource, OrderStatus};
 use serde_json::Value;
 
 use super::jsonapi::Resource;
@@ -174,16 +174,26 @@ fn order_from_provider(event: &WebhookEvent, r: &Resource, facts: OrderFacts) ->
             refunded_amount: r.int("refunded_amount").unwrap_or(0),
             updated_at: facts.now,
             review: None,
+            source: OrderSource::Store,
+            provider_status: Some(facts.provider_status),
+            order_number: None,
+            items: Vec::new(),
+            subtotal: 0,
+            discount_total: r.int("discount_total").unwrap_or(0),
+            tax: r.int("tax").unwrap_or(0),
+            receipt_url: None,
             events: None,
         },
-        provider_status: Some(facts.provider_status),
         provider_updated_at: facts.updated_at,
+        currency_rate: None,
         expected: None,
         checkout_id: None,
         billing_address: None,
         metadata: None,
         created_by: Some("provider".into()),
     };
+    let mut record = record;
+    copy_details(r, &mut record);
     let result = ApplyResult {
         outcome: Outcome::Applied(Some("new order from the provider".into())),
         order_id: Some(record.dto.id.clone()),
@@ -238,6 +248,8 @@ fn update_order(
             if let Some(currency) = r.str("currency") {
                 order.dto.currency = currency;
             }
+            order.dto.discount_total = r.int("discount_total").unwrap_or(order.dto.discount_total);
+            order.dto.tax = r.int("tax").unwrap_or(order.dto.tax);
             order.dto.review = None;
         }
         order.dto.status = target;
@@ -247,9 +259,23 @@ fn update_order(
     order.dto.provider_order_id = Some(r.id.clone());
     order.dto.customer_id = r.str("customer_id").or(order.dto.customer_id);
     order.dto.updated_at = facts.now;
-    order.provider_status = Some(facts.provider_status);
+    order.dto.provider_status = Some(facts.provider_status);
     order.provider_updated_at = facts.updated_at.or(order.provider_updated_at);
+    copy_details(r, &mut order);
     (Change::UpdateOrder { order, review }, linked(outcome))
+}
+
+/// What every order resource states beside its status and amounts: the number on the receipt,
+/// the items, the receipt link and the currency's rate, kept when an event leaves one out.
+fn copy_details(r: &Resource, order: &mut OrderRecord) {
+    order.dto.order_number = r.int("order_number").or(order.dto.order_number);
+    let items = model::order_items(r);
+    if !items.is_empty() {
+        order.dto.items = items;
+    }
+    let receipt = r.attributes.get("urls").and_then(|urls| urls.get("receipt")).and_then(Value::as_str);
+    order.dto.receipt_url = receipt.map(str::to_string).or(order.dto.receipt_url.take());
+    order.currency_rate = r.str("currency_rate").or(order.currency_rate.take());
 }
 
 /// How a payment event differs from what the order's checkout sold: another store, variant,

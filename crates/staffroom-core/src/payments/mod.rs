@@ -67,6 +67,8 @@ pub struct SyncReport {
     pub subscriptions: usize,
     /// Pending orders whose missed webhook was caught up from the provider's order list.
     pub orders_reconciled: usize,
+    /// Orders of the store read (all on the first sync, then those changed since the last).
+    pub orders: usize,
     /// Provider requests made.
     pub requests: u32,
 }
@@ -303,6 +305,50 @@ impl PaymentService {
         outcome
     }
 
+    /// Every order of the store (SPEC section 11), 100 a page, newest first: all of them on the
+    /// first sync, after that until a page with nothing changed since the last sync began (a
+    /// minute's slack for the provider's clock). Each order is applied by the webhook rules
+    /// (`apply::decide`), so one made here stays linked, and no status moves backwards.
+    async fn read_orders(&self, report: &SyncReporter) -> Result<(usize, u32)> {
+        let outcome = async {
+            let store_id = self.store_id().await?;
+            let since = self.db.sync_state("orders").await?.synced_at.and_then(|at| {
+                let at = chrono::DateTime::parse_from_rfc3339(&at).ok()?;
+                Some((at - chrono::Duration::minutes(1)).with_timezone(&chrono::Utc))
+            });
+            let started = now_rfc3339();
+            let query = [("filter[store_id]", store_id.clone())];
+            let mut read = 0;
+            let changed = |r: &jsonapi::Resource| {
+                let updated = r.str("updated_at").and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok());
+                since.zip(updated).is_none_or(|(since, updated)| updated >= since)
+            };
+            let mut pages = self.client.pages("orders", &query);
+            while let Some(page) = pages.next().await? {
+                report.step(SyncStep::Orders, pages.read, pages.total.map(|t| t.max(pages.read)));
+                // Whatever pages after the first kept of the filter: only this store's.
+                let ours: Vec<_> = page
+                    .iter()
+                    .filter(|r| r.str("store_id").is_none_or(|store| store == store_id))
+                    .map(synced_order)
+                    .collect();
+                read += ours.len();
+                self.db.apply_events(ours).await?;
+                if !page.iter().any(changed) {
+                    break;
+                }
+            }
+            let pages = pages.read;
+            self.db.record_sync("orders", started, None).await?;
+            Ok::<_, Error>((read, pages))
+        }
+        .await;
+        if let Err(err) = &outcome {
+            self.db.record_sync("orders", now_rfc3339(), Some(err.message.clone())).await?;
+        }
+        outcome
+    }
+
     /// Waits for any sync running here, and on a team server on any replica (with `wait`; else
     /// `None` when one runs), then holds the turn while the caller reads the provider: the fleet
     /// never syncs twice at once, so together it stays under the provider's rate limit.
@@ -346,9 +392,13 @@ impl PaymentService {
         let outcome = async {
             let products = self.read_catalogue(&report).await;
             let subscriptions = self.read_subscriptions(&report).await;
-            let orders = self.reconcile_orders_reporting(&report).await;
-            let ((products, a), (subscriptions, b), (orders_reconciled, c)) = (products?, subscriptions?, orders?);
-            Ok(SyncReport { products, subscriptions, orders_reconciled, requests: a + b + c })
+            // Our own orders first: one whose webhook was missed links to the provider's order
+            // before the whole store is read, which would otherwise take that order as new.
+            let reconciled = self.reconcile_orders_reporting(&report).await;
+            let orders = self.read_orders(&report).await;
+            let ((products, a), (subscriptions, b), (orders_reconciled, c), (orders, d)) =
+                (products?, subscriptions?, reconciled?, orders?);
+            Ok(SyncReport { products, subscriptions, orders_reconciled, orders, requests: a + b + c + d })
         }
         .await;
         report.finished(outcome.as_ref().map(|_| ()));
@@ -559,8 +609,8 @@ impl PaymentService {
             checkout.str("url").ok_or_else(|| Error::integration(client::PROVIDER, None, "The checkout has no URL"))?;
         let mut record = OrderRecord {
             dto: OrderDto { id: order_id.clone(), checkout_url, ..pending_order(&new, &product, variant) },
-            provider_status: None,
             provider_updated_at: None,
+            currency_rate: None,
             expected: Some(store::CheckoutTerms {
                 store_id: store_id.clone(),
                 subtotal: variant.price,
@@ -572,7 +622,7 @@ impl PaymentService {
             created_by: Some(actor.audit_name().to_string()),
         };
         let number = self.db.insert_order(record.clone()).await?;
-        record.dto.order_id = store::order_reference(number);
+        record.dto.order_id = store::order_label(number, None);
         self.audit
             .record(
                 actor.audit_name(),
@@ -655,10 +705,30 @@ impl PaymentService {
         Ok(order)
     }
 
-    /// `GET /orders`: local orders, newest first.
-    pub async fn list_orders(&self, query: &ops::ListOrdersRequest) -> Result<OrderList> {
-        let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
-        let (orders, total) = self.db.list_orders(page, limit).await?;
+    /// `GET /orders`: every order of the store from the cache, newest first, searched and
+    /// filtered (SPEC section 11).
+    pub async fn list_orders(&self, request: &ops::ListOrdersRequest) -> Result<OrderList> {
+        use model::OrderStatusFilter as Wanted;
+        let (page, limit) = (request.page.unwrap_or(1), request.limit.unwrap_or(10));
+        let (status, provider_status) = match request.status {
+            None => (None, None),
+            Some(Wanted::Pending) => (Some(model::OrderStatus::Pending), None),
+            Some(Wanted::Paid) => (Some(model::OrderStatus::Paid), None),
+            Some(Wanted::Failed) => (Some(model::OrderStatus::Failed), None),
+            Some(provider_only) => (None, Some(provider_only.as_str())),
+        };
+        let query = store::OrderQuery {
+            page,
+            limit,
+            search: request.search.as_deref().map(store::OrderSearch::new),
+            status,
+            provider_status,
+            customer_id: request.customer_id.clone(),
+            product_id: request.product_id.clone(),
+            from: request.from.as_deref().and_then(validate::instant),
+            to: request.to.as_deref().and_then(validate::instant),
+        };
+        let (orders, total) = self.db.list_orders(query).await?;
         Ok(OrderList { orders, meta: PageMeta::new(page, limit, total) })
     }
 
@@ -813,7 +883,7 @@ impl PaymentService {
         record.dto.refunded_amount =
             order.int("refunded_amount").unwrap_or(refunded_before).max(record.dto.refunded_amount);
         record.dto.refunded_at = model::normalise_time(order.str("refunded_at")).or(Some(now.clone()));
-        record.provider_status = order.str("status").or(record.provider_status);
+        record.dto.provider_status = order.str("status").or(record.dto.provider_status);
         record.provider_updated_at = model::normalise_time(order.str("updated_at")).or(record.provider_updated_at);
         record.dto.updated_at = now;
         self.db.update_order_from_provider(record).await?;
@@ -920,6 +990,21 @@ fn pending_order(new: &validate::NewOrder, product: &ProductDto, variant: &model
         refunded_amount: 0,
         updated_at: now,
         review: None,
+        source: model::OrderSource::Staffroom,
+        provider_status: None,
+        order_number: None,
+        items: vec![model::OrderItem {
+            product_id: product.id.clone(),
+            variant_id: variant.id.clone(),
+            product_name: Some(product.name.clone()),
+            variant_name: Some(variant.name.clone()),
+            quantity: 1,
+            price: variant.price,
+        }],
+        subtotal: variant.price,
+        discount_total: 0,
+        tax: 0,
+        receipt_url: None,
         events: None,
     }
 }
@@ -967,5 +1052,19 @@ mod tests {
         assert!(
             matches!(SubscriptionAction::parse("archive", &json!({})), Err(e) if e.code == crate::ErrorCode::NotFound)
         );
+    }
+}
+
+/// An order a sync read, as the event that applies it: what the provider says of it now.
+fn synced_order(resource: &jsonapi::Resource) -> crate::webhooks::WebhookEvent {
+    crate::webhooks::WebhookEvent {
+        name: "order_updated".into(),
+        webhook_id: None,
+        resource_type: "orders".into(),
+        resource_id: resource.id.clone(),
+        attributes: resource.attributes.clone(),
+        custom_data: None,
+        test_mode: None,
+        timestamp: None,
     }
 }

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use staffroom_macros::request;
 
-use super::model::{OrderDto, ProductDto, ProductStatus, SubscriptionStatus};
+use super::model::{OrderDto, OrderStatusFilter, ProductDto, ProductStatus, SubscriptionStatus};
 use super::sync::SyncStatus;
 use super::validate::{self, NewOrder};
 use super::{OrderList, ProductList, SubscriptionAction, SubscriptionActionResult, SubscriptionList, SyncReport};
@@ -106,6 +106,38 @@ pub struct ListOrdersRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
+    /// Part of the e-mail or the name, the receipt's order number (`1042`, `#1042`) or our
+    /// reference (`SR-000042`); case-insensitive.
+    #[field(pattern = "^[^\\x00-\\x1f]{1,200}$", message = "must be 1 to 200 characters, without control characters")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub search: Option<String>,
+    /// A local status (`pending`, `paid`, `failed`) or one only the provider has (`refunded`,
+    /// `partial_refund`, `fraudulent`, matched on `providerStatus`).
+    #[field(choice)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub status: Option<OrderStatusFilter>,
+    /// The provider's customer id.
+    #[field(pattern = "^[A-Za-z0-9_-]{1,64}$", message = "must be a provider customer id (letters, digits, - or _)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub customer_id: Option<String>,
+    /// The provider's product id.
+    #[field(pattern = "^[A-Za-z0-9_-]{1,64}$", message = "must be a provider product id (letters, digits, - or _)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub product_id: Option<String>,
+    /// Made at or after: an RFC 3339 time, or a date (its 00:00 UTC).
+    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub from: Option<String>,
+    /// Made before: an RFC 3339 time, or a date (its 00:00 UTC).
+    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub to: Option<String>,
 }
 
 /// `GET /api/payments/subscriptions`.
@@ -245,7 +277,8 @@ impl Operation for CreateOrder {
 pub struct ListOrders;
 impl Operation for ListOrders {
     const SPEC: OpSpec =
-        OpSpec::new("list_orders", "payments", "Local orders, newest first").route(Route::get("/api/payments/orders"));
+        OpSpec::new("list_orders", "payments", "Every order of the store, newest first, searched and filtered")
+            .route(Route::get("/api/payments/orders"));
     type Request = ListOrdersRequest;
     type Response = OrderList;
     async fn run(core: &Core, _: &Caller, request: ListOrdersRequest) -> Result<OrderList> {

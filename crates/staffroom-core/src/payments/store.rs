@@ -2,7 +2,7 @@
 //! subscriptions, each resource's sync state, and the orders. Each method is one statement or
 //! one transaction.
 
-use super::model::{OrderDto, ProductDto, SubscriptionDto, VariantDto};
+use super::model::{OrderDto, OrderItem, OrderStatus, ProductDto, SubscriptionDto, VariantDto};
 use crate::error::Result;
 use crate::webhooks::{ApplyResult, WebhookEvent};
 
@@ -10,8 +10,9 @@ use crate::webhooks::{ApplyResult, WebhookEvent};
 #[derive(Debug, Clone)]
 pub struct OrderRecord {
     pub dto: OrderDto,
-    pub provider_status: Option<String>,
     pub provider_updated_at: Option<String>,
+    /// US dollars per unit of the order's currency, as the provider wrote it (`1.0` for USD).
+    pub currency_rate: Option<String>,
     pub checkout_id: Option<String>,
     pub billing_address: Option<String>,
     pub metadata: Option<String>,
@@ -27,6 +28,73 @@ pub struct CheckoutTerms {
     pub store_id: String,
     pub subtotal: i64,
     pub test_mode: bool,
+}
+
+/// Which orders a page of `GET /orders` holds (every field optional but the page).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OrderQuery {
+    pub page: u32,
+    pub limit: u32,
+    pub search: Option<OrderSearch>,
+    /// The local status to match, or the provider's.
+    pub status: Option<OrderStatus>,
+    pub provider_status: Option<&'static str>,
+    pub customer_id: Option<String>,
+    pub product_id: Option<String>,
+    /// `created_at` from (inclusive) and to (exclusive), RFC 3339 UTC.
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+/// A search of orders: a `LIKE` pattern for the e-mail and the name (its `%` and `_` escaped
+/// with `\`), and the receipt number or our `SR-` number the text names, if it names one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderSearch {
+    pub pattern: String,
+    pub order_number: Option<i64>,
+    pub reference: Option<i64>,
+}
+
+impl OrderSearch {
+    /// The search for what staff typed: `ada@example.com`, `Lovelace`, `1042`, `#1042` or `SR-000042`.
+    pub fn new(text: &str) -> OrderSearch {
+        let text = text.trim();
+        let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+        let digits = |s: &str| {
+            (!s.is_empty() && s.len() <= 18 && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten()
+        };
+        let upper = text.to_ascii_uppercase();
+        OrderSearch {
+            pattern: format!("%{escaped}%"),
+            order_number: digits(text.strip_prefix('#').unwrap_or(text)),
+            reference: upper.strip_prefix("SR-").and_then(digits),
+        }
+    }
+}
+
+/// An order's subtotal from the amounts kept: `total` = `subtotal` − `discount_total` + `tax`.
+pub fn subtotal_of(total: i64, discount_total: i64, tax: i64) -> i64 {
+    total + discount_total - tax
+}
+
+/// An order's items as stored (JSON).
+pub fn items_to_json(items: &[OrderItem]) -> String {
+    serde_json::to_string(items).unwrap_or_else(|_| "[]".into())
+}
+
+/// An order's items from what was stored ([`items_to_json`]); none if it does not read.
+pub fn items_from_json(text: &str) -> Vec<OrderItem> {
+    serde_json::from_str(text).unwrap_or_default()
+}
+
+/// How staff refer to an order: our `SR-` reference for one made here (`number`), else `#` and
+/// the number on its receipt.
+pub fn order_label(number: Option<i64>, order_number: Option<i64>) -> String {
+    match (number, order_number) {
+        (Some(n), _) => order_reference(n),
+        (None, Some(n)) => format!("#{n}"),
+        (None, None) => String::new(),
+    }
 }
 
 /// The human-readable reference of order number `n`.
@@ -98,8 +166,8 @@ pub trait PaymentStore {
     /// One cached subscription.
     async fn subscription(&self, id: String) -> Result<Option<SubscriptionDto>>;
 
-    /// Inserts an order with the next number; returns the number.
-    async fn insert_order(&self, order: OrderRecord) -> Result<i64>;
+    /// Inserts an order; one made here takes the next `SR-` number, which is returned.
+    async fn insert_order(&self, order: OrderRecord) -> Result<Option<i64>>;
 
     /// One order by our id.
     async fn order(&self, id: String) -> Result<Option<OrderRecord>>;
@@ -107,8 +175,8 @@ pub trait PaymentStore {
     /// One order by the provider's order id.
     async fn order_by_provider_id(&self, provider_id: String) -> Result<Option<OrderRecord>>;
 
-    /// A page of orders, newest first, and how many there are.
-    async fn list_orders(&self, page: u32, limit: u32) -> Result<(Vec<OrderDto>, u64)>;
+    /// A page of the orders `query` asks for, newest first, and how many there are.
+    async fn list_orders(&self, query: OrderQuery) -> Result<(Vec<OrderDto>, u64)>;
 
     /// Local orders still pending that were created after `since`, oldest first.
     async fn pending_orders(&self, since: String) -> Result<Vec<OrderRecord>>;
@@ -129,4 +197,8 @@ pub trait ApplyingStore {
 
     /// Applies one event that is not in the inbox, in a transaction of its own.
     async fn apply_event(&self, event: WebhookEvent) -> Result<ApplyResult>;
+
+    /// Applies events that are not in the inbox (what a sync read), in order, in one
+    /// transaction where one that fails fails alone.
+    async fn apply_events(&self, events: Vec<WebhookEvent>) -> Result<Vec<ApplyResult>>;
 }

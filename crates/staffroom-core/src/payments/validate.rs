@@ -222,6 +222,21 @@ fn metadata_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Map<St
     metadata.clone()
 }
 
+/// Whether `text` is an instant `GET /orders` filters by: RFC 3339, or a bare date.
+pub fn is_instant(text: &str) -> bool {
+    instant(text).is_some()
+}
+
+/// The instant `text` names, as the cache writes times (RFC 3339 UTC with `Z`): a bare date is
+/// its 00:00 UTC.
+pub fn instant(text: &str) -> Option<String> {
+    let time = match chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        Ok(date) => date.and_hms_opt(0, 0, 0)?.and_utc(),
+        Err(_) => chrono::DateTime::parse_from_rfc3339(text).ok()?.with_timezone(&chrono::Utc),
+    };
+    Some(time.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

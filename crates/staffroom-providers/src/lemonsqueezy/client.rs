@@ -170,27 +170,20 @@ impl LemonSqueezyClient {
         query: &[(&str, String)],
         on_page: impl Fn(u32, Option<u32>),
     ) -> Result<(Vec<Resource>, u32)> {
-        let mut query = query.to_vec();
-        query.push(("page[size]", "100".into()));
-        let mut document = self.get(path, &query).await?;
-        let mut resources = document.resources()?;
-        let mut pages = 1;
-        let total = document.last_page();
-        on_page(pages, total);
-        while let Some(next) = document.next_link() {
-            let url = url::Url::parse(&next).map_err(|_| bad_answer("a links.next that is not a URL"))?;
-            if !self.same_origin(&url) {
-                return Err(bad_answer("a links.next pointing at another host"));
-            }
-            document = parse_document(self.send(Method::GET, url, None, Replay::Safe).await?)?;
-            resources.extend(document.resources()?);
-            pages += 1;
-            on_page(pages, total.map(|t| t.max(pages)));
-            if pages > 10_000 {
-                return Err(bad_answer("more than 10,000 pages"));
-            }
+        let mut pages = self.pages(path, query);
+        let mut resources = Vec::new();
+        while let Some(page) = pages.next().await? {
+            resources.extend(page);
+            on_page(pages.read, pages.total.map(|t| t.max(pages.read)));
         }
-        Ok((resources, pages))
+        Ok((resources, pages.read))
+    }
+
+    /// A list read 100 at a time, following `links.next`, for a caller that may stop early.
+    pub fn pages<'a>(&'a self, path: &'a str, query: &[(&str, String)]) -> Pages<'a> {
+        let mut query: Vec<(String, String)> = query.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        query.push(("page[size]".into(), "100".into()));
+        Pages { client: self, first: Some((path, query)), next: None, read: 0, total: None }
     }
 
     /// `GET` one resource.
@@ -288,6 +281,43 @@ fn finish(method: &str, path: &str, outcome: Attempt) -> Result<Value> {
             tracing::warn!(method, path, %reason, "Lemon Squeezy unreachable");
             Err(Error::integration(PROVIDER, None, "Lemon Squeezy could not be reached"))
         }
+    }
+}
+
+/// The pages of one list (see [`LemonSqueezyClient::pages`]).
+pub struct Pages<'a> {
+    client: &'a LemonSqueezyClient,
+    first: Option<(&'a str, Vec<(String, String)>)>,
+    next: Option<String>,
+    /// Pages read so far.
+    pub read: u32,
+    /// How many pages the list has, as its first page said.
+    pub total: Option<u32>,
+}
+
+impl Pages<'_> {
+    /// The next page's resources; `None` after the last.
+    pub async fn next(&mut self) -> Result<Option<Vec<Resource>>> {
+        let document = if let Some((path, query)) = self.first.take() {
+            let query: Vec<(&str, String)> = query.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+            let document = self.client.get(path, &query).await?;
+            self.total = document.last_page();
+            document
+        } else if let Some(next) = self.next.take() {
+            let url = url::Url::parse(&next).map_err(|_| bad_answer("a links.next that is not a URL"))?;
+            if !self.client.same_origin(&url) {
+                return Err(bad_answer("a links.next pointing at another host"));
+            }
+            parse_document(self.client.send(Method::GET, url, None, Replay::Safe).await?)?
+        } else {
+            return Ok(None);
+        };
+        self.read += 1;
+        if self.read > 10_000 {
+            return Err(bad_answer("more than 10,000 pages"));
+        }
+        self.next = document.next_link();
+        Ok(Some(document.resources()?))
     }
 }
 

@@ -51,6 +51,58 @@ impl OrderStatus {
 }
 
 staffroom_base::text_enum! {
+    /// Where an order was made: here (with its `SR-` reference and checkout), or anywhere else
+    /// the store sells (its storefront, a checkout link).
+    pub enum OrderSource {
+        Staffroom = "staffroom",
+        Store = "store",
+    }
+}
+
+staffroom_base::text_enum! {
+    /// The orders `GET /orders?status=` lists: the seed's three local statuses, or one the
+    /// provider alone has (matched on `providerStatus`).
+    pub enum OrderStatusFilter {
+        Pending = "pending",
+        Paid = "paid",
+        Failed = "failed",
+        Refunded = "refunded",
+        PartialRefund = "partial_refund",
+        Fraudulent = "fraudulent",
+    }
+}
+
+/// One line of an order: what was sold, how many, at what price (cents, the order's currency).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderItem {
+    pub product_id: String,
+    pub variant_id: String,
+    pub product_name: Option<String>,
+    pub variant_name: Option<String>,
+    pub quantity: i64,
+    pub price: i64,
+}
+
+/// The items of a provider order: its `first_order_item` (Lemon Squeezy orders made through a
+/// checkout have one line; the rest are at `/v1/order-items`).
+pub fn order_items(resource: &Resource) -> Vec<OrderItem> {
+    let Some(item) = resource.attributes.get("first_order_item").and_then(|i| i.as_object()) else {
+        return Vec::new();
+    };
+    let id = |key: &str| item.get(key).and_then(super::jsonapi::id_of).unwrap_or_default();
+    let text = |key: &str| item.get(key).and_then(|v| v.as_str()).map(str::to_string);
+    vec![OrderItem {
+        product_id: id("product_id"),
+        variant_id: id("variant_id"),
+        product_name: text("product_name"),
+        variant_name: text("variant_name"),
+        quantity: item.get("quantity").and_then(|q| q.as_i64()).unwrap_or(1),
+        price: item.get("price").and_then(|p| p.as_i64()).unwrap_or(0),
+    }]
+}
+
+staffroom_base::text_enum! {
     /// A product's status.
     pub enum ProductStatus {
         Draft = "draft",
@@ -168,6 +220,20 @@ pub struct OrderDto {
     /// Why the order waits for a person's review: a payment event did not match its checkout
     /// (another store, variant, currency, price or mode), so it was not marked paid.
     pub review: Option<String>,
+    /// Where the order was made.
+    pub source: OrderSource,
+    /// The provider's status: pending, failed, paid, refunded, partial_refund or fraudulent
+    /// (none before the provider has the order).
+    pub provider_status: Option<String>,
+    /// The number on the customer's receipt (the store's own sequence), once the provider has it.
+    pub order_number: Option<i64>,
+    pub items: Vec<OrderItem>,
+    /// Cents, the order's currency: `total` = `subtotal` − `discountTotal` + `tax`.
+    pub subtotal: i64,
+    pub discount_total: i64,
+    pub tax: i64,
+    /// The customer's receipt, once paid.
+    pub receipt_url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub events: Option<Vec<OrderEvent>>,
