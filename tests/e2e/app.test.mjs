@@ -139,6 +139,25 @@ test("the order turns paid on screen, without a reload, when the sandbox checkou
   await shot("06c-order-refunded");
 });
 
+test("the whole store's orders are there, searched and filtered, with their items and amounts", async () => {
+  await goTo("Orders");
+  await click(By.css("#order-status option[value='partial_refund']"));
+  const storeRow = By.xpath("//table[@aria-label='Orders']//tr[@data-id][.//*[normalize-space()='storefront']]");
+  await eventually("a storefront order that was partly refunded", async () => (await driver.findElements(storeRow)).length > 0);
+  const first = await find(storeRow);
+  const label = await first.getAttribute("data-id");
+  assert.match(label, /^#\d+$/, "a storefront order goes by its receipt number");
+  assert.match(await first.getText(), /partly refunded/);
+  await click(By.xpath(`//tr[@data-id=${literal(label)}]//button[contains(@class,'row-link')]`));
+  const detail = By.css(`[aria-label='Order ${label}']`);
+  await eventually("the order's amounts", async () => /Subtotal[\s\S]*Total[\s\S]*Refunded/.test(await textOf(detail)));
+  await shot("06d-orders-whole-store");
+  await type(By.css("input[aria-label='Search orders']"), "no-such-buyer@nowhere.test");
+  await eventually("nothing matching", async () => /No orders match/.test(await textOf(By.css("[aria-labelledby='orders-title']"))));
+  await click(button("Clear"));
+  await find(By.css(`tr[data-id='${order.id}']`));
+});
+
 test("a subscription is cancelled and resumed, each after a confirmation", async () => {
   await goTo("Subscriptions");
   await click(By.css("#sub-status option[value='active']"));

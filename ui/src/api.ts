@@ -31,6 +31,22 @@ export function formatMoney(cents: number, currency: string): string {
   return new Intl.NumberFormat(undefined, { style: "currency", currency }).format(cents / 100);
 }
 
+/** An amount as the user typed it ("12,50", "12.50", "1.234,5" or "1,234.5"), in minor units of
+ *  a two-decimal currency; null when it is not one. The last "," or "." is the decimal mark when
+ *  one or two digits follow it; other marks group thousands. */
+export function parseAmount(text: string): number | null {
+  const trimmed = text.trim().replace(/[\s\u00a0\u202f']/g, "");
+  if (!/^\d[\d.,]*$/.test(trimmed)) return null;
+  const mark = Math.max(trimmed.lastIndexOf(","), trimmed.lastIndexOf("."));
+  const decimals = mark >= 0 ? trimmed.length - mark - 1 : 0;
+  const [whole, fraction] = mark >= 0 && decimals <= 2 ? [trimmed.slice(0, mark), trimmed.slice(mark + 1)] : [trimmed, ""];
+  // The decimal mark is not also a thousands mark ("12,345,6" is not an amount).
+  if (whole !== trimmed && whole.includes(trimmed[mark])) return null;
+  const digits = whole.replace(/[.,]/g, "");
+  if (!/^\d+$/.test(digits) || (whole !== digits && !/^\d{1,3}([.,]\d{3})*$/.test(whole))) return null;
+  return Number(digits) * 100 + Number(fraction.padEnd(2, "0") || "0");
+}
+
 /** An error as a sentence with its code, for people. */
 export function describeError(error: unknown): string {
   if (!isApiError(error)) return "Something went wrong.";

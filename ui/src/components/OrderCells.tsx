@@ -1,14 +1,21 @@
 import { formatMoney } from "../api";
 import type { Order } from "../types";
 
-/** An order's customer, total, status and creation time, as table cells after its number. */
+/** The provider's statuses worth showing beside ours (a refund keeps an order `paid`). */
+const PROVIDER_NOTES: Record<string, string> = { refunded: "refunded", partial_refund: "partly refunded", fraudulent: "fraudulent" };
+
+/** An order's customer, product, total, status and creation time, as table cells after its number. */
 export function OrderCells({ order }: { order: Order }) {
+  const note = order.providerStatus ? PROVIDER_NOTES[order.providerStatus] : undefined;
+  const item = order.items[0];
   return (
     <>
-      <td>{order.name ?? order.email}</td>
-      <td>{formatMoney(order.total, order.currency)}</td>
+      <td>{order.name ?? order.email}{order.name && <div className="muted small">{order.email}</div>}</td>
+      <td>{item ? item.productName ?? item.productId : order.productId}{item?.variantName && <div className="muted small">{item.variantName}</div>}</td>
+      <td className="number">{formatMoney(order.total, order.currency)}</td>
       <td>
         <span className={`status status-${order.status}`}>{order.status}</span>
+        {note && <span className="muted small"> {note}</span>}
         {order.review && <span className="badge pending" title={order.review}> needs review</span>}
       </td>
       <td className="muted">{new Date(order.createdAt).toLocaleString()}</td>

@@ -13,6 +13,8 @@ const order = (status: Order["status"]): Order => ({
   id: "o1", orderId: "SR-000001", status, total: 1999, currency: "USD", checkoutUrl: "http://127.0.0.1/checkout/custom/1",
   createdAt: "2026-11-22T10:00:00Z", email: "ada@example.com", name: "Ada", productId: "p1", variantId: "v1",
   customerId: null, providerOrderId: null, paidAt: null, refundedAt: null, refundedAmount: 0, updatedAt: "2026-11-22T10:00:00Z", review: null,
+  source: "staffroom", providerStatus: null, orderNumber: null, items: [{ productId: "p1", variantId: "v1", productName: "Planner", variantName: "Default", quantity: 1, price: 1999 }],
+  subtotal: 1999, discountTotal: 0, tax: 0, receiptUrl: null,
 });
 const page = (orders: Order[]) => ({ orders, meta: { currentPage: 1, totalPages: 1, totalItems: orders.length } });
 
@@ -63,7 +65,7 @@ describe("Orders", () => {
       list_orders: () => page([paid()]),
       get_order: () => ({ order: { ...paid(), events: [] } }),
       refund_order: (args) => {
-        if (args.amount === 5000) throw { code: "invalid_request", message: "amount: must be at most 1999", details: { fields: [{ field: "amount", message: "must be at most 1999 ($19.99, what is left to refund); 5000 is more" }] } };
+        if (args.amount === 1250) throw { code: "invalid_request", message: "amount: must be at most 1000", details: { fields: [{ field: "amount", message: "must be at most 1000 ($10.00, what is left to refund); 1250 is more" }] } };
         refunded += (args.amount as number | null) ?? 1999 - refunded;
         return { order: paid() };
       },
@@ -77,15 +79,22 @@ describe("Orders", () => {
     expect(calls.some((c) => c.cmd === "refund_order")).toBe(false);
 
     await userEvent.click(screen.getByRole("button", { name: "Refund…" }));
+    // More than is left is refused before anything is sent.
     await userEvent.type(screen.getByLabelText(/Part only/), "50");
+    expect(screen.getByText("Amount is more than is left ($19.99)")).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Refund" })).toBeDisabled();
+    // The amount as the user's locale writes it, and what the dialog says will be refunded.
+    await userEvent.clear(screen.getByLabelText(/Part only/));
+    await userEvent.type(screen.getByLabelText(/Part only/), "12,50");
+    expect(screen.getByRole("alertdialog", { name: "Refund" })).toHaveTextContent("Refund $12.50 to ada@example.com?");
     await userEvent.click(screen.getByRole("button", { name: "Refund" }));
-    expect(await screen.findByText(/Amount must be at most 1999/)).toBeInTheDocument();
+    expect(await screen.findByText(/Amount must be at most 1000/)).toBeInTheDocument();
     await userEvent.clear(screen.getByLabelText(/Part only/));
     await userEvent.type(screen.getByLabelText(/Part only/), "5.00");
     await userEvent.click(screen.getByRole("button", { name: "Refund" }));
     expect(await screen.findByText(/Refunded \$5\.00/)).toBeInTheDocument();
     expect(calls.filter((c) => c.cmd === "refund_order").map((c) => c.args)).toEqual([
-      { id: "o1", amount: 5000 },
+      { id: "o1", amount: 1250 },
       { id: "o1", amount: 500 },
     ]);
   });
@@ -103,5 +112,32 @@ describe("Orders", () => {
     await userEvent.click(await screen.findByRole("button", { name: "SR-000001" }));
     await screen.findByText("No webhook has arrived for this order yet.");
     expect(screen.queryByRole("button", { name: "Refund…" })).not.toBeInTheDocument();
+  });
+
+  it("searches and filters the whole store, and shows an order's items, amounts and receipt", async () => {
+    const store: Order = {
+      ...order("paid"), id: "ls-7", orderId: "#1042", source: "store", providerStatus: "partial_refund", orderNumber: 1042,
+      providerOrderId: "2000042", total: 2399, subtotal: 2199, discountTotal: 200, tax: 400, refundedAmount: 500,
+      receiptUrl: "https://example.com/my-orders/abc", name: "Bea Costa", email: "bea.costa7@example.com",
+    };
+    const calls = mockCommands({
+      list_orders: (args) => page(args.search || args.status ? [store] : [order("pending"), store]),
+      get_order: () => ({ order: { ...store, events: [] } }),
+    });
+    renderWithQuery(<Orders user={staff} />);
+    const table = await screen.findByRole("table", { name: "Orders" });
+    expect(within(table).getByText("partly refunded")).toBeInTheDocument();
+    expect(within(table).getByText("storefront")).toBeInTheDocument();
+    await userEvent.type(screen.getByRole("searchbox", { name: "Search orders" }), "bea");
+    await userEvent.selectOptions(screen.getByLabelText("Status"), "partial_refund");
+    const sent = calls.filter((c) => c.cmd === "list_orders").map((c) => c.args);
+    expect(sent.at(-1)).toMatchObject({ search: "bea", status: "partial_refund", page: 1 });
+    await userEvent.click(screen.getByRole("button", { name: "Clear" }));
+    expect(calls.filter((c) => c.cmd === "list_orders").at(-1)?.args).toMatchObject({ search: null, status: null });
+    await userEvent.click(await screen.findByRole("button", { name: "#1042" }));
+    const detail = await screen.findByRole("complementary", { name: "Order #1042" });
+    expect(within(detail).getByRole("table", { name: "Items" })).toHaveTextContent("Planner");
+    expect(within(detail).getByLabelText("Amounts")).toHaveTextContent("Subtotal$21.99Discount−$2.00Tax$4.00Total$23.99Refunded−$5.00");
+    expect(within(detail).getByRole("button", { name: "Open receipt" })).toBeInTheDocument();
   });
 });

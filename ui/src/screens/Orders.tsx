@@ -1,40 +1,107 @@
-import { useState, type FormEvent } from "react";
+import { useDeferredValue, useState, type FormEvent } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { openUrl } from "@tauri-apps/plugin-opener";
 import { OrderCells } from "../components/OrderCells";
 import { Pager } from "../components/Pager";
 import { useRefetchOnWebhook } from "../events";
-import { api, describeError, fieldError, formatMoney } from "../api";
-import type { Order, User } from "../types";
+import { api, describeError, fieldError, formatMoney, parseAmount } from "../api";
+import type { Order, OrderStatusFilter, User } from "../types";
 
 const PAGE_SIZE = 20;
 
-/** Orders: newest first, live as webhooks arrive; the chosen order's event history, and its
- *  refund for admins. */
+/** The status filter's choices: ours, then those only the provider has. */
+const STATUSES: [OrderStatusFilter, string][] = [
+  ["pending", "Pending"],
+  ["paid", "Paid (refunds too)"],
+  ["failed", "Failed"],
+  ["refunded", "Refunded"],
+  ["partial_refund", "Partly refunded"],
+  ["fraudulent", "Fraudulent"],
+];
+
+interface Filters {
+  search: string;
+  status: OrderStatusFilter | "";
+  from: string; // yyyy-mm-dd or ""
+  to: string;
+}
+const NO_FILTERS: Filters = { search: "", status: "", from: "", to: "" };
+
+/** The day after `date` (yyyy-mm-dd), so that "to" includes the day staff chose. */
+function dayAfter(date: string): string {
+  const next = new Date(`${date}T00:00:00Z`);
+  next.setUTCDate(next.getUTCDate() + 1);
+  return next.toISOString().slice(0, 10);
+}
+
+/** Orders: every order of the store, newest first, searched and filtered, live as webhooks
+ *  arrive; the chosen order's items, amounts, receipt and history, and its refund for admins. */
 export function Orders({ user }: { user: User }) {
   const [page, setPage] = useState(1);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [selected, setSelected] = useState<string | null>(null);
+  // Typing stays smooth: the list follows the search box a moment later.
+  const search = useDeferredValue(filters.search.trim());
   const list = useQuery({
-    queryKey: ["orders", page],
-    queryFn: () => api.listOrders({ page, limit: PAGE_SIZE }),
+    queryKey: ["orders", page, search, filters.status, filters.from, filters.to],
+    queryFn: () =>
+      api.listOrders({
+        page,
+        limit: PAGE_SIZE,
+        search: search || null,
+        status: filters.status || null,
+        from: filters.from || null,
+        to: filters.to ? dayAfter(filters.to) : null,
+      }),
     placeholderData: keepPreviousData,
   });
   // A webhook applied by the core changes an order: refetch, no reload.
   useRefetchOnWebhook([["orders"], ["order"]]);
+  const change = (next: Partial<Filters>) => {
+    setFilters((f) => ({ ...f, ...next }));
+    setPage(1);
+  };
+  const filtered = filters !== NO_FILTERS && (search || filters.status || filters.from || filters.to);
   const meta = list.data?.meta;
   return (
     <section className={selected ? "content split" : "content"} aria-labelledby="orders-title">
       <div className="stack">
-        <div className="toolbar"><h2 id="orders-title">Orders</h2></div>
+        <div className="toolbar">
+          <h2 id="orders-title">Orders</h2>
+          <div className="spacer" />
+          <input
+            type="search"
+            aria-label="Search orders"
+            placeholder="E-mail, name, #number or SR- reference"
+            value={filters.search}
+            onChange={(e) => change({ search: e.target.value })}
+          />
+          <label htmlFor="order-status" className="muted">Status</label>
+          <select id="order-status" value={filters.status} onChange={(e) => change({ status: e.target.value as Filters["status"] })}>
+            <option value="">All</option>
+            {STATUSES.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+          </select>
+          <label htmlFor="order-from" className="muted">From</label>
+          <input id="order-from" type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => change({ from: e.target.value })} />
+          <label htmlFor="order-to" className="muted">To</label>
+          <input id="order-to" type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => change({ to: e.target.value })} />
+          {filtered && <button type="button" className="link" onClick={() => change(NO_FILTERS)}>Clear</button>}
+        </div>
         {list.isPending && <p className="muted">Loading orders…</p>}
         {list.isError && <p className="error" role="alert">{describeError(list.error)}</p>}
-        {list.data && list.data.orders.length === 0 && <p className="muted">No orders yet. Create one from a product.</p>}
+        {list.data && list.data.orders.length === 0 && (
+          <p className="muted">{filtered ? "No orders match." : "No orders yet. Create one from a product."}</p>
+        )}
         {list.data && list.data.orders.length > 0 && (
           <table className="table" aria-label="Orders">
-            <thead><tr><th>Order</th><th>Customer</th><th>Total</th><th>Status</th><th>Created</th></tr></thead>
+            <thead><tr><th>Order</th><th>Customer</th><th>Product</th><th>Total</th><th>Status</th><th>Created</th></tr></thead>
             <tbody>
               {list.data.orders.map((o) => (
                 <tr key={o.id} data-id={o.orderId} className={o.id === selected ? "selected" : undefined}>
-                  <td><button type="button" className="row-link" onClick={() => setSelected(o.id)}>{o.orderId}</button></td>
+                  <td>
+                    <button type="button" className="row-link" onClick={() => setSelected(o.id)}>{o.orderId}</button>
+                    {o.source === "store" && <div className="muted small">storefront</div>}
+                  </td>
                   <OrderCells order={o} />
                 </tr>
               ))}
@@ -53,17 +120,45 @@ function OrderDetail({ id, canRefund }: { id: string; canRefund: boolean }) {
   if (order.isPending) return <aside className="card detail"><p className="muted">Loading…</p></aside>;
   if (order.isError) return <aside className="card detail"><p className="error" role="alert">{describeError(order.error)}</p></aside>;
   const o = order.data;
+  const money = (cents: number) => formatMoney(cents, o.currency);
   return (
     <aside className="card detail" aria-label={`Order ${o.orderId}`}>
       <h3>{o.orderId} <span className={`status status-${o.status}`}>{o.status}</span></h3>
-      <p className="muted small">{o.email} · {formatMoney(o.total, o.currency)}{o.paidAt ? ` · paid ${new Date(o.paidAt).toLocaleString()}` : ""}</p>
+      <p className="muted small">
+        {o.name ? `${o.name} · ` : ""}{o.email}
+        {o.orderNumber !== null && o.source === "staffroom" ? ` · receipt #${o.orderNumber}` : ""}
+        {o.paidAt ? ` · paid ${new Date(o.paidAt).toLocaleString()}` : ""}
+      </p>
+      {o.items.length > 0 && (
+        <table className="table compact" aria-label="Items">
+          <tbody>
+            {o.items.map((item, i) => (
+              <tr key={i}>
+                <td>{item.productName ?? item.productId}<div className="muted small">{item.variantName}</div></td>
+                <td className="muted">{item.quantity > 1 ? `${item.quantity} ×` : ""}</td>
+                <td className="number">{money(item.price)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <dl className="amounts" aria-label="Amounts">
+        <dt>Subtotal</dt><dd>{money(o.subtotal)}</dd>
+        {o.discountTotal > 0 && <><dt>Discount</dt><dd>−{money(o.discountTotal)}</dd></>}
+        {o.tax > 0 && <><dt>Tax</dt><dd>{money(o.tax)}</dd></>}
+        <dt>Total</dt><dd><strong>{money(o.total)}</strong></dd>
+        {o.refundedAmount > 0 && <><dt>Refunded</dt><dd>−{money(o.refundedAmount)}</dd></>}
+      </dl>
       {o.refundedAmount > 0 && (
         <p className="small" role="status">
-          Refunded {formatMoney(o.refundedAmount, o.currency)}{o.refundedAmount >= o.total ? " (in full)" : ""}
+          Refunded {money(o.refundedAmount)}{o.refundedAmount >= o.total ? " (in full)" : ""}
           {o.refundedAt ? ` · ${new Date(o.refundedAt).toLocaleString()}` : ""}
         </p>
       )}
-      {canRefund && o.status === "paid" && o.refundedAmount < o.total && <Refund order={o} />}
+      <div className="row">
+        {o.receiptUrl && <button type="button" onClick={() => void openUrl(o.receiptUrl!)}>Open receipt</button>}
+        {canRefund && o.status === "paid" && o.providerOrderId && o.refundedAmount < o.total && <Refund order={o} />}
+      </div>
       {o.review && (
         <p className="callout small" role="status">
           <strong>Needs review:</strong> a payment event did not match this order's checkout, so it was not marked paid ({o.review}). Check the order in Lemon Squeezy.
@@ -85,14 +180,17 @@ function OrderDetail({ id, canRefund }: { id: string; canRefund: boolean }) {
   );
 }
 
-/** Refunds an order, all that is left of it or part, after confirming. */
+/** Refunds an order, all that is left of it or part, after confirming what will be sent. */
 function Refund({ order }: { order: Order }) {
   const queryClient = useQueryClient();
   const left = order.total - order.refundedAmount;
   const [open, setOpen] = useState(false);
   const [part, setPart] = useState("");
+  const amount = part.trim() ? parseAmount(part) : left;
+  const problem =
+    amount === null ? "is not an amount (for example 12.50 or 12,50)" : amount < 1 ? "must be more than nothing" : amount > left ? `is more than is left (${formatMoney(left, order.currency)})` : null;
   const refund = useMutation({
-    mutationFn: () => api.refundOrder({ id: order.id, amount: part ? Math.round(Number(part) * 100) : null }),
+    mutationFn: () => api.refundOrder({ id: order.id, amount: part.trim() ? amount : null }),
     onSuccess: (answer) => {
       setOpen(false);
       setPart("");
@@ -102,23 +200,24 @@ function Refund({ order }: { order: Order }) {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    refund.mutate();
+    if (!problem) refund.mutate();
   };
   if (!open) return <button type="button" onClick={() => setOpen(true)}>Refund…</button>;
-  const amount = part ? Math.round(Number(part) * 100) : left;
+  const shown = problem ? "" : formatMoney(amount ?? left, order.currency);
   return (
     <form className="callout stack" role="alertdialog" aria-label="Refund" onSubmit={submit} noValidate>
       <p>
-        Refund {formatMoney(amount > 0 ? amount : left, order.currency)} to {order.email}? Lemon Squeezy returns the money to the
-        customer; it cannot be undone.
+        {shown ? `Refund ${shown} to ${order.email}?` : `Refund to ${order.email}?`} Lemon Squeezy returns the money to the customer; it
+        cannot be undone.
       </p>
       <label htmlFor="refund-part">Part only (optional; up to {formatMoney(left, order.currency)})</label>
-      <input id="refund-part" inputMode="decimal" placeholder={(left / 100).toFixed(2)} value={part} onChange={(e) => setPart(e.target.value)} />
+      <input id="refund-part" inputMode="decimal" placeholder={formatMoney(left, order.currency)} value={part} onChange={(e) => setPart(e.target.value)} />
+      {part.trim() && problem && <p className="error">Amount {problem}</p>}
       {fieldError(refund.error, "amount") && <p className="error">Amount {fieldError(refund.error, "amount")}</p>}
       {refund.isError && !fieldError(refund.error, "amount") && <p className="error" role="alert">{describeError(refund.error)}</p>}
       <div className="row">
         <button type="button" onClick={() => { setOpen(false); refund.reset(); }}>Keep as is</button>
-        <button type="submit" className="primary" disabled={refund.isPending}>{refund.isPending ? "Refunding…" : "Refund"}</button>
+        <button type="submit" className="primary" disabled={refund.isPending || problem !== null}>{refund.isPending ? "Refunding…" : "Refund"}</button>
       </div>
     </form>
   );

@@ -11,6 +11,8 @@ const order = (n: number, status: Order["status"]): Order => ({
   id: `o${n}`, orderId: `SR-00000${n}`, status, total: 3300, currency: "USD", checkoutUrl: "http://127.0.0.1/checkout/custom/1",
   createdAt: "2026-11-22T10:00:00Z", email: "buyer@example.com", name: `Buyer ${n}`, productId: "p1", variantId: "v1",
   customerId: null, providerOrderId: null, paidAt: null, refundedAt: null, refundedAmount: 0, updatedAt: "2026-11-22T10:00:00Z", review: null,
+  source: "staffroom", providerStatus: null, orderNumber: null, items: [{ productId: "p1", variantId: "v1", productName: "Planner", variantName: "Default", quantity: 1, price: 1999 }],
+  subtotal: 1999, discountTotal: 0, tax: 0, receiptUrl: null,
 });
 const meta = (totalItems: number) => ({ currentPage: 1, totalPages: 1, totalItems });
 const figures = (orders: Order[], activeSubscriptions = 120) => ({
