@@ -520,3 +520,73 @@ async fn the_whole_stores_orders_are_synced_searched_and_filtered() {
     assert_eq!(status, 400, "{bad}");
     assert_eq!(bad_fields(&bad), ["status", "customerId", "from", "to"]);
 }
+
+/// The Overview's money (SPEC section 11): the summary's figures are those of the cached orders
+/// they come from (the days add up to the totals, refunds subtract, a euro order counts at its
+/// own rate), a refund lowers the net at once, and a bad range names its field.
+#[tokio::test]
+async fn the_summary_adds_up_from_the_cached_orders() {
+    let app = SandboxApp::start().await;
+    let (status, report) = app.post("/api/payments/sync", json!({})).await;
+    assert_eq!(status, 200, "{report}");
+    // The whole history: 180 days before the sandbox started.
+    let from = (chrono::Utc::now() - chrono::Duration::days(200)).format("%Y-%m-%d");
+    let (status, body) = app.get(&format!("/api/payments/summary?from={from}")).await;
+    assert_eq!(status, 200, "{body}");
+    let summary = &body["summary"];
+    let number = |v: &Value| v.as_i64().unwrap();
+    let daily = summary["daily"].as_array().unwrap();
+    assert_eq!(daily.iter().map(|d| number(&d["orders"])).sum::<i64>(), number(&summary["orders"]));
+    assert_eq!(daily.iter().map(|d| number(&d["netRevenue"])).sum::<i64>(), number(&summary["netRevenue"]));
+    assert_eq!(number(&summary["netRevenue"]), number(&summary["grossRevenue"]) - number(&summary["refunds"]));
+    assert!(number(&summary["refunds"]) > 0 && summary["currency"] == "USD" && summary["stale"] == false);
+
+    // The same figures from the orders themselves, page by page.
+    let (mut orders, mut dollars, mut euros, mut dollar_refunds, mut page) = (0, 0, 0, 0, 1);
+    loop {
+        let (_, list) = app.get(&format!("/api/payments/orders?status=paid&limit=100&page={page}")).await;
+        for o in list["orders"].as_array().unwrap() {
+            orders += 1;
+            match o["currency"].as_str() {
+                Some("USD") => {
+                    (dollars, dollar_refunds) =
+                        (dollars + number(&o["total"]), dollar_refunds + number(&o["refundedAmount"]))
+                }
+                Some("EUR") => euros += number(&o["total"]),
+                other => panic!("a currency the sandbox does not charge in: {other:?}"),
+            }
+        }
+        if page >= number(&list["meta"]["totalPages"]) {
+            break;
+        }
+        page += 1;
+    }
+    assert_eq!(orders, number(&summary["orders"]), "every paid order, no other");
+    // Each euro order counts at its own rate, 1.05 to 1.11 dollars a euro in the sandbox.
+    let from_euros = number(&summary["grossRevenue"]) - dollars;
+    assert!(
+        euros > 0 && from_euros >= euros * 105 / 100 - 100 && from_euros <= euros * 111 / 100 + 100,
+        "{from_euros} from {euros}"
+    );
+    assert!(number(&summary["refunds"]) >= dollar_refunds);
+
+    // The subscriptions: the seed's 245 across all seven statuses; MRR from the plans' prices.
+    assert_eq!(number(&summary["activeSubscriptions"]), 175, "five live statuses of seven");
+    assert!(number(&summary["pastDueSubscriptions"]) > 0 && number(&summary["mrr"]) > 0);
+
+    // A refund lowers the net at once, by what was refunded.
+    let (_, paid) = app.get("/api/payments/orders?status=paid&limit=100").await;
+    let whole =
+        paid["orders"].as_array().unwrap().iter().find(|o| o["currency"] == "USD" && o["refundedAmount"] == 0).unwrap();
+    let path = format!("/api/payments/orders/{}/refund", whole["id"].as_str().unwrap());
+    let (status, refunded) = app.post(&path, json!({"amount": 500})).await;
+    assert_eq!(status, 200, "{refunded}");
+    let (_, after) = app.get(&format!("/api/payments/summary?from={from}")).await;
+    assert_eq!(number(&after["summary"]["netRevenue"]), number(&summary["netRevenue"]) - 500);
+
+    // A bad range names its field.
+    let (status, bad) = app.get("/api/payments/summary?from=2026-02-01&to=2026-01-01").await;
+    assert_eq!((status, bad_fields(&bad)), (400, vec!["from".to_string()]));
+    let (status, bad) = app.get("/api/payments/summary?from=yesterday").await;
+    assert_eq!((status, bad_fields(&bad)), (400, vec!["from".to_string()]));
+}

@@ -281,6 +281,8 @@ fn variant(id: &str, name: &str) -> VariantDto {
         price: 1999,
         status: "published".into(),
         is_subscription: id.ends_with('s'),
+        interval: id.ends_with('s').then(|| "month".into()),
+        interval_count: id.ends_with('s').then_some(1),
     }
 }
 

@@ -264,6 +264,7 @@ fn every_operation_of_both_doors_answers_alike() {
         case("get_product", json!({"id": "11"}), Some(json!({"id": "a b"}))),
         case("create_order", json!({"productId": "11", "email": "{door}@example.com"}), Some(json!({"email": "nope"}))),
         case("list_orders", json!({"limit": 5}), Some(json!({"page": 0}))),
+        case("get_summary", json!({"from": "2026-01-01"}), Some(json!({"from": "2026-02-01", "to": "2026-01-01"}))),
         case("get_order", json!({"id": pending}), Some(json!({"id": "x y"}))),
         case("refund_order", json!({"id": pending}), Some(json!({"id": pending, "amount": 0}))),
         case(

@@ -61,6 +61,10 @@ test("the sandbox login screen shows the demo account, and signing in opens the 
   await click(button("Use demo account"));
   await click(button("Sign in"));
   await find(By.xpath("//h2[starts-with(normalize-space(),'Welcome')]"));
+  // The store's money, from its history once the first sync has read it.
+  const chart = By.css("svg.chart[role='img']");
+  await eventually("the daily revenue chart with sales in it", async () => /in all/.test(await (await find(chart)).getAttribute("aria-label")));
+  assert.match(await textOf(By.css("[aria-labelledby='money-title']")), /Net revenue/);
   await shot("02-overview");
 });
 
@@ -318,6 +322,8 @@ test("the dark theme applies at once and is remembered", async () => {
   await shot("19-dark-theme");
   await goTo("Overview");
   assert.equal(await driver.executeScript("return document.documentElement.dataset.theme"), "dark");
+  await find(By.css("svg.chart[role='img']"));
+  await shot("19b-overview-dark");
   await click(By.css("header.topbar select[aria-label='Theme'] option[value='system']"));
 });
 

@@ -33,6 +33,7 @@ import type { ReadDocumentRequest } from "./bindings/ReadDocumentRequest";
 import type { ReceiverStatus } from "./bindings/ReceiverStatus";
 import type { ReceiverSwitch } from "./bindings/desktop/ReceiverSwitch";
 import type { RefundRequest } from "./bindings/RefundRequest";
+import type { SalesSummaryEnvelope } from "./bindings/SalesSummaryEnvelope";
 import type { SaveOutcome } from "./bindings/SaveOutcome";
 import type { SecretRequest } from "./bindings/SecretRequest";
 import type { SetDisabledRequest } from "./bindings/SetDisabledRequest";
@@ -43,6 +44,7 @@ import type { SubscriptionActionRequest } from "./bindings/SubscriptionActionReq
 import type { SubscriptionActionResult } from "./bindings/SubscriptionActionResult";
 import type { SubscriptionList } from "./bindings/SubscriptionList";
 import type { SummaryEnvelope } from "./bindings/SummaryEnvelope";
+import type { SummaryRequest } from "./bindings/SummaryRequest";
 import type { SyncReport } from "./bindings/SyncReport";
 import type { SyncSettings } from "./bindings/SyncSettings";
 import type { SyncStatus } from "./bindings/SyncStatus";
@@ -61,6 +63,7 @@ export type Operations = {
   get_product: { request: IdRequest; response: ProductEnvelope };
   create_order: { request: NewOrder; response: OrderEnvelope };
   list_orders: { request: ListOrdersRequest; response: OrderList };
+  get_summary: { request: SummaryRequest; response: SalesSummaryEnvelope };
   get_order: { request: IdRequest; response: OrderEnvelope };
   refund_order: { request: RefundRequest; response: OrderEnvelope };
   list_subscriptions: { request: ListSubscriptionsRequest; response: SubscriptionList };
@@ -119,8 +122,10 @@ export function client(call: Call) {
     getProduct: (request: IdRequest) => call("get_product", request),
     /** An order: a Lemon Squeezy checkout for a product */
     createOrder: (request: NewOrder) => call("create_order", request),
-    /** Local orders, newest first */
+    /** Every order of the store, newest first, searched and filtered */
     listOrders: (request: ListOrdersRequest) => call("list_orders", request),
+    /** The store's revenue, refunds, orders and subscriptions over a range of days, from the cache */
+    getSummary: (request: SummaryRequest) => call("get_summary", request),
     /** One order with the webhook events applied to it */
     getOrder: (request: IdRequest) => call("get_order", request),
     /** Refunds a paid order, in full or in part */

@@ -21,6 +21,8 @@ export type { ProductStatus } from "./bindings/ProductStatus";
 export type { SubscriptionStatus } from "./bindings/SubscriptionStatus";
 export type { OrderDto as Order } from "./bindings/OrderDto";
 export type { OrderList } from "./bindings/OrderList";
+export type { SalesSummary } from "./bindings/SalesSummary";
+export type { DailyNet } from "./bindings/DailyNet";
 export type { OrderItem } from "./bindings/OrderItem";
 export type { OrderStatusFilter } from "./bindings/OrderStatusFilter";
 export type { SubscriptionDto as Subscription } from "./bindings/SubscriptionDto";

@@ -14,3 +14,7 @@ UPDATE orders SET source = 'store' WHERE created_by = 'provider';
 CREATE INDEX orders_by_order_number ON orders (order_number);
 CREATE INDEX orders_by_customer ON orders (customer_id, created_at);
 CREATE INDEX orders_by_product ON orders (product_id, created_at);
+
+-- A subscription plan's billing interval, for the store's MRR (SPEC section 11).
+ALTER TABLE variants ADD COLUMN billing_interval TEXT CHECK (billing_interval IN ('day', 'week', 'month', 'year'));
+ALTER TABLE variants ADD COLUMN interval_count BIGINT;

@@ -9,8 +9,8 @@ use super::Postgres;
 use staffroom_core::error::Result;
 use staffroom_core::payments::model::{format_money, OrderDto, ProductDto, SubscriptionDto, VariantDto};
 use staffroom_core::payments::store::{
-    items_from_json, items_to_json, order_label, subtotal_of, CheckoutTerms, OrderQuery, OrderRecord, PaymentStore,
-    SyncState,
+    items_from_json, items_to_json, order_label, subtotal_of, CheckoutTerms, DaySales, OrderQuery, OrderRecord,
+    PaymentStore, SubscriptionFigures, SyncState,
 };
 
 const PRODUCT_COLUMNS: &str = "id, name, slug, price, currency, status, created_at, updated_at";
@@ -38,9 +38,11 @@ const INSERT_PRODUCT: &str =
      ON CONFLICT (id) DO UPDATE SET name = $2, slug = $3, price = $4, currency = $5, status = $6, created_at = $7,
          updated_at = $8, synced_at = $9";
 
-const INSERT_VARIANT: &str = "INSERT INTO variants (id, product_id, name, price, status, is_subscription, sort)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (id) DO UPDATE SET product_id = $2, name = $3, price = $4, status = $5, is_subscription = $6, sort = $7";
+const INSERT_VARIANT: &str =
+    "INSERT INTO variants (id, product_id, name, price, status, is_subscription, sort, billing_interval, interval_count)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (id) DO UPDATE SET product_id = $2, name = $3, price = $4, status = $5, is_subscription = $6, sort = $7,
+        billing_interval = $8, interval_count = $9";
 
 async fn put_product(db: &impl GenericClient, p: &ProductDto, now: &str) -> Result<()> {
     db.execute(
@@ -53,9 +55,9 @@ async fn put_product(db: &impl GenericClient, p: &ProductDto, now: &str) -> Resu
 }
 
 async fn put_variant(db: &impl GenericClient, product_id: &str, v: &VariantDto, sort: i64) -> Result<()> {
-    db.execute(INSERT_VARIANT, &[&v.id, &product_id, &v.name, &v.price, &v.status, &v.is_subscription, &sort])
-        .await
-        .sql()?;
+    let values: [&(dyn tokio_postgres::types::ToSql + Sync); 9] =
+        [&v.id, &product_id, &v.name, &v.price, &v.status, &v.is_subscription, &sort, &v.interval, &v.interval_count];
+    db.execute(INSERT_VARIANT, &values).await.sql()?;
     Ok(())
 }
 
@@ -130,7 +132,7 @@ pub async fn get_product(db: &impl GenericClient, id: &str) -> Result<Option<Pro
     let Some(mut product) = row.as_ref().map(product_of) else { return Ok(None) };
     let variants = db
         .query(
-            "SELECT id, name, price, status, is_subscription FROM variants WHERE product_id = $1
+            "SELECT id, name, price, status, is_subscription, billing_interval, interval_count FROM variants WHERE product_id = $1
              ORDER BY sort, id COLLATE \"C\"",
             &[&id],
         )
@@ -145,6 +147,8 @@ pub async fn get_product(db: &impl GenericClient, id: &str) -> Result<Option<Pro
                 price: row.get(2),
                 status: row.get(3),
                 is_subscription: row.get(4),
+                interval: row.get(5),
+                interval_count: row.get(6),
             })
             .collect(),
     );
@@ -462,6 +466,48 @@ pub async fn list_orders(db: &impl GenericClient, query: &OrderQuery) -> Result<
     Ok((rows.iter().map(|row| order_of(row).dto).collect(), total as u64))
 }
 
+/// Paid orders made in [`from`, `to`), by UTC day, in `currency` (another currency at the order's
+/// own rate).
+pub async fn daily_sales(db: &impl GenericClient, from: &str, to: &str, currency: &str) -> Result<Vec<DaySales>> {
+    let sql = "SELECT substr(created_at, 1, 10) AS day, COUNT(*),
+                      SUM(CASE WHEN currency = $3 OR currency_rate IS NULL THEN total
+                               ELSE ROUND(total * CAST(currency_rate AS DOUBLE PRECISION))::BIGINT END)::BIGINT,
+                      SUM(CASE WHEN currency = $3 OR currency_rate IS NULL THEN refunded_amount
+                               ELSE ROUND(refunded_amount * CAST(currency_rate AS DOUBLE PRECISION))::BIGINT END)::BIGINT
+               FROM orders WHERE status = 'paid' AND created_at >= $1 AND created_at < $2
+               GROUP BY day ORDER BY day";
+    let rows = db.query(&db.prepare_cached(sql).await.sql()?, &[&from, &to, &currency]).await.sql()?;
+    Ok(rows
+        .iter()
+        .map(|row| DaySales { date: row.get(0), orders: row.get(1), gross: row.get(2), refunds: row.get(3) })
+        .collect())
+}
+
+/// The subscriptions' figures; the monthly revenue of a plan billed every N days, weeks, months
+/// or years is its price spread over the months that covers.
+pub async fn subscription_figures(db: &impl GenericClient, from: &str, to: &str) -> Result<SubscriptionFigures> {
+    let sql = "SELECT
+            COUNT(*) FILTER (WHERE s.provider_status IN ('on_trial', 'active', 'paused', 'past_due', 'unpaid')),
+            COUNT(*) FILTER (WHERE s.created_at >= $1 AND s.created_at < $2),
+            COUNT(*) FILTER (WHERE s.provider_status = 'cancelled' AND s.updated_at >= $1 AND s.updated_at < $2),
+            COUNT(*) FILTER (WHERE s.provider_status IN ('past_due', 'unpaid')),
+            COALESCE(SUM(CASE v.billing_interval
+                    WHEN 'month' THEN v.price / COALESCE(v.interval_count, 1)
+                    WHEN 'year' THEN v.price / (12 * COALESCE(v.interval_count, 1))
+                    WHEN 'week' THEN v.price * 52 / (12 * COALESCE(v.interval_count, 1))
+                    WHEN 'day' THEN v.price * 365 / (12 * COALESCE(v.interval_count, 1))
+                    ELSE 0 END) FILTER (WHERE s.provider_status IN ('active', 'past_due')), 0)::BIGINT
+         FROM subscriptions s LEFT JOIN variants v ON v.id = s.variant_id";
+    let row = db.query_one(&db.prepare_cached(sql).await.sql()?, &[&from, &to]).await.sql()?;
+    Ok(SubscriptionFigures {
+        active: row.get(0),
+        new: row.get(1),
+        cancelled: row.get(2),
+        past_due: row.get(3),
+        mrr: row.get(4),
+    })
+}
+
 pub async fn pending_orders(db: &impl GenericClient, since: &str) -> Result<Vec<OrderRecord>> {
     let sql =
         format!("SELECT {ORDER_COLUMNS} FROM orders WHERE status = 'pending' AND created_at >= $1 ORDER BY number");
@@ -602,6 +648,14 @@ impl PaymentStore for Postgres {
 
     async fn list_orders(&self, query: OrderQuery) -> Result<(Vec<OrderDto>, u64)> {
         list_orders(&self.client().await?, &query).await
+    }
+
+    async fn daily_sales(&self, from: String, to: String, currency: String) -> Result<Vec<DaySales>> {
+        daily_sales(&self.client().await?, &from, &to, &currency).await
+    }
+
+    async fn subscription_figures(&self, from: String, to: String) -> Result<SubscriptionFigures> {
+        subscription_figures(&self.client().await?, &from, &to).await
     }
 
     async fn pending_orders(&self, since: String) -> Result<Vec<OrderRecord>> {

@@ -7,8 +7,8 @@ use super::Sqlite;
 use staffroom_core::error::Result;
 use staffroom_core::payments::model::{format_money, OrderDto, OrderSource, ProductDto, SubscriptionDto, VariantDto};
 use staffroom_core::payments::store::{
-    items_from_json, items_to_json, order_label, subtotal_of, CheckoutTerms, OrderQuery, OrderRecord, PaymentStore,
-    SyncState,
+    items_from_json, items_to_json, order_label, subtotal_of, CheckoutTerms, DaySales, OrderQuery, OrderRecord,
+    PaymentStore, SubscriptionFigures, SyncState,
 };
 
 // ---- products -------------------------------------------------------------------------------
@@ -65,11 +65,22 @@ pub fn replace_products(
                 .sql()?;
         }
         let mut insert = tx.prepare(
-            "INSERT INTO variants (id, product_id, name, price, status, is_subscription, sort) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO variants (id, product_id, name, price, status, is_subscription, sort, billing_interval, interval_count)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         ).sql()?;
         for (product_id, v, sort) in variants {
             insert
-                .execute(params![v.id, product_id, v.name, v.price, v.status, v.is_subscription as i64, sort])
+                .execute(params![
+                    v.id,
+                    product_id,
+                    v.name,
+                    v.price,
+                    v.status,
+                    v.is_subscription as i64,
+                    sort,
+                    v.interval,
+                    v.interval_count
+                ])
                 .sql()?;
         }
     }
@@ -90,9 +101,11 @@ pub fn upsert_product(conn: &mut Connection, product: &ProductDto, now: &str) ->
         tx.execute("DELETE FROM variants WHERE product_id = ?1", [&product.id]).sql()?;
         for (sort, v) in variants.iter().enumerate() {
             tx.execute(
-                "INSERT INTO variants (id, product_id, name, price, status, is_subscription, sort) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                 ON CONFLICT(id) DO UPDATE SET product_id=?2, name=?3, price=?4, status=?5, is_subscription=?6, sort=?7",
-                params![v.id, product.id, v.name, v.price, v.status, v.is_subscription as i64, sort as i64],
+                "INSERT INTO variants (id, product_id, name, price, status, is_subscription, sort, billing_interval, interval_count)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                 ON CONFLICT(id) DO UPDATE SET product_id=?2, name=?3, price=?4, status=?5, is_subscription=?6, sort=?7,
+                    billing_interval=?8, interval_count=?9",
+                params![v.id, product.id, v.name, v.price, v.status, v.is_subscription as i64, sort as i64, v.interval, v.interval_count],
             ).sql()?;
         }
     }
@@ -135,7 +148,8 @@ pub fn get_product(conn: &Connection, id: &str) -> Result<Option<ProductDto>> {
     let Some(mut product) = product else { return Ok(None) };
     let mut stmt = conn
         .prepare(
-            "SELECT id, name, price, status, is_subscription FROM variants WHERE product_id = ?1 ORDER BY sort, id",
+            "SELECT id, name, price, status, is_subscription, billing_interval, interval_count FROM variants
+             WHERE product_id = ?1 ORDER BY sort, id",
         )
         .sql()?;
     let variants = stmt
@@ -146,6 +160,8 @@ pub fn get_product(conn: &Connection, id: &str) -> Result<Option<ProductDto>> {
                 price: row.get(2)?,
                 status: row.get(3)?,
                 is_subscription: row.get::<_, i64>(4)? == 1,
+                interval: row.get(5)?,
+                interval_count: row.get(6)?,
             })
         })
         .sql()?
@@ -416,6 +432,62 @@ pub fn list_orders(conn: &Connection, query: &OrderQuery) -> Result<(Vec<OrderDt
     Ok((rows, total as u64))
 }
 
+/// Paid orders made in [`from`, `to`), by UTC day, in `currency` (another currency at the order's
+/// own rate).
+pub fn daily_sales(conn: &Connection, from: &str, to: &str, currency: &str) -> Result<Vec<DaySales>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT substr(created_at, 1, 10) AS day, COUNT(*),
+                    SUM(CASE WHEN currency = ?3 OR currency_rate IS NULL THEN total
+                             ELSE CAST(ROUND(total * CAST(currency_rate AS REAL)) AS INTEGER) END),
+                    SUM(CASE WHEN currency = ?3 OR currency_rate IS NULL THEN refunded_amount
+                             ELSE CAST(ROUND(refunded_amount * CAST(currency_rate AS REAL)) AS INTEGER) END)
+             FROM orders WHERE status = 'paid' AND created_at >= ?1 AND created_at < ?2
+             GROUP BY day ORDER BY day",
+        )
+        .sql()?;
+    let rows = stmt
+        .query_map(params![from, to, currency], |row| {
+            Ok(DaySales { date: row.get(0)?, orders: row.get(1)?, gross: row.get(2)?, refunds: row.get(3)? })
+        })
+        .sql()?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .sql()?;
+    Ok(rows)
+}
+
+/// The subscriptions' figures; the monthly revenue of a plan billed every N days, weeks, months
+/// or years is its price spread over the months that covers.
+pub fn subscription_figures(conn: &Connection, from: &str, to: &str) -> Result<SubscriptionFigures> {
+    conn.query_row(
+        "SELECT
+            COALESCE(SUM(s.provider_status IN ('on_trial', 'active', 'paused', 'past_due', 'unpaid')), 0),
+            COALESCE(SUM(s.created_at >= ?1 AND s.created_at < ?2), 0),
+            COALESCE(SUM(s.provider_status = 'cancelled' AND s.updated_at >= ?1 AND s.updated_at < ?2), 0),
+            COALESCE(SUM(s.provider_status IN ('past_due', 'unpaid')), 0),
+            COALESCE(SUM(CASE WHEN s.provider_status IN ('active', 'past_due') THEN
+                CASE v.billing_interval
+                    WHEN 'month' THEN v.price / COALESCE(v.interval_count, 1)
+                    WHEN 'year' THEN v.price / (12 * COALESCE(v.interval_count, 1))
+                    WHEN 'week' THEN v.price * 52 / (12 * COALESCE(v.interval_count, 1))
+                    WHEN 'day' THEN v.price * 365 / (12 * COALESCE(v.interval_count, 1))
+                    ELSE 0 END
+                ELSE 0 END), 0)
+         FROM subscriptions s LEFT JOIN variants v ON v.id = s.variant_id",
+        params![from, to],
+        |row| {
+            Ok(SubscriptionFigures {
+                active: row.get(0)?,
+                new: row.get(1)?,
+                cancelled: row.get(2)?,
+                past_due: row.get(3)?,
+                mrr: row.get(4)?,
+            })
+        },
+    )
+    .sql()
+}
+
 /// Local orders still pending that were created after `since`, oldest first.
 pub fn pending_orders(conn: &Connection, since: &str) -> Result<Vec<OrderRecord>> {
     let mut stmt = conn
@@ -545,6 +617,14 @@ impl PaymentStore for Sqlite {
 
     async fn list_orders(&self, query: OrderQuery) -> Result<(Vec<OrderDto>, u64)> {
         self.call(move |conn| list_orders(conn, &query)).await
+    }
+
+    async fn daily_sales(&self, from: String, to: String, currency: String) -> Result<Vec<DaySales>> {
+        self.call(move |conn| daily_sales(conn, &from, &to, &currency)).await
+    }
+
+    async fn subscription_figures(&self, from: String, to: String) -> Result<SubscriptionFigures> {
+        self.call(move |conn| subscription_figures(conn, &from, &to)).await
     }
 
     async fn pending_orders(&self, since: String) -> Result<Vec<OrderRecord>> {

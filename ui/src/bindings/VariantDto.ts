@@ -11,4 +11,9 @@ price: number,
 /**
  * The provider's variant status: pending, draft or published.
  */
-status: string, isSubscription: boolean, };
+status: string, isSubscription: boolean, 
+/**
+ * A subscription plan's billing interval (`day`, `week`, `month` or `year`) and how many of
+ * them one payment covers.
+ */
+interval: string | null, intervalCount: number | null, };

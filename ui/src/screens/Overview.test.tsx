@@ -20,6 +20,13 @@ const figures = (orders: Order[], activeSubscriptions = 120) => ({
   list_subscriptions: () => ({ subscriptions: [], meta: meta(activeSubscriptions) }),
   list_products: () => ({ products: [], meta: meta(25) }),
   sync_status: () => ({ running: false, intervalSecs: 300, resources: [{ resource: "products", syncedAt: "2026-11-22T10:00:00Z", attemptedAt: null, error: null }] }),
+  get_summary: (args: Record<string, unknown>) => ({ summary: summary(String(args.from)) }),
+});
+const summary = (from: string) => ({
+  from: `${from}T00:00:00Z`, to: "2026-11-23T00:00:00Z", currency: "USD", orders: 3, grossRevenue: 9900, refunds: 1500,
+  netRevenue: 8400, mrr: 123450, activeSubscriptions: 175, newSubscriptions: 4, cancelledSubscriptions: 2, pastDueSubscriptions: 35,
+  daily: [{ date: "2026-11-21", orders: 1, netRevenue: 3300 }, { date: "2026-11-22", orders: 2, netRevenue: 5100 }],
+  stale: false, syncedAt: "2026-11-22T10:00:00Z",
 });
 
 describe("Overview", () => {
@@ -54,5 +61,23 @@ describe("Overview", () => {
     mockCommands({ ...figures([]), list_orders: () => { throw { code: "unauthorized", message: "Sign in first" }; } });
     renderWithQuery(<Overview info={sandboxInfo} user={user} onGo={() => undefined} />);
     expect(await screen.findByRole("alert")).toHaveTextContent("Sign in first (unauthorized)");
+  });
+
+  it("shows the money: net revenue, MRR, what needs attention, and a chart of each day, for 30 or 90 days", async () => {
+    const calls = mockCommands(figures([order(1, "paid")]));
+    const onGo = vi.fn();
+    renderWithQuery(<Overview info={sandboxInfo} user={user} onGo={onGo} />);
+    expect(await screen.findByRole("group", { name: "Net revenue: $84.00" })).toBeInTheDocument();
+    expect(screen.getByText("Net revenue · $99.00 sold, $15.00 refunded")).toBeInTheDocument();
+    expect(screen.getByRole("group", { name: "MRR: $1,234.50" })).toBeInTheDocument();
+    const chart = screen.getByRole("img", { name: /Daily net revenue over 2 days, \$84\.00 in all; the best day was 2026-11-22/ });
+    expect(chart.querySelectorAll("rect")).toHaveLength(2);
+    await userEvent.click(screen.getByRole("button", { name: "Past due: 35" }));
+    expect(onGo).toHaveBeenLastCalledWith("subscriptions");
+    await userEvent.click(screen.getByRole("button", { name: "90 days" }));
+    expect(await screen.findByRole("heading", { name: "Revenue, last 90 days" })).toBeInTheDocument();
+    const froms = calls.filter((c) => c.cmd === "get_summary").map((c) => String(c.args.from));
+    const daysBetween = (a: string, b: string) => Math.round((Date.parse(b) - Date.parse(a)) / 86_400_000);
+    expect(daysBetween(froms.at(-1)!, froms[0])).toBe(60);
   });
 });

@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, describeError } from "../api";
+import { Money } from "../components/Money";
 import { OrderCells } from "../components/OrderCells";
 import { useRefetchOnWebhook } from "../events";
 import type { AppInfo, User } from "../types";
@@ -34,6 +35,7 @@ export function Overview({ info, user, onGo }: Props) {
         <Figure label="Published products" query={products} value={(d) => d.meta.totalItems} onOpen={() => onGo("products")} />
         <Figure label="Orders" query={orders} value={(d) => d.meta.totalItems} onOpen={() => onGo("orders")} />
       </div>
+      <Money onGo={onGo} />
       <div className="card stack" aria-labelledby="recent-orders">
         <h3 id="recent-orders">Latest orders</h3>
         {orders.isPending && <p className="muted">Loading orders…</p>}

@@ -22,6 +22,7 @@ pub(super) fn operations() -> Vec<OpEntry> {
         OpEntry::of::<payments::GetProduct>(),
         OpEntry::of::<payments::CreateOrder>(),
         OpEntry::of::<payments::ListOrders>(),
+        OpEntry::of::<payments::GetSummary>(),
         OpEntry::of::<payments::GetOrder>(),
         OpEntry::of::<payments::RefundOrder>(),
         OpEntry::of::<payments::ListSubscriptions>(),

@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod ops;
 pub mod store;
+pub mod summary;
 pub mod sync;
 pub mod validate;
 
@@ -730,6 +731,22 @@ impl PaymentService {
         };
         let (orders, total) = self.db.list_orders(query).await?;
         Ok(OrderList { orders, meta: PageMeta::new(page, limit, total) })
+    }
+
+    /// `GET /summary`: the store's money and subscriptions over a range of days, from the cache.
+    pub async fn summary(&self, request: &ops::SummaryRequest) -> Result<summary::SalesSummaryEnvelope> {
+        let (from, to) = summary::range(
+            request.from.as_deref().and_then(validate::instant),
+            request.to.as_deref().and_then(validate::instant),
+        )?;
+        let currency = self.db.meta("lemonsqueezy_currency").await?.unwrap_or_else(|| "USD".into());
+        let sales = self.db.daily_sales(from.clone(), to.clone(), currency.clone()).await?;
+        let subscriptions = self.db.subscription_figures(from.clone(), to.clone()).await?;
+        let state = self.db.sync_state("orders").await?;
+        let freshness = (state.error.is_some(), state.synced_at);
+        Ok(summary::SalesSummaryEnvelope {
+            summary: summary::assemble((from, to), currency, sales, subscriptions, freshness),
+        })
     }
 
     /// `GET /subscriptions`: from the cache, with exact filters; synced first when never synced.

@@ -4,6 +4,7 @@ use serde::Serialize;
 use staffroom_macros::request;
 
 use super::model::{OrderDto, OrderStatusFilter, ProductDto, ProductStatus, SubscriptionStatus};
+use super::summary::SalesSummaryEnvelope;
 use super::sync::SyncStatus;
 use super::validate::{self, NewOrder};
 use super::{OrderList, ProductList, SubscriptionAction, SubscriptionActionResult, SubscriptionList, SyncReport};
@@ -134,6 +135,23 @@ pub struct ListOrdersRequest {
     #[ts(optional = nullable)]
     pub from: Option<String>,
     /// Made before: an RFC 3339 time, or a date (its 00:00 UTC).
+    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub to: Option<String>,
+}
+
+/// `GET /api/payments/summary`: the range, the last 30 days (today included) when not given.
+#[request]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryRequest {
+    /// From (inclusive): an RFC 3339 time, or a date (its 00:00 UTC).
+    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub from: Option<String>,
+    /// To (exclusive): an RFC 3339 time, or a date (its 00:00 UTC).
     #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
@@ -283,6 +301,21 @@ impl Operation for ListOrders {
     type Response = OrderList;
     async fn run(core: &Core, _: &Caller, request: ListOrdersRequest) -> Result<OrderList> {
         core.payments.list_orders(&request).await
+    }
+}
+
+pub struct GetSummary;
+impl Operation for GetSummary {
+    const SPEC: OpSpec = OpSpec::new(
+        "get_summary",
+        "payments",
+        "The store's revenue, refunds, orders and subscriptions over a range of days, from the cache",
+    )
+    .route(Route::get("/api/payments/summary"));
+    type Request = SummaryRequest;
+    type Response = SalesSummaryEnvelope;
+    async fn run(core: &Core, _: &Caller, request: SummaryRequest) -> Result<SalesSummaryEnvelope> {
+        core.payments.summary(&request).await
     }
 }
 

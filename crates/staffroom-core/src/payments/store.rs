@@ -72,6 +72,27 @@ impl OrderSearch {
     }
 }
 
+/// One day's paid orders (a UTC day, `YYYY-MM-DD`), their totals and what was refunded of them,
+/// in the store's currency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DaySales {
+    pub date: String,
+    pub orders: i64,
+    pub gross: i64,
+    pub refunds: i64,
+}
+
+/// The subscriptions' figures for the Overview: live ones, those started and cancelled in the
+/// range, those whose payment failed, and the monthly recurring revenue (cents).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SubscriptionFigures {
+    pub active: i64,
+    pub new: i64,
+    pub cancelled: i64,
+    pub past_due: i64,
+    pub mrr: i64,
+}
+
 /// An order's subtotal from the amounts kept: `total` = `subtotal` − `discount_total` + `tax`.
 pub fn subtotal_of(total: i64, discount_total: i64, tax: i64) -> i64 {
     total + discount_total - tax
@@ -177,6 +198,13 @@ pub trait PaymentStore {
 
     /// A page of the orders `query` asks for, newest first, and how many there are.
     async fn list_orders(&self, query: OrderQuery) -> Result<(Vec<OrderDto>, u64)>;
+
+    /// The paid orders made in [`from`, `to`) (RFC 3339), day by day (days without one left
+    /// out), in `currency`: an order charged in another currency counts at its `currency_rate`.
+    async fn daily_sales(&self, from: String, to: String, currency: String) -> Result<Vec<DaySales>>;
+
+    /// The subscriptions' figures, `new` and `cancelled` counted in [`from`, `to`).
+    async fn subscription_figures(&self, from: String, to: String) -> Result<SubscriptionFigures>;
 
     /// Local orders still pending that were created after `since`, oldest first.
     async fn pending_orders(&self, since: String) -> Result<Vec<OrderRecord>>;

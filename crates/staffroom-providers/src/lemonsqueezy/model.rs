@@ -130,6 +130,10 @@ pub struct VariantDto {
     /// The provider's variant status: pending, draft or published.
     pub status: String,
     pub is_subscription: bool,
+    /// A subscription plan's billing interval (`day`, `week`, `month` or `year`) and how many of
+    /// them one payment covers.
+    pub interval: Option<String>,
+    pub interval_count: Option<i64>,
 }
 
 /// The seed's Product, plus its variants on the detail route.
@@ -312,6 +316,8 @@ pub fn variant_from(resource: &Resource) -> (String, VariantDto, i64) {
         price: resource.int("price").unwrap_or(0),
         status: resource.str("status").unwrap_or_else(|| "published".into()),
         is_subscription: resource.bool("is_subscription").unwrap_or(false),
+        interval: resource.str("interval").filter(|i| ["day", "week", "month", "year"].contains(&i.as_str())),
+        interval_count: resource.int("interval_count").filter(|n| *n > 0),
     };
     (product_id, dto, resource.int("sort").unwrap_or(0))
 }
