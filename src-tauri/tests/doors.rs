@@ -37,6 +37,7 @@ const VOLATILE: &[&str] = &[
     "revisionId",
     "requests",
     "ordersReconciled",
+    "ordersRead",
     "renewsAt",
 ];
 

@@ -9,9 +9,9 @@ export type SyncReport = { products: number, subscriptions: number,
  */
 ordersReconciled: number, 
 /**
- * Orders of the store read (all on the first sync, then those changed since the last).
+ * Orders of the store read (all on the first sync, then the pages with changes since the last).
  */
-orders: number, 
+ordersRead: number, 
 /**
  * Provider requests made.
  */

@@ -68,8 +68,8 @@ pub struct SyncReport {
     pub subscriptions: usize,
     /// Pending orders whose missed webhook was caught up from the provider's order list.
     pub orders_reconciled: usize,
-    /// Orders of the store read (all on the first sync, then those changed since the last).
-    pub orders: usize,
+    /// Orders of the store read (all on the first sync, then the pages with changes since the last).
+    pub orders_read: usize,
     /// Provider requests made.
     pub requests: u32,
 }
@@ -399,7 +399,7 @@ impl PaymentService {
             let orders = self.read_orders(&report).await;
             let ((products, a), (subscriptions, b), (orders_reconciled, c), (orders, d)) =
                 (products?, subscriptions?, reconciled?, orders?);
-            Ok(SyncReport { products, subscriptions, orders_reconciled, orders, requests: a + b + c + d })
+            Ok(SyncReport { products, subscriptions, orders_reconciled, orders_read: orders, requests: a + b + c + d })
         }
         .await;
         report.finished(outcome.as_ref().map(|_| ()));
