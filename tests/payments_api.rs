@@ -456,7 +456,7 @@ async fn a_sync_catches_up_an_order_whose_webhook_was_missed() {
 /// list searches and filters them, and names each bad parameter.
 #[tokio::test]
 async fn the_whole_stores_orders_are_synced_searched_and_filtered() {
-    let app = SandboxApp::start().await;
+    let app = SandboxApp::with_history().await;
     let (status, report) = app.post("/api/payments/sync", json!({})).await;
     assert_eq!(status, 200, "{report}");
     let (_, all) = app.get("/api/payments/orders?limit=100").await;
@@ -526,7 +526,7 @@ async fn the_whole_stores_orders_are_synced_searched_and_filtered() {
 /// own rate), a refund lowers the net at once, and a bad range names its field.
 #[tokio::test]
 async fn the_summary_adds_up_from_the_cached_orders() {
-    let app = SandboxApp::start().await;
+    let app = SandboxApp::with_history().await;
     let (status, report) = app.post("/api/payments/sync", json!({})).await;
     assert_eq!(status, 200, "{report}");
     // The whole history: 180 days before the sandbox started.

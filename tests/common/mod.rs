@@ -282,11 +282,23 @@ pub struct SandboxApp {
 
 impl SandboxApp {
     /// Starts a sandbox core with short provider time-outs, serves it, signs in as the demo admin.
+    /// Its store has a short history (100 orders): syncing the full 1,600 in every test would
+    /// only load the machine; [`SandboxApp::with_history`] has them.
     pub async fn start() -> SandboxApp {
+        SandboxApp::start_with_orders(100).await
+    }
+
+    /// A sandbox app whose store has the sandbox's full history (SPEC section 11).
+    pub async fn with_history() -> SandboxApp {
+        SandboxApp::start_with_orders(1_600).await
+    }
+
+    async fn start_with_orders(orders: u64) -> SandboxApp {
         let dir = tempfile::tempdir().unwrap();
         let mut config = staffroom::config::Config::new(dir.path());
         on_test_database(&mut config);
         config.sandbox = true;
+        config.sandbox_orders = orders;
         config.long_running = true;
         config.secret_backend = staffroom::secrets::SecretBackend::Memory;
         config.payments.client.request_timeout = std::time::Duration::from_millis(700);

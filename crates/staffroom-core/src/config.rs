@@ -15,6 +15,8 @@ pub struct Config {
     pub sandbox: bool,
     /// Products the sandbox's payment simulator seeds (30; the memory benchmark asks for 1,000).
     pub sandbox_products: u64,
+    /// How many past orders the sandbox's store has (SPEC section 11: at least 1,500).
+    pub sandbox_orders: u64,
     /// Where secrets are kept.
     pub secret_backend: SecretBackend,
     /// A team server's PostgreSQL database (`--database-url`); `None`: SQLite in the data dir.
@@ -102,6 +104,7 @@ impl Config {
             data_dir: data_dir.into(),
             sandbox: false,
             sandbox_products: 30,
+            sandbox_orders: 1_600,
             secret_backend: SecretBackend::Auto,
             database_url: None,
             session: SessionLimits::default(),

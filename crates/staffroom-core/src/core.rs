@@ -132,6 +132,7 @@ impl Core {
                 db.meta_insert_if_absent(SANDBOX_FIRST_START_KEY, crate::time::now_unix().to_string()).await?;
             let options = SimulatorOptions {
                 products: config.sandbox_products,
+                orders: config.sandbox_orders,
                 history_until: first_start.parse().ok(),
                 ..Default::default()
             };

@@ -36,7 +36,7 @@ export function RevenueChart({ daily, currency }: { daily: DailyNet[]; currency:
               <title>{`${d.date}: ${formatMoney(d.netRevenue, currency)} net, ${d.orders} ${d.orders === 1 ? "order" : "orders"}`}</title>
             </rect>
             {i % every === 0 && (
-              <text className="chart-label" x={x + bar / 2} y={HEIGHT - 4} textAnchor="middle">{d.date.slice(5)}</text>
+              <text className="chart-label" x={i === 0 ? x : x + bar / 2} y={HEIGHT - 4} textAnchor={i === 0 ? "start" : "middle"}>{d.date.slice(5)}</text>
             )}
           </g>
         );

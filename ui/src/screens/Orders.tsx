@@ -66,10 +66,10 @@ export function Orders({ user }: { user: User }) {
   return (
     <section className={selected ? "content split" : "content"} aria-labelledby="orders-title">
       <div className="stack">
-        <div className="toolbar">
-          <h2 id="orders-title">Orders</h2>
-          <div className="spacer" />
+        <div className="toolbar"><h2 id="orders-title">Orders</h2></div>
+        <div className="toolbar filters" role="search" aria-label="Find orders">
           <input
+            className="search"
             type="search"
             aria-label="Search orders"
             placeholder="E-mail, name, #number or SR- reference"

@@ -334,7 +334,11 @@ impl PaymentService {
                     .map(synced_order)
                     .collect();
                 read += ours.len();
-                self.db.apply_events(ours).await?;
+                // A few at a time: a webhook waiting to apply waits for one small transaction,
+                // not for a page.
+                for chunk in ours.chunks(APPLY_CHUNK) {
+                    self.db.apply_events(chunk.to_vec()).await?;
+                }
                 if !page.iter().any(changed) {
                     break;
                 }
@@ -1071,6 +1075,9 @@ mod tests {
         );
     }
 }
+
+/// How many of the orders a sync read are applied in one transaction.
+const APPLY_CHUNK: usize = 20;
 
 /// An order a sync read, as the event that applies it: what the provider says of it now.
 fn synced_order(resource: &jsonapi::Resource) -> crate::webhooks::WebhookEvent {
