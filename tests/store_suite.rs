@@ -13,10 +13,12 @@ use staffroom::auth::validate::LoginInput;
 use staffroom::auth::{Actor, AuthService, LoginError, NewUser};
 use staffroom::events::{EventHub, EventKind, Since};
 use staffroom::payments::model::{
-    format_money, OrderDto, OrderItem, OrderSource, OrderStatus, ProductDto, ProductStatus, SubscriptionDto,
-    SubscriptionStatus, VariantDto,
+    format_money, CustomerDto, CustomerStatus, OrderDto, OrderItem, OrderSource, OrderStatus, ProductDto,
+    ProductStatus, SubscriptionDto, SubscriptionStatus, VariantDto,
 };
-use staffroom::payments::store::{CheckoutTerms, OrderQuery, OrderRecord, OrderSearch};
+use staffroom::payments::store::{
+    like_pattern, CheckoutTerms, CustomerQuery, OrderQuery, OrderRecord, OrderSearch, SubscriptionQuery,
+};
 use staffroom::secrets::Secret;
 use staffroom::store::postgres::Postgres;
 use staffroom::store::{Db, Sqlite};
@@ -83,6 +85,8 @@ on_both_stores!(
     documents_drafts_and_lists_are_kept,
     the_catalogue_is_replaced_searched_and_paged,
     subscriptions_are_replaced_and_filtered,
+    subscriptions_are_searched_with_their_plan,
+    customers_are_kept_searched_and_found_by_what_changed,
     orders_are_numbered_once_each_and_updated,
     orders_are_searched_and_filtered,
     the_inbox_stores_each_delivery_once_in_order,
@@ -346,7 +350,144 @@ fn subscription(id: &str, customer: &str, status: SubscriptionStatus, created: &
         pause_resumes_at: None,
         last_payment_status: None,
         last_payment_at: None,
+        price: None,
+        interval: None,
+        interval_count: None,
+        currency: None,
+        payment_processor: Some("stripe".into()),
+        card_brand: Some("visa".into()),
+        card_last_four: Some("4242".into()),
+        update_payment_method_url: None,
+        portal_url: None,
     }
+}
+
+/// The first page of up to 10 subscriptions `query` asks for, by id.
+async fn subscription_ids(db: &Db, query: SubscriptionQuery) -> Vec<String> {
+    let (page, total) = db.list_subscriptions(SubscriptionQuery { page: 1, limit: 10, ..query }).await.unwrap();
+    assert_eq!(page.len() as u64, total);
+    page.into_iter().map(|s| s.id).collect()
+}
+
+async fn subscriptions_are_searched_with_their_plan(db: Db) {
+    let mut plan = product("1", "Zine", ProductStatus::Published);
+    let mut yearly = variant("10y", "Yearly");
+    (yearly.price, yearly.is_subscription, yearly.interval, yearly.interval_count) =
+        (9900, true, Some("year".into()), Some(1));
+    plan.variants = Some(vec![yearly.clone()]);
+    db.replace_products(vec![plan], vec![("1".into(), yearly, 0)], "t0".into()).await.unwrap();
+    let mut all = Vec::new();
+    for (id, provider, name, email, variant) in [
+        ("s1", "past_due", "Zoë O'Brien", "zoe@example.com", "10y"),
+        ("s2", "on_trial", "Ada Lovelace", "ADA@example.com", "10s"),
+        ("s3", "unpaid", "Ben 100%_sure", "ben@example.com", "10y"),
+        ("s4", "cancelled", "Ada Byron", "byron@example.com", "10s"),
+    ] {
+        let mut s = subscription(id, "c1", staffroom::payments::model::seed_status(provider), "2026-01-01T00:00:00Z");
+        s.created_at = format!("2026-01-0{}T00:00:00Z", &id[1..]);
+        (s.provider_status, s.customer_name, s.customer_email) =
+            (provider.into(), Some(name.into()), Some(email.into()));
+        s.variant_id = variant.into();
+        if id == "s3" {
+            (s.payment_processor, s.card_brand, s.card_last_four) = (Some("paypal".into()), None, None);
+        }
+        all.push(s);
+    }
+    db.replace_subscriptions(all, "t1".into(), "t0".into()).await.unwrap();
+    let search = |text: &str| SubscriptionQuery { search: Some(like_pattern(text)), ..Default::default() };
+    assert_eq!(subscription_ids(&db, search("ada")).await, ["s4", "s2"], "name and e-mail, any case");
+    assert_eq!(subscription_ids(&db, search("zoë")).await, ["s1"]);
+    assert_eq!(subscription_ids(&db, search("100%_")).await, ["s3"], "% and _ are themselves");
+    let provider = |status| SubscriptionQuery { provider_status: Some(status), ..Default::default() };
+    assert_eq!(subscription_ids(&db, provider("past_due")).await, ["s1"]);
+    let live = SubscriptionQuery { status: Some(SubscriptionStatus::Active), ..Default::default() };
+    assert_eq!(subscription_ids(&db, live).await, ["s3", "s2", "s1"], "every live status is active");
+    let product =
+        SubscriptionQuery { product_id: Some("1".into()), search: Some(like_pattern("ada")), ..Default::default() };
+    assert_eq!(subscription_ids(&db, product).await, ["s4", "s2"], "filters add up");
+
+    let zoe = db.subscription("s1".into()).await.unwrap().unwrap();
+    assert_eq!(
+        (zoe.price, zoe.interval.as_deref(), zoe.interval_count),
+        (Some(9900), Some("year"), Some(1)),
+        "the plan's"
+    );
+    assert_eq!(zoe.currency.as_deref(), Some("EUR"), "the store's, as its products are");
+    assert_eq!((zoe.card_brand.as_deref(), zoe.card_last_four.as_deref()), (Some("visa"), Some("4242")));
+    let ben = db.subscription("s3".into()).await.unwrap().unwrap();
+    assert_eq!((ben.payment_processor.as_deref(), ben.card_brand), (Some("paypal"), None));
+    let ada = db.subscription("s2".into()).await.unwrap().unwrap();
+    assert_eq!(ada.price, None, "a plan no longer in the catalogue has no price");
+}
+
+fn customer(id: &str, name: &str, email: &str, status: &str, created: &str) -> CustomerDto {
+    CustomerDto {
+        id: id.into(),
+        name: name.into(),
+        email: email.into(),
+        status: status.into(),
+        country: Some("DE".into()),
+        created_at: created.into(),
+        updated_at: created.into(),
+        total_revenue: 4200,
+        mrr: 900,
+        currency: "USD".into(),
+        portal_url: None,
+    }
+}
+
+async fn customers_are_kept_searched_and_found_by_what_changed(db: Db) {
+    let all = vec![
+        customer("1001", "Ada Lovelace", "ada@example.com", "subscribed", "2026-01-01T00:00:00Z"),
+        customer("1002", "Ben Okafor", "BEN@example.com", "unsubscribed", "2026-02-01T00:00:00Z"),
+        customer("1003", "Zoë 100%_sure", "zoe@example.com", "bounced", "2026-03-01T00:00:00Z"),
+    ];
+    db.upsert_customers(all.clone(), "t1".into()).await.unwrap();
+    let ids = |query: CustomerQuery| {
+        let db = db.clone();
+        async move {
+            let (page, total) = db.list_customers(CustomerQuery { page: 1, limit: 10, ..query }).await.unwrap();
+            assert_eq!(page.len() as u64, total);
+            page.into_iter().map(|c| c.id).collect::<Vec<_>>()
+        }
+    };
+    let search = |text: &str| CustomerQuery { search: Some(like_pattern(text)), ..Default::default() };
+    assert_eq!(ids(CustomerQuery::default()).await, ["1003", "1002", "1001"], "newest first");
+    assert_eq!(ids(search("ben@")).await, ["1002"], "e-mail, any case");
+    assert_eq!(ids(search("LOVELACE")).await, ["1001"], "name, any case");
+    assert_eq!(ids(search("100%_")).await, ["1003"], "% and _ are themselves");
+    assert!(ids(search("50%")).await.is_empty());
+    let bounced = CustomerQuery { status: Some(CustomerStatus::Bounced), ..Default::default() };
+    assert_eq!(ids(bounced).await, ["1003"]);
+    let (second, total) = db.list_customers(CustomerQuery { page: 2, limit: 2, ..Default::default() }).await.unwrap();
+    assert_eq!((second.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), total), (vec!["1001"], 3));
+    assert_eq!(db.customer("1002".into()).await.unwrap().unwrap(), all[1]);
+    assert!(db.customer("9999".into()).await.unwrap().is_none());
+
+    // A newer reading replaces the figures; an older one (a page read before a refund) does not.
+    let mut refunded = all[0].clone();
+    (refunded.total_revenue, refunded.updated_at) = (1200, "2026-05-01T00:00:00Z".into());
+    db.upsert_customers(vec![refunded.clone()], "t2".into()).await.unwrap();
+    db.upsert_customers(vec![all[0].clone()], "t3".into()).await.unwrap();
+    assert_eq!(db.customer("1001".into()).await.unwrap().unwrap(), refunded);
+
+    // Whose orders or subscriptions changed since a moment: their figures may have.
+    let mut o = order("t-o1", "2026-05-01T00:00:00Z");
+    (o.dto.customer_id, o.provider_updated_at) = (Some("1002".into()), Some("2026-05-01T00:00:00Z".into()));
+    db.insert_order(o).await.unwrap();
+    let mut s = subscription("t-s1", "1003", SubscriptionStatus::Active, "2026-05-02T00:00:00Z");
+    s.updated_at = "2026-05-02T00:00:00Z".into();
+    db.upsert_subscription(s, "t4".into()).await.unwrap();
+    let mut o = order("t-o2", "2026-04-30T12:00:00Z");
+    (o.dto.customer_id, o.provider_updated_at) = (Some("1001".into()), Some("2026-04-30T12:00:00Z".into()));
+    db.insert_order(o).await.unwrap();
+    let mut o = order("t-o3", "2026-05-03T00:00:00Z");
+    (o.dto.customer_id, o.provider_updated_at) = (Some("2001".into()), Some("2026-05-03T00:00:00Z".into()));
+    db.insert_order(o).await.unwrap();
+    let mut touched = db.customers_touched_since("2026-04-30T00:00:00Z".into()).await.unwrap();
+    touched.sort();
+    assert_eq!(touched, ["1002", "1003", "2001"], "1001 was read after their order changed; 2001 never was");
+    assert!(db.customers_touched_since("2099-01-01T00:00:00Z".into()).await.unwrap().is_empty());
 }
 
 async fn subscriptions_are_replaced_and_filtered(db: Db) {
@@ -357,9 +498,17 @@ async fn subscriptions_are_replaced_and_filtered(db: Db) {
         subscription("s4", "", SubscriptionStatus::Expired, "2026-03-01T00:00:00Z"),
     ];
     db.replace_subscriptions(all.clone(), "t1".into(), "t0".into()).await.unwrap();
-    let (newest, total) = db.list_subscriptions(None, None, 1, 3).await.unwrap();
+    let (newest, total) =
+        db.list_subscriptions(SubscriptionQuery { page: 1, limit: 3, ..Default::default() }).await.unwrap();
     assert_eq!((newest.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), total), (vec!["s4", "s3", "s2"], 4));
-    let (of_c1, total) = db.list_subscriptions(Some("c1".into()), Some("active"), 1, 10).await.unwrap();
+    let of_c1 = SubscriptionQuery {
+        page: 1,
+        limit: 10,
+        customer_id: Some("c1".into()),
+        status: Some(SubscriptionStatus::Active),
+        ..Default::default()
+    };
+    let (of_c1, total) = db.list_subscriptions(of_c1).await.unwrap();
     assert_eq!((of_c1.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), total), (vec!["s1"], 1));
     assert_eq!(db.subscription("s3".into()).await.unwrap().unwrap(), all[2]);
 
@@ -874,7 +1023,10 @@ async fn two_replicas_apply_each_delivery_once() {
     let (on_a, on_b) = (on_a.await.unwrap(), on_b.await.unwrap());
     assert_eq!(on_a.len() + on_b.len(), 200, "each applied once: {} on A, {} on B", on_a.len(), on_b.len());
     assert!(InboxReader::new(a.clone()).unapplied(10).await.unwrap().is_empty());
-    assert_eq!(a.list_subscriptions(None, None, 1, 1).await.unwrap().1, 200);
+    assert_eq!(
+        a.list_subscriptions(SubscriptionQuery { page: 1, limit: 1, ..Default::default() }).await.unwrap().1,
+        200
+    );
 }
 
 /// An event stored by one replica reaches the streams of another within a second, and a client

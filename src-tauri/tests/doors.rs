@@ -38,6 +38,7 @@ const VOLATILE: &[&str] = &[
     "requests",
     "ordersReconciled",
     "ordersRead",
+    "customersRead",
     "renewsAt",
 ];
 
@@ -271,8 +272,11 @@ fn every_operation_of_both_doors_answers_alike() {
         case(
             "list_subscriptions",
             json!({"status": "active", "limit": 3}),
-            Some(json!({"status": "paused", "customerId": "a b"})),
+            Some(json!({"status": "trialing", "customerId": "a b"})),
         ),
+        case("get_subscription", json!({"id": "1"}), Some(json!({"id": "a b"}))),
+        case("list_customers", json!({"limit": 3, "search": "a"}), Some(json!({"status": "happy", "limit": 101}))),
+        case("get_customer", json!({"id": "1001"}), Some(json!({"id": "x y"}))),
         case(
             "act_on_subscription",
             json!({"id": "1", "action": "cancel"}),

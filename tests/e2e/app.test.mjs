@@ -175,13 +175,46 @@ test("a subscription is cancelled and resumed, each after a confirmation", async
   await shot("07-subscription-confirm");
   await click(button("Cancel subscription", "//*[@role='alertdialog']"));
   await find(button("Resume", row));
-  assert.match(await textOf(By.xpath(row)), /cancelled/);
+  assert.match(await textOf(By.xpath(row)), /Cancelled/);
   await shot("08-subscription-cancelled");
 
   await click(button("Resume", row));
   await click(button("Resume subscription", "//*[@role='alertdialog']"));
   await find(button("Cancel", row));
-  assert.doesNotMatch(await textOf(By.xpath(row)), /cancelled/);
+  assert.doesNotMatch(await textOf(By.xpath(row)), /Cancelled/);
+});
+
+test("a subscription whose payment failed stands out, and its update-payment link is at hand", async () => {
+  await goTo("Subscriptions");
+  await click(By.css("#sub-status option[value='past_due']"));
+  const failed = By.xpath("//table[@aria-label='Subscriptions']//tr[@data-id][.//*[normalize-space()='Past due']]");
+  await eventually("past-due subscriptions only", async () => {
+    const rows = await driver.findElements(By.xpath("//table[@aria-label='Subscriptions']//tr[@data-id]"));
+    return rows.length > 0 && rows.length === (await driver.findElements(failed)).length;
+  });
+  await click(By.xpath("(//table[@aria-label='Subscriptions']//tr[@data-id])[1]//button[contains(@class,'row-link')]"));
+  await find(button("Copy update-payment link"));
+  assert.match(await textOf(By.css("aside.detail")), /The last payment failed/);
+  await shot("08b-subscription-past-due");
+  await click(By.css("#sub-status option[value='']"));
+});
+
+test("a customer is found by e-mail and opens with their orders, subscriptions and revenue", async () => {
+  await goTo("Customers");
+  const rows = By.xpath("//table[@aria-label='Customers']//tr[@data-id]");
+  await eventually("the store's customers", async () => (await driver.findElements(rows)).length > 0);
+  await shot("06e-customers");
+  const email = (await textOf(By.xpath("(//table[@aria-label='Customers']//tr[@data-id])[1]//div[contains(@class,'muted')]"))).split(" · ")[0];
+  await type(By.css("input[aria-label='Search customers']"), email.toUpperCase());
+  await eventually("that customer alone", async () => (await driver.findElements(rows)).length === 1);
+  await click(By.xpath("//table[@aria-label='Customers']//button[contains(@class,'row-link')]"));
+  await eventually("the customer's page", async () => /Lifetime revenue/.test(await textOf(By.css("section.content"))));
+  assert.ok((await textOf(By.css("section.content"))).includes(email));
+  await find(button("Copy portal link"));
+  await shot("06f-customer");
+  // The back button returns to the list.
+  await driver.navigate().back();
+  await find(By.css("input[aria-label='Search customers']"));
 });
 
 test("a document opens in its own editor window, and text with an emoji is saved and read back", async () => {

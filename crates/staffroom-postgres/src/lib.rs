@@ -7,6 +7,7 @@
 pub mod accounts;
 pub mod applying;
 pub mod audit;
+pub mod customers;
 pub mod docs;
 pub mod events;
 pub mod fleet;
@@ -32,6 +33,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0007_sealed_secrets.sql"),
     include_str!("../migrations/0008_list_order.sql"),
     include_str!("../migrations/0009_whole_store.sql"),
+    include_str!("../migrations/0010_customers.sql"),
 ];
 
 /// The schema version this binary knows.

@@ -10,7 +10,7 @@ use staffroom_core::error::Result;
 use staffroom_core::payments::model::{format_money, OrderDto, ProductDto, SubscriptionDto, VariantDto};
 use staffroom_core::payments::store::{
     items_from_json, items_to_json, order_label, subtotal_of, CheckoutTerms, DaySales, OrderQuery, OrderRecord,
-    PaymentStore, SubscriptionFigures, SyncState,
+    PaymentStore, SubscriptionFigures, SubscriptionQuery, SyncState,
 };
 
 const PRODUCT_COLUMNS: &str = "id, name, slug, price, currency, status, created_at, updated_at";
@@ -155,8 +155,10 @@ pub async fn get_product(db: &impl GenericClient, id: &str) -> Result<Option<Pro
     Ok(Some(product))
 }
 
-const SUBSCRIPTION_COLUMNS: &str = "s.id, s.customer_id, s.status, s.provider_status, s.product_id, s.variant_id, s.renews_at, s.ends_at, s.created_at, s.updated_at, s.product_name, s.variant_name, s.user_name, s.user_email, s.pause_mode, s.pause_resumes_at, p.status, p.at";
-const SUBSCRIPTION_FROM: &str = "subscriptions s LEFT JOIN subscription_payments p ON p.subscription_id = s.id";
+const SUBSCRIPTION_COLUMNS: &str = "s.id, s.customer_id, s.status, s.provider_status, s.product_id, s.variant_id, s.renews_at, s.ends_at, s.created_at, s.updated_at, s.product_name, s.variant_name, s.user_name, s.user_email, s.pause_mode, s.pause_resumes_at, p.status, p.at, v.price, v.billing_interval, v.interval_count, s.payment_processor, s.card_brand, s.card_last_four, pr.currency";
+/// A subscription with its latest payment and its plan (the variant: price and interval).
+const SUBSCRIPTION_FROM: &str = "subscriptions s LEFT JOIN subscription_payments p ON p.subscription_id = s.id
+    LEFT JOIN variants v ON v.id = s.variant_id LEFT JOIN products pr ON pr.id = s.product_id";
 
 fn subscription_of(row: &Row) -> SubscriptionDto {
     SubscriptionDto {
@@ -178,6 +180,15 @@ fn subscription_of(row: &Row) -> SubscriptionDto {
         pause_resumes_at: row.get(15),
         last_payment_status: row.get(16),
         last_payment_at: row.get(17),
+        price: row.get(18),
+        interval: row.get(19),
+        interval_count: row.get(20),
+        payment_processor: row.get(21),
+        card_brand: row.get(22),
+        card_last_four: row.get(23),
+        currency: row.get(24),
+        update_payment_method_url: None,
+        portal_url: None,
     }
 }
 
@@ -186,12 +197,12 @@ pub async fn upsert_subscription(db: &impl GenericClient, s: &SubscriptionDto, n
         .prepare_cached(
             "INSERT INTO subscriptions (id, customer_id, status, provider_status, product_id, variant_id, renews_at, ends_at,
                 created_at, updated_at, product_name, variant_name, user_name, user_email, pause_mode, pause_resumes_at,
-                synced_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                synced_at, payment_processor, card_brand, card_last_four)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
          ON CONFLICT (id) DO UPDATE SET customer_id = $2, status = $3, provider_status = $4, product_id = $5,
                 variant_id = $6, renews_at = $7, ends_at = $8, created_at = $9, updated_at = $10, product_name = $11,
                 variant_name = $12, user_name = $13, user_email = $14, pause_mode = $15, pause_resumes_at = $16,
-                synced_at = $17",
+                synced_at = $17, payment_processor = $18, card_brand = $19, card_last_four = $20",
         )
         .await.sql()?;
     db.execute(
@@ -214,6 +225,9 @@ pub async fn upsert_subscription(db: &impl GenericClient, s: &SubscriptionDto, n
             &s.pause_mode,
             &s.pause_resumes_at,
             &now,
+            &s.payment_processor,
+            &s.card_brand,
+            &s.card_last_four,
         ],
     )
     .await
@@ -248,17 +262,24 @@ pub async fn replace_subscriptions(
 
 pub async fn list_subscriptions(
     db: &impl GenericClient,
-    customer_id: Option<&str>,
-    status: Option<&str>,
-    page: u32,
-    limit: u32,
+    query: &SubscriptionQuery,
 ) -> Result<(Vec<SubscriptionDto>, u64)> {
-    let (filter, values) = equal_to(&[("s.customer_id", customer_id), ("s.status", status)]);
+    let (mut filter, mut values) = equal_to(&[
+        ("s.customer_id", query.customer_id.as_deref()),
+        ("s.status", query.status.map(|s| s.as_str())),
+        ("s.provider_status", query.provider_status),
+        ("s.product_id", query.product_id.as_deref()),
+    ]);
+    if let Some(search) = &query.search {
+        values.push(search);
+        let n = values.len();
+        filter = format!("{filter} AND (s.user_email ILIKE ${n} OR s.user_name ILIKE ${n})");
+    }
     let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
         values.iter().map(|v| v as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
     let total: i64 =
         db.query_one(&format!("SELECT COUNT(*) FROM subscriptions s WHERE {filter}"), &params).await.sql()?.get(0);
-    let (limit, offset) = (i64::from(limit), (i64::from(page) - 1) * i64::from(limit));
+    let (limit, offset) = (i64::from(query.limit), (i64::from(query.page) - 1) * i64::from(query.limit));
     params.extend([&limit as &(dyn tokio_postgres::types::ToSql + Sync), &offset]);
     let (limit_at, offset_at) = (params.len() - 1, params.len());
     // Byte order for ids, as SQLite compares; the indexes are in the same order, so a page is
@@ -269,6 +290,7 @@ pub async fn list_subscriptions(
         "SELECT {SUBSCRIPTION_COLUMNS}
          FROM (SELECT * FROM subscriptions s WHERE {filter} ORDER BY {order} LIMIT ${limit_at} OFFSET ${offset_at}) s
          LEFT JOIN subscription_payments p ON p.subscription_id = s.id
+         LEFT JOIN variants v ON v.id = s.variant_id LEFT JOIN products pr ON pr.id = s.product_id
          ORDER BY {order}"
     );
     let rows = db.query(&db.prepare_cached(&sql).await.sql()?, &params).await.sql()?;
@@ -620,14 +642,8 @@ impl PaymentStore for Postgres {
         upsert_subscription(&self.client().await?, &subscription, &now).await
     }
 
-    async fn list_subscriptions(
-        &self,
-        customer_id: Option<String>,
-        status: Option<&'static str>,
-        page: u32,
-        limit: u32,
-    ) -> Result<(Vec<SubscriptionDto>, u64)> {
-        list_subscriptions(&self.client().await?, customer_id.as_deref(), status, page, limit).await
+    async fn list_subscriptions(&self, query: SubscriptionQuery) -> Result<(Vec<SubscriptionDto>, u64)> {
+        list_subscriptions(&self.client().await?, &query).await
     }
 
     async fn subscription(&self, id: String) -> Result<Option<SubscriptionDto>> {

@@ -7,6 +7,7 @@
 pub mod accounts;
 pub mod applying;
 pub mod audit;
+pub mod customers;
 pub mod docs;
 pub mod events;
 pub mod fleet;
@@ -36,6 +37,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0007_hardening.sql"),
     include_str!("../migrations/0008_refunds.sql"),
     include_str!("../migrations/0009_whole_store.sql"),
+    include_str!("../migrations/0010_customers.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -8,7 +8,7 @@ use staffroom_core::error::Result;
 use staffroom_core::payments::model::{format_money, OrderDto, OrderSource, ProductDto, SubscriptionDto, VariantDto};
 use staffroom_core::payments::store::{
     items_from_json, items_to_json, order_label, subtotal_of, CheckoutTerms, DaySales, OrderQuery, OrderRecord,
-    PaymentStore, SubscriptionFigures, SyncState,
+    PaymentStore, SubscriptionFigures, SubscriptionQuery, SyncState,
 };
 
 // ---- products -------------------------------------------------------------------------------
@@ -173,8 +173,10 @@ pub fn get_product(conn: &Connection, id: &str) -> Result<Option<ProductDto>> {
 
 // ---- subscriptions --------------------------------------------------------------------------
 
-const SUBSCRIPTION_COLUMNS: &str = "s.id, s.customer_id, s.status, s.provider_status, s.product_id, s.variant_id, s.renews_at, s.ends_at, s.created_at, s.updated_at, s.product_name, s.variant_name, s.user_name, s.user_email, s.pause_mode, s.pause_resumes_at, p.status, p.at";
-const SUBSCRIPTION_FROM: &str = "subscriptions s LEFT JOIN subscription_payments p ON p.subscription_id = s.id";
+const SUBSCRIPTION_COLUMNS: &str = "s.id, s.customer_id, s.status, s.provider_status, s.product_id, s.variant_id, s.renews_at, s.ends_at, s.created_at, s.updated_at, s.product_name, s.variant_name, s.user_name, s.user_email, s.pause_mode, s.pause_resumes_at, p.status, p.at, v.price, v.billing_interval, v.interval_count, s.payment_processor, s.card_brand, s.card_last_four, pr.currency";
+/// A subscription with its latest payment and its plan (the variant: price and interval).
+const SUBSCRIPTION_FROM: &str = "subscriptions s LEFT JOIN subscription_payments p ON p.subscription_id = s.id
+    LEFT JOIN variants v ON v.id = s.variant_id LEFT JOIN products pr ON pr.id = s.product_id";
 
 fn subscription_from_row(row: &Row<'_>) -> rusqlite::Result<SubscriptionDto> {
     Ok(SubscriptionDto {
@@ -196,6 +198,15 @@ fn subscription_from_row(row: &Row<'_>) -> rusqlite::Result<SubscriptionDto> {
         pause_resumes_at: row.get(15)?,
         last_payment_status: row.get(16)?,
         last_payment_at: row.get(17)?,
+        price: row.get(18)?,
+        interval: row.get(19)?,
+        interval_count: row.get(20)?,
+        payment_processor: row.get(21)?,
+        card_brand: row.get(22)?,
+        card_last_four: row.get(23)?,
+        currency: row.get(24)?,
+        update_payment_method_url: None,
+        portal_url: None,
     })
 }
 
@@ -203,15 +214,17 @@ fn subscription_from_row(row: &Row<'_>) -> rusqlite::Result<SubscriptionDto> {
 pub fn upsert_subscription(conn: &Connection, s: &SubscriptionDto, now: &str) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO subscriptions (id, customer_id, status, provider_status, product_id, variant_id, renews_at, ends_at, created_at,
-                updated_at, product_name, variant_name, user_name, user_email, pause_mode, pause_resumes_at, synced_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                updated_at, product_name, variant_name, user_name, user_email, pause_mode, pause_resumes_at, synced_at,
+                payment_processor, card_brand, card_last_four)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
          ON CONFLICT(id) DO UPDATE SET customer_id=?2, status=?3, provider_status=?4, product_id=?5, variant_id=?6, renews_at=?7,
                 ends_at=?8, created_at=?9, updated_at=?10, product_name=?11, variant_name=?12, user_name=?13, user_email=?14,
-                pause_mode=?15, pause_resumes_at=?16, synced_at=?17",
+                pause_mode=?15, pause_resumes_at=?16, synced_at=?17, payment_processor=?18, card_brand=?19, card_last_four=?20",
     ).sql()?
     .execute(params![
         s.id, s.customer_id, s.status.as_str(), s.provider_status, s.product_id, s.variant_id, s.renews_at, s.ends_at, s.created_at,
-        s.updated_at, s.product_name, s.variant_name, s.customer_name, s.customer_email, s.pause_mode, s.pause_resumes_at, now
+        s.updated_at, s.product_name, s.variant_name, s.customer_name, s.customer_email, s.pause_mode, s.pause_resumes_at, now,
+        s.payment_processor, s.card_brand, s.card_last_four
     ]).sql()?;
     Ok(())
 }
@@ -237,31 +250,30 @@ fn newer_subscriptions(conn: &Connection, since: &str) -> Result<std::collection
 }
 
 /// A page of cached subscriptions, newest first, with exact filters.
-pub fn list_subscriptions(
-    conn: &Connection,
-    customer_id: Option<&str>,
-    status: Option<&str>,
-    page: u32,
-    limit: u32,
-) -> Result<(Vec<SubscriptionDto>, u64)> {
-    let filter = "(?1 IS NULL OR s.customer_id = ?1) AND (?2 IS NULL OR s.status = ?2)";
+pub fn list_subscriptions(conn: &Connection, query: &SubscriptionQuery) -> Result<(Vec<SubscriptionDto>, u64)> {
+    let filter = "(?1 IS NULL OR s.customer_id = ?1) AND (?2 IS NULL OR s.status = ?2)
+         AND (?3 IS NULL OR s.provider_status = ?3) AND (?4 IS NULL OR s.product_id = ?4)
+         AND (?5 IS NULL OR s.user_email LIKE ?5 ESCAPE '\\' OR s.user_name LIKE ?5 ESCAPE '\\')";
+    let (limit, offset) = (query.limit as i64, (query.page as i64 - 1) * query.limit as i64);
+    let values: [&dyn rusqlite::ToSql; 7] = [
+        &query.customer_id,
+        &query.status.map(|s| s.as_str()),
+        &query.provider_status,
+        &query.product_id,
+        &query.search,
+        &limit,
+        &offset,
+    ];
     let total: i64 = conn
-        .query_row(&format!("SELECT COUNT(*) FROM subscriptions s WHERE {filter}"), params![customer_id, status], |r| {
-            r.get(0)
-        })
+        .query_row(&format!("SELECT COUNT(*) FROM subscriptions s WHERE {filter}"), &values[..5], |r| r.get(0))
         .sql()?;
     let mut stmt = conn
         .prepare_cached(&format!(
             "SELECT {SUBSCRIPTION_COLUMNS} FROM {SUBSCRIPTION_FROM} WHERE {filter}
-         ORDER BY s.created_at DESC, s.id DESC LIMIT ?3 OFFSET ?4"
+         ORDER BY s.created_at DESC, s.id DESC LIMIT ?6 OFFSET ?7"
         ))
         .sql()?;
-    let offset = (page as i64 - 1) * limit as i64;
-    let rows = stmt
-        .query_map(params![customer_id, status, limit, offset], subscription_from_row)
-        .sql()?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .sql()?;
+    let rows = stmt.query_map(&values[..], subscription_from_row).sql()?.collect::<rusqlite::Result<Vec<_>>>().sql()?;
     Ok((rows, total as u64))
 }
 
@@ -589,14 +601,8 @@ impl PaymentStore for Sqlite {
         self.write(move |conn| upsert_subscription(conn, &subscription, &now)).await
     }
 
-    async fn list_subscriptions(
-        &self,
-        customer_id: Option<String>,
-        status: Option<&'static str>,
-        page: u32,
-        limit: u32,
-    ) -> Result<(Vec<SubscriptionDto>, u64)> {
-        self.call(move |conn| list_subscriptions(conn, customer_id.as_deref(), status, page, limit)).await
+    async fn list_subscriptions(&self, query: SubscriptionQuery) -> Result<(Vec<SubscriptionDto>, u64)> {
+        self.call(move |conn| list_subscriptions(conn, &query)).await
     }
 
     async fn subscription(&self, id: String) -> Result<Option<SubscriptionDto>> {

@@ -2,6 +2,7 @@
 //! their management, over Lemon Squeezy, with every read going through the SQLite cache.
 
 pub mod apply;
+pub mod customers;
 pub mod ops;
 pub mod store;
 pub mod summary;
@@ -70,6 +71,8 @@ pub struct SyncReport {
     pub orders_reconciled: usize,
     /// Orders of the store read (all on the first sync, then the pages with changes since the last).
     pub orders_read: usize,
+    /// Customers read, likewise (and those whose orders or subscriptions changed).
+    pub customers_read: usize,
     /// Provider requests made.
     pub requests: u32,
 }
@@ -401,9 +404,18 @@ impl PaymentService {
             // before the whole store is read, which would otherwise take that order as new.
             let reconciled = self.reconcile_orders_reporting(&report).await;
             let orders = self.read_orders(&report).await;
-            let ((products, a), (subscriptions, b), (orders_reconciled, c), (orders, d)) =
-                (products?, subscriptions?, reconciled?, orders?);
-            Ok(SyncReport { products, subscriptions, orders_reconciled, orders_read: orders, requests: a + b + c + d })
+            // After the orders and subscriptions: whose of them changed says whose figures did.
+            let customers = self.read_customers(&report).await;
+            let ((products, a), (subscriptions, b), (orders_reconciled, c), (orders, d), (customers, e)) =
+                (products?, subscriptions?, reconciled?, orders?, customers?);
+            Ok(SyncReport {
+                products,
+                subscriptions,
+                orders_reconciled,
+                orders_read: orders,
+                customers_read: customers,
+                requests: a + b + c + d + e,
+            })
         }
         .await;
         report.finished(outcome.as_ref().map(|_| ()));
@@ -463,7 +475,7 @@ impl PaymentService {
         let (mut reconciled, mut requests) = (0, 0);
         let buyers = u32::try_from(by_email.len()).ok();
         for (done, (email, orders)) in (1..).zip(by_email) {
-            report.step(SyncStep::Orders, done, buyers);
+            report.step(SyncStep::Pending, done, buyers);
             let query = [("filter[store_id]", store_id.clone()), ("filter[user_email]", email)];
             let (mut candidates, pages) = self.client.get_all("orders", &query).await?;
             requests += pages;
@@ -767,10 +779,49 @@ impl PaymentService {
             stale = true;
         }
         let (page, limit) = (query.page.unwrap_or(1), query.limit.unwrap_or(10));
-        let status = query.status.map(model::SubscriptionStatus::as_str);
-        let (subscriptions, total) = self.db.list_subscriptions(query.customer_id.clone(), status, page, limit).await?;
+        let (status, provider_status) = query.status.map(model::SubscriptionStatusFilter::split).unwrap_or_default();
+        let query = store::SubscriptionQuery {
+            page,
+            limit,
+            status,
+            provider_status,
+            customer_id: query.customer_id.clone(),
+            product_id: query.product_id.clone(),
+            search: query.search.as_deref().map(store::like_pattern),
+        };
+        let (subscriptions, total) = self.db.list_subscriptions(query).await?;
         let meta = self.meta_for("subscriptions", PageMeta::new(page, limit, total), stale).await?;
         Ok(SubscriptionList { subscriptions, meta })
+    }
+
+    /// `GET /subscriptions/:id`: as the provider has it now, with the links it signs for 24 hours
+    /// (where the customer updates their card, their portal), or as cached, without them, when
+    /// it cannot be reached.
+    pub async fn get_subscription(&self, id: &str) -> Result<(SubscriptionDto, bool)> {
+        validate_id("id", id)?;
+        let fresh = async {
+            let resource = self.client.get_one(&format!("subscriptions/{id}")).await?;
+            let store_id = self.store_id().await?;
+            if resource.str("store_id").is_some_and(|store| store != store_id) {
+                return Err(Error::not_found(format!("No subscription {id} in this store")));
+            }
+            Ok(model::subscription_from(&resource))
+        }
+        .await;
+        let not_found = || Error::not_found(format!("No subscription {id}"));
+        match fresh {
+            Ok(read) => {
+                self.db.upsert_subscription(read.clone(), now_rfc3339()).await?;
+                // The cached row adds the plan's price and interval and the latest payment.
+                let cached = self.db.subscription(id.to_string()).await?.ok_or_else(not_found)?;
+                let links = (read.update_payment_method_url, read.portal_url);
+                Ok((SubscriptionDto { update_payment_method_url: links.0, portal_url: links.1, ..cached }, false))
+            }
+            Err(err) if err.is_provider_unreachable() => {
+                Ok((self.db.subscription(id.to_string()).await?.ok_or(err)?, true))
+            }
+            Err(err) => Err(err),
+        }
     }
 
     /// Cancel, resume, pause, unpause or change plan. The provider's answer is checked against

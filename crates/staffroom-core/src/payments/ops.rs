@@ -3,7 +3,10 @@
 use serde::Serialize;
 use staffroom_macros::request;
 
-use super::model::{OrderDto, OrderStatusFilter, ProductDto, ProductStatus, SubscriptionStatus};
+use super::customers::{CustomerEnvelope, CustomerList};
+use super::model::{
+    CustomerStatus, OrderDto, OrderStatusFilter, ProductDto, ProductStatus, SubscriptionDto, SubscriptionStatusFilter,
+};
 use super::summary::SalesSummaryEnvelope;
 use super::sync::SyncStatus;
 use super::validate::{self, NewOrder};
@@ -172,15 +175,62 @@ pub struct ListSubscriptionsRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
+    /// A seed status (`active`: every live one) or one of the provider's (`on_trial`, `paused`,
+    /// `past_due`, `unpaid`, matched on `providerStatus`).
     #[field(choice)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
-    pub status: Option<SubscriptionStatus>,
+    pub status: Option<SubscriptionStatusFilter>,
     /// The provider's customer id.
     #[field(pattern = "^[A-Za-z0-9_-]{1,64}$", message = "must be a provider customer id (letters, digits, - or _)")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub customer_id: Option<String>,
+    /// The provider's product id.
+    #[field(pattern = "^[A-Za-z0-9_-]{1,64}$", message = "must be a provider product id (letters, digits, - or _)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub product_id: Option<String>,
+    /// Part of the customer's name or e-mail, any case.
+    #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
+    #[field(with = search)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub search: Option<String>,
+}
+
+/// `{subscription}`: `stale` when the provider could not be reached (then without its links).
+#[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct SubscriptionEnvelope {
+    pub subscription: SubscriptionDto,
+    pub stale: bool,
+}
+
+/// `GET /api/payments/customers`.
+#[request]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListCustomersRequest {
+    #[field(min = 1, max = 2147483647)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub page: Option<u32>,
+    /// Default 10.
+    #[field(min = 1, max = 100)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub limit: Option<u32>,
+    /// Part of the name or the e-mail, any case.
+    #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
+    #[field(with = search)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub search: Option<String>,
+    /// The provider's e-mail marketing status.
+    #[field(choice)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub status: Option<CustomerStatus>,
 }
 
 /// `POST /api/payments/subscriptions/{id}/{action}`: the action, and what it needs.
@@ -355,6 +405,51 @@ impl Operation for ListSubscriptions {
     type Response = SubscriptionList;
     async fn run(core: &Core, _: &Caller, request: ListSubscriptionsRequest) -> Result<SubscriptionList> {
         core.payments.list_subscriptions(&request).await
+    }
+}
+
+pub struct GetSubscription;
+impl Operation for GetSubscription {
+    const SPEC: OpSpec = OpSpec::new(
+        "get_subscription",
+        "payments",
+        "One subscription as the provider has it now, with the links to update the card and the portal",
+    )
+    .route(Route::get("/api/payments/subscriptions/{id}"))
+    .errors(NOT_FOUND);
+    type Request = IdRequest;
+    type Response = SubscriptionEnvelope;
+    async fn run(core: &Core, _: &Caller, request: IdRequest) -> Result<SubscriptionEnvelope> {
+        let (subscription, stale) = core.payments.get_subscription(&request.id).await?;
+        Ok(SubscriptionEnvelope { subscription, stale })
+    }
+}
+
+pub struct ListCustomers;
+impl Operation for ListCustomers {
+    const SPEC: OpSpec =
+        OpSpec::new("list_customers", "payments", "The store's customers, newest first, searched by name or e-mail")
+            .route(Route::get("/api/payments/customers"));
+    type Request = ListCustomersRequest;
+    type Response = CustomerList;
+    async fn run(core: &Core, _: &Caller, request: ListCustomersRequest) -> Result<CustomerList> {
+        core.payments.list_customers(&request).await
+    }
+}
+
+pub struct GetCustomer;
+impl Operation for GetCustomer {
+    const SPEC: OpSpec = OpSpec::new(
+        "get_customer",
+        "payments",
+        "One customer with their revenue, MRR, portal link, newest orders and subscriptions",
+    )
+    .route(Route::get("/api/payments/customers/{id}"))
+    .errors(NOT_FOUND);
+    type Request = IdRequest;
+    type Response = CustomerEnvelope;
+    async fn run(core: &Core, _: &Caller, request: IdRequest) -> Result<CustomerEnvelope> {
+        Ok(CustomerEnvelope { customer: core.payments.get_customer(&request.id).await? })
     }
 }
 

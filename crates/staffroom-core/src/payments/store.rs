@@ -2,7 +2,10 @@
 //! subscriptions, each resource's sync state, and the orders. Each method is one statement or
 //! one transaction.
 
-use super::model::{OrderDto, OrderItem, OrderStatus, ProductDto, SubscriptionDto, VariantDto};
+use super::model::{
+    CustomerDto, CustomerStatus, OrderDto, OrderItem, OrderStatus, ProductDto, SubscriptionDto, SubscriptionStatus,
+    VariantDto,
+};
 use crate::error::Result;
 use crate::webhooks::{ApplyResult, WebhookEvent};
 
@@ -59,17 +62,46 @@ impl OrderSearch {
     /// The search for what staff typed: `ada@example.com`, `Lovelace`, `1042`, `#1042` or `SR-000042`.
     pub fn new(text: &str) -> OrderSearch {
         let text = text.trim();
-        let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
         let digits = |s: &str| {
             (!s.is_empty() && s.len() <= 18 && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten()
         };
         let upper = text.to_ascii_uppercase();
         OrderSearch {
-            pattern: format!("%{escaped}%"),
+            pattern: like_pattern(text),
             order_number: digits(text.strip_prefix('#').unwrap_or(text)),
             reference: upper.strip_prefix("SR-").and_then(digits),
         }
     }
+}
+
+/// A `LIKE` pattern that finds `text` anywhere, its `%` and `_` escaped with `\`.
+pub fn like_pattern(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+/// Which subscriptions a page of `GET /subscriptions` holds (every field optional but the page).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SubscriptionQuery {
+    pub page: u32,
+    pub limit: u32,
+    /// The seed status to match, or the provider's.
+    pub status: Option<SubscriptionStatus>,
+    pub provider_status: Option<&'static str>,
+    pub customer_id: Option<String>,
+    pub product_id: Option<String>,
+    /// A [`like_pattern`] for the customer's name or e-mail.
+    pub search: Option<String>,
+}
+
+/// Which customers a page of `GET /customers` holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CustomerQuery {
+    pub page: u32,
+    pub limit: u32,
+    /// A [`like_pattern`] for the name or the e-mail.
+    pub search: Option<String>,
+    pub status: Option<CustomerStatus>,
 }
 
 /// One day's paid orders (a UTC day, `YYYY-MM-DD`), their totals and what was refunded of them,
@@ -175,14 +207,9 @@ pub trait PaymentStore {
     /// Writes a subscription as the provider describes it now.
     async fn upsert_subscription(&self, subscription: SubscriptionDto, now: String) -> Result<()>;
 
-    /// A page of cached subscriptions, newest first, with exact filters.
-    async fn list_subscriptions(
-        &self,
-        customer_id: Option<String>,
-        status: Option<&'static str>,
-        page: u32,
-        limit: u32,
-    ) -> Result<(Vec<SubscriptionDto>, u64)>;
+    /// A page of cached subscriptions, newest first, with exact filters, each with its plan's
+    /// price and interval.
+    async fn list_subscriptions(&self, query: SubscriptionQuery) -> Result<(Vec<SubscriptionDto>, u64)>;
 
     /// One cached subscription.
     async fn subscription(&self, id: String) -> Result<Option<SubscriptionDto>>;
@@ -229,4 +256,23 @@ pub trait ApplyingStore {
     /// Applies events that are not in the inbox (what a sync read), in order, in one
     /// transaction where one that fails fails alone.
     async fn apply_events(&self, events: Vec<WebhookEvent>) -> Result<Vec<ApplyResult>>;
+}
+
+/// The store's customers, as the sync last read them.
+#[async_trait::async_trait]
+pub trait CustomerStore {
+    /// Writes customers as the provider describes them now; one already newer (by its
+    /// `updated_at`) is kept.
+    async fn upsert_customers(&self, customers: Vec<CustomerDto>, now: String) -> Result<()>;
+
+    /// A page of customers, newest first, and how many match.
+    async fn list_customers(&self, query: CustomerQuery) -> Result<(Vec<CustomerDto>, u64)>;
+
+    /// One customer.
+    async fn customer(&self, id: String) -> Result<Option<CustomerDto>>;
+
+    /// The customers whose orders or subscriptions the provider changed at `since` or after, and
+    /// later than the customer as last read (each by the provider's `updated_at`): it recomputed
+    /// their revenue or MRR since. Customers never read count too.
+    async fn customers_touched_since(&self, since: String) -> Result<Vec<String>>;
 }

@@ -27,7 +27,10 @@ pub enum SyncStep {
     Variants,
     Subscriptions,
     /// Pending orders whose webhook may have been missed, one buyer at a time.
+    Pending,
+    /// The store's orders, page by page.
     Orders,
+    Customers,
     /// The sync has ended (see `error`).
     Done,
 }
@@ -37,7 +40,7 @@ pub enum SyncStep {
 #[serde(rename_all = "camelCase")]
 pub struct SyncProgress {
     pub step: SyncStep,
-    /// Pages (or, for orders, buyers) done in this step.
+    /// Pages (or, for pending orders, buyers) done in this step.
     pub done: u32,
     /// How many there are, when the provider says.
     pub total: Option<u32>,
@@ -56,7 +59,7 @@ pub struct SyncFailure {
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceSync {
-    /// `products` or `subscriptions`.
+    /// `products`, `subscriptions`, `orders` or `customers`.
     pub resource: String,
     /// The last complete, successful sync.
     pub synced_at: Option<String>,

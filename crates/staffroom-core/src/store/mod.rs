@@ -16,7 +16,7 @@ use crate::auth::store::AccountStore;
 use crate::docs::store::DocStore;
 use crate::error::Result;
 use crate::events::store::EventKeeping;
-use crate::payments::store::{ApplyingStore, PaymentStore};
+use crate::payments::store::{ApplyingStore, CustomerStore, PaymentStore};
 use crate::webhooks::store::InboxStore;
 
 /// The `meta` table: settings and marks, one text value per key.
@@ -78,6 +78,7 @@ pub trait Store:
     + AccountStore
     + DocStore
     + PaymentStore
+    + CustomerStore
     + ApplyingStore
     + InboxStore
     + EventKeeping
@@ -93,6 +94,7 @@ impl<T> Store for T where
         + AccountStore
         + DocStore
         + PaymentStore
+        + CustomerStore
         + ApplyingStore
         + InboxStore
         + EventKeeping

@@ -119,6 +119,93 @@ staffroom_base::text_enum! {
     }
 }
 
+staffroom_base::text_enum! {
+    /// The subscriptions `GET /subscriptions?status=` lists: a seed status (`active` is every
+    /// live one: on trial, active, paused, past due or unpaid), or one of the provider's own
+    /// (matched on `providerStatus`).
+    pub enum SubscriptionStatusFilter {
+        Active = "active",
+        Cancelled = "cancelled",
+        Expired = "expired",
+        OnTrial = "on_trial",
+        Paused = "paused",
+        PastDue = "past_due",
+        Unpaid = "unpaid",
+    }
+}
+
+impl SubscriptionStatusFilter {
+    /// The seed status to match, or else the provider's.
+    pub fn split(self) -> (Option<SubscriptionStatus>, Option<&'static str>) {
+        match self {
+            SubscriptionStatusFilter::Active => (Some(SubscriptionStatus::Active), None),
+            SubscriptionStatusFilter::Cancelled => (Some(SubscriptionStatus::Cancelled), None),
+            SubscriptionStatusFilter::Expired => (Some(SubscriptionStatus::Expired), None),
+            other => (None, Some(other.as_str())),
+        }
+    }
+}
+
+staffroom_base::text_enum! {
+    /// A customer's status at the provider: whether the store may e-mail them.
+    pub enum CustomerStatus {
+        Subscribed = "subscribed",
+        Unsubscribed = "unsubscribed",
+        Archived = "archived",
+        RequiresVerification = "requires_verification",
+        InvalidEmail = "invalid_email",
+        Bounced = "bounced",
+    }
+}
+
+/// A customer of the store (SPEC section 11). `totalRevenue` and `mrr` are the provider's own
+/// figures (`total_revenue_currency` and `mrr`, US cents), not worked out here.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomerDto {
+    pub id: String,
+    pub name: String,
+    pub email: String,
+    /// The provider's e-mail marketing status (`subscribed`, `unsubscribed`, `archived`,
+    /// `requires_verification`, `invalid_email`, `bounced`).
+    pub status: String,
+    /// ISO 3166-1 alpha-2.
+    pub country: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    /// Cents: what the customer's orders brought in, less refunds.
+    pub total_revenue: i64,
+    /// Cents a month, from the customer's live subscriptions.
+    pub mrr: i64,
+    /// The currency of `totalRevenue` and `mrr`: the provider counts both in US dollars.
+    pub currency: String,
+    /// The customer's billing portal, signed for 24 hours: only on an answer just read from the
+    /// provider (`GET /customers/{id}` while it is reachable), never kept.
+    pub portal_url: Option<String>,
+}
+
+/// A customer from the provider's resource.
+pub fn customer_from(resource: &Resource) -> CustomerDto {
+    CustomerDto {
+        id: resource.id.clone(),
+        name: resource.str("name").unwrap_or_default(),
+        email: resource.str("email").unwrap_or_default(),
+        status: resource.str("status").unwrap_or_else(|| "subscribed".into()),
+        country: resource.str("country").filter(|c| !c.is_empty()),
+        created_at: normalise_time(resource.str("created_at")).unwrap_or_default(),
+        updated_at: normalise_time(resource.str("updated_at")).unwrap_or_default(),
+        total_revenue: resource.int("total_revenue_currency").unwrap_or(0),
+        mrr: resource.int("mrr").unwrap_or(0),
+        currency: "USD".into(),
+        portal_url: url(resource, "customer_portal"),
+    }
+}
+
+/// One of a resource's `urls`.
+fn url(resource: &Resource, name: &str) -> Option<String> {
+    resource.attributes.get("urls")?.get(name)?.as_str().map(str::to_owned)
+}
+
 /// A product variant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
@@ -182,6 +269,22 @@ pub struct SubscriptionDto {
     pub pause_resumes_at: Option<String>,
     pub last_payment_status: Option<String>,
     pub last_payment_at: Option<String>,
+    /// Cents per interval: the plan's (variant's) price.
+    pub price: Option<i64>,
+    /// `day`, `week`, `month` or `year`: the plan's billing interval, every `intervalCount`.
+    pub interval: Option<String>,
+    pub interval_count: Option<i64>,
+    /// The price's currency: the store's.
+    pub currency: Option<String>,
+    /// `stripe` or `paypal`.
+    pub payment_processor: Option<String>,
+    /// The card's brand and last four digits (none for PayPal).
+    pub card_brand: Option<String>,
+    pub card_last_four: Option<String>,
+    /// Where the customer updates their card, and their billing portal: signed for 24 hours,
+    /// so only on an answer just read from the provider (`GET /subscriptions/{id}`), never kept.
+    pub update_payment_method_url: Option<String>,
+    pub portal_url: Option<String>,
 }
 
 /// A webhook event applied to an order, for its history.
@@ -304,6 +407,16 @@ pub fn subscription_from(resource: &Resource) -> SubscriptionDto {
         ),
         last_payment_status: None,
         last_payment_at: None,
+        // The plan's price and interval are the cached variant's (joined when read).
+        price: None,
+        interval: None,
+        interval_count: None,
+        currency: None,
+        payment_processor: resource.str("payment_processor"),
+        card_brand: resource.str("card_brand").filter(|b| !b.is_empty()),
+        card_last_four: resource.str("card_last_four").filter(|b| !b.is_empty()),
+        update_payment_method_url: url(resource, "update_payment_method"),
+        portal_url: url(resource, "customer_portal"),
     }
 }
 

@@ -129,6 +129,8 @@ fn customer_of(data: &mut Data, checkout: &Checkout) -> u64 {
         name: checkout.name.clone(),
         email: checkout.email.clone(),
         country: checkout.country.clone().unwrap_or_else(|| "GB".into()),
+        status: "subscribed",
+        created_at: now_stamp(),
     });
     id
 }

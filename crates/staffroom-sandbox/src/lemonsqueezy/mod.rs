@@ -167,11 +167,12 @@ impl PaymentSimulator {
     /// `staffroom sandbox-providers` does beside the Google simulator).
     pub fn build(options: SimulatorOptions, base: String) -> Result<(Self, Router)> {
         let products = seed::products(options.products);
-        let customers = seed::customers(options.customers + options.order_customers);
+        let mut customers = seed::customers(options.customers + options.order_customers);
         let subscribers = &customers[..options.customers as usize];
         let subscriptions = seed::subscriptions(options.subscriptions, &products, subscribers);
         let until = options.history_until.unwrap_or_else(|| chrono::Utc::now().timestamp());
         let orders = seed::history(options.orders, until, &products, &customers);
+        seed::date_customers(&mut customers, &orders, &subscriptions);
         let sim = Arc::new(Sim {
             base: base.clone(),
             api_key: format!("sandbox_{}", uuid::Uuid::new_v4().simple()),
@@ -287,7 +288,7 @@ impl PaymentSimulator {
         let mut samples = vec![
             product_json(base, product),
             variant_json(base, &product.variants[0]),
-            customer_json(base, &data.customers[0]),
+            customer_json(base, &data.customers[0], customer_figures(&data).get(&data.customers[0].id)),
             subscription_json(base, &data.subscriptions[0]),
             seed::store_json(base, seed::STORE_ID).expect("our store exists"),
         ];
@@ -568,16 +569,64 @@ fn variant_json(base: &str, v: &Variant) -> Value {
     })
 }
 
-fn customer_json(base: &str, c: &Customer) -> Value {
+/// What the provider works out for a customer: their revenue so far and their monthly recurring
+/// revenue (US cents), and when anything of theirs last changed.
+#[derive(Default)]
+struct CustomerFigures {
+    total_revenue: i64,
+    mrr: i64,
+    updated_at: String,
+}
+
+/// Every customer's figures, from the orders and subscriptions as they are now: revenue is what
+/// paid orders brought in less their refunds, in dollars at each order's rate; MRR is the
+/// monthly price of each live, paying subscription.
+fn customer_figures(data: &Data) -> HashMap<u64, CustomerFigures> {
+    let mut figures: HashMap<u64, CustomerFigures> = HashMap::new();
+    let touch = |figures: &mut HashMap<u64, CustomerFigures>, id: u64, at: &str| {
+        let entry = figures.entry(id).or_default();
+        if entry.updated_at.as_str() < at {
+            entry.updated_at = at.to_string();
+        }
+    };
+    for o in &data.orders {
+        touch(&mut figures, o.customer_id, &o.updated_at);
+        if matches!(o.status, "paid" | "refunded" | "partial_refund") {
+            let usd = ((o.total - o.refunded_amount) as f64 * o.currency_rate).round() as i64;
+            figures.entry(o.customer_id).or_default().total_revenue += usd;
+        }
+    }
+    let variants: HashMap<u64, &Variant> = data.products.iter().flat_map(|p| &p.variants).map(|v| (v.id, v)).collect();
+    for s in &data.subscriptions {
+        let Some(customer) = s.customer_id else { continue };
+        touch(&mut figures, customer, &s.updated_at);
+        if matches!(s.status, "active" | "past_due") {
+            let monthly = variants.get(&s.variant_id).map_or(0, |v| match v.interval {
+                Some("year") => v.price / 12,
+                Some("week") => v.price * 52 / 12,
+                Some("day") => v.price * 365 / 12,
+                _ => v.price,
+            });
+            figures.entry(customer).or_default().mrr += monthly;
+        }
+    }
+    figures
+}
+
+fn customer_json(base: &str, c: &Customer, figures: Option<&CustomerFigures>) -> Value {
     let id = c.id.to_string();
+    let (revenue, mrr) = figures.map_or((0, 0), |f| (f.total_revenue, f.mrr));
+    let updated =
+        figures.map(|f| f.updated_at.as_str()).filter(|at| *at > c.created_at.as_str()).unwrap_or(&c.created_at);
     json!({
         "type": "customers", "id": id,
         "attributes": {
-            "store_id": c.store_id, "name": c.name, "email": c.email, "status": "subscribed", "city": null,
-            "region": null, "country": c.country, "total_revenue_currency": 0, "mrr": 0,
-            "status_formatted": "Subscribed", "country_formatted": c.country, "total_revenue_currency_formatted": "$0.00",
-            "mrr_formatted": "$0.00", "urls": {"customer_portal": format!("{base}/billing?customer={}", c.id)},
-            "created_at": seed::stamp(1_767_225_600), "updated_at": seed::stamp(1_767_225_600), "test_mode": true
+            "store_id": c.store_id, "name": c.name, "email": c.email, "status": c.status, "city": null,
+            "region": null, "country": c.country, "total_revenue_currency": revenue, "mrr": mrr,
+            "status_formatted": capitalise(&c.status.replace('_', " ")), "country_formatted": c.country,
+            "total_revenue_currency_formatted": format_money(revenue, "USD"), "mrr_formatted": format_money(mrr, "USD"),
+            "urls": {"customer_portal": format!("{base}/billing?customer={}&signature=sandbox", c.id)},
+            "created_at": c.created_at, "updated_at": updated, "test_mode": true
         },
         "relationships": relationships(base, "customers", &id, &["store", "orders", "subscriptions", "license-keys"]),
         "links": {"self": format!("{base}/v1/customers/{}", c.id)}
@@ -779,13 +828,19 @@ async fn list_customers(State(sim): State<Arc<Sim>>, Query(params): Params) -> R
     if let Some(email) = filter(&params, "email") {
         customers.retain(|c| c.email == email);
     }
-    page(&sim, "customers", &params, customers, |c| customer_json(&sim.base, c))
+    if let Some(store) = filter(&params, "store_id") {
+        customers.retain(|c| c.store_id.to_string() == store);
+    }
+    // Newest first, as orders are.
+    customers.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+    let figures = customer_figures(&data);
+    page(&sim, "customers", &params, customers, |c| customer_json(&sim.base, c, figures.get(&c.id)))
 }
 
 async fn one_customer(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
     let data = sim.data.lock().unwrap();
     match data.customers.iter().find(|c| c.id.to_string() == id) {
-        Some(c) => document(customer_json(&sim.base, c)),
+        Some(c) => document(customer_json(&sim.base, c, customer_figures(&data).get(&c.id))),
         None => not_found(),
     }
 }

@@ -73,6 +73,11 @@ pub struct Customer {
     pub name: String,
     pub email: String,
     pub country: String,
+    /// The e-mail marketing status: `subscribed`, `unsubscribed`, `archived`,
+    /// `requires_verification`, `invalid_email` or `bounced`.
+    pub status: &'static str,
+    /// When the customer first bought: their first order or subscription.
+    pub created_at: String,
 }
 
 /// A subscription, in the provider's terms.
@@ -269,9 +274,45 @@ pub fn customers(count: u64) -> Vec<Customer> {
                 name: format!("{first} {last}"),
                 email: format!("{}.{}{}@example.com", ascii(first), ascii(last), n),
                 country: COUNTRIES[(n as usize * 5 + n as usize / 7) % COUNTRIES.len()].to_string(),
+                status: customer_status(n),
+                created_at: stamp(BASE),
             }
         })
         .collect()
+}
+
+/// Most customers are subscribed to the store's e-mails; some unsubscribed, a few archived,
+/// bounced, unverified or with an address that does not work, as a real list has.
+fn customer_status(n: u64) -> &'static str {
+    match n {
+        n if n % 53 == 0 => "bounced",
+        n if n % 41 == 0 => "archived",
+        n if n % 67 == 0 => "requires_verification",
+        n if n % 97 == 0 => "invalid_email",
+        n if n % 6 == 0 => "unsubscribed",
+        _ => "subscribed",
+    }
+}
+
+/// Each customer's `created_at`: when they first bought (an order or a subscription), as the
+/// provider makes a customer at their first checkout.
+pub fn date_customers(customers: &mut [Customer], orders: &[Order], subscriptions: &[Subscription]) {
+    let mut first: std::collections::HashMap<u64, &str> = std::collections::HashMap::new();
+    let bought = orders
+        .iter()
+        .map(|o| (o.customer_id, o.created_at.as_str()))
+        .chain(subscriptions.iter().filter_map(|s| Some((s.customer_id?, s.created_at.as_str()))));
+    for (customer, at) in bought {
+        let earliest = first.entry(customer).or_insert(at);
+        if at < *earliest {
+            *earliest = at;
+        }
+    }
+    for customer in customers {
+        if let Some(at) = first.get(&customer.id) {
+            customer.created_at = at.to_string();
+        }
+    }
 }
 
 /// A name as the local part of an e-mail address.
