@@ -6,6 +6,8 @@ import type { AuditEntry } from "./bindings/AuditEntry";
 import type { AuditLogRequest } from "./bindings/AuditLogRequest";
 import type { AuditRetention } from "./bindings/AuditRetention";
 import type { CreateDocument } from "./bindings/CreateDocument";
+import type { CustomerEnvelope } from "./bindings/CustomerEnvelope";
+import type { CustomerList } from "./bindings/CustomerList";
 import type { DocumentEnvelope } from "./bindings/DocumentEnvelope";
 import type { DocumentIdRequest } from "./bindings/DocumentIdRequest";
 import type { DocumentList } from "./bindings/DocumentList";
@@ -15,6 +17,7 @@ import type { EditsRequest } from "./bindings/EditsRequest";
 import type { Folder } from "./bindings/Folder";
 import type { GoogleStatus } from "./bindings/GoogleStatus";
 import type { IdRequest } from "./bindings/IdRequest";
+import type { ListCustomersRequest } from "./bindings/ListCustomersRequest";
 import type { ListDocumentsRequest } from "./bindings/ListDocumentsRequest";
 import type { ListOrdersRequest } from "./bindings/ListOrdersRequest";
 import type { ListProductsRequest } from "./bindings/ListProductsRequest";
@@ -42,6 +45,7 @@ import type { ShareRequest } from "./bindings/ShareRequest";
 import type { SignedIn } from "./bindings/SignedIn";
 import type { SubscriptionActionRequest } from "./bindings/SubscriptionActionRequest";
 import type { SubscriptionActionResult } from "./bindings/SubscriptionActionResult";
+import type { SubscriptionEnvelope } from "./bindings/SubscriptionEnvelope";
 import type { SubscriptionList } from "./bindings/SubscriptionList";
 import type { SummaryEnvelope } from "./bindings/SummaryEnvelope";
 import type { SummaryRequest } from "./bindings/SummaryRequest";
@@ -67,6 +71,9 @@ export type Operations = {
   get_order: { request: IdRequest; response: OrderEnvelope };
   refund_order: { request: RefundRequest; response: OrderEnvelope };
   list_subscriptions: { request: ListSubscriptionsRequest; response: SubscriptionList };
+  get_subscription: { request: IdRequest; response: SubscriptionEnvelope };
+  list_customers: { request: ListCustomersRequest; response: CustomerList };
+  get_customer: { request: IdRequest; response: CustomerEnvelope };
   act_on_subscription: { request: SubscriptionActionRequest; response: SubscriptionActionResult };
   sync_now: { request: NoInput; response: SyncReport };
   sync_status: { request: NoInput; response: SyncStatus };
@@ -132,6 +139,12 @@ export function client(call: Call) {
     refundOrder: (request: RefundRequest) => call("refund_order", request),
     /** Subscriptions, from the cache */
     listSubscriptions: (request: ListSubscriptionsRequest) => call("list_subscriptions", request),
+    /** One subscription as the provider has it now, with the links to update the card and the portal */
+    getSubscription: (request: IdRequest) => call("get_subscription", request),
+    /** The store's customers, newest first, searched by name or e-mail */
+    listCustomers: (request: ListCustomersRequest) => call("list_customers", request),
+    /** One customer with their revenue, MRR, portal link, newest orders and subscriptions */
+    getCustomer: (request: IdRequest) => call("get_customer", request),
     /** Cancel, resume, pause, unpause or change the plan of a subscription (202 when the customer must confirm) */
     actOnSubscription: (request: SubscriptionActionRequest) => call("act_on_subscription", request),
     /** Syncs products and subscriptions now, after any sync already running */

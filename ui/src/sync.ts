@@ -4,7 +4,7 @@ import { listen } from "@tauri-apps/api/event";
 import type { SyncProgress } from "./types";
 
 /** The lists a payments sync refreshes, refetched when one ends. */
-const SYNCED_QUERIES = ["products", "subscriptions", "orders", "sync-status"];
+const SYNCED_QUERIES = ["products", "subscriptions", "orders", "customers", "summary", "sync-status"];
 
 function refetchSynced(queryClient: QueryClient) {
   for (const key of SYNCED_QUERIES) void queryClient.invalidateQueries({ queryKey: [key] });
@@ -26,16 +26,18 @@ export function useSyncProgress(): SyncProgress | null {
   return progress;
 }
 
-const READING: Record<Exclude<SyncProgress["step"], "done" | "orders">, string> = {
+const READING: Record<Exclude<SyncProgress["step"], "done" | "pending">, string> = {
   products: "products",
   variants: "product variants",
   subscriptions: "subscriptions",
+  orders: "orders",
+  customers: "customers",
 };
 
 /** A progress step as people read it: "Syncing subscriptions: page 2 of 3". */
 export function describeProgress(progress: SyncProgress): string {
   const count = progress.total ? `${progress.done} of ${progress.total}` : `${progress.done}`;
-  if (progress.step === "orders") return `Checking pending orders: buyer ${count}`;
+  if (progress.step === "pending") return `Checking pending orders: buyer ${count}`;
   if (progress.step === "done") return "Sync finished";
   return `Syncing ${READING[progress.step]}: page ${count}`;
 }

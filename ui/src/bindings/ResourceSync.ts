@@ -5,7 +5,7 @@
  */
 export type ResourceSync = { 
 /**
- * `products` or `subscriptions`.
+ * `products`, `subscriptions`, `orders` or `customers`.
  */
 resource: string, 
 /**

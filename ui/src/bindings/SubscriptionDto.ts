@@ -16,4 +16,29 @@ providerStatus: string, productId: string, variantId: string, renewsAt: string, 
 /**
  * void or free, while paused.
  */
-pauseMode: string | null, pauseResumesAt: string | null, lastPaymentStatus: string | null, lastPaymentAt: string | null, };
+pauseMode: string | null, pauseResumesAt: string | null, lastPaymentStatus: string | null, lastPaymentAt: string | null, 
+/**
+ * Cents per interval: the plan's (variant's) price.
+ */
+price: number | null, 
+/**
+ * `day`, `week`, `month` or `year`: the plan's billing interval, every `intervalCount`.
+ */
+interval: string | null, intervalCount: number | null, 
+/**
+ * The price's currency: the store's.
+ */
+currency: string | null, 
+/**
+ * `stripe` or `paypal`.
+ */
+paymentProcessor: string | null, 
+/**
+ * The card's brand and last four digits (none for PayPal).
+ */
+cardBrand: string | null, cardLastFour: string | null, 
+/**
+ * Where the customer updates their card, and their billing portal: signed for 24 hours,
+ * so only on an answer just read from the provider (`GET /subscriptions/{id}`), never kept.
+ */
+updatePaymentMethodUrl: string | null, portalUrl: string | null, };

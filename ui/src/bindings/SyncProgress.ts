@@ -7,7 +7,7 @@ import type { SyncStep } from "./SyncStep";
  */
 export type SyncProgress = { step: SyncStep, 
 /**
- * Pages (or, for orders, buyers) done in this step.
+ * Pages (or, for pending orders, buyers) done in this step.
  */
 done: number, 
 /**

@@ -13,6 +13,10 @@ ordersReconciled: number,
  */
 ordersRead: number, 
 /**
+ * Customers read, likewise (and those whose orders or subscriptions changed).
+ */
+customersRead: number, 
+/**
  * Provider requests made.
  */
 requests: number, };

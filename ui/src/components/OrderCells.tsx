@@ -1,4 +1,6 @@
 import { formatMoney } from "../api";
+import { When } from "../format";
+import { CustomerLink } from "../links";
 import type { Order } from "../types";
 
 /** The provider's statuses worth showing beside ours (a refund keeps an order `paid`). */
@@ -10,7 +12,10 @@ export function OrderCells({ order }: { order: Order }) {
   const item = order.items[0];
   return (
     <>
-      <td>{order.name ?? order.email}{order.name && <div className="muted small">{order.email}</div>}</td>
+      <td>
+        <CustomerLink id={order.customerId}>{order.name ?? order.email}</CustomerLink>
+        {order.name && <div className="muted small">{order.email}</div>}
+      </td>
       <td>{item ? item.productName ?? item.productId : order.productId}{item?.variantName && <div className="muted small">{item.variantName}</div>}</td>
       <td className="number">{formatMoney(order.total, order.currency)}</td>
       <td>
@@ -18,7 +23,7 @@ export function OrderCells({ order }: { order: Order }) {
         {note && <span className="muted small"> {note}</span>}
         {order.review && <span className="badge pending" title={order.review}> needs review</span>}
       </td>
-      <td className="muted">{new Date(order.createdAt).toLocaleString()}</td>
+      <td className="muted"><When iso={order.createdAt} /></td>
     </>
   );
 }

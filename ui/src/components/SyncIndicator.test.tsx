@@ -27,9 +27,11 @@ describe("SyncIndicator", () => {
     expect(bar).toHaveAttribute("max", "3");
 
     // No total from the provider: an indeterminate bar.
-    await act(() => emit("sync-progress", { step: "orders", done: 1, total: null, error: null }));
+    await act(() => emit("sync-progress", { step: "pending", done: 1, total: null, error: null }));
     expect(await screen.findByText("Checking pending orders: buyer 1")).toBeInTheDocument();
     expect(screen.getByRole("progressbar")).not.toHaveAttribute("value");
+    await act(() => emit("sync-progress", { step: "customers", done: 4, total: 5, error: null }));
+    expect(await screen.findByText("Syncing customers: page 4 of 5")).toBeInTheDocument();
 
     await act(() => emit("sync-progress", { step: "done", done: 0, total: null, error: null }));
     await waitFor(() => expect(screen.queryByRole("status", { name: "Sync progress" })).not.toBeInTheDocument());

@@ -1,10 +1,12 @@
 import { useDeferredValue, useState, type FormEvent } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { openUrl } from "@tauri-apps/plugin-opener";
+import { useLocation, useRoute } from "wouter";
 import { OrderCells } from "../components/OrderCells";
 import { Pager } from "../components/Pager";
 import { useRefetchOnWebhook } from "../events";
 import { api, describeError, fieldError, formatMoney, parseAmount } from "../api";
+import { CustomerLink, paths } from "../links";
 import type { Order, OrderStatusFilter, User } from "../types";
 
 const PAGE_SIZE = 20;
@@ -37,9 +39,12 @@ function dayAfter(date: string): string {
 /** Orders: every order of the store, newest first, searched and filtered, live as webhooks
  *  arrive; the chosen order's items, amounts, receipt and history, and its refund for admins. */
 export function Orders({ user }: { user: User }) {
+  const [, navigate] = useLocation();
+  // The chosen order is in the location (#/orders/<id>), so the back button closes it.
+  const selected = useRoute("/orders/:id")[1]?.id;
   const [page, setPage] = useState(1);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [selected, setSelected] = useState<string | null>(null);
+  const setSelected = (id: string) => navigate(paths.order(id));
   // Typing stays smooth: the list follows the search box a moment later.
   const search = useDeferredValue(filters.search.trim());
   const list = useQuery({
@@ -125,7 +130,7 @@ function OrderDetail({ id, canRefund }: { id: string; canRefund: boolean }) {
     <aside className="card detail" aria-label={`Order ${o.orderId}`}>
       <h3>{o.orderId} <span className={`status status-${o.status}`}>{o.status}</span></h3>
       <p className="muted small">
-        {o.name ? `${o.name} · ` : ""}{o.email}
+        <CustomerLink id={o.customerId}>{o.name ?? o.email}</CustomerLink>{o.name ? ` · ${o.email}` : ""}
         {o.orderNumber !== null && o.source === "staffroom" ? ` · receipt #${o.orderNumber}` : ""}
         {o.paidAt ? ` · paid ${new Date(o.paidAt).toLocaleString()}` : ""}
       </p>

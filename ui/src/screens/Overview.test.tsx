@@ -30,6 +30,32 @@ const summary = (from: string) => ({
 });
 
 describe("Overview", () => {
+  it("lists the subscriptions whose payment failed, past due and unpaid, each opening its subscription", async () => {
+    const failed = (id: string, providerStatus: string) => ({
+      id, customerId: "1001", status: "active", providerStatus, productId: "p1", variantId: "v1", renewsAt: "2027-01-01T00:00:00Z",
+      createdAt: "2026-06-01T00:00:00Z", updatedAt: "2026-11-20T00:00:00Z", productName: "Planner Pro", variantName: "Monthly",
+      customerName: `Buyer ${id}`, customerEmail: `${id}@example.com`, pauseMode: null, pauseResumesAt: null, lastPaymentStatus: "failed",
+      lastPaymentAt: "2026-11-20T00:00:00Z", price: 2900, interval: "month", intervalCount: 1, currency: "USD", paymentProcessor: "stripe",
+      cardBrand: "visa", cardLastFour: "4242", updatePaymentMethodUrl: null, portalUrl: null,
+    });
+    mockCommands({
+      ...figures([]),
+      list_subscriptions: (args) =>
+        args.status === "past_due"
+          ? { subscriptions: [failed("s1", "past_due")], meta: meta(12) }
+          : args.status === "unpaid"
+            ? { subscriptions: [failed("s2", "unpaid")], meta: meta(3) }
+            : { subscriptions: [], meta: meta(120) },
+    });
+    renderWithQuery(<Overview info={sandboxInfo} user={user} onGo={vi.fn()} />);
+    const table = await screen.findByRole("table", { name: "Subscriptions whose payment failed" });
+    expect(within(table).getByText("Past due")).toHaveClass("provider-past_due");
+    expect(within(table).getByText("Unpaid")).toHaveClass("provider-unpaid");
+    expect(screen.getByRole("heading", { name: /Payment failed/ })).toHaveTextContent("15");
+    await userEvent.click(within(table).getAllByRole("button", { name: "Open" })[0]);
+    expect(window.location.pathname).toBe("/subscriptions/s1");
+  });
+
   it("shows the day's figures and latest orders, each figure opening its screen", async () => {
     mockCommands(figures([order(1, "paid"), order(2, "pending")]));
     const onGo = vi.fn();
@@ -39,7 +65,7 @@ describe("Overview", () => {
     const latest = await screen.findByRole("table", { name: "Latest orders" });
     expect(within(latest).getByText("SR-000002")).toBeInTheDocument();
     expect(within(latest).getByText("pending")).toHaveClass("status-pending");
-    await userEvent.click(await screen.findByRole("button", { name: "Active subscriptions: 120" }));
+    await userEvent.click(await screen.findByRole("button", { name: "Live subscriptions (trial, active, paused, payment failed): 120" }));
     await userEvent.click(screen.getByRole("button", { name: "Published products: 25" }));
     await userEvent.click(screen.getByRole("button", { name: "Orders: 2" }));
     expect(onGo.mock.calls.map((c) => c[0])).toEqual(["subscriptions", "products", "orders"]);

@@ -1,9 +1,13 @@
 import { useQuery } from "@tanstack/react-query";
+import { useLocation } from "wouter";
 import { api, describeError } from "../api";
 import { Money } from "../components/Money";
 import { OrderCells } from "../components/OrderCells";
+import { billingTrouble, priceLabel, SubscriptionStatusBadge } from "../components/SubscriptionStatus";
 import { useRefetchOnWebhook } from "../events";
-import type { AppInfo, User } from "../types";
+import { formatMoney } from "../api";
+import { CustomerLink, paths } from "../links";
+import type { AppInfo, Subscription, User } from "../types";
 
 type Destination = "products" | "orders" | "subscriptions";
 
@@ -31,11 +35,12 @@ export function Overview({ info, user, onGo }: Props) {
         {lastSync && ` Payments last synced ${new Date(lastSync).toLocaleString()}.`}
       </p>
       <div className="figures">
-        <Figure label="Active subscriptions" query={active} value={(d) => d.meta.totalItems} onOpen={() => onGo("subscriptions")} />
+        <Figure label="Live subscriptions (trial, active, paused, payment failed)" query={active} value={(d) => d.meta.totalItems} onOpen={() => onGo("subscriptions")} />
         <Figure label="Published products" query={products} value={(d) => d.meta.totalItems} onOpen={() => onGo("products")} />
         <Figure label="Orders" query={orders} value={(d) => d.meta.totalItems} onOpen={() => onGo("orders")} />
       </div>
       <Money onGo={onGo} />
+      <PaymentTrouble />
       <div className="card stack" aria-labelledby="recent-orders">
         <h3 id="recent-orders">Latest orders</h3>
         {orders.isPending && <p className="muted">Loading orders…</p>}
@@ -55,6 +60,42 @@ export function Overview({ info, user, onGo }: Props) {
         )}
       </div>
     </section>
+  );
+}
+
+/** The subscriptions whose payment failed: past due (the provider retries) and unpaid (it has
+ *  given up), with a way to each one's update-payment link. */
+function PaymentTrouble() {
+  const [, navigate] = useLocation();
+  const pastDue = useQuery({ queryKey: ["subscriptions", "overview", "past_due"], queryFn: () => api.listSubscriptions({ limit: 5, status: "past_due" }) });
+  const unpaid = useQuery({ queryKey: ["subscriptions", "overview", "unpaid"], queryFn: () => api.listSubscriptions({ limit: 5, status: "unpaid" }) });
+  const shown: Subscription[] = [...(pastDue.data?.subscriptions ?? []), ...(unpaid.data?.subscriptions ?? [])];
+  const total = (pastDue.data?.meta.totalItems ?? 0) + (unpaid.data?.meta.totalItems ?? 0);
+  const error = pastDue.error ?? unpaid.error;
+  return (
+    <div className="card stack" aria-labelledby="trouble-title">
+      <div className="toolbar">
+        <h3 id="trouble-title">Payment failed <span className="muted small">{total.toLocaleString()}</span></h3>
+        <div className="spacer" />
+        {total > shown.length && <span className="muted small">the newest {shown.length} of each kind</span>}
+      </div>
+      {error && <p className="error" role="alert">{describeError(error)}</p>}
+      {!error && pastDue.data && unpaid.data && shown.length === 0 && <p className="muted">Every subscription's last payment went through.</p>}
+      {shown.length > 0 && (
+        <table className="table" aria-label="Subscriptions whose payment failed">
+          <tbody>
+            {shown.filter(billingTrouble).map((s) => (
+              <tr key={s.id} className="trouble">
+                <td><CustomerLink id={s.customerId}>{s.customerName ?? s.customerEmail}</CustomerLink><div className="muted small">{s.customerEmail}</div></td>
+                <td>{s.productName}<div className="muted small">{priceLabel(s, (cents) => formatMoney(cents, s.currency ?? "USD"))}</div></td>
+                <td><SubscriptionStatusBadge subscription={s} /></td>
+                <td><button type="button" onClick={() => navigate(paths.subscription(s.id))}>Open</button></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
   );
 }
 

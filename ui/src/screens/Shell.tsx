@@ -1,10 +1,13 @@
-import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
+import { Router, useLocation } from "wouter";
+import { useHashLocation } from "wouter/use-hash-location";
 import { api } from "../api";
 import type { AppInfo, User } from "../types";
 import { ThemeSwitch } from "../theme";
 import { SyncIndicator } from "../components/SyncIndicator";
 import { TeamServerBanner } from "../components/TeamServerBanner";
+import { paths } from "../links";
+import { CustomerPage, Customers } from "./Customers";
 import { Documents } from "./Documents";
 import { Orders } from "./Orders";
 import { Overview } from "./Overview";
@@ -14,11 +17,21 @@ import { Settings } from "./Settings";
 import { Users } from "./Users";
 import { Webhooks } from "./Webhooks";
 
-type Area = "overview" | "products" | "orders" | "subscriptions" | "documents" | "webhooks" | "users" | "settings";
+type Area =
+  | "overview"
+  | "products"
+  | "orders"
+  | "customers"
+  | "subscriptions"
+  | "documents"
+  | "webhooks"
+  | "users"
+  | "settings";
 const AREAS: { id: Area; label: string }[] = [
   { id: "overview", label: "Overview" },
   { id: "products", label: "Products" },
   { id: "orders", label: "Orders" },
+  { id: "customers", label: "Customers" },
   { id: "subscriptions", label: "Subscriptions" },
   { id: "documents", label: "Documents" },
   { id: "webhooks", label: "Webhooks" },
@@ -32,10 +45,33 @@ interface Props {
   onSignedOut: () => void;
 }
 
-/** The signed-in app: navigation on the left, the current area on the right. */
-export function Shell({ info, user, onSignedOut }: Props) {
+/** The signed-in app, with a URL for every area and thing (`#/customers/1042`), so that the back
+ *  button goes back and a link can open anything. */
+export function Shell(props: Props) {
+  return (
+    <Router hook={useHashLocation}>
+      <Areas {...props} />
+    </Router>
+  );
+}
+
+/** The area and the thing in it (an order, a customer, a subscription) that a location names. */
+function place(location: string, user: User): { area: Area; id?: string } {
+  const [first, second] = location.split("/").filter(Boolean);
+  const area = AREAS.find((a) => a.id === first && allowed(a.id, user))?.id ?? "overview";
+  return { area, id: second ? decodeURIComponent(second) : undefined };
+}
+
+function allowed(area: Area, user: User): boolean {
+  return (area !== "settings" && area !== "users") || user.role === "admin";
+}
+
+/** Navigation on the left, the current area on the right. */
+function Areas({ info, user, onSignedOut }: Props) {
   const signOut = useMutation({ mutationFn: api.logout, onSettled: onSignedOut });
-  const [area, setArea] = useState<Area>("overview");
+  const [location, navigate] = useLocation();
+  const { area, id } = place(location, user);
+  const setArea = (next: Area) => navigate(paths.area(next));
   const title = AREAS.find((a) => a.id === area)!.label;
   return (
     <div className="shell">
@@ -44,7 +80,7 @@ export function Shell({ info, user, onSignedOut }: Props) {
           <img src="/icon.svg" alt="" width={24} height={24} />
           <span>Staffroom</span>
         </div>
-        {AREAS.filter((a) => (a.id !== "settings" && a.id !== "users") || user.role === "admin").map((a) => (
+        {AREAS.filter((a) => allowed(a.id, user)).map((a) => (
           <button
             key={a.id}
             type="button"
@@ -78,6 +114,7 @@ export function Shell({ info, user, onSignedOut }: Props) {
         </header>
         {area === "products" && <Products />}
         {area === "orders" && <Orders user={user} />}
+        {area === "customers" && (id ? <CustomerPage key={id} id={id} /> : <Customers />)}
         {area === "subscriptions" && <Subscriptions />}
         {area === "documents" && <Documents />}
         {area === "webhooks" && <Webhooks user={user} teamServer={info.signedInTo} />}

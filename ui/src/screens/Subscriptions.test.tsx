@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { screen, waitFor } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Subscriptions } from "./Subscriptions";
 import { mockCommands, renderWithQuery } from "../test/render";
@@ -10,23 +10,52 @@ const sub = (id: string, providerStatus: string, extra: Partial<Subscription> = 
   providerStatus, productId: "p1", variantId: "v1", renewsAt: "2026-12-22T00:00:00Z", createdAt: "2026-01-01T00:00:00Z",
   updatedAt: "2026-01-01T00:00:00Z", productName: "Pro plan", variantName: "Monthly", customerName: `Customer ${id}`,
   customerEmail: `${id}@example.com`, pauseMode: null, pauseResumesAt: null, lastPaymentStatus: null, lastPaymentAt: null,
+  price: 900, interval: "month", intervalCount: 1, currency: "USD", paymentProcessor: "stripe", cardBrand: "visa", cardLastFour: "4242",
+  updatePaymentMethodUrl: null, portalUrl: null,
   ...extra,
 });
 const page = (subscriptions: Subscription[], meta = {}) => ({ subscriptions, meta: { currentPage: 1, totalPages: 2, totalItems: 30, ...meta } });
 
 describe("Subscriptions", () => {
-  it("filters by status and customer, and pages", async () => {
-    const calls = mockCommands({ list_subscriptions: () => page([sub("s1", "active")]) });
+  it("filters by the provider's status, product and the customer's name, and pages", async () => {
+    const calls = mockCommands({
+      list_subscriptions: () => page([sub("s1", "active")]),
+      list_products: () => ({ products: [{ id: "p1", name: "Pro plan", slug: "pro", price: 900, currency: "USD", status: "published", createdAt: "", updatedAt: "", priceFormatted: "$9.00" }], meta: { currentPage: 1, totalPages: 1, totalItems: 1 } }),
+    });
     renderWithQuery(<Subscriptions />);
     await screen.findByText("Customer s1");
-    await userEvent.selectOptions(screen.getByLabelText("Status"), "cancelled");
-    await userEvent.type(screen.getByLabelText("Customer id"), "42");
+    expect(screen.getByText("$9.00 / month")).toBeInTheDocument();
+    expect(screen.getByText("Visa ···· 4242")).toBeInTheDocument();
+    await userEvent.selectOptions(screen.getByLabelText("Status"), "past_due");
+    await userEvent.selectOptions(await screen.findByLabelText("Product"), "p1");
+    await userEvent.type(screen.getByRole("searchbox", { name: "Search subscriptions" }), "ada");
     await userEvent.click(screen.getByRole("button", { name: "Next" }));
     await screen.findByText("Page 1 of 2 · 30 subscriptions");
-    const args = calls.map((c) => c.args);
-    expect(args[0]).toEqual({ page: 1, limit: 20, status: null, customerId: null });
-    expect(args).toContainEqual({ page: 1, limit: 20, status: "cancelled", customerId: "42" });
-    expect(args.at(-1)).toEqual({ page: 2, limit: 20, status: "cancelled", customerId: "42" });
+    const args = calls.filter((c) => c.cmd === "list_subscriptions").map((c) => c.args);
+    expect(args[0]).toEqual({ page: 1, limit: 20, status: null, productId: null, search: null });
+    expect(args).toContainEqual({ page: 1, limit: 20, status: "past_due", productId: "p1", search: "ada" });
+    expect(args.at(-1)).toEqual({ page: 2, limit: 20, status: "past_due", productId: "p1", search: "ada" });
+  });
+
+  it("marks billing trouble and gives the chosen one's update-payment link to copy", async () => {
+    const failed = sub("s4", "past_due", { lastPaymentStatus: "failed", lastPaymentAt: "2026-11-24T10:00:00Z" });
+    mockCommands({
+      list_subscriptions: () => page([failed, sub("s5", "active", { paymentProcessor: "paypal", cardBrand: null, cardLastFour: null })], { totalPages: 1 }),
+      list_products: () => ({ products: [], meta: { currentPage: 1, totalPages: 0, totalItems: 0 } }),
+      get_subscription: () => ({ subscription: { ...failed, updatePaymentMethodUrl: "https://store.example/subscription/s4/payment-details?signature=x" }, stale: false }),
+    });
+    const writes: string[] = [];
+    Object.assign(navigator, { clipboard: { writeText: async (text: string) => void writes.push(text) } });
+    renderWithQuery(<Subscriptions />);
+    const table = await screen.findByRole("table", { name: "Subscriptions" });
+    expect(within(table).getByText("Past due")).toHaveClass("provider-past_due");
+    expect(within(table).getByText(/payment failed/)).toBeInTheDocument();
+    expect(screen.getByText("PayPal")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Customer s4" }));
+    const pane = await screen.findByRole("complementary", { name: "Subscription s4" });
+    expect(pane).toHaveTextContent("The last payment failed.");
+    await userEvent.click(screen.getByRole("button", { name: "Copy update-payment link" }));
+    expect(writes).toEqual(["https://store.example/subscription/s4/payment-details?signature=x"]);
   });
 
   it("cancels and resumes only after confirmation, offering what the status allows", async () => {
@@ -49,7 +78,7 @@ describe("Subscriptions", () => {
       { id: "s1", action: "cancel" },
       { id: "s1", action: "resume" },
     ]);
-    expect(screen.queryByRole("button", { name: /Customer s2/ })).not.toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: /^(Cancel|Resume|Pause|Unpause|Change plan) Customer s2/ })).not.toBeInTheDocument();
   });
 
   it("pauses with a mode and a resume date, and changes plan to another plan of the product", async () => {
@@ -66,7 +95,7 @@ describe("Subscriptions", () => {
       } }),
     });
     renderWithQuery(<Subscriptions />);
-    expect(await screen.findByText(/paused, free until/)).toBeInTheDocument();
+    expect(await screen.findByText(/free access until/)).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Unpause Customer s3" })).toBeInTheDocument();
 
     await userEvent.click(screen.getByRole("button", { name: "Pause Customer s1" }));
@@ -105,7 +134,7 @@ describe("Subscriptions", () => {
     mockCommands({ list_subscriptions: () => page([], { totalPages: 0, totalItems: 0 }) });
     const second = renderWithQuery(<Subscriptions />);
     expect(screen.getByText("Loading subscriptions…")).toBeInTheDocument();
-    expect(await screen.findByText("No subscriptions match.")).toBeInTheDocument();
+    expect(await screen.findByText("No subscriptions yet.")).toBeInTheDocument();
     second.unmount();
     mockCommands({ list_subscriptions: () => { throw { code: "unauthorized", message: "No Lemon Squeezy API key is set" }; } });
     renderWithQuery(<Subscriptions />);

@@ -1,10 +1,13 @@
-import { useState } from "react";
+import { useDeferredValue, useState } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Pager } from "../components/Pager";
-import { StaleBanner } from "../components/StaleBanner";
+import { useLocation, useRoute } from "wouter";
+import { ListBody } from "../components/ListBody";
+import { billingTrouble, paymentMethod, priceLabel, PROVIDER_STATUSES, SubscriptionStatusBadge } from "../components/SubscriptionStatus";
 import { useRefetchOnWebhook } from "../events";
 import { api, describeError, formatMoney } from "../api";
-import type { PendingConfirmation, Subscription, SubscriptionActionRequest, SubscriptionStatus } from "../types";
+import { formatDay, When } from "../format";
+import { CustomerLink, paths } from "../links";
+import type { PendingConfirmation, Subscription, SubscriptionActionRequest, SubscriptionStatusFilter } from "../types";
 
 const PAGE_SIZE = 20;
 
@@ -23,11 +26,6 @@ function actionsFor(s: Subscription): Action[] {
   if (s.providerStatus === "cancelled") return ["resume"];
   if (s.pauseMode) return ["unpause", "cancel"];
   return ["pause", "change-plan", "cancel"];
-}
-
-function pausedLabel(s: Subscription): string {
-  const how = s.pauseMode === "free" ? "paused, free" : "paused";
-  return s.pauseResumesAt ? `${how} until ${new Date(s.pauseResumesAt).toLocaleDateString()}` : how;
 }
 
 /** The extra choices an action takes: how and until when to pause, which plan to move to. */
@@ -49,22 +47,39 @@ function requestFor(subscription: Subscription, action: Action, choices: Choices
   return { id: subscription.id, action };
 }
 
-/** Subscriptions: status and customer filters, pages, confirmed actions. */
+/** The status filter's choices: every live one together, then each of the provider's. */
+const STATUS_CHOICES: [SubscriptionStatusFilter, string][] = [
+  ["active", "Live (trial, active, paused, past due, unpaid)"],
+  ...Object.entries(PROVIDER_STATUSES)
+    .filter(([value]) => value !== "active")
+    .map(([value, label]) => [value, label] as [SubscriptionStatusFilter, string]),
+];
+
+/** Subscriptions: found by customer, status (the provider's own) and product; each with its
+ *  price, payment method and billing trouble plain to see; confirmed actions; the chosen one's
+ *  links for the customer in a pane beside the list. */
 export function Subscriptions() {
   const queryClient = useQueryClient();
-  const [status, setStatus] = useState<SubscriptionStatus | "">("");
-  const [customer, setCustomer] = useState("");
+  const [, navigate] = useLocation();
+  // The chosen subscription is in the location (#/subscriptions/<id>).
+  const selected = useRoute("/subscriptions/:id")[1]?.id;
+  const [status, setStatus] = useState<SubscriptionStatusFilter | "">("");
+  const [product, setProduct] = useState("");
+  const [text, setText] = useState("");
+  const search = useDeferredValue(text.trim());
   const [page, setPage] = useState(1);
   const [pending, setPending] = useState<{ subscription: Subscription; action: Action } | null>(null);
   const [choices, setChoices] = useState<Choices>(NO_CHOICES);
   // Changes that wait for the customer (PayPal), by subscription id.
   const [waiting, setWaiting] = useState<Record<string, PendingConfirmation>>({});
   const list = useQuery({
-    queryKey: ["subscriptions", status, customer, page],
-    queryFn: () => api.listSubscriptions({ page, limit: PAGE_SIZE, status: status || null, customerId: customer || null }),
+    queryKey: ["subscriptions", status, product, search, page],
+    queryFn: () =>
+      api.listSubscriptions({ page, limit: PAGE_SIZE, status: status || null, productId: product || null, search: search || null }),
     placeholderData: keepPreviousData,
   });
-  useRefetchOnWebhook([["subscriptions"]]);
+  const products = useQuery({ queryKey: ["products", "all"], queryFn: () => api.listProducts({ limit: 100 }) });
+  useRefetchOnWebhook([["subscriptions"], ["subscription"]]);
   const act = useMutation({
     mutationFn: ({ subscription, action }: { subscription: Subscription; action: Action }) =>
       api.actOnSubscription(requestFor(subscription, action, choices)),
@@ -73,30 +88,40 @@ export function Subscriptions() {
       const confirmation = result.pendingConfirmation;
       if (confirmation) setWaiting((w) => ({ ...w, [result.subscription.id]: confirmation }));
       void queryClient.invalidateQueries({ queryKey: ["subscriptions"] });
+      void queryClient.invalidateQueries({ queryKey: ["subscription", result.subscription.id] });
     },
   });
-  const meta = list.data?.meta;
+  const filtered = Boolean(status || product || search);
+  const ask = (subscription: Subscription, action: Action) => {
+    act.reset();
+    setChoices(NO_CHOICES);
+    setPending({ subscription, action });
+  };
   return (
-    <section className="content" aria-labelledby="subscriptions-title">
+    <section className={selected ? "content split" : "content"} aria-labelledby="subscriptions-title">
       <div className="stack">
-        <div className="toolbar">
-          <h2 id="subscriptions-title">Subscriptions</h2>
-          <div className="spacer" />
+        <div className="toolbar"><h2 id="subscriptions-title">Subscriptions</h2></div>
+        <div className="toolbar filters" role="search" aria-label="Find subscriptions">
+          <input className="search" type="search" aria-label="Search subscriptions" placeholder="Customer's name or e-mail" value={text} onChange={(e) => { setText(e.target.value); setPage(1); }} />
           <label htmlFor="sub-status" className="muted">Status</label>
-          <select id="sub-status" value={status} onChange={(e) => { setStatus(e.target.value as SubscriptionStatus | ""); setPage(1); }}>
+          <select id="sub-status" value={status} onChange={(e) => { setStatus(e.target.value as SubscriptionStatusFilter | ""); setPage(1); }}>
             <option value="">All</option>
-            <option value="active">Active</option>
-            <option value="cancelled">Cancelled</option>
-            <option value="expired">Expired</option>
+            {STATUS_CHOICES.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
           </select>
-          <label htmlFor="sub-customer" className="muted">Customer id</label>
-          <input id="sub-customer" className="narrow" value={customer} onChange={(e) => { setCustomer(e.target.value.trim()); setPage(1); }} />
+          <label htmlFor="sub-product" className="muted">Product</label>
+          <select id="sub-product" value={product} onChange={(e) => { setProduct(e.target.value); setPage(1); }}>
+            <option value="">All</option>
+            {(products.data?.products ?? []).map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
+          </select>
+          {filtered && <button type="button" className="link" onClick={() => { setStatus(""); setProduct(""); setText(""); setPage(1); }}>Clear</button>}
         </div>
-        {meta?.stale && <StaleBanner what="the subscriptions" syncedAt={meta.syncedAt} />}
         {pending && (
           <div className="callout" role="alertdialog" aria-label="Confirm">
             <p>{ACTIONS[pending.action].confirm}</p>
             <p className="muted small">{pending.subscription.customerName ?? pending.subscription.customerEmail} · {pending.subscription.productName}</p>
+            {pending.subscription.paymentProcessor === "paypal" && (
+              <p className="small">Paid through PayPal: the change waits until the customer confirms it at a link you will be given.</p>
+            )}
             {pending.action === "pause" && <PauseChoices choices={choices} onChange={setChoices} />}
             {pending.action === "change-plan" && (
               <PlanChoice subscription={pending.subscription} choices={choices} onChange={setChoices} />
@@ -123,39 +148,99 @@ export function Subscriptions() {
             <button type="button" className="link" onClick={() => setWaiting(({ [id]: _, ...rest }) => rest)}>Dismiss</button>
           </div>
         ))}
-        {list.isPending && <p className="muted">Loading subscriptions…</p>}
-        {list.isError && <p className="error" role="alert">{describeError(list.error)}</p>}
-        {list.data && list.data.subscriptions.length === 0 && <p className="muted">No subscriptions match.</p>}
-        {list.data && list.data.subscriptions.length > 0 && (
-          <table className="table" aria-label="Subscriptions">
-            <thead><tr><th>Customer</th><th>Product</th><th>Status</th><th>Renews or ends</th><th><span className="sr-only">Actions</span></th></tr></thead>
-            <tbody>
-              {list.data.subscriptions.map((s) => (
-                <tr key={s.id} data-id={s.id}>
-                  <td>{s.customerName ?? s.customerEmail ?? s.customerId}<div className="muted small">{s.customerEmail}</div></td>
-                  <td>{s.productName}<div className="muted small">{s.variantName}</div></td>
-                  <td>
-                    <span className={`status status-${s.status}`}>{s.status}</span> <span className="muted small">{s.pauseMode ? pausedLabel(s) : s.providerStatus}</span>
-                    {waiting[s.id] && <div className="badge pending">change pending: customer confirms</div>}
-                  </td>
-                  <td className="muted">{new Date(s.endsAt ?? s.renewsAt).toLocaleDateString()}</td>
-                  <td>
-                    <div className="row">
-                      {actionsFor(s).map((a) => (
-                        <button key={a} type="button" onClick={() => { act.reset(); setChoices(NO_CHOICES); setPending({ subscription: s, action: a }); }} aria-label={`${ACTIONS[a].label} ${s.customerName ?? s.id}`}>
-                          {ACTIONS[a].label}
-                        </button>
-                      ))}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-        {meta && <Pager meta={meta} noun="subscriptions" onPage={setPage} />}
+        <ListBody
+          query={list}
+          items={list.data?.subscriptions}
+          noun="subscriptions"
+          empty={filtered ? "No subscriptions match." : "No subscriptions yet."}
+          onPage={setPage}
+        >
+          {(subscriptions) => (
+            <table className="table" aria-label="Subscriptions">
+              <thead><tr><th>Customer</th><th>Product</th><th>Price</th><th>Payment</th><th>Status</th><th>Renews or ends</th><th><span className="sr-only">Actions</span></th></tr></thead>
+              <tbody>
+                {subscriptions.map((s) => (
+                  <tr key={s.id} data-id={s.id} className={s.id === selected ? "selected" : billingTrouble(s) ? "trouble" : undefined}>
+                    <td>
+                      <button type="button" className="row-link" onClick={() => navigate(paths.subscription(s.id))}>
+                        {s.customerName ?? s.customerEmail ?? s.customerId}
+                      </button>
+                      <div className="muted small"><CustomerLink id={s.customerId}>{s.customerEmail}</CustomerLink></div>
+                    </td>
+                    <td>{s.productName}<div className="muted small">{s.variantName}</div></td>
+                    <td>{priceLabel(s, (cents) => formatMoney(cents, s.currency ?? "USD"))}</td>
+                    <td>{paymentMethod(s)}</td>
+                    <td>
+                      <SubscriptionStatusBadge subscription={s} />
+                      {waiting[s.id] && <div className="badge pending">change pending: customer confirms</div>}
+                    </td>
+                    <td className="muted"><When iso={s.endsAt ?? s.renewsAt} /></td>
+                    <td>
+                      <div className="row">
+                        {actionsFor(s).map((a) => (
+                          <button key={a} type="button" onClick={() => ask(s, a)} aria-label={`${ACTIONS[a].label} ${s.customerName ?? s.id}`}>
+                            {ACTIONS[a].label}
+                          </button>
+                        ))}
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </ListBody>
       </div>
+      {selected && <SubscriptionDetail key={selected} id={selected} onClose={() => navigate(paths.area("subscriptions"))} />}
     </section>
+  );
+}
+
+/** The chosen subscription as the provider has it now: plan, payment method, and the links the
+ *  customer needs (signed for a day, so read afresh, never kept). */
+function SubscriptionDetail({ id, onClose }: { id: string; onClose: () => void }) {
+  const answer = useQuery({ queryKey: ["subscription", id], queryFn: () => api.getSubscription({ id }) });
+  const [copied, setCopied] = useState<string | null>(null);
+  if (answer.isPending) return <aside className="card detail"><p className="muted" role="status">Loading…</p></aside>;
+  if (answer.isError) return <aside className="card detail"><p className="error" role="alert">{describeError(answer.error)}</p></aside>;
+  const { subscription: s, stale } = answer.data;
+  const copy = async (what: string, url: string) => {
+    await navigator.clipboard?.writeText(url);
+    setCopied(what);
+  };
+  return (
+    <aside className="card detail stack" aria-label={`Subscription ${s.id}`}>
+      <div className="toolbar">
+        <h3>{s.productName} <span className="muted small">{s.variantName}</span></h3>
+        <div className="spacer" />
+        <button type="button" className="link" onClick={onClose} aria-label="Close">✕</button>
+      </div>
+      <p><SubscriptionStatusBadge subscription={s} /></p>
+      <p className="small">
+        <CustomerLink id={s.customerId}>{s.customerName ?? s.customerEmail}</CustomerLink>
+        {s.customerName && <span className="muted"> · {s.customerEmail}</span>}
+      </p>
+      <dl className="amounts">
+        <dt>Price</dt><dd>{priceLabel(s, (cents) => formatMoney(cents, s.currency ?? "USD"))}</dd>
+        <dt>Payment</dt><dd>{paymentMethod(s)}</dd>
+        <dt>{s.endsAt ? "Ends" : "Renews"}</dt><dd>{formatDay(s.endsAt ?? s.renewsAt)}</dd>
+        <dt>Since</dt><dd>{formatDay(s.createdAt)}</dd>
+      </dl>
+      {stale && <p className="muted small" role="status">Lemon Squeezy cannot be reached: the customer's links need it.</p>}
+      {billingTrouble(s) && s.updatePaymentMethodUrl && (
+        <div className="callout small">
+          <p><strong>The last payment failed.</strong> Send the customer this link to update their card.</p>
+          <button type="button" className="primary" onClick={() => void copy("card", s.updatePaymentMethodUrl!)}>Copy update-payment link</button>
+        </div>
+      )}
+      <div className="row">
+        {!billingTrouble(s) && s.updatePaymentMethodUrl && (
+          <button type="button" onClick={() => void copy("card", s.updatePaymentMethodUrl!)}>Copy update-payment link</button>
+        )}
+        {s.portalUrl && <button type="button" onClick={() => void copy("portal", s.portalUrl!)}>Copy portal link</button>}
+      </div>
+      {copied && <p className="muted small" role="status">Copied the {copied === "card" ? "update-payment" : "portal"} link: it works for 24 hours.</p>}
+    </aside>
   );
 }
 

@@ -9,4 +9,7 @@ afterEach(async () => {
   await new Promise((resolve) => setTimeout(resolve, 0));
   clearMocks();
   localStorage.clear();
+  // Screens keep what is open in the location (an order, a customer): each test starts at none.
+  window.history.replaceState(null, "", "/");
+  window.location.hash = "";
 });
