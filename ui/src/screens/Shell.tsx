@@ -1,10 +1,13 @@
+import { useEffect, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Router, useLocation } from "wouter";
 import { useHashLocation } from "wouter/use-hash-location";
 import { api } from "../api";
 import type { AppInfo, User } from "../types";
 import { ThemeSwitch } from "../theme";
+import { Palette } from "../components/Palette";
 import { SyncIndicator } from "../components/SyncIndicator";
+import { useRefetchSynced } from "../sync";
 import { TeamServerBanner } from "../components/TeamServerBanner";
 import { paths } from "../links";
 import { CustomerPage, Customers } from "./Customers";
@@ -73,6 +76,20 @@ function Areas({ info, user, onSignedOut }: Props) {
   const { area, id } = place(location, user);
   const setArea = (next: Area) => navigate(paths.area(next));
   const title = AREAS.find((a) => a.id === area)!.label;
+  const [palette, setPalette] = useState(false);
+  const refetchSynced = useRefetchSynced();
+  const syncNow = useMutation({ mutationFn: api.syncNow, onSettled: refetchSynced });
+  // Ctrl+K (⌘K on a Mac) opens the palette from any screen.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
+        event.preventDefault();
+        setPalette(true);
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
   return (
     <div className="shell">
       <nav className="sidebar" aria-label="Main">
@@ -103,6 +120,9 @@ function Areas({ info, user, onSignedOut }: Props) {
           )}
           {info.sandbox && <span className="badge" title="Simulated providers; nothing real is charged or written">Sandbox</span>}
           <div className="spacer" />
+          <button type="button" className="palette-open" onClick={() => setPalette(true)} aria-keyshortcuts="Control+K">
+            Search… <kbd>Ctrl K</kbd>
+          </button>
           <SyncIndicator />
           <ThemeSwitch />
           <span className="who" aria-label="Signed in as">
@@ -121,6 +141,14 @@ function Areas({ info, user, onSignedOut }: Props) {
         {area === "users" && <Users me={user} />}
         {area === "settings" && <Settings teamServer={info.signedInTo} />}
         {area === "overview" && <Overview info={info} user={user} onGo={setArea} />}
+        {palette && (
+          <Palette
+            areas={AREAS.filter((a) => allowed(a.id, user))}
+            onSyncNow={() => syncNow.mutate()}
+            onSignOut={() => signOut.mutate()}
+            onClose={() => setPalette(false)}
+          />
+        )}
       </div>
     </div>
   );

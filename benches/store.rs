@@ -1,0 +1,129 @@
+//! The whole store benchmark (run: `cargo bench --bench store`; on PostgreSQL with
+//! `STAFFROOM_BENCH_STORE=postgres`).
+//!
+//! Syncs a store of 50,000 orders and 3,000 customers from the simulator over loopback HTTP,
+//! through the real client and its production rate limiter, and prints the requests per resource
+//! and the most in any minute (the provider allows 300). Then, over real HTTP with the staff
+//! token checked on each request, the latency of the cached lists staff search all day: orders
+//! by e-mail, name, receipt number and filters; customers by name or e-mail; and the Overview's
+//! summary over 30 and 180 days.
+
+use std::time::{Duration, Instant};
+
+mod common;
+
+use serde_json::{json, Value};
+use staffroom::config::Config;
+use staffroom::sandbox::lemonsqueezy::{PaymentSimulator, SimulatorOptions};
+use staffroom::secrets::{Secret, SecretBackend};
+
+use common::{ms, percentile};
+
+const ORDERS: u64 = 50_000;
+const CUSTOMERS: u64 = 3_000;
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let options = SimulatorOptions { orders: ORDERS, customers: 200, order_customers: CUSTOMERS - 200, ..Default::default() };
+    let simulator = PaymentSimulator::start(options).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config::new(dir.path());
+    config.secret_backend = SecretBackend::Memory;
+    config.payments.base_url = simulator.api_url();
+    common::on_bench_store(&mut config);
+    println!("store: {}", common::store_name());
+    let core = staffroom::open(config).await.unwrap();
+    core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
+    core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));
+
+    let started = Instant::now();
+    let report = core.payments.sync_all().await.unwrap();
+    let elapsed = started.elapsed();
+    println!(
+        "full sync: {} orders, {} customers, {} subscriptions, {} products in {} requests, {:.1} s wall; \
+         the simulator saw at most {} requests in one minute (limit 300)",
+        report.orders_read,
+        report.customers_read,
+        report.subscriptions,
+        report.products,
+        report.requests,
+        elapsed.as_secs_f64(),
+        simulator.max_in_any_window()
+    );
+    let before = simulator.request_count();
+    let started = Instant::now();
+    let again = core.payments.sync_all().await.unwrap();
+    println!(
+        "second sync, nothing new: {} requests ({} orders and {} customers read), {:.1} s",
+        simulator.request_count() - before,
+        again.orders_read,
+        again.customers_read,
+        started.elapsed().as_secs_f64()
+    );
+
+    staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
+    let http = reqwest::Client::new();
+    let login: Value = http
+        .post(format!("{base}/api/auth"))
+        .json(&json!({"email": staffroom::sandbox::DEMO_EMAIL, "password": staffroom::sandbox::DEMO_PASSWORD}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = login["token"].as_str().unwrap().to_string();
+    let get = |path: String| {
+        let (http, token, base) = (http.clone(), token.clone(), base.clone());
+        async move {
+            let start = Instant::now();
+            let response = http.get(format!("{base}{path}")).bearer_auth(&token).send().await.unwrap();
+            assert_eq!(response.status(), 200, "{path}");
+            let body: Value = response.json().await.unwrap();
+            (start.elapsed(), body)
+        }
+    };
+
+    // What staff would type: e-mails and names of real customers, receipt numbers.
+    let (_, customers) = get("/api/payments/customers?limit=100".into()).await;
+    let customers: Vec<&Value> = customers["customers"].as_array().unwrap().iter().collect();
+    let (_, orders) = get("/api/payments/orders?limit=100&page=37".into()).await;
+    let numbers: Vec<i64> = orders["orders"].as_array().unwrap().iter().filter_map(|o| o["orderNumber"].as_i64()).collect();
+    let term = |n: usize| -> String {
+        let c = customers[n % customers.len()];
+        match n % 3 {
+            0 => c["email"].as_str().unwrap().split('@').next().unwrap().to_string(),
+            1 => c["name"].as_str().unwrap().rsplit(' ').next().unwrap().to_string(),
+            _ => format!("%23{}", numbers[n % numbers.len()]),
+        }
+    };
+    let cases: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
+        ("orders, newest page", Box::new(|n| format!("/api/payments/orders?limit=20&page={}", n % 50 + 1))),
+        ("orders, search (e-mail, name, #number)", Box::new(move |n| format!("/api/payments/orders?limit=20&search={}", term(n)))),
+        ("orders, status=refunded", Box::new(|n| format!("/api/payments/orders?limit=20&status=refunded&page={}", n % 5 + 1))),
+        ("orders, last 30 days", Box::new(|_| format!("/api/payments/orders?limit=20&from={}", days_ago(30)))),
+        ("customers, search", Box::new(|n| format!("/api/payments/customers?limit=20&search={}", ["ada", "müller", "okafor", "example"][n % 4]))),
+        ("summary, 30 days", Box::new(|_| format!("/api/payments/summary?from={}", days_ago(30)))),
+        ("summary, 180 days", Box::new(|_| format!("/api/payments/summary?from={}", days_ago(180)))),
+    ];
+    for (label, path) in &cases {
+        let mut latencies: Vec<Duration> = Vec::new();
+        for n in 0..300 {
+            latencies.push(get(path(n)).await.0);
+        }
+        latencies.sort();
+        println!(
+            "{label}, over {ORDERS} cached orders: p50 {}, p99 {}",
+            ms(percentile(&latencies, 0.5)),
+            ms(percentile(&latencies, 0.99))
+        );
+    }
+}
+
+/// The day `days` ago, as a date.
+fn days_ago(days: i64) -> String {
+    (chrono::Utc::now() - chrono::Duration::days(days)).format("%Y-%m-%d").to_string()
+}
