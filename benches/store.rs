@@ -24,7 +24,8 @@ const CUSTOMERS: u64 = 3_000;
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    let options = SimulatorOptions { orders: ORDERS, customers: 200, order_customers: CUSTOMERS - 200, ..Default::default() };
+    let options =
+        SimulatorOptions { orders: ORDERS, customers: 200, order_customers: CUSTOMERS - 200, ..Default::default() };
     let simulator = PaymentSimulator::start(options).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut config = Config::new(dir.path());
@@ -91,7 +92,8 @@ async fn main() {
     let (_, customers) = get("/api/payments/customers?limit=100".into()).await;
     let customers: Vec<&Value> = customers["customers"].as_array().unwrap().iter().collect();
     let (_, orders) = get("/api/payments/orders?limit=100&page=37".into()).await;
-    let numbers: Vec<i64> = orders["orders"].as_array().unwrap().iter().filter_map(|o| o["orderNumber"].as_i64()).collect();
+    let numbers: Vec<i64> =
+        orders["orders"].as_array().unwrap().iter().filter_map(|o| o["orderNumber"].as_i64()).collect();
     let term = |n: usize| -> String {
         let c = customers[n % customers.len()];
         match n % 3 {
@@ -102,10 +104,21 @@ async fn main() {
     };
     let cases: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
         ("orders, newest page", Box::new(|n| format!("/api/payments/orders?limit=20&page={}", n % 50 + 1))),
-        ("orders, search (e-mail, name, #number)", Box::new(move |n| format!("/api/payments/orders?limit=20&search={}", term(n)))),
-        ("orders, status=refunded", Box::new(|n| format!("/api/payments/orders?limit=20&status=refunded&page={}", n % 5 + 1))),
+        (
+            "orders, search (e-mail, name, #number)",
+            Box::new(move |n| format!("/api/payments/orders?limit=20&search={}", term(n))),
+        ),
+        (
+            "orders, status=refunded",
+            Box::new(|n| format!("/api/payments/orders?limit=20&status=refunded&page={}", n % 5 + 1)),
+        ),
         ("orders, last 30 days", Box::new(|_| format!("/api/payments/orders?limit=20&from={}", days_ago(30)))),
-        ("customers, search", Box::new(|n| format!("/api/payments/customers?limit=20&search={}", ["ada", "müller", "okafor", "example"][n % 4]))),
+        (
+            "customers, search",
+            Box::new(|n| {
+                format!("/api/payments/customers?limit=20&search={}", ["ada", "müller", "okafor", "example"][n % 4])
+            }),
+        ),
         ("summary, 30 days", Box::new(|_| format!("/api/payments/summary?from={}", days_ago(30)))),
         ("summary, 180 days", Box::new(|_| format!("/api/payments/summary?from={}", days_ago(180)))),
     ];

@@ -78,6 +78,22 @@ async fn an_admin_refunds_a_paid_order_in_part_then_in_full() {
     let refunds: Vec<_> =
         entries.iter().filter(|e| e.action == "payments.order_refund" && e.outcome == "success").collect();
     assert_eq!(refunds.len(), 2, "{entries:?}");
+
+    // The log is found by action and person over HTTP, and each refund says how much of what.
+    let (status, log) = app.get(&format!("/api/audit?action=payments.order_refund&actor={}", refunds[0].actor)).await;
+    assert_eq!(status, 200, "{log}");
+    let log = log.as_array().unwrap();
+    assert!(log.len() >= 2 && log.iter().all(|e| e["action"] == "payments.order_refund"), "{log:?}");
+    let detail: serde_json::Value = serde_json::from_str(log[0]["detail"].as_str().unwrap()).unwrap();
+    assert!(detail["amount"].as_i64().unwrap() > 0 && detail["currency"].is_string(), "{detail}");
+    assert!(detail["order"].as_str().unwrap().starts_with("SR-"), "{detail}");
+    let (_, nobody) = app.get("/api/audit?actor=nobody@example.com").await;
+    assert_eq!(nobody.as_array().map(Vec::len), Some(0));
+    let (status, bad) = app.get("/api/audit?action=payments.everything&from=yesterday").await;
+    assert_eq!(status, 400, "{bad}");
+    let named: Vec<&str> =
+        bad["error"]["details"]["fields"].as_array().unwrap().iter().map(|f| f["field"].as_str().unwrap()).collect();
+    assert_eq!(named, ["action", "from"]);
 }
 
 #[tokio::test]

@@ -902,6 +902,23 @@ async fn audit_entries_page_newest_first(db: Db) {
     let targets: Vec<&str> = rest.iter().filter_map(|e| e.target.as_deref()).collect();
     assert_eq!(targets, ["order-2", "order-1", "order-0"]);
     assert!(audit.list(5, Some(rest[2].id)).await.unwrap().is_empty());
+
+    // Filters: a person, an action, a range of time; together with the pages.
+    let search = |query: staffroom::audit::AuditQuery| {
+        let audit = audit.clone();
+        async move { audit.search(staffroom::audit::AuditQuery { limit: 50, ..query }).await.unwrap() }
+    };
+    let by_cli = search(staffroom::audit::AuditQuery { actor: Some("cli".into()), ..Default::default() }).await;
+    assert_eq!(by_cli.iter().map(|e| e.action.as_str()).collect::<Vec<_>>(), ["users.disable"]);
+    let creates = staffroom::audit::AuditQuery { action: Some("payments.order_create"), ..Default::default() };
+    assert_eq!(search(creates.clone()).await.len(), 7);
+    let before_third = staffroom::audit::AuditQuery { before: Some(first[4].id), ..creates };
+    assert_eq!(search(before_third).await.len(), 3, "filters and pages add up");
+    let now = staffroom::time::now_rfc3339();
+    assert!(search(staffroom::audit::AuditQuery { from: Some(now.clone()), ..Default::default() }).await.is_empty());
+    let until_now =
+        staffroom::audit::AuditQuery { from: Some("2000-01-01".into()), to: Some(now), ..Default::default() };
+    assert_eq!(search(until_now).await.len(), 8);
 }
 
 async fn audit_prunes_before_a_cutoff(db: Db) {
@@ -914,9 +931,10 @@ async fn audit_prunes_before_a_cutoff(db: Db) {
     };
     db.append_audit(entry("kept")).await.unwrap();
     assert_eq!(db.prune_audit("2000-01-01T00:00:00Z".into()).await.unwrap(), 0);
-    assert_eq!(db.audit_entries(10, None).await.unwrap().len(), 1);
+    let all = || staffroom::audit::AuditQuery { limit: 10, ..Default::default() };
+    assert_eq!(db.audit_entries(all()).await.unwrap().len(), 1);
     assert_eq!(db.prune_audit("2999-01-01T00:00:00Z".into()).await.unwrap(), 1);
-    assert!(db.audit_entries(10, None).await.unwrap().is_empty());
+    assert!(db.audit_entries(all()).await.unwrap().is_empty());
 
     // Through the service: the retention is a meta value, and pruning honours it.
     let audit = Audit::new(db.clone());

@@ -199,6 +199,49 @@ test("a subscription whose payment failed stands out, and its update-payment lin
   await click(By.css("#sub-status option[value='']"));
 });
 
+test("from the palette: a storefront order found by e-mail, its customer, a partial refund, and the Overview's net revenue drops", async () => {
+  await goTo("Overview");
+  const netRevenue = By.xpath("//*[starts-with(@aria-label,'Net revenue: ')]");
+  await eventually("the net revenue", async () => !/…/.test(await (await find(netRevenue)).getAttribute("aria-label")));
+  const before = await (await find(netRevenue)).getAttribute("aria-label");
+
+  // A recent storefront order, paid and not refunded: its buyer's e-mail.
+  await goTo("Orders");
+  await click(By.css("#order-status option[value='paid']"));
+  const candidate = By.xpath("//table[@aria-label='Orders']//tr[@data-id][.//*[normalize-space()='storefront']][not(.//*[contains(normalize-space(),'refunded')])]");
+  await eventually("a storefront order not refunded", async () => (await driver.findElements(candidate)).length > 0);
+  const row = await find(candidate);
+  const label = await row.getAttribute("data-id");
+  const email = await (await row.findElement(By.css("td:nth-child(2) .muted"))).getText();
+  await click(By.css("#order-status option[value='']"));
+
+  // Ctrl+K, the e-mail, Enter: the customer's page.
+  await driver.actions().keyDown(Key.CONTROL).sendKeys("k").keyUp(Key.CONTROL).perform();
+  const box = By.css("[role='dialog'][aria-label='Search everywhere'] input[role='combobox']");
+  await type(box, email);
+  await eventually("the buyer and the order in the palette", async () => {
+    const text = await textOf(By.css("#palette-results"));
+    return text.includes("Customer") && text.includes(label);
+  });
+  await shot("06g-palette");
+  await (await find(box)).sendKeys(Key.ENTER);
+  await eventually("the customer's page", async () => /Lifetime revenue/.test(await textOf(By.css("section.content"))));
+
+  // Their order, refunded in part.
+  await click(By.xpath(`//table[@aria-label="Customer's orders"]//button[normalize-space()=${literal(label)}]`));
+  const detail = `//*[@aria-label=${literal(`Order ${label}`)}]`;
+  await click(button("Refund…", detail));
+  await type(By.id("refund-part"), "1,00");
+  await click(button("Refund", "//*[@role='alertdialog']"));
+  await eventually("the refund shown", async () => /Refunded/.test(await textOf(By.xpath(detail))));
+
+  await goTo("Overview");
+  await eventually("the net revenue a dollar lower", async () => {
+    const now = await (await find(netRevenue)).getAttribute("aria-label");
+    return now !== before && !/…/.test(now);
+  });
+});
+
 test("a customer is found by e-mail and opens with their orders, subscriptions and revenue", async () => {
   await goTo("Customers");
   const rows = By.xpath("//table[@aria-label='Customers']//tr[@data-id]");

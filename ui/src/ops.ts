@@ -110,6 +110,9 @@ export type Operations = {
 /** Calls one operation; rejects with the error object. */
 export type Call = <K extends keyof Operations>(op: K, request: Operations[K]["request"]) => Promise<Operations[K]["response"]>;
 
+/** The operations only an admin may call (the rest: any signed-in staff member). */
+export const ADMIN_ONLY: ReadonlySet<keyof Operations> = new Set<keyof Operations>(["list_users", "add_user", "set_user_disabled", "unlock_user", "refund_order", "set_sync_interval", "google_sign_out", "settings", "set_secret", "audit_log", "audit_retention", "set_audit_retention", "set_webhook_receiver", "google_sign_in"]);
+
 /** One function per operation, over `call`. */
 export function client(call: Call) {
   return {

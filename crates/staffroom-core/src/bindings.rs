@@ -130,7 +130,11 @@ pub fn client_module(operations: &[(crate::api::OpSpec, crate::api::OpTypes)]) -
     let mut imports = BTreeMap::new();
     let mut map = String::new();
     let mut functions = String::new();
+    let mut admin_only = Vec::new();
     for (spec, types) in operations {
+        if matches!(spec.access, crate::api::Access::Admin) {
+            admin_only.push(format!("\"{}\"", spec.name));
+        }
         for (name, path) in (types.ts_imports)() {
             let module = format!("./bindings/{}", path.with_extension("").display());
             imports.insert(name, module);
@@ -157,8 +161,11 @@ pub fn client_module(operations: &[(crate::api::OpSpec, crate::api::OpTypes)]) -
          export type Operations = {{\n{map}}};\n\n\
          /** Calls one operation; rejects with the error object. */\n\
          export type Call = <K extends keyof Operations>(op: K, request: Operations[K][\"request\"]) => Promise<Operations[K][\"response\"]>;\n\n\
+         /** The operations only an admin may call (the rest: any signed-in staff member). */\n\
+         export const ADMIN_ONLY: ReadonlySet<keyof Operations> = new Set<keyof Operations>([{admin_only}]);\n\n\
          /** One function per operation, over `call`. */\n\
-         export function client(call: Call) {{\n  return {{\n{functions}  }};\n}}\n"
+         export function client(call: Call) {{\n  return {{\n{functions}  }};\n}}\n",
+        admin_only = admin_only.join(", ")
     )
 }
 

@@ -94,7 +94,7 @@ impl Request for SecretRequest {
 
 /// `GET /api/audit`: the newest entries first.
 #[request]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct AuditLogRequest {
     /// Default 50.
     #[field(min = 1, max = 200)]
@@ -106,6 +106,26 @@ pub struct AuditLogRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub before: Option<u32>,
+    /// Only what this person did: their e-mail (or `cli`, `system`).
+    #[field(pattern = "^[^\\x00-\\x1f]{1,254}$", message = "must be an e-mail address (at most 254 characters)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub actor: Option<String>,
+    /// Only this action.
+    #[field(choice)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub action: Option<crate::audit::AuditAction>,
+    /// Made at or after: an RFC 3339 time, or a date (its 00:00 UTC).
+    #[field(check = crate::payments::validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub from: Option<String>,
+    /// Made before: an RFC 3339 time, or a date (its 00:00 UTC).
+    #[field(check = crate::payments::validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub to: Option<String>,
 }
 
 pub struct GetSettings;
@@ -163,7 +183,16 @@ impl Operation for AuditLog {
     type Request = AuditLogRequest;
     type Response = Vec<AuditEntry>;
     async fn run(core: &Core, _: &Caller, request: AuditLogRequest) -> Result<Vec<AuditEntry>> {
-        core.audit.list(request.limit.unwrap_or(50), request.before.map(i64::from)).await
+        let instant = |at: &Option<String>| at.as_deref().and_then(crate::payments::validate::instant);
+        let query = crate::audit::AuditQuery {
+            limit: request.limit.unwrap_or(50),
+            before: request.before.map(i64::from),
+            actor: request.actor.as_deref().map(|a| a.trim().to_lowercase()),
+            action: request.action.map(crate::audit::AuditAction::as_str),
+            from: instant(&request.from),
+            to: instant(&request.to),
+        };
+        core.audit.search(query).await
     }
 }
 

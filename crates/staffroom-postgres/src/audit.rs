@@ -4,7 +4,7 @@ use crate::Sql as _;
 use deadpool_postgres::GenericClient;
 
 use super::Postgres;
-use staffroom_core::audit::store::{AuditEntry, AuditStore, NewAuditEntry};
+use staffroom_core::audit::store::{AuditEntry, AuditQuery, AuditStore, NewAuditEntry};
 use staffroom_core::error::Result;
 
 /// Appends an entry; its id.
@@ -28,15 +28,21 @@ pub async fn append(db: &impl GenericClient, entry: &NewAuditEntry<'_>) -> Resul
     Ok(row.get(0))
 }
 
-pub async fn list(db: &impl GenericClient, limit: u32, before: Option<i64>) -> Result<Vec<AuditEntry>> {
-    let rows = db
-        .query(
+/// The entries `query` asks for, newest first.
+pub async fn list(db: &impl GenericClient, query: &AuditQuery) -> Result<Vec<AuditEntry>> {
+    let sql = db
+        .prepare_cached(
             "SELECT id, at, actor, action, target, outcome, detail FROM audit_log
-             WHERE $1::BIGINT IS NULL OR id < $1 ORDER BY id DESC LIMIT $2",
-            &[&before, &i64::from(limit)],
+             WHERE ($1::BIGINT IS NULL OR id < $1) AND ($3::TEXT IS NULL OR actor = $3)
+               AND ($4::TEXT IS NULL OR action = $4) AND ($5::TEXT IS NULL OR at >= $5)
+               AND ($6::TEXT IS NULL OR at < $6)
+             ORDER BY id DESC LIMIT $2",
         )
         .await
         .sql()?;
+    let limit = i64::from(query.limit);
+    let rows =
+        db.query(&sql, &[&query.before, &limit, &query.actor, &query.action, &query.from, &query.to]).await.sql()?;
     Ok(rows
         .iter()
         .map(|row| AuditEntry {
@@ -61,8 +67,8 @@ impl AuditStore for Postgres {
         append(&self.client().await?, &entry).await.map(drop)
     }
 
-    async fn audit_entries(&self, limit: u32, before: Option<i64>) -> Result<Vec<AuditEntry>> {
-        list(&self.client().await?, limit, before).await
+    async fn audit_entries(&self, query: AuditQuery) -> Result<Vec<AuditEntry>> {
+        list(&self.client().await?, &query).await
     }
 
     async fn prune_audit(&self, cutoff: String) -> Result<usize> {

@@ -4,7 +4,7 @@ use crate::Sql as _;
 use rusqlite::{params, Connection};
 
 use super::Sqlite;
-use staffroom_core::audit::store::{AuditEntry, AuditStore, NewAuditEntry};
+use staffroom_core::audit::store::{AuditEntry, AuditQuery, AuditStore, NewAuditEntry};
 use staffroom_core::error::Result;
 
 /// Appends an entry.
@@ -24,16 +24,19 @@ pub fn append(conn: &Connection, entry: &NewAuditEntry<'_>) -> Result<()> {
     Ok(())
 }
 
-/// The newest entries first, `limit` at most, before the id `before` when given.
-pub fn list(conn: &Connection, limit: u32, before: Option<i64>) -> Result<Vec<AuditEntry>> {
+/// The entries `query` asks for, newest first.
+pub fn list(conn: &Connection, query: &AuditQuery) -> Result<Vec<AuditEntry>> {
     let mut stmt = conn
-        .prepare(
+        .prepare_cached(
             "SELECT id, at, actor, action, target, outcome, detail FROM audit_log
-         WHERE ?1 IS NULL OR id < ?1 ORDER BY id DESC LIMIT ?2",
+         WHERE (?1 IS NULL OR id < ?1) AND (?3 IS NULL OR actor = ?3) AND (?4 IS NULL OR action = ?4)
+           AND (?5 IS NULL OR at >= ?5) AND (?6 IS NULL OR at < ?6)
+         ORDER BY id DESC LIMIT ?2",
         )
         .sql()?;
+    let values = params![query.before, query.limit, query.actor, query.action, query.from, query.to];
     let rows = stmt
-        .query_map(params![before, limit], |row| {
+        .query_map(values, |row| {
             Ok(AuditEntry {
                 id: row.get(0)?,
                 at: row.get(1)?,
@@ -67,8 +70,8 @@ impl AuditStore for Sqlite {
         .await
     }
 
-    async fn audit_entries(&self, limit: u32, before: Option<i64>) -> Result<Vec<AuditEntry>> {
-        self.call(move |conn| list(conn, limit, before)).await
+    async fn audit_entries(&self, query: AuditQuery) -> Result<Vec<AuditEntry>> {
+        self.call(move |conn| list(conn, &query)).await
     }
 
     async fn prune_audit(&self, cutoff: String) -> Result<usize> {

@@ -5,6 +5,7 @@ import { useLocation, useRoute } from "wouter";
 import { OrderCells } from "../components/OrderCells";
 import { Pager } from "../components/Pager";
 import { useRefetchOnWebhook } from "../events";
+import { can } from "../access";
 import { api, describeError, fieldError, formatMoney, parseAmount } from "../api";
 import { CustomerLink, paths } from "../links";
 import type { Order, OrderStatusFilter, User } from "../types";
@@ -115,7 +116,7 @@ export function Orders({ user }: { user: User }) {
         )}
         {meta && <Pager meta={meta} noun="orders" onPage={setPage} />}
       </div>
-      {selected && <OrderDetail key={selected} id={selected} canRefund={user.role === "admin"} />}
+      {selected && <OrderDetail key={selected} id={selected} canRefund={can(user, "refund_order")} />}
     </section>
   );
 }

@@ -9,7 +9,9 @@ import { Palette } from "../components/Palette";
 import { SyncIndicator } from "../components/SyncIndicator";
 import { useRefetchSynced } from "../sync";
 import { TeamServerBanner } from "../components/TeamServerBanner";
+import { can } from "../access";
 import { paths } from "../links";
+import type { Operations } from "../ops";
 import { CustomerPage, Customers } from "./Customers";
 import { Documents } from "./Documents";
 import { Orders } from "./Orders";
@@ -65,8 +67,12 @@ function place(location: string, user: User): { area: Area; id?: string } {
   return { area, id: second ? decodeURIComponent(second) : undefined };
 }
 
+/** The operation an area opens with: an area shows for whoever may call it. */
+const OPENS_WITH: Partial<Record<Area, keyof Operations>> = { users: "list_users", settings: "settings" };
+
 function allowed(area: Area, user: User): boolean {
-  return (area !== "settings" && area !== "users") || user.role === "admin";
+  const op = OPENS_WITH[area];
+  return !op || can(user, op);
 }
 
 /** Navigation on the left, the current area on the right. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { screen, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Users } from "./Users";
 import { mockCommands, renderWithQuery } from "../test/render";
@@ -10,6 +10,33 @@ const sam: User = { id: "u2", email: "sam@example.com", name: "Sam", role: "staf
 const entry = (id: number): AuditEntry => ({ id, at: "2026-11-22T10:00:00Z", actor: "demo@staffroom.test", action: `docs.edit`, target: `doc${id}`, outcome: "success", detail: null });
 
 describe("Users and audit", () => {
+  it("says what happened in words, with links, and finds entries by person, action and day", async () => {
+    const refund: AuditEntry = {
+      id: 7, at: "2026-11-22T10:00:00Z", actor: "ada@example.com", action: "payments.order_refund", target: "o-42", outcome: "success",
+      detail: JSON.stringify({ amount: 1250, currency: "USD", order: "#1042", providerOrderId: "2001" }),
+    };
+    const failed: AuditEntry = { id: 6, at: "2026-11-22T09:00:00Z", actor: "anonymous", action: "auth.sign_in", target: "bo@example.com", outcome: "failure", detail: null };
+    const calls = mockCommands({
+      list_users: () => [{ ...me, email: "ada@example.com", name: "Ada" }],
+      audit_log: () => [refund, failed],
+      audit_retention: () => ({ days: 400 }),
+    });
+    renderWithQuery(<Users me={me} />);
+    const audit = await screen.findByRole("table", { name: "Audit log" });
+    const money = new Intl.NumberFormat(undefined, { style: "currency", currency: "USD" }).format(12.5);
+    expect(within(audit).getByText((_, el) => el?.tagName === "TD" && el.textContent === `Ada refunded ${money} of order #1042`)).toBeInTheDocument();
+    expect(within(audit).getByRole("link", { name: "#1042" })).toHaveAttribute("href", "/orders/o-42");
+    expect(within(audit).getByText("A sign-in as bo@example.com failed")).toBeInTheDocument();
+    await userEvent.selectOptions(screen.getByLabelText("Who"), "ada@example.com");
+    await userEvent.selectOptions(screen.getByLabelText("What"), "payments.order_refund");
+    await userEvent.type(screen.getByLabelText("To"), "2026-11-22");
+    await waitFor(() =>
+      expect(calls.filter((c) => c.cmd === "audit_log").at(-1)!.args).toEqual({
+        limit: 50, before: null, actor: "ada@example.com", action: "payments.order_refund", from: null, to: "2026-11-23",
+      }),
+    );
+  });
+
   it("lists users, disables another (never oneself) and pages the audit log", async () => {
     let disabled = false;
     const calls = mockCommands({
@@ -24,10 +51,10 @@ describe("Users and audit", () => {
     expect(await within(table).findByRole("button", { name: "Enable sam@example.com" })).toBeInTheDocument();
     expect(calls.find((c) => c.cmd === "set_user_disabled")!.args).toEqual({ email: "sam@example.com", disabled: true });
     const audit = await screen.findByRole("table", { name: "Audit log" });
-    expect(within(audit).getByText("doc100")).toBeInTheDocument();
+    expect(within(audit).getByText(/a document \(doc100\)/)).toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "Older" }));
-    expect(await within(screen.getByRole("table", { name: "Audit log" })).findByText("doc1")).toBeInTheDocument();
-    expect(calls.filter((c) => c.cmd === "audit_log").at(-1)!.args).toEqual({ limit: 50, before: 51 });
+    expect(await within(screen.getByRole("table", { name: "Audit log" })).findByText(/\(doc1\)/)).toBeInTheDocument();
+    expect(calls.filter((c) => c.cmd === "audit_log").at(-1)!.args).toEqual({ limit: 50, before: 51, actor: null, action: null, from: null, to: null });
   });
 
   it("adds a user and names a refused password", async () => {

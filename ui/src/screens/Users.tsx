@@ -1,6 +1,9 @@
 import { useState, type FormEvent } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, describeError, fieldError } from "../api";
+import { AUDIT_ACTIONS, auditSentence } from "../audit";
+import { When } from "../format";
+import type { AuditLogRequest } from "../bindings/AuditLogRequest";
 import type { User } from "../types";
 
 const AUDIT_PAGE = 50;
@@ -60,7 +63,7 @@ export function Users({ me }: { me: User }) {
         </table>
       )}
       <AddUser />
-      <Audit />
+      <Audit users={users.data ?? []} />
     </section>
   );
 }
@@ -110,16 +113,48 @@ function AddUser() {
   );
 }
 
-function Audit() {
+interface AuditFilters {
+  actor: string;
+  action: string;
+  from: string; // yyyy-mm-dd or ""
+  to: string;
+}
+const NO_AUDIT_FILTERS: AuditFilters = { actor: "", action: "", from: "", to: "" };
+
+/** The day after `date` (yyyy-mm-dd), so that "to" includes the day chosen. */
+function dayAfter(date: string): string {
+  const next = new Date(`${date}T00:00:00Z`);
+  next.setUTCDate(next.getUTCDate() + 1);
+  return next.toISOString().slice(0, 10);
+}
+
+/** The audit log in sentences, newest first, found by person, action and days. */
+function Audit({ users }: { users: User[] }) {
+  const [filters, setFilters] = useState<AuditFilters>(NO_AUDIT_FILTERS);
   // Pages by the id of the last entry shown (newest first).
   const [cursors, setCursors] = useState<(number | null)[]>([null]);
   const before = cursors[cursors.length - 1];
   const log = useQuery({
-    queryKey: ["audit", before],
-    queryFn: () => api.auditLog({ limit: AUDIT_PAGE, before }),
+    queryKey: ["audit", before, filters],
+    queryFn: () =>
+      api.auditLog({
+        limit: AUDIT_PAGE,
+        before,
+        actor: filters.actor || null,
+        action: (filters.action || null) as AuditLogRequest["action"],
+        from: filters.from || null,
+        to: filters.to ? dayAfter(filters.to) : null,
+      }),
     placeholderData: keepPreviousData,
   });
+  const change = (next: Partial<AuditFilters>) => {
+    setFilters((f) => ({ ...f, ...next }));
+    setCursors([null]);
+  };
+  const names = new Map(users.map((u) => [u.email, u.name]));
+  const nameOf = (email: string) => names.get(email);
   const entries = log.data ?? [];
+  const filtered = filters.actor || filters.action || filters.from || filters.to;
   return (
     <div className="stack" aria-labelledby="audit-title">
       <div className="toolbar">
@@ -127,20 +162,41 @@ function Audit() {
         <div className="spacer" />
         <Retention />
       </div>
+      <div className="toolbar filters" role="search" aria-label="Find in the audit log">
+        <label htmlFor="audit-actor" className="muted">Who</label>
+        <select id="audit-actor" value={filters.actor} onChange={(e) => change({ actor: e.target.value })}>
+          <option value="">Anyone</option>
+          {users.map((u) => <option key={u.email} value={u.email}>{u.name} ({u.email})</option>)}
+          <option value="system">Staffroom itself</option>
+          <option value="cli">The command line</option>
+        </select>
+        <label htmlFor="audit-action" className="muted">What</label>
+        <select id="audit-action" value={filters.action} onChange={(e) => change({ action: e.target.value })}>
+          <option value="">Anything</option>
+          {AUDIT_ACTIONS.map(([area, actions]) => (
+            <optgroup key={area} label={area}>
+              {actions.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+            </optgroup>
+          ))}
+        </select>
+        <label htmlFor="audit-from" className="muted">From</label>
+        <input id="audit-from" type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => change({ from: e.target.value })} />
+        <label htmlFor="audit-to" className="muted">To</label>
+        <input id="audit-to" type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => change({ to: e.target.value })} />
+        {filtered && <button type="button" className="link" onClick={() => change(NO_AUDIT_FILTERS)}>Clear</button>}
+      </div>
       {log.isPending && <p className="muted">Loading the audit log…</p>}
       {log.isError && <p className="error" role="alert">{describeError(log.error)}</p>}
-      {log.data && entries.length === 0 && <p className="muted">Nothing recorded yet.</p>}
+      {log.data && entries.length === 0 && <p className="muted">{filtered ? "Nothing recorded matches." : "Nothing recorded yet."}</p>}
       {entries.length > 0 && (
         <table className="table" aria-label="Audit log">
-          <thead><tr><th>When</th><th>Who</th><th>What</th><th>On</th><th>Outcome</th></tr></thead>
+          <thead><tr><th>When</th><th>What happened</th><th>Outcome</th></tr></thead>
           <tbody>
             {entries.map((e) => (
-              <tr key={e.id}>
-                <td className="muted">{new Date(e.at).toLocaleString()}</td>
-                <td>{e.actor}</td>
-                <td><code>{e.action}</code></td>
-                <td>{e.target ?? ""}</td>
-                <td>{e.outcome}</td>
+              <tr key={e.id} data-action={e.action}>
+                <td className="muted"><When iso={e.at} /></td>
+                <td>{auditSentence(e, nameOf)}</td>
+                <td className={e.outcome === "success" ? "muted" : "error"}>{e.outcome === "success" ? "done" : e.outcome}</td>
               </tr>
             ))}
           </tbody>

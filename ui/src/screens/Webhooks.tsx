@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { listen } from "@tauri-apps/api/event";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRefetchOnWebhook } from "../events";
+import { can } from "../access";
 import { api, describeError } from "../api";
 import type { User } from "../types";
 import type { FeedItem } from "../bindings/FeedItem";
@@ -120,7 +121,7 @@ function Receiver({ user }: { user: User }) {
             {status.data.secretProblem ?? "No usable signing secret is set"}: every delivery is refused. An admin sets it under Settings.
           </p>
         )}
-        {user.role === "admin" ? (
+        {can(user, "set_webhook_receiver") ? (
           status.data.running ? (
             <button type="button" onClick={() => toggle.mutate(false)} disabled={toggle.isPending}>
               Switch off

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::error::Result;
 use crate::store::Db;
-pub use store::{AuditEntry, NewAuditEntry};
+pub use store::{AuditEntry, AuditQuery, NewAuditEntry};
 
 /// The meta key of the retention setting.
 const RETENTION_KEY: &str = "audit_retention_days";
@@ -139,7 +139,12 @@ impl Audit {
 
     /// The newest entries first.
     pub async fn list(&self, limit: u32, before: Option<i64>) -> Result<Vec<AuditEntry>> {
-        self.db.audit_entries(limit.clamp(1, 500), before).await
+        self.search(AuditQuery { limit, before, ..Default::default() }).await
+    }
+
+    /// The newest entries `query` asks for first.
+    pub async fn search(&self, query: AuditQuery) -> Result<Vec<AuditEntry>> {
+        self.db.audit_entries(AuditQuery { limit: query.limit.clamp(1, 500), ..query }).await
     }
 }
 

@@ -32,14 +32,27 @@ pub struct NewAuditEntry<'a> {
     pub detail: Option<serde_json::Value>,
 }
 
+/// Which entries a page of the audit log holds: the newest first, `limit` at most, before the id
+/// `before`, and only those of `actor`, of `action` and made in [`from`, `to`) when given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditQuery {
+    pub limit: u32,
+    pub before: Option<i64>,
+    pub actor: Option<String>,
+    pub action: Option<&'static str>,
+    /// RFC 3339 UTC.
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
 /// The audit log's units of work.
 #[async_trait::async_trait]
 pub trait AuditStore {
     /// Appends an entry in a transaction of its own.
     async fn append_audit(&self, entry: NewAuditEntry<'_>) -> Result<()>;
 
-    /// The newest entries first, `limit` at most, before the id `before` when given.
-    async fn audit_entries(&self, limit: u32, before: Option<i64>) -> Result<Vec<AuditEntry>>;
+    /// The entries `query` asks for, newest first.
+    async fn audit_entries(&self, query: AuditQuery) -> Result<Vec<AuditEntry>>;
 
     /// Deletes entries older than `cutoff` (RFC 3339); how many went.
     async fn prune_audit(&self, cutoff: String) -> Result<usize>;

@@ -946,7 +946,13 @@ impl PaymentService {
             Ok(_) => "success".to_string(),
             Err(err) => format!("failure: {}", err.code.as_str()),
         };
-        let detail = json!({ "amount": amount, "providerOrderId": provider_id });
+        // What the audit log says in words: how much of which order, in its currency.
+        let detail = json!({
+            "amount": amount.map_or(refundable, i64::from),
+            "currency": record.dto.currency,
+            "order": record.dto.order_id,
+            "providerOrderId": provider_id,
+        });
         self.audit
             .record(actor.audit_name(), crate::audit::AuditAction::OrderRefund, Some(id), &outcome, Some(detail))
             .await;
