@@ -3,7 +3,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { openUrl } from "@tauri-apps/plugin-opener";
 import { useLocation, useRoute } from "wouter";
 import { OrderCells } from "../components/OrderCells";
-import { Pager } from "../components/Pager";
+import { ListBody } from "../components/ListBody";
 import { useRefetchOnWebhook } from "../events";
 import { can } from "../access";
 import { api, describeError, fieldError, formatMoney, parseAmount } from "../api";
@@ -68,7 +68,6 @@ export function Orders({ user }: { user: User }) {
     setPage(1);
   };
   const filtered = filters !== NO_FILTERS && (search || filters.status || filters.from || filters.to);
-  const meta = list.data?.meta;
   return (
     <section className={selected ? "content split" : "content"} aria-labelledby="orders-title">
       <div className="stack">
@@ -93,28 +92,30 @@ export function Orders({ user }: { user: User }) {
           <input id="order-to" type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => change({ to: e.target.value })} />
           {filtered && <button type="button" className="link" onClick={() => change(NO_FILTERS)}>Clear</button>}
         </div>
-        {list.isPending && <p className="muted">Loading orders…</p>}
-        {list.isError && <p className="error" role="alert">{describeError(list.error)}</p>}
-        {list.data && list.data.orders.length === 0 && (
-          <p className="muted">{filtered ? "No orders match." : "No orders yet. Create one from a product."}</p>
-        )}
-        {list.data && list.data.orders.length > 0 && (
-          <table className="table" aria-label="Orders">
-            <thead><tr><th>Order</th><th>Customer</th><th>Product</th><th>Total</th><th>Status</th><th>Created</th></tr></thead>
-            <tbody>
-              {list.data.orders.map((o) => (
-                <tr key={o.id} data-id={o.orderId} className={o.id === selected ? "selected" : undefined}>
-                  <td>
-                    <button type="button" className="row-link" onClick={() => setSelected(o.id)}>{o.orderId}</button>
-                    {o.source === "store" && <div className="muted small">storefront</div>}
-                  </td>
-                  <OrderCells order={o} />
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-        {meta && <Pager meta={meta} noun="orders" onPage={setPage} />}
+        <ListBody
+          query={list}
+          items={list.data?.orders}
+          noun="orders"
+          empty={filtered ? "No orders match." : "No orders yet. Create one from a product."}
+          onPage={setPage}
+        >
+          {(orders) => (
+            <table className="table" aria-label="Orders">
+              <thead><tr><th>Order</th><th>Customer</th><th>Product</th><th>Total</th><th>Status</th><th>Created</th></tr></thead>
+              <tbody>
+                {orders.map((o) => (
+                  <tr key={o.id} data-id={o.orderId} className={o.id === selected ? "selected" : undefined}>
+                    <td>
+                      <button type="button" className="row-link" onClick={() => setSelected(o.id)}>{o.orderId}</button>
+                      {o.source === "store" && <div className="muted small">storefront</div>}
+                    </td>
+                    <OrderCells order={o} />
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </ListBody>
       </div>
       {selected && <OrderDetail key={selected} id={selected} canRefund={can(user, "refund_order")} />}
     </section>

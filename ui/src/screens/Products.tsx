@@ -1,8 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import { openUrl } from "@tauri-apps/plugin-opener";
-import { Pager } from "../components/Pager";
-import { StaleBanner } from "../components/StaleBanner";
+import { ListBody } from "../components/ListBody";
 import { api, describeError, fieldError, formatMoney } from "../api";
 import type { Order, Product, ProductStatus } from "../types";
 
@@ -19,7 +18,6 @@ export function Products() {
     queryFn: () => api.listProducts({ page, limit: PAGE_SIZE, status: status || null, search: search.trim() || null }),
     placeholderData: keepPreviousData,
   });
-  const meta = list.data?.meta;
 
   return (
     <section className={selected ? "content split" : "content"} aria-labelledby="products-title">
@@ -52,35 +50,30 @@ export function Products() {
             <option value="draft">Draft</option>
           </select>
         </div>
-        {meta?.stale && <StaleBanner what="the products" syncedAt={meta.syncedAt} />}
-        {list.isPending && <p className="muted">Loading products…</p>}
-        {list.isError && <p className="error" role="alert">{describeError(list.error)}</p>}
-        {list.data && list.data.products.length === 0 && <p className="muted">{search.trim() ? `No product name contains “${search.trim()}”.` : "No products match."}</p>}
-        {list.data && list.data.products.length > 0 && (
-          <table className="table" aria-label="Products">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Price</th>
-                <th>Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.products.map((p) => (
-                <tr key={p.id} className={p.id === selected ? "selected" : undefined}>
-                  <td>
-                    <button type="button" className="row-link" onClick={() => setSelected(p.id)}>
-                      {p.name}
-                    </button>
-                  </td>
-                  <td>{formatMoney(p.price, p.currency)}</td>
-                  <td><span className={`status status-${p.status}`}>{p.status}</span></td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-        {meta && <Pager meta={meta} noun="products" onPage={setPage} />}
+        <ListBody
+          query={list}
+          items={list.data?.products}
+          noun="products"
+          empty={search.trim() ? `No product name contains “${search.trim()}”.` : "No products match."}
+          onPage={setPage}
+        >
+          {(products) => (
+            <table className="table" aria-label="Products">
+              <thead><tr><th>Name</th><th>Price</th><th>Status</th></tr></thead>
+              <tbody>
+                {products.map((p) => (
+                  <tr key={p.id} className={p.id === selected ? "selected" : undefined}>
+                    <td>
+                      <button type="button" className="row-link" onClick={() => setSelected(p.id)}>{p.name}</button>
+                    </td>
+                    <td>{formatMoney(p.price, p.currency)}</td>
+                    <td><span className={`status status-${p.status}`}>{p.status}</span></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </ListBody>
       </div>
       {selected && <ProductDetail key={selected} id={selected} />}
     </section>
