@@ -59,6 +59,24 @@ fn documented_objects_decode_as_the_client_reads_them() {
     assert_eq!((subscription.status.as_str(), subscription.provider_status.as_str()), ("active", "active"));
     assert_eq!(subscription.renews_at, "2022-11-12T00:00:00Z", "microseconds normalised to RFC 3339");
     assert_eq!(subscription.ends_at, None);
+    assert_eq!(
+        (subscription.card_brand.as_deref(), subscription.card_last_four.as_deref()),
+        (Some("visa"), Some("4242"))
+    );
+    assert!(subscription.update_payment_method_url.as_deref().is_some_and(|u| u.starts_with("https://")));
+
+    let customer = model::customer_from(&resource(&fixture("customer.json")));
+    assert_eq!(
+        (customer.name.as_str(), customer.email.as_str(), customer.status.as_str()),
+        ("John Doe", "johndoe@example.com", "subscribed")
+    );
+    assert_eq!(
+        (customer.total_revenue, customer.mrr, customer.currency.as_str()),
+        (84332, 1999, "USD"),
+        "US cents, the provider's"
+    );
+    assert_eq!((customer.country.as_deref(), customer.created_at.as_str()), (Some("US"), "2022-12-01T13:01:07Z"));
+    assert!(customer.portal_url.as_deref().is_some_and(|u| u.contains("/billing")));
 
     // Webhook bodies as Lemon Squeezy sends them: no webhook_id, no test_mode in `meta`.
     for (name, event, kind) in [

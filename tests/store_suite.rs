@@ -620,6 +620,7 @@ async fn orders_are_searched_and_filtered(db: Db) {
     assert_eq!(ids(OrderQuery::default()).await, ["q4", "q3", "q2", "q1", "q0"], "newest first");
     assert_eq!(ids(search("ADA")).await, ["q2", "q0"], "e-mail and name, any case");
     assert_eq!(ids(search("okafor")).await, ["q1"]);
+    assert_eq!(ids(search("MÜLLER")).await, ["q2"], "any case, beyond ASCII too");
     assert_eq!(ids(search("#1003")).await, ["q2"], "the receipt's number");
     assert_eq!(ids(search("1002")).await, ["q1"]);
     assert_eq!(made[..4], [None; 4], "an order made elsewhere takes no SR- number");

@@ -91,8 +91,18 @@ impl Cluster {
         let data = dir.join("data");
         let mut initdb = as_server_user(&bin.join("initdb"));
         // Trust on loopback: the cluster lives for one test run, in a directory only its owner
-        // reads. --no-sync: initdb's own fsyncs buy nothing for a throwaway cluster.
-        initdb.arg("-D").arg(&data).args(["-U", "staffroom", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+        // reads. --no-sync: initdb's own fsyncs buy nothing for a throwaway cluster. C.UTF-8:
+        // text sorts by code point, as SQLite's does, and ILIKE knows "MÜLLER" is "müller".
+        initdb.arg("-D").arg(&data).args([
+            "-U",
+            "staffroom",
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+            "--no-sync",
+        ]);
         run(initdb, "initdb")?;
         let mut settings = String::new();
         if let Some((cert, key)) = tls {

@@ -34,6 +34,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0008_list_order.sql"),
     include_str!("../migrations/0009_whole_store.sql"),
     include_str!("../migrations/0010_customers.sql"),
+    include_str!("../migrations/0011_order_search.sql"),
 ];
 
 /// The schema version this binary knows.

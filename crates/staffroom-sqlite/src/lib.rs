@@ -38,6 +38,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0008_refunds.sql"),
     include_str!("../migrations/0009_whole_store.sql"),
     include_str!("../migrations/0010_customers.sql"),
+    include_str!("../migrations/0011_order_search.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

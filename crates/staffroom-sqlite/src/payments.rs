@@ -408,40 +408,97 @@ pub fn find_order_by_provider_id(conn: &Connection, provider_id: &str) -> Result
 
 /// A page of the orders `query` asks for, newest first (by when they were made).
 pub fn list_orders(conn: &Connection, query: &OrderQuery) -> Result<(Vec<OrderDto>, u64)> {
-    let search = query.search.as_ref();
-    let filter =
-        "(?1 IS NULL OR email LIKE ?1 ESCAPE '\\' OR name LIKE ?1 ESCAPE '\\' OR order_number = ?2 OR number = ?3)
-         AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR provider_status = ?5)
-         AND (?6 IS NULL OR customer_id = ?6) AND (?7 IS NULL OR product_id = ?7)
-         AND (?8 IS NULL OR created_at >= ?8) AND (?9 IS NULL OR created_at < ?9)";
-    let (limit, offset) = (query.limit as i64, (query.page as i64 - 1) * query.limit as i64);
-    let values: [&dyn rusqlite::ToSql; 11] = [
-        &search.map(|s| &s.pattern),
-        &search.and_then(|s| s.order_number),
-        &search.and_then(|s| s.reference),
-        &query.status.map(|s| s.as_str()),
-        &query.provider_status,
-        &query.customer_id,
-        &query.product_id,
-        &query.from,
-        &query.to,
-        &limit,
-        &offset,
+    // Only the conditions asked for, so that SQLite can use an index for each (a `?n IS NULL OR`
+    // form would have it test every row).
+    let mut w = Where::default();
+    if let Some(search) = &query.search {
+        let mut either = vec![if search.text.chars().count() >= 3 {
+            // The trigram index finds a part of three characters or more, in any case.
+            w.bind("rowid IN (SELECT rowid FROM orders_text WHERE orders_text MATCH ?)", trigram_phrase(&search.text))
+        } else {
+            w.bind("(email LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\')", search.pattern.clone())
+        }];
+        either.extend(search.order_number.map(|n| w.bind("order_number = ?", n)));
+        either.extend(search.reference.map(|n| w.bind("number = ?", n)));
+        w.and(format!("({})", either.join(" OR ")));
+    }
+    let equal = [
+        ("status", query.status.map(|s| s.as_str().to_string())),
+        ("provider_status", query.provider_status.map(str::to_string)),
+        ("customer_id", query.customer_id.clone()),
+        ("product_id", query.product_id.clone()),
     ];
-    let total: i64 =
-        conn.query_row(&format!("SELECT COUNT(*) FROM orders WHERE {filter}"), &values[..9], |r| r.get(0)).sql()?;
+    for (column, value) in equal {
+        if let Some(value) = value {
+            let condition = w.bind(&format!("{column} = ?"), value);
+            w.and(condition);
+        }
+    }
+    if let Some(from) = &query.from {
+        let condition = w.bind("created_at >= ?", from.clone());
+        w.and(condition);
+    }
+    if let Some(to) = &query.to {
+        let condition = w.bind("created_at < ?", to.clone());
+        w.and(condition);
+    }
+    let filter = w.sql();
+    let given: Vec<&dyn rusqlite::ToSql> = w.values.iter().map(|v| v.as_ref()).collect();
+    let total: i64 = conn
+        .prepare_cached(&format!("SELECT COUNT(*) FROM orders WHERE {filter}"))
+        .sql()?
+        .query_row(&given[..], |r| r.get(0))
+        .sql()?;
+    let (limit, offset) = (query.limit as i64, (query.page as i64 - 1) * query.limit as i64);
+    let mut page = given.clone();
+    page.extend([&limit as &dyn rusqlite::ToSql, &offset]);
+    let (limit_at, offset_at) = (page.len() - 1, page.len());
     let mut stmt = conn
         .prepare_cached(&format!(
-            "SELECT {ORDER_COLUMNS} FROM orders WHERE {filter} ORDER BY created_at DESC, number DESC LIMIT ?10 OFFSET ?11"
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE {filter}
+             ORDER BY created_at DESC, number DESC LIMIT ?{limit_at} OFFSET ?{offset_at}"
         ))
         .sql()?;
     let rows = stmt
-        .query_map(&values[..], order_from_row)
+        .query_map(&page[..], order_from_row)
         .sql()?
         .map(|r| r.map(|o| o.dto))
         .collect::<rusqlite::Result<Vec<_>>>()
         .sql()?;
     Ok((rows, total as u64))
+}
+
+/// A `WHERE` clause built from the conditions a query asks for, with their values numbered.
+#[derive(Default)]
+struct Where {
+    conditions: Vec<String>,
+    values: Vec<Box<dyn rusqlite::ToSql>>,
+}
+
+impl Where {
+    /// `condition` with its `?`s numbered for `value` (each `?` takes the same value).
+    fn bind(&mut self, condition: &str, value: impl rusqlite::ToSql + 'static) -> String {
+        self.values.push(Box::new(value));
+        condition.replace('?', &format!("?{}", self.values.len()))
+    }
+
+    fn and(&mut self, condition: String) {
+        self.conditions.push(condition);
+    }
+
+    fn sql(&self) -> String {
+        if self.conditions.is_empty() {
+            "1".into()
+        } else {
+            self.conditions.join(" AND ")
+        }
+    }
+}
+
+/// `text` as one FTS5 phrase (its double quotes doubled): with the trigram tokenizer, the rows
+/// that contain it anywhere.
+fn trigram_phrase(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
 }
 
 /// Paid orders made in [`from`, `to`), by UTC day, in `currency` (another currency at the order's

@@ -53,6 +53,8 @@ pub struct OrderQuery {
 /// with `\`), and the receipt number or our `SR-` number the text names, if it names one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderSearch {
+    /// What was typed, trimmed.
+    pub text: String,
     pub pattern: String,
     pub order_number: Option<i64>,
     pub reference: Option<i64>,
@@ -67,6 +69,7 @@ impl OrderSearch {
         };
         let upper = text.to_ascii_uppercase();
         OrderSearch {
+            text: text.to_string(),
             pattern: like_pattern(text),
             order_number: digits(text.strip_prefix('#').unwrap_or(text)),
             reference: upper.strip_prefix("SR-").and_then(digits),

@@ -422,8 +422,16 @@ pub fn history(count: u64, until: i64, products: &[Product], customers: &[Custom
                 15..=20 => "partial_refund",
                 _ => "paid",
             };
-            let refunded_at = matches!(status, "refunded" | "partial_refund")
-                .then(|| (created + (1 + rng.below(5) as i64) * 86_400).min(until - 30));
+            // One to five days after the sale; for a recent sale, part of the way to `until`, so
+            // that refunds are spread over time as real ones are (not all at one moment).
+            let refunded_at = matches!(status, "refunded" | "partial_refund").then(|| {
+                let days_later = created + (1 + rng.below(5) as i64) * 86_400;
+                if days_later < until {
+                    days_later
+                } else {
+                    created + (until - created) / 2
+                }
+            });
             let refunded_amount = match status {
                 "refunded" => total,
                 "partial_refund" => (total * (20 + rng.below(41) as i64) / 100).max(1),
