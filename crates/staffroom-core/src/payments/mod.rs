@@ -431,7 +431,7 @@ impl PaymentService {
     pub async fn sync_status(&self) -> Result<SyncStatus> {
         let running = self.sync.is_running();
         let mut resources = Vec::new();
-        for resource in ["products", "subscriptions"] {
+        for resource in ["products", "subscriptions", "orders", "customers"] {
             let state = self.db.sync_state(resource).await?;
             resources.push(ResourceSync {
                 resource: resource.to_string(),
