@@ -10,10 +10,7 @@ use std::time::Instant;
 
 mod common;
 
-use serde_json::json;
-use staffroom::config::Config;
 use staffroom::sandbox::lemonsqueezy::{PaymentSimulator, SimulatorOptions};
-use staffroom::secrets::{Secret, SecretBackend};
 
 use common::percentile;
 
@@ -23,15 +20,7 @@ async fn main() {
         PaymentSimulator::start(SimulatorOptions { subscriptions: 10_000, customers: 2_000, ..Default::default() })
             .await
             .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::new(dir.path());
-    config.secret_backend = SecretBackend::Memory;
-    config.payments.base_url = simulator.api_url();
-    common::on_bench_store(&mut config);
-    println!("store: {}", common::store_name());
-    let core = staffroom::open(config).await.unwrap();
-    core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
-    core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));
+    let (_dir, core) = common::core_on(&simulator).await;
 
     let started = Instant::now();
     let (rows, pages) = core.payments.sync_subscriptions().await.unwrap();
@@ -47,21 +36,8 @@ async fn main() {
         simulator.max_in_any_window()
     );
 
-    staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
+    let (base, token) = common::serve_signed_in(&core).await;
     let http = reqwest::Client::new();
-    let login: serde_json::Value = http
-        .post(format!("{base}/api/auth"))
-        .json(&json!({"email": staffroom::sandbox::DEMO_EMAIL, "password": staffroom::sandbox::DEMO_PASSWORD}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = login["token"].as_str().unwrap().to_string();
     for (label, filter) in
         [("no filter", ""), ("status=cancelled", "&status=cancelled"), ("customerId", "&customerId=1007")]
     {

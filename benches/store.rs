@@ -12,10 +12,8 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use serde_json::{json, Value};
-use staffroom::config::Config;
+use serde_json::Value;
 use staffroom::sandbox::lemonsqueezy::{PaymentSimulator, SimulatorOptions};
-use staffroom::secrets::{Secret, SecretBackend};
 
 use common::{ms, percentile};
 
@@ -27,15 +25,7 @@ async fn main() {
     let options =
         SimulatorOptions { orders: ORDERS, customers: 200, order_customers: CUSTOMERS - 200, ..Default::default() };
     let simulator = PaymentSimulator::start(options).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::new(dir.path());
-    config.secret_backend = SecretBackend::Memory;
-    config.payments.base_url = simulator.api_url();
-    common::on_bench_store(&mut config);
-    println!("store: {}", common::store_name());
-    let core = staffroom::open(config).await.unwrap();
-    core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
-    core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));
+    let (_dir, core) = common::core_on(&simulator).await;
 
     let started = Instant::now();
     let report = core.payments.sync_all().await.unwrap();
@@ -62,21 +52,8 @@ async fn main() {
         started.elapsed().as_secs_f64()
     );
 
-    staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
+    let (base, token) = common::serve_signed_in(&core).await;
     let http = reqwest::Client::new();
-    let login: Value = http
-        .post(format!("{base}/api/auth"))
-        .json(&json!({"email": staffroom::sandbox::DEMO_EMAIL, "password": staffroom::sandbox::DEMO_PASSWORD}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = login["token"].as_str().unwrap().to_string();
     let get = |path: String| {
         let (http, token, base) = (http.clone(), token.clone(), base.clone());
         async move {

@@ -72,7 +72,7 @@ async fn the_status_shows_a_running_sync_and_each_list_s_last_sync() {
     assert_eq!(before["intervalSecs"], 300, "the configured default");
     let resources: Vec<&str> =
         before["resources"].as_array().unwrap().iter().map(|r| r["resource"].as_str().unwrap()).collect();
-    assert_eq!(resources, ["products", "subscriptions"]);
+    assert_eq!(resources, ["products", "subscriptions", "orders", "customers"]);
 
     // Slow the provider so a sync is caught running; a second one waits for the first.
     app.simulator().set_faults(Faults { latency_ms: 150, ..Default::default() });

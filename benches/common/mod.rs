@@ -76,6 +76,42 @@ pub async fn receiving_cores() -> (tempfile::TempDir, Vec<staffroom::Core>) {
     (dir, cores)
 }
 
+/// A core on the bench store (see [`on_bench_store`]) whose Lemon Squeezy is `simulator`, with
+/// secrets in memory; the data dir lives as long as the guard.
+pub async fn core_on(
+    simulator: &staffroom::sandbox::lemonsqueezy::PaymentSimulator,
+) -> (tempfile::TempDir, staffroom::Core) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = staffroom::config::Config::new(dir.path());
+    config.secret_backend = staffroom::secrets::SecretBackend::Memory;
+    config.payments.base_url = simulator.api_url();
+    on_bench_store(&mut config);
+    println!("store: {}", store_name());
+    let core = staffroom::open(config).await.unwrap();
+    core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
+    core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));
+    (dir, core)
+}
+
+/// Serves `core` as `staffroom serve` does on a loopback port and signs the demo admin in: the
+/// base URL and the staff token.
+pub async fn serve_signed_in(core: &staffroom::Core) -> (String, String) {
+    staffroom::sandbox::ensure_demo_account(core).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
+    let login: serde_json::Value = reqwest::Client::new()
+        .post(format!("{base}/api/auth"))
+        .json(&json!({"email": staffroom::sandbox::DEMO_EMAIL, "password": staffroom::sandbox::DEMO_PASSWORD}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    (base, login["token"].as_str().unwrap().to_string())
+}
+
 /// The value at fraction `p` of `sorted`.
 pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]

@@ -29,6 +29,13 @@ export function formatDay(iso: string): string {
   return Number.isNaN(at.getTime()) ? iso : new Intl.DateTimeFormat(undefined, { dateStyle: "medium" }).format(at);
 }
 
+/** The day after `date` (yyyy-mm-dd): a range's exclusive end that includes the day chosen. */
+export function dayAfter(date: string): string {
+  const next = new Date(`${date}T00:00:00Z`);
+  next.setUTCDate(next.getUTCDate() + 1);
+  return next.toISOString().slice(0, 10);
+}
+
 /** A moment, written by {@link formatWhen}, with the full date and time on hover. */
 export function When({ iso }: { iso: string }) {
   const full = new Date(iso);

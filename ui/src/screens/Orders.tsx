@@ -7,6 +7,7 @@ import { ListBody } from "../components/ListBody";
 import { useRefetchOnWebhook } from "../events";
 import { can } from "../access";
 import { api, describeError, fieldError, formatMoney, parseAmount } from "../api";
+import { dayAfter } from "../format";
 import { CustomerLink, paths } from "../links";
 import type { Order, OrderStatusFilter, User } from "../types";
 
@@ -29,13 +30,6 @@ interface Filters {
   to: string;
 }
 const NO_FILTERS: Filters = { search: "", status: "", from: "", to: "" };
-
-/** The day after `date` (yyyy-mm-dd), so that "to" includes the day staff chose. */
-function dayAfter(date: string): string {
-  const next = new Date(`${date}T00:00:00Z`);
-  next.setUTCDate(next.getUTCDate() + 1);
-  return next.toISOString().slice(0, 10);
-}
 
 /** Orders: every order of the store, newest first, searched and filtered, live as webhooks
  *  arrive; the chosen order's items, amounts, receipt and history, and its refund for admins. */

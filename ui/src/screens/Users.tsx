@@ -2,7 +2,7 @@ import { useState, type FormEvent } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, describeError, fieldError } from "../api";
 import { AUDIT_ACTIONS, auditSentence } from "../audit";
-import { When } from "../format";
+import { dayAfter, When } from "../format";
 import type { AuditLogRequest } from "../bindings/AuditLogRequest";
 import type { User } from "../types";
 
@@ -120,13 +120,6 @@ interface AuditFilters {
   to: string;
 }
 const NO_AUDIT_FILTERS: AuditFilters = { actor: "", action: "", from: "", to: "" };
-
-/** The day after `date` (yyyy-mm-dd), so that "to" includes the day chosen. */
-function dayAfter(date: string): string {
-  const next = new Date(`${date}T00:00:00Z`);
-  next.setUTCDate(next.getUTCDate() + 1);
-  return next.toISOString().slice(0, 10);
-}
 
 /** The audit log in sentences, newest first, found by person, action and days. */
 function Audit({ users }: { users: User[] }) {
