@@ -273,7 +273,7 @@ mod tests {
         let err = ListSubscriptionsRequest::from_input(&query(&[
             ("page", "x"),
             ("limit", "0"),
-            ("status", "paused"),
+            ("status", "trialing"),
             ("customerId", "a b"),
         ]));
         assert_eq!(fields(err.unwrap_err()), ["page", "limit", "status", "customerId"]);
