@@ -352,6 +352,11 @@ test("the admin screens show the day's work", async () => {
   await goTo("Users & audit");
   await find(By.css("table"));
   await shot("15-users-audit");
+  // The log in words: the refunds made above, by the demo admin, with their amounts.
+  const log = await find(By.css("table[aria-label='Audit log']"));
+  await eventually("a refund in words", async () => /Demo Admin refunded \$\s?\d/.test(await log.getText()));
+  await driver.executeScript("arguments[0].scrollIntoView({block: 'center'})", log);
+  await shot("15b-audit-in-words");
   await goTo("Settings");
   await find(By.xpath("//h2[normalize-space()='Settings']"));
   // Sync now: the button waits for the sync, then the last-sync table shows it.

@@ -63,12 +63,15 @@ export function Overview({ info, user, onGo }: Props) {
   );
 }
 
+/** How many past-due and how many unpaid subscriptions the Overview lists. */
+const TROUBLE_SHOWN = 5;
+
 /** The subscriptions whose payment failed: past due (the provider retries) and unpaid (it has
  *  given up), with a way to each one's update-payment link. */
 function PaymentTrouble() {
   const [, navigate] = useLocation();
-  const pastDue = useQuery({ queryKey: ["subscriptions", "overview", "past_due"], queryFn: () => api.listSubscriptions({ limit: 5, status: "past_due" }) });
-  const unpaid = useQuery({ queryKey: ["subscriptions", "overview", "unpaid"], queryFn: () => api.listSubscriptions({ limit: 5, status: "unpaid" }) });
+  const pastDue = useQuery({ queryKey: ["subscriptions", "overview", "past_due"], queryFn: () => api.listSubscriptions({ limit: TROUBLE_SHOWN, status: "past_due" }) });
+  const unpaid = useQuery({ queryKey: ["subscriptions", "overview", "unpaid"], queryFn: () => api.listSubscriptions({ limit: TROUBLE_SHOWN, status: "unpaid" }) });
   const shown: Subscription[] = [...(pastDue.data?.subscriptions ?? []), ...(unpaid.data?.subscriptions ?? [])];
   const total = (pastDue.data?.meta.totalItems ?? 0) + (unpaid.data?.meta.totalItems ?? 0);
   const error = pastDue.error ?? unpaid.error;
@@ -77,7 +80,7 @@ function PaymentTrouble() {
       <div className="toolbar">
         <h3 id="trouble-title">Payment failed <span className="muted small">{total.toLocaleString()}</span></h3>
         <div className="spacer" />
-        {total > shown.length && <span className="muted small">the newest {shown.length} of each kind</span>}
+        {total > shown.length && <span className="muted small">the newest {TROUBLE_SHOWN} of each kind</span>}
       </div>
       {error && <p className="error" role="alert">{describeError(error)}</p>}
       {!error && pastDue.data && unpaid.data && shown.length === 0 && <p className="muted">Every subscription's last payment went through.</p>}

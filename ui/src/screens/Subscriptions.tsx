@@ -157,7 +157,7 @@ export function Subscriptions() {
         >
           {(subscriptions) => (
             <table className="table" aria-label="Subscriptions">
-              <thead><tr><th>Customer</th><th>Product</th><th>Price</th><th>Payment</th><th>Status</th><th>Renews or ends</th><th><span className="sr-only">Actions</span></th></tr></thead>
+              <thead><tr><th>Customer</th><th>Product</th><th className="wide-only">Price</th><th className="wide-only">Payment</th><th>Status</th><th>Renews or ends</th><th><span className="sr-only">Actions</span></th></tr></thead>
               <tbody>
                 {subscriptions.map((s) => (
                   <tr key={s.id} data-id={s.id} className={s.id === selected ? "selected" : billingTrouble(s) ? "trouble" : undefined}>
@@ -168,8 +168,8 @@ export function Subscriptions() {
                       <div className="muted small"><CustomerLink id={s.customerId}>{s.customerEmail}</CustomerLink></div>
                     </td>
                     <td>{s.productName}<div className="muted small">{s.variantName}</div></td>
-                    <td>{priceLabel(s, (cents) => formatMoney(cents, s.currency ?? "USD"))}</td>
-                    <td>{paymentMethod(s)}</td>
+                    <td className="wide-only">{priceLabel(s, (cents) => formatMoney(cents, s.currency ?? "USD"))}</td>
+                    <td className="wide-only">{paymentMethod(s)}</td>
                     <td>
                       <SubscriptionStatusBadge subscription={s} />
                       {waiting[s.id] && <div className="badge pending">change pending: customer confirms</div>}
