@@ -44,7 +44,7 @@ describe("Documents", () => {
     mockCommands({ google_status: () => signedIn, list_folders: () => [], list_documents: () => ({ documents: [] }) });
     const first = renderWithQuery(<Documents />);
     expect(screen.getByText("Loading documents…")).toBeInTheDocument();
-    expect(await screen.findByText("No documents here.")).toBeInTheDocument();
+    expect(await screen.findByText("No documents yet: New document makes one.")).toBeInTheDocument();
     first.unmount();
     mockCommands({
       google_status: () => signedIn,
@@ -107,7 +107,7 @@ describe("Documents", () => {
       },
     });
     renderWithQuery(<Documents />);
-    await screen.findByText("No documents here.");
+    await screen.findByText("No documents yet: New document makes one.");
     await userEvent.click(screen.getByRole("button", { name: "New document" }));
     await userEvent.click(screen.getByRole("button", { name: "Create document" }));
     expect(await screen.findByText("Name must not be blank")).toBeInTheDocument();

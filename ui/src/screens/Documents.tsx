@@ -3,7 +3,9 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { openUrl } from "@tauri-apps/plugin-opener";
 import { api, describeError, fieldError } from "../api";
 import { useRefetchOnEvent } from "../events";
+import { ListBody } from "../components/ListBody";
 import { SlowHint } from "../components/SlowHint";
+import { When } from "../format";
 import type { DocumentOrder, DocumentSummary, NewPermission, Permission, SharedRole, UserRole } from "../types";
 
 const PAGE_SIZE = 20;
@@ -61,62 +63,73 @@ export function Documents() {
           </select>
           <button type="button" className="primary" onClick={() => setCreating(true)}>New document</button>
         </div>
-        {(google.isPending || list.isPending) && <p className="muted">Loading documents…</p>}
         {google.isError && <p className="error" role="alert">{describeError(google.error)}</p>}
-        {list.isError && <p className="error" role="alert">{describeError(list.error)}</p>}
-        {list.data?.stale && (
-          <div className="banner" role="status">
-            Google cannot be reached: showing the documents as last read
-            {list.data.fetchedAt ? ` (${new Date(list.data.fetchedAt).toLocaleString()})` : ""}.{" "}
-            <button type="button" className="link" onClick={() => void list.refetch()} disabled={list.isFetching}>
-              {list.isFetching ? "Trying…" : "Try again"}
-            </button>
-          </div>
-        )}
-        {list.data && list.data.documents.length === 0 && <p className="muted">No documents here.</p>}
-        {list.data && list.data.documents.length > 0 && (
-          <table className="table" aria-label="Documents">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>{orderBy === "createdTime" ? "Created" : "Last modified"}</th>
-                <th><span className="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.documents.map((d) => (
-                <tr key={d.id}>
-                  <td>{d.name}</td>
-                  <td className="muted">{new Date(orderBy === "createdTime" ? d.createdTime : d.modifiedTime).toLocaleString()}</td>
-                  <td>
-                    <div className="row">
-                      <button type="button" className="primary" onClick={() => void api.openEditor({ id: d.id, name: d.name })} aria-label={`Edit ${d.name}`}>Edit</button>
-                      <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
-                      <button type="button" onClick={() => void openUrl(d.webViewLink)} aria-label={`Open ${d.name} in the browser`}>Open in browser</button>
-                    </div>
-                  </td>
+        <ListBody
+          query={list}
+          items={list.data?.documents}
+          noun="documents"
+          empty={folderId ? "No documents in this folder." : "No documents yet: New document makes one."}
+          banner={list.data?.stale && <GoogleStaleBanner fetchedAt={list.data.fetchedAt} retry={list} />}
+          pager={
+            (tokens.length > 1 || list.data?.nextPageToken) && (
+              <nav className="pager" aria-label="Pages">
+                <button type="button" onClick={() => setTokens(tokens.slice(0, -1))} disabled={tokens.length <= 1}>Previous</button>
+                <span>Page {tokens.length}{folderId && folderName(folderId) ? ` · ${folderName(folderId)}` : ""}</span>
+                <button
+                  type="button"
+                  onClick={() => list.data?.nextPageToken && setTokens([...tokens, list.data.nextPageToken])}
+                  disabled={!list.data?.nextPageToken}
+                >
+                  Next
+                </button>
+              </nav>
+            )
+          }
+        >
+          {(documents) => (
+            <table className="table" aria-label="Documents">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>{orderBy === "createdTime" ? "Created" : "Last modified"}</th>
+                  <th><span className="sr-only">Actions</span></th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-        {(tokens.length > 1 || list.data?.nextPageToken) && (
-          <nav className="pager" aria-label="Pages">
-            <button type="button" onClick={() => setTokens(tokens.slice(0, -1))} disabled={tokens.length <= 1}>Previous</button>
-            <span>Page {tokens.length}{folderId && folderName(folderId) ? ` · ${folderName(folderId)}` : ""}</span>
-            <button
-              type="button"
-              onClick={() => list.data?.nextPageToken && setTokens([...tokens, list.data.nextPageToken])}
-              disabled={!list.data?.nextPageToken}
-            >
-              Next
-            </button>
-          </nav>
-        )}
+              </thead>
+              <tbody>
+                {documents.map((d) => (
+                  <tr key={d.id}>
+                    <td>{d.name}</td>
+                    <td className="muted"><When iso={orderBy === "createdTime" ? d.createdTime : d.modifiedTime} /></td>
+                    <td>
+                      <div className="row">
+                        <button type="button" className="primary" onClick={() => void api.openEditor({ id: d.id, name: d.name })} aria-label={`Edit ${d.name}`}>Edit</button>
+                        <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
+                        <button type="button" onClick={() => void openUrl(d.webViewLink)} aria-label={`Open ${d.name} in the browser`}>Open in browser</button>
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </ListBody>
       </div>
       {creating && <CreateDocument folders={folders.data ?? []} folderId={folderId} onClose={() => setCreating(false)} />}
       {sharing && !creating && <ShareDocument key={sharing.id} document={sharing} onClose={() => setSharing(null)} />}
     </section>
+  );
+}
+
+/** Google could not be reached: the list is the copy last read, with a retry. */
+function GoogleStaleBanner({ fetchedAt, retry }: { fetchedAt?: string | null; retry: { refetch: () => unknown; isFetching: boolean } }) {
+  return (
+    <div className="banner" role="status">
+      Google cannot be reached: showing the documents as last read
+      {fetchedAt ? ` (${new Date(fetchedAt).toLocaleString()})` : ""}.{" "}
+      <button type="button" className="link" onClick={() => void retry.refetch()} disabled={retry.isFetching}>
+        {retry.isFetching ? "Trying…" : "Try again"}
+      </button>
+    </div>
   );
 }
 
@@ -152,7 +165,6 @@ function PermissionFields({ value, onChange, prefix }: { value: Permission; onCh
   );
 }
 
-/** Only the fields the permission's type takes. */
 /** What the form holds, as the request wants it: only the fields the permission's type takes. */
 function cleanPermission(p: Permission): NewPermission {
   const role = p.role as SharedRole;
