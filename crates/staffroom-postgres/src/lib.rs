@@ -10,6 +10,7 @@ pub mod audit;
 pub mod customers;
 pub mod docs;
 pub mod events;
+mod filter;
 pub mod fleet;
 pub mod meta;
 pub mod payments;
@@ -35,6 +36,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0009_whole_store.sql"),
     include_str!("../migrations/0010_customers.sql"),
     include_str!("../migrations/0011_order_search.sql"),
+    include_str!("../migrations/0012_order_search_trigrams.sql"),
 ];
 
 /// The schema version this binary knows.

@@ -1,6 +1,7 @@
 //! PostgreSQL's SQL of the payment cache (products, subscriptions, the sync state) and the
 //! orders; order numbers come from the `order_numbers` sequence.
 
+use crate::filter::Where;
 use crate::Sql as _;
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
@@ -264,19 +265,14 @@ pub async fn list_subscriptions(
     db: &impl GenericClient,
     query: &SubscriptionQuery,
 ) -> Result<(Vec<SubscriptionDto>, u64)> {
-    let (mut filter, mut values) = equal_to(&[
-        ("s.customer_id", query.customer_id.as_deref()),
-        ("s.status", query.status.map(|s| s.as_str())),
-        ("s.provider_status", query.provider_status),
-        ("s.product_id", query.product_id.as_deref()),
-    ]);
-    if let Some(search) = &query.search {
-        values.push(search);
-        let n = values.len();
-        filter = format!("{filter} AND (s.user_email ILIKE ${n} OR s.user_name ILIKE ${n})");
-    }
-    let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
-        values.iter().map(|v| v as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
+    let mut w = Where::default();
+    w.and_if("s.customer_id = ?", query.customer_id.clone());
+    w.and_if("s.status = ?", query.status.map(|s| s.as_str().to_string()));
+    w.and_if("s.provider_status = ?", query.provider_status.map(str::to_string));
+    w.and_if("s.product_id = ?", query.product_id.clone());
+    w.and_if("(s.user_email ILIKE ? OR s.user_name ILIKE ?)", query.search.clone());
+    let filter = w.sql();
+    let mut params = w.values();
     let total: i64 =
         db.query_one(&format!("SELECT COUNT(*) FROM subscriptions s WHERE {filter}"), &params).await.sql()?.get(0);
     let (limit, offset) = (i64::from(query.limit), (i64::from(query.page) - 1) * i64::from(query.limit));
@@ -295,16 +291,6 @@ pub async fn list_subscriptions(
     );
     let rows = db.query(&db.prepare_cached(&sql).await.sql()?, &params).await.sql()?;
     Ok((rows.iter().map(subscription_of).collect(), total as u64))
-}
-
-/// `column = $n` for each filter given, and the values to bind: only the conditions that apply,
-/// since a `($1 IS NULL OR column = $1)` form keeps the planner from using an index.
-fn equal_to<'a>(filters: &[(&str, Option<&'a str>)]) -> (String, Vec<&'a str>) {
-    let given: Vec<(&str, &str)> = filters.iter().filter_map(|(column, value)| Some((*column, (*value)?))).collect();
-    let conditions: Vec<String> =
-        given.iter().enumerate().map(|(n, (column, _))| format!("{column} = ${}", n + 1)).collect();
-    let filter = if conditions.is_empty() { "TRUE".to_string() } else { conditions.join(" AND ") };
-    (filter, given.into_iter().map(|(_, value)| value).collect())
 }
 
 /// The subscriptions of `ids` that are cached, by id.
@@ -454,33 +440,31 @@ pub async fn find_order_by_provider_id(db: &impl GenericClient, provider_id: &st
 
 /// A page of the orders `query` asks for, newest first (by when they were made).
 pub async fn list_orders(db: &impl GenericClient, query: &OrderQuery) -> Result<(Vec<OrderDto>, u64)> {
-    let search = query.search.as_ref();
-    let filter = "($1::TEXT IS NULL OR email ILIKE $1 OR name ILIKE $1 OR order_number = $2 OR number = $3)
-         AND ($4::TEXT IS NULL OR status = $4) AND ($5::TEXT IS NULL OR provider_status = $5)
-         AND ($6::TEXT IS NULL OR customer_id = $6) AND ($7::TEXT IS NULL OR product_id = $7)
-         AND ($8::TEXT IS NULL OR created_at >= $8) AND ($9::TEXT IS NULL OR created_at < $9)";
-    let (limit, offset) = (i64::from(query.limit), (i64::from(query.page) - 1) * i64::from(query.limit));
-    let (pattern, number, reference) =
-        (search.map(|s| s.pattern.as_str()), search.and_then(|s| s.order_number), search.and_then(|s| s.reference));
-    let status = query.status.map(|s| s.as_str());
-    let values: [&(dyn tokio_postgres::types::ToSql + Sync); 11] = [
-        &pattern,
-        &number,
-        &reference,
-        &status,
-        &query.provider_status,
-        &query.customer_id,
-        &query.product_id,
-        &query.from,
-        &query.to,
-        &limit,
-        &offset,
-    ];
+    let mut w = Where::default();
+    if let Some(search) = &query.search {
+        // The trigram indexes (migration 0012) serve the ILIKEs; the numbers their own indexes.
+        let mut either = vec![w.bind("email ILIKE ? OR name ILIKE ?", search.pattern.clone())];
+        either.extend(search.order_number.map(|n| w.bind("order_number = ?", n)));
+        either.extend(search.reference.map(|n| w.bind("number = ?", n)));
+        w.and(format!("({})", either.join(" OR ")));
+    }
+    w.and_if("status = ?", query.status.map(|s| s.as_str().to_string()));
+    w.and_if("provider_status = ?", query.provider_status.map(str::to_string));
+    w.and_if("customer_id = ?", query.customer_id.clone());
+    w.and_if("product_id = ?", query.product_id.clone());
+    w.and_if("created_at >= ?", query.from.clone());
+    w.and_if("created_at < ?", query.to.clone());
+    let filter = w.sql();
+    let mut values = w.values();
     let count = db.prepare_cached(&format!("SELECT COUNT(*) FROM orders WHERE {filter}")).await.sql()?;
-    let total: i64 = db.query_one(&count, &values[..9]).await.sql()?.get(0);
+    let total: i64 = db.query_one(&count, &values).await.sql()?.get(0);
+    let (limit, offset) = (i64::from(query.limit), (i64::from(query.page) - 1) * i64::from(query.limit));
+    values.extend([&limit as &(dyn tokio_postgres::types::ToSql + Sync), &offset]);
+    let (limit_at, offset_at) = (w.count() + 1, w.count() + 2);
     let page = db
         .prepare_cached(&format!(
-            "SELECT {ORDER_COLUMNS} FROM orders WHERE {filter} ORDER BY created_at DESC, number DESC LIMIT $10 OFFSET $11"
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE {filter}
+             ORDER BY created_at DESC, number DESC LIMIT ${limit_at} OFFSET ${offset_at}"
         ))
         .await
         .sql()?;
