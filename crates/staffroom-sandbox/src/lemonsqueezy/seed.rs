@@ -422,21 +422,7 @@ pub fn history(count: u64, until: i64, products: &[Product], customers: &[Custom
                 15..=20 => "partial_refund",
                 _ => "paid",
             };
-            // One to five days after the sale; for a recent sale, part of the way to `until`, so
-            // that refunds are spread over time as real ones are (not all at one moment).
-            let refunded_at = matches!(status, "refunded" | "partial_refund").then(|| {
-                let days_later = created + (1 + rng.below(5) as i64) * 86_400;
-                if days_later < until {
-                    days_later
-                } else {
-                    created + (until - created) / 2
-                }
-            });
-            let refunded_amount = match status {
-                "refunded" => total,
-                "partial_refund" => (total * (20 + rng.below(41) as i64) / 100).max(1),
-                _ => 0,
-            };
+            let (refunded_at, refunded_amount) = refund(&mut rng, status, total, created, until);
             let number = &mut numbers[(store == OTHER_STORE_ID) as usize];
             *number += 1;
             Order {
@@ -468,6 +454,26 @@ pub fn history(count: u64, until: i64, products: &[Product], customers: &[Custom
             }
         })
         .collect()
+}
+
+/// When and how much of a seeded order was refunded: one to five days after the sale, or for a
+/// recent sale part of the way to `until`, so that refunds are spread over time as real ones are
+/// (not all at one moment); in part, 20 to 60 % of the total.
+fn refund(rng: &mut Rng, status: &str, total: i64, created: i64, until: i64) -> (Option<i64>, i64) {
+    let refunded_at = matches!(status, "refunded" | "partial_refund").then(|| {
+        let days_later = created + (1 + rng.below(5) as i64) * 86_400;
+        if days_later < until {
+            days_later
+        } else {
+            created + (until - created) / 2
+        }
+    });
+    let refunded_amount = match status {
+        "refunded" => total,
+        "partial_refund" => (total * (20 + rng.below(41) as i64) / 100).max(1),
+        _ => 0,
+    };
+    (refunded_at, refunded_amount)
 }
 
 /// A version 4 UUID from `rng`, so that seeded identifiers are the same on every run.
