@@ -49,7 +49,7 @@ fn build(rng: &mut Rng) -> SimDoc {
 fn edit(blocks: &[EditBlock], share: f64, rng: &mut Rng) -> Vec<EditBlock> {
     let mut out = Vec::with_capacity(blocks.len());
     for block in blocks {
-        let EditBlock::Paragraph { text, style } = block else {
+        let EditBlock::Paragraph { text, style, .. } = block else {
             out.push(block.clone());
             continue;
         };
@@ -63,12 +63,12 @@ fn edit(blocks: &[EditBlock], share: f64, rng: &mut Rng) -> Vec<EditBlock> {
                 let mut t = text.clone();
                 let at = t.char_indices().nth(t.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
                 t.insert_str(at, " edited 🎉");
-                out.push(EditBlock::Paragraph { text: t, style: style.clone() });
+                out.push(EditBlock::paragraph(t, style.clone()));
             }
-            2 => out.push(EditBlock::Paragraph { text: text.clone(), style: "HEADING_3".into() }),
+            2 => out.push(EditBlock::paragraph(text.clone(), "HEADING_3")),
             3 => {
                 out.push(block.clone());
-                out.push(EditBlock::Paragraph { text: sentence(rng, 8), style: "NORMAL_TEXT".into() });
+                out.push(EditBlock::paragraph(sentence(rng, 8), "NORMAL_TEXT"));
             }
             // Delete the paragraph.
             _ => {}

@@ -407,8 +407,9 @@ async fn documented_answers_decode_as_the_client_reads_them_and_the_simulator_ha
     assert!(text.contains('\u{b}'), "the soft break is part of the paragraph's text: {text:?}");
     // Editing around them touches nothing fixed: the soft-break paragraph gets one more word.
     let mut edited = blocks.clone();
-    if let EditBlock::Paragraph { text, .. } = &mut edited[1] {
+    if let EditBlock::Paragraph { text, runs, .. } = &mut edited[1] {
         text.push_str(" Bring coffee.");
+        *runs = None;
     }
     let requests = plan(&document, &edited).expect("a document holding every kind of element plans");
     assert_eq!(requests, vec![json!({"insertText": {"location": {"index": 51}, "text": " Bring coffee."}})]);

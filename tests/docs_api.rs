@@ -442,13 +442,7 @@ async fn the_editor_saves_through_the_planner_and_never_overwrites_silently() {
         blocks.iter().any(|b| matches!(b, staffroom::docs::planner::EditBlock::Fixed { .. })),
         "the table is fixed"
     );
-    blocks.insert(
-        3,
-        staffroom::docs::planner::EditBlock::Paragraph {
-            text: "Added 🎉 by the editor".into(),
-            style: "HEADING_3".into(),
-        },
-    );
+    blocks.insert(3, staffroom::docs::planner::EditBlock::paragraph("Added 🎉 by the editor", "HEADING_3"));
     let edits = json!({"baseRevisionId": base.revision_id, "blocks": blocks});
 
     // A draft survives until saved.
@@ -483,7 +477,7 @@ async fn the_editor_saves_through_the_planner_and_never_overwrites_silently() {
         .edit_as_collaborator(DOC, &[json!({"insertText": {"location": {"index": 1}, "text": "Theirs: "}})])
         .unwrap();
     let mut mine = staffroom::docs::planner::editable_blocks(&after);
-    mine[0] = staffroom::docs::planner::EditBlock::Paragraph { text: "Mine".into(), style: "TITLE".into() };
+    mine[0] = staffroom::docs::planner::EditBlock::paragraph("Mine", "TITLE");
     let (status, outcome) = app
         .post(&format!("/api/docs/documents/{DOC}/save"), json!({"baseRevisionId": after.revision_id, "blocks": mine}))
         .await;

@@ -1,35 +1,72 @@
 //! The planner's promise, for random documents and random edits: applying its requests in the
-//! simulator yields exactly the edited document (texts and paragraph styles), the table is
-//! untouched, and the text requests run from the highest index down.
+//! simulator yields exactly the edited document (texts, paragraph styles and character styles),
+//! the table is untouched, and each kind of request runs from the highest index down.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use staffroom::docs::model::Document;
-use staffroom::docs::planner::{editable_blocks, plan, EditBlock};
+use staffroom::docs::planner::{editable_blocks, plan, EditBlock, StyledRun};
 use staffroom::sandbox::google::doc::SimDoc;
 
 const STYLES: &[&str] = &["NORMAL_TEXT", "TITLE", "HEADING_1", "HEADING_2", "HEADING_6"];
 
-fn text() -> impl Strategy<Value = String> {
-    // Astral characters (emoji, a skin-tone cluster), accents, CJK, spaces and tabs.
-    prop::collection::vec(
-        prop::sample::select(vec!["a", "b", "c", " ", "é", "日", "😀", "🐙", "👍🏽", "\t", "xy", "Z"]),
-        0..12,
-    )
-    .prop_map(|parts| parts.concat())
+/// A piece of text and its character styles.
+type Piece = (String, StyledRun);
+
+fn marks() -> impl Strategy<Value = StyledRun> {
+    let link = || Some("https://example.com/a".to_string());
+    prop::sample::select(vec![
+        StyledRun::default(),
+        StyledRun { bold: true, ..StyledRun::default() },
+        StyledRun { italic: true, ..StyledRun::default() },
+        StyledRun { bold: true, italic: true, ..StyledRun::default() },
+        StyledRun { underline: true, ..StyledRun::default() },
+        StyledRun { strikethrough: true, ..StyledRun::default() },
+        StyledRun { link: link(), ..StyledRun::default() },
+        StyledRun { link: link(), underline: true, ..StyledRun::default() },
+    ])
+}
+
+fn text() -> impl Strategy<Value = Vec<Piece>> {
+    // Astral characters (emoji, a skin-tone cluster), accents, CJK, spaces and tabs, each piece
+    // with its own styles.
+    let part = prop::sample::select(vec!["a", "b", "c", " ", "é", "日", "😀", "🐙", "👍🏽", "\t", "xy", "Z"]);
+    prop::collection::vec((prop::collection::vec(part, 1..4).prop_map(|p| p.concat()), marks()), 0..5)
+}
+
+fn plain(pieces: &[Piece]) -> String {
+    pieces.iter().map(|(t, _)| t.as_str()).collect()
+}
+
+/// Runs as Google reports them: neighbours with the same styles joined.
+fn joined(runs: impl IntoIterator<Item = StyledRun>) -> Vec<StyledRun> {
+    let mut out: Vec<StyledRun> = Vec::new();
+    for run in runs.into_iter().filter(|r| r.len > 0) {
+        match out.last_mut() {
+            Some(last) if StyledRun { len: last.len, ..run.clone() } == *last => last.len += run.len,
+            _ => out.push(run),
+        }
+    }
+    out
+}
+
+fn runs(pieces: &[Piece]) -> Vec<StyledRun> {
+    joined(pieces.iter().map(|(t, m)| StyledRun { len: t.encode_utf16().count() as u32, ..m.clone() }))
 }
 
 fn paragraph() -> impl Strategy<Value = (String, &'static str)> {
-    (text(), prop::sample::select(STYLES))
+    (text().prop_map(|p| plain(&p)), prop::sample::select(STYLES))
 }
 
 #[derive(Debug, Clone)]
 enum Edit {
-    Retext(usize, String),
+    Retext(usize, Vec<Piece>),
     Restyle(usize, &'static str),
     Delete(usize),
-    Insert(usize, String, &'static str),
-    Append(usize, String),
+    Insert(usize, Vec<Piece>, &'static str),
+    Append(usize, Vec<Piece>),
+    /// Gives the whole paragraph these character styles.
+    Mark(usize, StyledRun),
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -39,13 +76,15 @@ fn edit() -> impl Strategy<Value = Edit> {
         any::<usize>().prop_map(Edit::Delete),
         (any::<usize>(), text(), prop::sample::select(STYLES)).prop_map(|(i, t, s)| Edit::Insert(i, t, s)),
         (any::<usize>(), text()).prop_map(|(i, t)| Edit::Append(i, t)),
+        (any::<usize>(), marks()).prop_map(|(i, m)| Edit::Mark(i, m)),
     ]
 }
 
 fn build(before: &[(String, &str)], after: &[(String, &str)]) -> SimDoc {
     let mut doc = SimDoc::new("d", "Property", "rev0".into());
     for (t, s) in before {
-        doc.push_paragraph(s, &[(t, json!({})), ("!", json!({"bold": true}))]);
+        let link = json!({"link": {"url": "https://example.com/b"}, "underline": true});
+        doc.push_paragraph(s, &[(t, json!({})), ("!", json!({"bold": true})), (" go", link)]);
     }
     doc.push_table(&[vec!["Item", "😀 units"], vec!["Coffee ☕", "10"]]);
     for (t, s) in after {
@@ -89,9 +128,10 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
     let table_at = blocks.iter().position(|b| matches!(b, EditBlock::Fixed { .. })).unwrap();
     let pick = |i: usize| paragraphs[i % paragraphs.len()];
     match edit {
-        Edit::Retext(i, t) => {
-            if let EditBlock::Paragraph { text, .. } = &mut blocks[pick(*i)] {
-                *text = t.clone();
+        Edit::Retext(i, pieces) => {
+            if let EditBlock::Paragraph { text, runs: r, .. } = &mut blocks[pick(*i)] {
+                *text = plain(pieces);
+                *r = Some(runs(pieces));
             }
         }
         Edit::Restyle(i, s) => {
@@ -99,9 +139,17 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
                 *style = s.to_string();
             }
         }
-        Edit::Append(i, t) => {
-            if let EditBlock::Paragraph { text, .. } = &mut blocks[pick(*i)] {
-                text.push_str(t);
+        Edit::Append(i, pieces) => {
+            if let EditBlock::Paragraph { text, runs: r, .. } = &mut blocks[pick(*i)] {
+                text.push_str(&plain(pieces));
+                let had = r.take().expect("the editor's paragraphs have runs");
+                *r = Some(joined(had.into_iter().chain(runs(pieces))));
+            }
+        }
+        Edit::Mark(i, marks) => {
+            if let EditBlock::Paragraph { text, runs: r, .. } = &mut blocks[pick(*i)] {
+                let len = text.encode_utf16().count() as u32;
+                *r = Some(joined([StyledRun { len, ..marks.clone() }]));
             }
         }
         Edit::Delete(i) => {
@@ -112,11 +160,14 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
                 blocks.remove(at);
             }
         }
-        Edit::Insert(i, t, s) => {
+        Edit::Insert(i, pieces, s) => {
             let at = i % (blocks.len() + 1);
             // Never right after the table at the very end is fine; never before the first block
             // when that would leave the table first (there is always a paragraph before it).
-            blocks.insert(at, EditBlock::Paragraph { text: t.clone(), style: s.to_string() });
+            blocks.insert(
+                at,
+                EditBlock::Paragraph { text: plain(pieces), style: s.to_string(), runs: Some(runs(pieces)) },
+            );
         }
     }
 }
@@ -138,24 +189,28 @@ proptest! {
             apply(&mut blocks, e);
         }
         let requests = plan(&base, &blocks).expect("a valid edit plans");
-        // Text requests descend; style requests (after them) descend too.
-        let starts: Vec<(bool, u64)> = requests.iter().map(|r| {
+        // Text requests first, then paragraph styles, then character styles; each kind descends.
+        let order = ["insertText", "deleteContentRange", "updateParagraphStyle", "updateTextStyle"];
+        let starts: Vec<(usize, u64)> = requests.iter().map(|r| {
             let (kind, body) = r.as_object().unwrap().iter().next().unwrap();
             let start = body["location"]["index"].as_u64().or(body["range"]["startIndex"].as_u64()).unwrap();
-            (kind == "updateParagraphStyle", start)
+            (order.iter().position(|k| k == kind).unwrap().max(1), start)
         }).collect();
-        let text: Vec<u64> = starts.iter().filter(|(s, _)| !s).map(|(_, i)| *i).collect();
-        let style: Vec<u64> = starts.iter().filter(|(s, _)| *s).map(|(_, i)| *i).collect();
-        prop_assert!(text.windows(2).all(|w| w[0] >= w[1]), "text requests not descending: {:?}", requests);
-        prop_assert!(style.windows(2).all(|w| w[0] > w[1]), "style requests not descending: {:?}", requests);
-        prop_assert!(starts.iter().skip_while(|(s, _)| !s).all(|(s, _)| *s), "styles come last");
+        prop_assert!(starts.windows(2).all(|w| w[0].0 <= w[1].0), "kinds out of order: {:?}", requests);
+        for kind in 1..=3 {
+            let of_kind: Vec<u64> = starts.iter().filter(|(k, _)| *k == kind).map(|(_, i)| *i).collect();
+            let descending = if kind == 1 { of_kind.windows(2).all(|w| w[0] >= w[1]) } else { of_kind.windows(2).all(|w| w[0] > w[1]) };
+            prop_assert!(descending, "kind {} not descending: {:?}", order[kind], requests);
+        }
 
         sim.batch_update(&requests).map_err(|e| TestCaseError::fail(format!("{}: {requests:?}", e.0)))?;
         let result = read(&sim);
         let got = editable_blocks(&result);
-        let strip = |b: &[EditBlock]| -> Vec<Option<(String, String)>> {
+        let strip = |b: &[EditBlock]| -> Vec<Option<(String, String, Vec<StyledRun>)>> {
             b.iter().map(|b| match b {
-                EditBlock::Paragraph { text, style } => Some((text.clone(), style.clone())),
+                EditBlock::Paragraph { text, style, runs } => {
+                    Some((text.clone(), style.clone(), joined(runs.clone().unwrap_or_default())))
+                }
                 EditBlock::Fixed { .. } => None,
             }).collect()
         };

@@ -77,8 +77,9 @@ async fn a_document_with_soft_breaks_and_non_text_elements_saves_and_keeps_them(
         .position(|b| matches!(b, EditBlock::Paragraph { text, .. } if text.contains('\u{b}')))
         .expect("the soft line break is in an editable paragraph");
     // Type into that paragraph, and add a second soft break (Shift+Enter) at its end.
-    if let EditBlock::Paragraph { text, .. } = &mut blocks[soft] {
+    if let EditBlock::Paragraph { text, runs, .. } = &mut blocks[soft] {
         text.push_str("\u{b}Tell support.");
+        *runs = None;
     }
     let (status, saved) = app
         .post(&format!("/api/docs/documents/{RICH}/save"), json!({"baseRevisionId": revision, "blocks": blocks}))
@@ -93,8 +94,9 @@ async fn a_document_with_soft_breaks_and_non_text_elements_saves_and_keeps_them(
     // Characters Google would strip are still refused where they are typed, naming the paragraph.
     let view = app.core.docs.open_for_editing(&actor, RICH).await.unwrap();
     let mut blocks = view.blocks.clone();
-    if let EditBlock::Paragraph { text, .. } = &mut blocks[soft] {
+    if let EditBlock::Paragraph { text, runs, .. } = &mut blocks[soft] {
         text.push('\u{7}');
+        *runs = None;
     }
     let (status, refused) = app
         .post(
@@ -193,7 +195,7 @@ async fn paragraphs_with_suggestions_objects_or_non_text_are_shown_and_never_rew
         })
         .unwrap();
     let mut blocks = view.blocks.clone();
-    blocks[at] = EditBlock::Paragraph { text: "Prices rise in March.".into(), style: "NORMAL_TEXT".into() };
+    blocks[at] = EditBlock::paragraph("Prices rise in March.", "NORMAL_TEXT");
     let (status, refused) = app
         .post(
             &format!("/api/docs/documents/{RICH}/save"),
@@ -351,8 +353,9 @@ async fn edits_made_on_an_expired_revision_id_still_save() {
     let actor = demo_actor(&app).await;
     let view = app.core.docs.open_for_editing(&actor, RICH).await.unwrap();
     let mut blocks = view.blocks.clone();
-    if let Some(EditBlock::Paragraph { text, .. }) = blocks.last_mut() {
+    if let Some(EditBlock::Paragraph { text, runs, .. }) = blocks.last_mut() {
         text.push_str(" Thanks!");
+        *runs = None;
     }
     // Revision ids live 24 hours at Google; here a second.
     app.google().set_faults(GoogleFaults { revision_lifetime_secs: Some(1), ..Default::default() });

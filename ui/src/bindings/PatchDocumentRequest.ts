@@ -5,7 +5,7 @@
  */
 export type PatchDocumentRequest = { id: string, 
 /**
- * 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`.
+ * 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`, `updateTextStyle`.
  */
 requests: Array<Record<string, unknown>>, 
 /**

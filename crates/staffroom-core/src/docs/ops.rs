@@ -181,7 +181,7 @@ pub struct SummaryEnvelope {
 pub struct PatchDocumentRequest {
     #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
     pub id: String,
-    /// 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`.
+    /// 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`, `updateTextStyle`.
     #[schema(schema_with = edit_requests_schema)]
     #[ts(type = "Array<Record<string, unknown>>")]
     pub requests: Vec<Value>,
@@ -192,7 +192,7 @@ pub struct PatchDocumentRequest {
     pub required_revision_id: Option<String>,
 }
 
-/// The schema of `requests`: each holds exactly one of the three edits Staffroom sends (what a
+/// The schema of `requests`: each holds exactly one of the four edits Staffroom sends (what a
 /// schema cannot say, a range ending after it starts, is checked too).
 fn edit_requests_schema() -> utoipa::openapi::schema::Array {
     use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Type};
@@ -239,13 +239,36 @@ fn edit_requests_schema() -> utoipa::openapi::schema::Array {
         .property("fields", ObjectBuilder::new().schema_type(Type::String))
         .required("range")
         .required("paragraphStyle");
+    let flag = || ObjectBuilder::new().schema_type(Type::Boolean);
+    let url = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(2048)).pattern(Some(
+        // Spaces and control characters are refused; the service refuses any other white space too.
+        "^[^\\x00-\\x20\\x7f-\\x9f]+$",
+    ));
+    let text_style = closed()
+        .property("bold", flag())
+        .property("italic", flag())
+        .property("underline", flag())
+        .property("strikethrough", flag())
+        .property("link", closed().property("url", url).required("url"));
+    let marks = validate::TEXT_STYLE_FIELDS.join("|");
+    let restyle_text = closed()
+        .property("range", range())
+        .property("textStyle", text_style)
+        .property(
+            "fields",
+            ObjectBuilder::new().schema_type(Type::String).pattern(Some(format!("^({marks})(,({marks}))*$"))),
+        )
+        .required("range")
+        .required("textStyle")
+        .required("fields");
     let one = |name: &str, body: ObjectBuilder| {
         closed().property(name, body).required(name).min_properties(Some(1)).max_properties(Some(1))
     };
     let item = utoipa::openapi::schema::OneOfBuilder::new()
         .item(one("insertText", insert))
         .item(one("deleteContentRange", delete))
-        .item(one("updateParagraphStyle", update));
+        .item(one("updateParagraphStyle", update))
+        .item(one("updateTextStyle", restyle_text));
     ArrayBuilder::new().items(item).min_items(Some(1)).max_items(Some(validate::MAX_REQUESTS)).build()
 }
 

@@ -465,7 +465,7 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
     if operations.len() != 1 {
         errors.push(FieldError::new(
             prefix,
-            "must hold exactly one operation: insertText, deleteContentRange or updateParagraphStyle",
+            "must hold exactly one operation: insertText, deleteContentRange, updateParagraphStyle or updateTextStyle",
         ));
         return None;
     }
@@ -484,10 +484,13 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
             json!({"deleteContentRange": {"range": {"startIndex": start, "endIndex": end}}})
         }
         "updateParagraphStyle" => update_paragraph_style(body, &prefix, errors),
+        "updateTextStyle" => update_text_style(body, &prefix, errors),
         other => {
             errors.push(FieldError::new(
                 prefix.to_string(),
-                format!("{other} is not supported; use insertText, deleteContentRange or updateParagraphStyle"),
+                format!(
+                    "{other} is not supported; use insertText, deleteContentRange, updateParagraphStyle or updateTextStyle"
+                ),
             ));
             return None;
         }
@@ -553,6 +556,57 @@ fn update_paragraph_style(body: &Map<String, Value>, prefix: &str, errors: &mut 
         "range": {"startIndex": start, "endIndex": end},
         "paragraphStyle": style,
         "fields": fields.join(","),
+    }})
+}
+
+/// The character styles `updateTextStyle` may set: the editor's marks.
+pub const TEXT_STYLE_FIELDS: &[&str] = &["bold", "italic", "underline", "strikethrough", "link"];
+
+/// `updateTextStyle`: a range, the fields to set (`fields`, the editor's marks only) and their
+/// values; a field named without a value is reset, as Google does.
+fn update_text_style(body: &Map<String, Value>, prefix: &str, errors: &mut Vec<FieldError>) -> Value {
+    unknown_fields(body, &["range", "textStyle", "fields"], &format!("{prefix}."), errors);
+    let (start, end) = range(body, prefix, errors).unwrap_or((1, 2));
+    let mask: Vec<&str> = match body.get("fields").and_then(Value::as_str) {
+        Some(mask) if mask.split(',').all(|f| TEXT_STYLE_FIELDS.contains(&f)) => mask.split(',').collect(),
+        _ => {
+            errors.push(FieldError::new(
+                format!("{prefix}.fields"),
+                format!("must name the fields to set, separated by commas, of {}", TEXT_STYLE_FIELDS.join(", ")),
+            ));
+            Vec::new()
+        }
+    };
+    let style = body.get("textStyle").and_then(Value::as_object).cloned();
+    if style.is_none() {
+        errors.push(FieldError::new(format!("{prefix}.textStyle"), "must be an object"));
+    }
+    for (key, value) in style.iter().flatten() {
+        let field = format!("{prefix}.textStyle.{key}");
+        if !mask.contains(&key.as_str()) {
+            errors.push(FieldError::new(field, "is not named in fields"));
+        } else if key == "link" {
+            let url = value.get("url").and_then(Value::as_str);
+            let ok = value.as_object().is_some_and(|l| l.len() == 1)
+                && url.is_some_and(|u| {
+                    !u.is_empty()
+                        && u.chars().count() <= 2048
+                        && !u.chars().any(|c| c.is_whitespace() || c.is_control())
+                });
+            if !ok {
+                errors.push(FieldError::new(
+                    field,
+                    "must be {\"url\": …}, a URL of at most 2048 characters without spaces",
+                ));
+            }
+        } else if !value.is_boolean() {
+            errors.push(FieldError::new(field, "must be true or false"));
+        }
+    }
+    json!({"updateTextStyle": {
+        "range": {"startIndex": start, "endIndex": end},
+        "textStyle": style.unwrap_or_default(),
+        "fields": mask.join(","),
     }})
 }
 

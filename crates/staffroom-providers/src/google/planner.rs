@@ -1,5 +1,6 @@
 //! The edit planner: from a document and the user's edited paragraphs, the minimal batchUpdate
-//! (deleteContentRange, insertText, updateParagraphStyle) in UTF-16 indexes. Tables and other
+//! (deleteContentRange, insertText, updateParagraphStyle, and updateTextStyle for the character
+//! styles: see `marks`) in UTF-16 indexes. Tables and other
 //! structure it cannot recreate are "fixed" blocks: they must stay, in order, and no request
 //! touches them. Also the rebase of pending edits onto a newer revision.
 //!
@@ -22,6 +23,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use similar::{Algorithm, DiffOp};
 
+use super::marks;
+pub use super::marks::StyledRun;
 use super::model::{text_problem, utf16_len, Document, StructuralElement, NAMED_STYLES};
 use staffroom_base::error::{Error, FieldError, Result};
 
@@ -37,6 +40,11 @@ pub enum EditBlock {
         /// NORMAL_TEXT, TITLE, SUBTITLE or HEADING_1 to HEADING_6.
         #[schema(schema_with = named_style_schema)]
         style: String,
+        /// The text's character styles, in order, covering it exactly. Absent: the characters
+        /// keep the styles they have (a draft kept before the editor had marks).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        runs: Option<Vec<StyledRun>>,
     },
     #[serde(rename_all = "camelCase")]
     Fixed {
@@ -44,6 +52,13 @@ pub enum EditBlock {
         #[schema(minimum = 0, maximum = 2147483647)]
         start_index: u32,
     },
+}
+
+impl EditBlock {
+    /// A paragraph whose characters keep the styles they have.
+    pub fn paragraph(text: impl Into<String>, style: impl Into<String>) -> EditBlock {
+        EditBlock::Paragraph { text: text.into(), style: style.into(), runs: None }
+    }
 }
 
 /// The schema of a paragraph's named style.
@@ -71,6 +86,8 @@ pub struct BaseBlock {
     pub end: u32,
     /// `Some((text, style))` for an editable paragraph.
     pub paragraph: Option<(String, String)>,
+    /// An editable paragraph's character styles.
+    pub runs: Vec<StyledRun>,
 }
 
 /// The document's top-level blocks after the leading section break.
@@ -79,14 +96,14 @@ pub fn base_blocks(doc: &Document) -> Vec<BaseBlock> {
         .content
         .iter()
         .filter(|e| !(e.section_break.is_some() && e.start_index == 0))
-        .map(|e: &StructuralElement| BaseBlock {
-            start: e.start_index,
-            end: e.end_index,
-            paragraph: e
-                .paragraph
-                .as_ref()
-                .filter(|p| p.is_plain_text())
-                .map(|p| (p.text(), p.named_style().to_string())),
+        .map(|e: &StructuralElement| {
+            let editable = e.paragraph.as_ref().filter(|p| p.is_plain_text());
+            BaseBlock {
+                start: e.start_index,
+                end: e.end_index,
+                paragraph: editable.map(|p| (p.text(), p.named_style().to_string())),
+                runs: editable.map(marks::runs_of).unwrap_or_default(),
+            }
         })
         .collect()
 }
@@ -116,7 +133,7 @@ pub fn editable_blocks(doc: &Document) -> Vec<EditBlock> {
     base_blocks(doc)
         .into_iter()
         .map(|b| match b.paragraph {
-            Some((text, style)) => EditBlock::Paragraph { text, style },
+            Some((text, style)) => EditBlock::Paragraph { text, style, runs: Some(b.runs) },
             None => EditBlock::Fixed { start_index: b.start },
         })
         .collect()
@@ -141,7 +158,10 @@ const DIFF_DEADLINE: Duration = Duration::from_millis(500);
 fn check_edits(base: &[BaseBlock], edited: &[EditBlock]) -> Result<()> {
     let mut errors = Vec::new();
     for (i, block) in edited.iter().enumerate() {
-        if let EditBlock::Paragraph { text, style } = block {
+        if let EditBlock::Paragraph { text, style, runs } = block {
+            if let Some(runs) = runs {
+                marks::check(i, text, runs, &mut errors);
+            }
             if text.contains('\n') {
                 errors.push(FieldError::new(format!("blocks[{i}].text"), "must be one paragraph (no newline)"));
             }
@@ -201,7 +221,7 @@ pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
         let new: Vec<(&str, &str)> = new
             .iter()
             .map(|b| match b {
-                EditBlock::Paragraph { text, style } => (text.as_str(), style.as_str()),
+                EditBlock::Paragraph { text, style, .. } => (text.as_str(), style.as_str()),
                 EditBlock::Fixed { .. } => unreachable!("segments hold paragraphs"),
             })
             .collect();
@@ -237,6 +257,9 @@ pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
     }
     refuse_stripped_characters(edited, &text_ops)?;
 
+    let edits: Vec<(u32, u32, u32)> = text_ops.iter().map(|op| (op.pos, op.delete, utf16_len(&op.insert))).collect();
+    let kept = marks::kept(edits, blocks.last().map_or(0, |b| b.end));
+
     // Text requests, highest index first; at one index, the later-made first (see module docs).
     let mut ordered: Vec<(usize, TextOp)> = text_ops.into_iter().enumerate().collect();
     ordered.sort_by(|(ia, a), (ib, b)| b.pos.cmp(&a.pos).then(ib.cmp(ia)));
@@ -254,11 +277,13 @@ pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
     // Style requests on the final layout, adjacent paragraphs of one style merged.
     let fixed_sizes: Vec<u32> = blocks.iter().filter(|b| b.paragraph.is_none()).map(|b| b.end - b.start).collect();
     let mut ranges: Vec<(u32, u32, &str)> = Vec::new();
+    let mut styled: Vec<(u32, &[StyledRun])> = Vec::new();
     let mut pos = 1;
     let (mut paragraph, mut fixed) = (0, 0);
     for block in edited {
         match block {
-            EditBlock::Paragraph { text, style } => {
+            EditBlock::Paragraph { text, style, runs } => {
+                styled.extend(runs.as_deref().map(|runs| (pos, runs)));
                 let end = pos + utf16_len(text) + 1;
                 if restyle.contains(&paragraph) {
                     match ranges.last_mut() {
@@ -282,6 +307,8 @@ pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
             "fields": "namedStyleType"
         }}));
     }
+    // Character styles last, on the final text (a named style set above leaves them as they are).
+    requests.extend(marks::plan(base, &styled, &kept));
     Ok(requests)
 }
 
@@ -523,7 +550,7 @@ pub struct Rebased {
 /// A block compared across revisions: fixed blocks by content, never by index.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Key {
-    Paragraph(String, String),
+    Paragraph(String, String, Option<Vec<StyledRun>>),
     Fixed(String),
 }
 
@@ -533,7 +560,7 @@ fn keys(doc: &Document, blocks: &[EditBlock]) -> Vec<Key> {
     blocks
         .iter()
         .map(|b| match b {
-            EditBlock::Paragraph { text, style } => Key::Paragraph(text.clone(), style.clone()),
+            EditBlock::Paragraph { text, style, runs } => Key::Paragraph(text.clone(), style.clone(), runs.clone()),
             EditBlock::Fixed { start_index } => Key::Fixed(fingerprints.get(start_index).cloned().unwrap_or_default()),
         })
         .collect()
@@ -681,7 +708,9 @@ pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<R
     }
     let mut fixed = newer_fixed.iter();
     let mut to_block = |k: &Key| match k {
-        Key::Paragraph(text, style) => EditBlock::Paragraph { text: text.clone(), style: style.clone() },
+        Key::Paragraph(text, style, runs) => {
+            EditBlock::Paragraph { text: text.clone(), style: style.clone(), runs: runs.clone() }
+        }
         Key::Fixed(_) => EditBlock::Fixed { start_index: fixed.next().expect("counted").1 },
     };
     let blocks: Vec<EditBlock> = merged.iter().map(&mut to_block).collect();
@@ -696,7 +725,9 @@ pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<R
     let side_blocks = |keys: &[Key], fixed_source: &[(Key, u32)]| -> Vec<EditBlock> {
         keys.iter()
             .map(|k| match k {
-                Key::Paragraph(text, style) => EditBlock::Paragraph { text: text.clone(), style: style.clone() },
+                Key::Paragraph(text, style, runs) => {
+                    EditBlock::Paragraph { text: text.clone(), style: style.clone(), runs: runs.clone() }
+                }
                 Key::Fixed(_) => EditBlock::Fixed {
                     start_index: fixed_source.iter().find(|(fk, _)| fk == k).map(|(_, s)| *s).unwrap_or_default(),
                 },
@@ -761,7 +792,7 @@ mod tests {
     }
 
     fn p(text: &str, style: &str) -> EditBlock {
-        EditBlock::Paragraph { text: text.into(), style: style.into() }
+        EditBlock::paragraph(text, style)
     }
 
     #[test]

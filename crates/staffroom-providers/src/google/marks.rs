@@ -1,0 +1,318 @@
+//! Character styles, the part of a run's `textStyle` Staffroom edits: bold, italic, underline,
+//! strikethrough and a link's URL. Everything else of a run's style (font, size, colour, an
+//! internal link) is neither read as a mark nor written, so it stays as it is.
+//!
+//! Planning: after the text requests, each character of an edited paragraph either survived from
+//! the base (its styles are the base's) or was inserted (Google "generally" gives it the styles
+//! of the text before it, but not always: a link is not extended). A surviving stretch gets an
+//! `updateTextStyle` naming only the fields that change; inserted text gets one naming all five,
+//! so the result never depends on Google's guess.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::model::{utf16_len, Document, Paragraph};
+use staffroom_base::error::FieldError;
+
+/// A stretch of a paragraph's text and its character styles.
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS,
+)]
+#[serde(rename_all = "camelCase")]
+pub struct StyledRun {
+    /// How much of the text the run covers, in UTF-16 code units (as Google counts).
+    #[schema(minimum = 1, maximum = 2147483647)]
+    pub len: u32,
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[ts(as = "Option<bool>", optional)]
+    pub bold: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[ts(as = "Option<bool>", optional)]
+    pub italic: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[ts(as = "Option<bool>", optional)]
+    pub underline: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[ts(as = "Option<bool>", optional)]
+    pub strikethrough: bool,
+    /// A link's URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    #[schema(min_length = 1, max_length = 2048, pattern = "^[^\\s\\x00-\\x1f\\x7f-\\x9f]+$")]
+    pub link: Option<String>,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
+}
+
+/// The five styles of one character.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Marks {
+    bold: bool,
+    italic: bool,
+    underline: bool,
+    strikethrough: bool,
+    link: Option<String>,
+}
+
+impl Marks {
+    /// A mark is set exactly when Google says `true` (an explicit `false` reads as unset).
+    fn of(style: Option<&Map<String, Value>>) -> Marks {
+        let flag = |name: &str| style.and_then(|s| s.get(name)).and_then(Value::as_bool).unwrap_or(false);
+        let link = style.and_then(|s| s.get("link")).and_then(|l| l.get("url")).and_then(Value::as_str);
+        Marks {
+            bold: flag("bold"),
+            italic: flag("italic"),
+            underline: flag("underline"),
+            strikethrough: flag("strikethrough"),
+            link: link.map(str::to_owned),
+        }
+    }
+
+    fn of_run(run: &StyledRun) -> Marks {
+        Marks {
+            bold: run.bold,
+            italic: run.italic,
+            underline: run.underline,
+            strikethrough: run.strikethrough,
+            link: run.link.clone(),
+        }
+    }
+
+    fn run(&self, len: u32) -> StyledRun {
+        StyledRun {
+            len,
+            bold: self.bold,
+            italic: self.italic,
+            underline: self.underline,
+            strikethrough: self.strikethrough,
+            link: self.link.clone(),
+        }
+    }
+
+    /// The fields of `self` that differ from `other`. A link's change names `underline` too:
+    /// Google underlines a new link unless the same request says otherwise.
+    fn differing(&self, other: &Marks) -> Fields {
+        let mut fields = Fields::default();
+        fields.0[0] = self.bold != other.bold;
+        fields.0[1] = self.italic != other.italic;
+        fields.0[2] = self.underline != other.underline || self.link != other.link;
+        fields.0[3] = self.strikethrough != other.strikethrough;
+        fields.0[4] = self.link != other.link;
+        fields
+    }
+}
+
+/// Which of the five fields a request sets, in `FIELD_NAMES`' order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Fields([bool; 5]);
+
+const FIELD_NAMES: [&str; 5] = ["bold", "italic", "underline", "strikethrough", "link"];
+
+impl Fields {
+    const ALL: Fields = Fields([true; 5]);
+
+    fn any(self) -> bool {
+        self.0.iter().any(|f| *f)
+    }
+}
+
+/// The paragraph's runs as the editor shows them (without the final newline), neighbours with
+/// the same styles joined.
+pub fn runs_of(paragraph: &Paragraph) -> Vec<StyledRun> {
+    let mut runs: Vec<StyledRun> = Vec::new();
+    for run in paragraph.elements.iter().filter_map(|e| e.text_run.as_ref()) {
+        let len = utf16_len(run.content.strip_suffix('\n').unwrap_or(&run.content));
+        if len == 0 {
+            continue;
+        }
+        let run = Marks::of(run.style.as_ref()).run(len);
+        match runs.last_mut() {
+            Some(last) if StyledRun { len: last.len, ..run.clone() } == *last => last.len += len,
+            _ => runs.push(run),
+        }
+    }
+    runs
+}
+
+/// Refuses runs that do not cover `text` exactly, or that split a character Google counts as two.
+pub fn check(block: usize, text: &str, runs: &[StyledRun], errors: &mut Vec<FieldError>) {
+    let field = format!("blocks[{block}].runs");
+    if runs.iter().any(|r| r.len == 0) {
+        errors.push(FieldError::new(field, "each run covers at least one character"));
+        return;
+    }
+    let total: u64 = runs.iter().map(|r| u64::from(r.len)).sum();
+    if total != u64::from(utf16_len(text)) {
+        errors.push(FieldError::new(field, format!("must cover the text exactly ({} UTF-16 units)", utf16_len(text))));
+        return;
+    }
+    // Each run boundary must fall between two characters.
+    let mut boundaries = std::collections::BTreeSet::new();
+    let mut at = 0u32;
+    for c in text.chars() {
+        boundaries.insert(at);
+        at += c.len_utf16() as u32;
+    }
+    let mut end = 0u32;
+    for (j, run) in runs.iter().enumerate() {
+        if !boundaries.contains(&end) {
+            errors.push(FieldError::new(format!("{field}[{j}]"), "starts inside a character"));
+            return;
+        }
+        end += run.len;
+        if let Some(link) = &run.link {
+            let bad = link.is_empty() || link.len() > 2048 || link.chars().any(|c| c.is_whitespace() || c.is_control());
+            if bad {
+                errors.push(FieldError::new(
+                    format!("{field}[{j}].link"),
+                    "must be a URL of at most 2048 characters, without spaces",
+                ));
+            }
+        }
+    }
+}
+
+/// A stretch of the base body that the text requests leave in place: `len` units from
+/// `base_start` end up at `final_start`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kept {
+    pub final_start: u32,
+    pub base_start: u32,
+    pub len: u32,
+}
+
+/// What survives text edits given as `(base index, units deleted, units inserted)`, which never
+/// overlap in the base, up to `body_end`.
+pub fn kept(mut edits: Vec<(u32, u32, u32)>, body_end: u32) -> Vec<Kept> {
+    edits.sort_by_key(|(at, ..)| *at);
+    let (mut base, mut shift) = (0u32, 0i64);
+    let mut out = Vec::new();
+    for (at, deleted, inserted) in edits {
+        if at > base {
+            out.push(Kept { final_start: (i64::from(base) + shift) as u32, base_start: base, len: at - base });
+        }
+        base = base.max(at + deleted);
+        shift += i64::from(inserted) - i64::from(deleted);
+    }
+    if body_end > base {
+        out.push(Kept { final_start: (i64::from(base) + shift) as u32, base_start: base, len: body_end - base });
+    }
+    out
+}
+
+/// The base body's character styles: `(start, end, marks)` of each text run, in order.
+fn base_marks(doc: &Document) -> Vec<(u32, u32, Marks)> {
+    doc.body
+        .content
+        .iter()
+        .filter_map(|e| e.paragraph.as_ref())
+        .flat_map(|p| p.elements.iter())
+        .filter_map(|e| e.text_run.as_ref().map(|r| (e.start_index, e.end_index, Marks::of(r.style.as_ref()))))
+        .collect()
+}
+
+/// The `updateTextStyle` requests giving each edited paragraph (at its final index) the runs it
+/// asks for, highest index first. Paragraphs without runs are left as they are.
+pub fn plan(base: &Document, paragraphs: &[(u32, &[StyledRun])], kept: &[Kept]) -> Vec<Value> {
+    let base_runs = base_marks(base);
+    let was = |final_index: u32| -> Option<&Marks> {
+        let k = kept.partition_point(|k| k.final_start + k.len <= final_index);
+        let k = kept.get(k).filter(|k| k.final_start <= final_index)?;
+        let base_index = k.base_start + (final_index - k.final_start);
+        let r = base_runs.partition_point(|(_, end, _)| *end <= base_index);
+        base_runs.get(r).filter(|(start, ..)| *start <= base_index).map(|(.., marks)| marks)
+    };
+    // Stretches of one wanted style and one set of fields to write, merged as they grow.
+    let mut ranges: Vec<(u32, u32, Marks, Fields)> = Vec::new();
+    for (start, runs) in paragraphs {
+        let mut at = *start;
+        for run in runs.iter() {
+            let wanted = Marks::of_run(run);
+            for index in at..at + run.len {
+                let fields = match was(index) {
+                    Some(marks) => wanted.differing(marks),
+                    None => Fields::ALL,
+                };
+                if !fields.any() {
+                    continue;
+                }
+                match ranges.last_mut() {
+                    Some((_, end, marks, f)) if *end == index && *marks == wanted && *f == fields => *end += 1,
+                    _ => ranges.push((index, index + 1, wanted.clone(), fields)),
+                }
+            }
+            at += run.len;
+        }
+    }
+    ranges.into_iter().rev().map(|(start, end, marks, fields)| request(start, end, &marks, fields)).collect()
+}
+
+fn request(start: u32, end: u32, marks: &Marks, fields: Fields) -> Value {
+    let mut style = Map::new();
+    let values = [marks.bold, marks.italic, marks.underline, marks.strikethrough];
+    for (n, name) in FIELD_NAMES.iter().enumerate().take(4) {
+        if fields.0[n] {
+            style.insert(name.to_string(), json!(values[n]));
+        }
+    }
+    // A link removed is a field named with no value (Google's way to reset it).
+    if let (true, Some(url)) = (fields.0[4], &marks.link) {
+        style.insert("link".into(), json!({ "url": url }));
+    }
+    let names: Vec<&str> = FIELD_NAMES.iter().zip(fields.0).filter(|(_, f)| *f).map(|(n, _)| *n).collect();
+    json!({"updateTextStyle": {
+        "range": {"startIndex": start, "endIndex": end},
+        "textStyle": style,
+        "fields": names.join(","),
+    }})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_survives_text_edits_is_mapped_to_where_it_ends_up() {
+        // Base 0..20: insert 3 units at 5, delete 4 at 10..14, replace 16..17 by 2 units.
+        let kept = kept(vec![(10, 4, 0), (5, 0, 3), (16, 1, 2)], 20);
+        assert_eq!(
+            kept,
+            vec![
+                Kept { final_start: 0, base_start: 0, len: 5 },
+                Kept { final_start: 8, base_start: 5, len: 5 },
+                Kept { final_start: 13, base_start: 14, len: 2 },
+                Kept { final_start: 17, base_start: 17, len: 3 },
+            ]
+        );
+    }
+
+    #[test]
+    fn runs_are_checked_against_the_text() {
+        let run = |len: u32| StyledRun { len, ..StyledRun::default() };
+        let mut errors = Vec::new();
+        check(0, "a😀b", &[run(1), run(2), run(1)], &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
+        check(1, "a😀b", &[run(2), run(2)], &mut errors);
+        assert_eq!(errors[0].field, "blocks[1].runs[1]");
+        check(2, "abc", &[run(2)], &mut errors);
+        assert_eq!(errors[1].field, "blocks[2].runs");
+        check(3, "abc", &[StyledRun { link: Some("https://x y".into()), ..run(3) }], &mut errors);
+        assert_eq!(errors[2].field, "blocks[3].runs[0].link");
+    }
+
+    #[test]
+    fn a_removed_link_is_named_without_a_value_and_underline_goes_with_it() {
+        let plain = Marks::default();
+        let linked = Marks { link: Some("https://example.com".into()), underline: true, ..Marks::default() };
+        let r = request(5, 9, &plain, plain.differing(&linked));
+        assert_eq!(r["updateTextStyle"]["fields"], "underline,link");
+        assert_eq!(r["updateTextStyle"]["textStyle"], json!({"underline": false}));
+        let r = request(5, 9, &linked, linked.differing(&plain));
+        assert_eq!(
+            r["updateTextStyle"]["textStyle"],
+            json!({"underline": true, "link": {"url": "https://example.com"}})
+        );
+    }
+}
