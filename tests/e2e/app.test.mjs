@@ -271,15 +271,20 @@ test("a document opens in its own editor window, and text with an emoji is saved
 
   await switchToNewWindow([mainWindow]);
   await find(By.css("main.editor"));
-  const paragraph = await find(By.css("article.page div.para[role='button']"));
-  const label = await paragraph.getAttribute("aria-label");
+  // One editing surface: click into the first paragraph, type at its end.
+  const page = await find(By.css("div.page[role='textbox']"));
+  const paragraph = await find(By.css("div.page .para"));
   const before = await paragraph.getText();
   await paragraph.click();
-  const textarea = await find(By.css(`textarea[aria-label='${label}']`));
   // Typed key by key; the emoji arrives as an emoji picker or input method delivers it, one
   // inserted text (WebKitWebDriver's key events cannot carry characters outside the BMP).
-  await textarea.sendKeys(Key.END, typed);
+  await page.sendKeys(Key.END, typed);
   await driver.executeScript("document.execCommand('insertText', false, arguments[0])", emoji);
+  // The emoji in bold, from the toolbar: select it (two UTF-16 units) and press B.
+  await page.sendKeys(Key.chord(Key.SHIFT, Key.ARROW_LEFT));
+  await click(By.css("div[role='toolbar'] button[aria-label='Bold']"));
+  assert.equal(await (await find(By.css("div[role='toolbar'] button[aria-label='Bold']"))).getAttribute("aria-pressed"), "true");
+  await find(By.xpath(`//div[contains(@class,'page')]//strong[contains(., ${literal(emoji)})]`));
   await find(By.xpath("//*[@role='status'][normalize-space()='Unsaved changes']"));
   await shot("10-editor-unsaved");
   await click(button("Save"));
@@ -290,11 +295,13 @@ test("a document opens in its own editor window, and text with an emoji is saved
   await closeEditor();
   await click(By.css(`button[aria-label=${literal(`Edit ${documentName}`)}]`));
   await switchToNewWindow([mainWindow]);
-  const reread = By.css(`div.para[aria-label='${label}']`);
+  const reread = By.css("div.page .para");
   let seen;
   await eventually("the saved text", async () => (seen = await textOf(reread)) === before + addition).catch((err) => {
     throw new Error(`${err.message}; the paragraph reads ${JSON.stringify(seen)}, expected ${JSON.stringify(before + addition)}`);
   });
+  // The bold emoji came back from Google as bold.
+  await find(By.xpath(`//div[contains(@class,'page')]//strong[contains(., ${literal(emoji)})]`));
   await shot("12-editor-reopened");
   await closeEditor();
   // The main window heard of the save: the row shows the new modified time, without a reload.
@@ -321,7 +328,7 @@ test("a document holding more than text opens as it is, and one shared to view o
   await find(By.css("main.editor"));
   // A soft line break (Shift+Enter in Google Docs) is a line inside its paragraph; paragraphs
   // holding a suggestion, an image or an anchored object are shown as they are, saying why.
-  const soft = await find(By.xpath("//div[contains(@class,'para')][contains(., 'announce on Wednesday')]"));
+  const soft = await find(By.xpath("//*[contains(concat(' ', @class, ' '), ' para ')][contains(., 'announce on Wednesday')]"));
   assert.match(await soft.getText(), /Ship on Tuesday\s*\n\s*announce on Wednesday/);
   await find(By.xpath("//p[@aria-label='Read-only paragraph'][contains(., 'Pending suggestion')]//ins"));
   await find(By.xpath("//span[contains(@class,'object-placeholder')][contains(., 'Team photo')]"));

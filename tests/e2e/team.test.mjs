@@ -194,11 +194,9 @@ test("a document is edited and saved through the server; its draft stays on this
   await edit.click();
   await switchToNewWindow([mainWindow]);
   await find(By.css("main.editor"));
-  const paragraph = await find(By.css("article.page div.para[role='button']"));
-  const label = await paragraph.getAttribute("aria-label");
-  await paragraph.click();
-  const textarea = await find(By.css(`textarea[aria-label='${label}']`));
-  await textarea.sendKeys(Key.END, " Saved from a desktop of the team.");
+  const page = await find(By.css("div.page[role='textbox']"));
+  await click(By.css("div.page .para"));
+  await page.sendKeys(Key.END, " Saved from a desktop of the team.");
   await find(By.xpath("//*[@role='status'][normalize-space()='Unsaved changes']"));
   await click(button("Save"));
   await find(By.xpath("//*[@role='status'][normalize-space()='All changes saved']"));

@@ -3,7 +3,10 @@ import { act, screen, waitFor, within } from "@testing-library/react";
 import { emit } from "@tauri-apps/api/event";
 import { mockWindows } from "@tauri-apps/api/mocks";
 import userEvent from "@testing-library/user-event";
+import { TextSelection } from "prosemirror-state";
+import type { EditorView as PmView } from "prosemirror-view";
 import { Editor } from "./Editor";
+import { editorViews } from "../editor/RichEditor";
 import { mockCommands, renderWithQuery } from "../test/render";
 import type { EditorView, GoogleDocument } from "../types";
 
@@ -32,10 +35,10 @@ const document: GoogleDocument = {
 const view = (extra: Partial<EditorView> = {}): EditorView => ({
   document,
   blocks: [
-    { kind: "paragraph", text: "Roadmap", style: "TITLE" },
-    { kind: "paragraph", text: "Ship Tuesday", style: "NORMAL_TEXT" },
+    { kind: "paragraph", text: "Roadmap", style: "TITLE", runs: [{ len: 7 }] },
+    { kind: "paragraph", text: "Ship Tuesday", style: "NORMAL_TEXT", runs: [{ len: 5 }, { len: 7, bold: true }] },
     { kind: "fixed", startIndex: 22 },
-    { kind: "paragraph", text: "", style: "NORMAL_TEXT" },
+    { kind: "paragraph", text: "", style: "NORMAL_TEXT", runs: [] },
   ],
   stale: false,
   draft: null,
@@ -49,6 +52,29 @@ const view = (extra: Partial<EditorView> = {}): EditorView => ({
   ...extra,
 });
 
+/** The editing surface of the open document, and its ProseMirror view. */
+async function surface(name = "Roadmap") {
+  const element = await screen.findByRole("textbox", { name: `Text of ${name}` });
+  return { element, pm: editorViews.get(element)! };
+}
+
+/** The position just after the text of the `n`th block. */
+function endOf(pm: PmView, n: number): number {
+  let end = 0;
+  pm.state.doc.forEach((node, pos, index) => {
+    if (index === n) end = pos + node.nodeSize - 1;
+  });
+  return end;
+}
+
+/** Types as a user would: at the caret (or `at`), as one input. */
+function typeAt(pm: PmView, text: string, at?: number) {
+  act(() => {
+    if (at !== undefined) pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, at)));
+    pm.dispatch(pm.state.tr.insertText(text));
+  });
+}
+
 describe("Editor", () => {
   // Each editor is its own window, named after its document.
   beforeEach(() => mockWindows("editor-d1"));
@@ -61,8 +87,8 @@ describe("Editor", () => {
       "plugin:window|destroy": () => null,
     });
     renderWithQuery(<Editor id="d1" />);
-    await userEvent.click(await screen.findByRole("button", { name: "Paragraph 2" }));
-    await userEvent.type(screen.getByRole("textbox", { name: "Paragraph 2" }), "!");
+    const { pm } = await surface();
+    typeAt(pm, "!", endOf(pm, 1));
     await userEvent.keyboard("{Control>}w{/Control}");
     await userEvent.click(screen.getByRole("button", { name: "Close" }));
     expect(calls.filter((c) => c.cmd === "plugin:window|close")).toHaveLength(2);
@@ -77,55 +103,95 @@ describe("Editor", () => {
     expect((calls[kept].args as { blocks: { text?: string }[] }).blocks[1].text).toBe("Ship Tuesday!");
   });
 
-  it("shows styles, character styles and a read-only table", async () => {
+  it("shows styles, character styles and a read-only table on one page", async () => {
     mockCommands({ editor_document: () => view() });
     renderWithQuery(<Editor id="d1" />);
     expect(screen.getByText("Opening the document…")).toBeInTheDocument();
-    expect(await screen.findByRole("heading", { name: "Roadmap" })).toBeInTheDocument();
-    expect(screen.getByLabelText("Style of paragraph 1")).toHaveValue("TITLE");
-    expect(within(screen.getByRole("button", { name: "Paragraph 2" })).getByText("Tuesday").tagName).toBe("STRONG");
-    const table = screen.getByRole("table", { name: "Table (read-only)" });
+    const { element } = await surface();
+    expect(within(element).getByRole("heading", { name: "Roadmap" })).toHaveClass("para-TITLE");
+    expect(screen.getByLabelText("Paragraph style")).toHaveValue("TITLE");
+    expect(within(element).getByText("Tuesday").tagName).toBe("STRONG");
+    const table = await within(element).findByRole("table", { name: "Table (read-only)" });
     expect(within(table).getByText("Units 😀")).toBeInTheDocument();
-    expect(within(table).queryByRole("textbox")).not.toBeInTheDocument();
+    const toolbar = screen.getByRole("toolbar", { name: "Formatting" });
+    for (const name of ["Bold", "Italic", "Underline", "Strikethrough", "Link", "Undo", "Redo"]) {
+      expect(within(toolbar).getByRole("button", { name })).toBeInTheDocument();
+    }
   });
 
-  it("edits text with an emoji and a style, and saves through the planner", async () => {
+  it("edits text with an emoji, a style and bold, and saves the runs through the planner", async () => {
     const calls = mockCommands({
       editor_document: () => view(),
-      save_document: () => ({ outcome: "saved", document, requests: 2 }),
+      save_document: () => ({ outcome: "saved", document, requests: 3 }),
     });
     renderWithQuery(<Editor id="d1" />);
-    await userEvent.click(await screen.findByRole("button", { name: "Paragraph 2" }));
-    await userEvent.type(screen.getByRole("textbox", { name: "Paragraph 2" }), " 🎉");
-    await userEvent.selectOptions(screen.getByLabelText("Style of paragraph 1"), "HEADING_1");
+    const { element, pm } = await surface();
+    typeAt(pm, " 🎉", endOf(pm, 1));
+    // The title becomes a heading; "Ship" becomes bold with Ctrl+B.
+    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, 2))));
+    await userEvent.selectOptions(screen.getByLabelText("Paragraph style"), "HEADING_1");
+    element.focus();
+    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, endOf(pm, 0) + 2, endOf(pm, 0) + 6))));
+    await userEvent.keyboard("{Control>}b{/Control}");
+    expect(screen.getByRole("button", { name: "Bold" })).toHaveAttribute("aria-pressed", "true");
     expect(screen.getByText("Unsaved changes")).toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "Save" }));
-    expect(await screen.findByText("Saved (2 changes sent).")).toBeInTheDocument();
+    expect(await screen.findByText("Saved (3 changes sent).")).toBeInTheDocument();
     expect(calls.find((c) => c.cmd === "save_document")!.args).toEqual({
       id: "d1",
       ...{
         baseRevisionId: "rev1",
         blocks: [
-          { kind: "paragraph", text: "Roadmap", style: "HEADING_1" },
-          { kind: "paragraph", text: "Ship Tuesday 🎉", style: "NORMAL_TEXT" },
+          { kind: "paragraph", text: "Roadmap", style: "HEADING_1", runs: [{ len: 7 }] },
+          // Typed after bold text, the emoji is bold too, as in Google Docs.
+          { kind: "paragraph", text: "Ship Tuesday 🎉", style: "NORMAL_TEXT", runs: [{ len: 4, bold: true }, { len: 1 }, { len: 10, bold: true }] },
           { kind: "fixed", startIndex: 22 },
-          { kind: "paragraph", text: "", style: "NORMAL_TEXT" },
+          { kind: "paragraph", text: "", style: "NORMAL_TEXT", runs: [] },
         ],
       },
     });
   });
 
-  it("splits a paragraph with Enter and joins it back with Backspace", async () => {
+  it("splits a paragraph with Enter, undoes and redoes it, and joins it back with Backspace", async () => {
     mockCommands({ editor_document: () => view() });
     renderWithQuery(<Editor id="d1" />);
-    await userEvent.click(await screen.findByRole("button", { name: "Paragraph 2" }));
-    const box = screen.getByRole("textbox", { name: "Paragraph 2" }) as HTMLTextAreaElement;
-    box.setSelectionRange(5, 5);
+    const { element, pm } = await surface();
+    const paragraphs = () => [...element.querySelectorAll(".para")].map((p) => p.textContent);
+    element.focus();
+    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, endOf(pm, 0) + 7))));
     await userEvent.keyboard("{Enter}");
-    expect(screen.getByRole("textbox", { name: "Paragraph 3" })).toHaveValue("Tuesday");
-    expect(screen.getByRole("button", { name: "Paragraph 2" })).toHaveTextContent("Ship");
+    expect(paragraphs()).toEqual(["Roadmap", "Ship ", "Tuesday", ""]);
+    await userEvent.keyboard("{Control>}z{/Control}");
+    expect(paragraphs()).toEqual(["Roadmap", "Ship Tuesday", ""]);
+    await userEvent.click(screen.getByRole("button", { name: "Redo" }));
+    expect(paragraphs()).toEqual(["Roadmap", "Ship ", "Tuesday", ""]);
+    element.focus();
     await userEvent.keyboard("{Backspace}");
-    expect(screen.getByRole("textbox", { name: "Paragraph 2" })).toHaveValue("Ship Tuesday");
+    expect(paragraphs()).toEqual(["Roadmap", "Ship Tuesday", ""]);
+  });
+
+  it("links the selection with Ctrl+K, refusing what is not an address, and removes it again", async () => {
+    mockCommands({ editor_document: () => view() });
+    renderWithQuery(<Editor id="d1" />);
+    const { element, pm } = await surface();
+    element.focus();
+    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, endOf(pm, 0) + 7, endOf(pm, 1)))));
+    await userEvent.keyboard("{Control>}k{/Control}");
+    const form = screen.getByRole("form", { name: "Link" });
+    await userEvent.type(within(form).getByLabelText("Link to"), "not an address");
+    await userEvent.click(within(form).getByRole("button", { name: "Apply" }));
+    expect(within(form).getByRole("alert")).toHaveTextContent("Type a web address");
+    await userEvent.clear(within(form).getByLabelText("Link to"));
+    await userEvent.type(within(form).getByLabelText("Link to"), "example.com/ship");
+    await userEvent.click(within(form).getByRole("button", { name: "Apply" }));
+    const link = within(element).getByRole("link", { name: "Tuesday" });
+    expect(link).toHaveAttribute("href", "https://example.com/ship");
+    // With the caret in the link, Ctrl+K offers to change or remove it.
+    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, endOf(pm, 1) - 2))));
+    await userEvent.keyboard("{Control>}k{/Control}");
+    expect(screen.getByLabelText("Link to")).toHaveValue("https://example.com/ship");
+    await userEvent.click(screen.getByRole("button", { name: "Remove link" }));
+    expect(within(element).queryByRole("link")).not.toBeInTheDocument();
   });
 
   it("restores a draft and never overwrites a collaborator silently", async () => {
@@ -149,7 +215,7 @@ describe("Editor", () => {
     });
     renderWithQuery(<Editor id="d1" />);
     expect(await screen.findByText(/Restored your unsaved edits/)).toBeInTheDocument();
-    expect(screen.getByRole("button", { name: "Paragraph 1" })).toHaveTextContent("Mine");
+    expect((await surface()).element.querySelector(".para")).toHaveTextContent("Mine");
     await userEvent.click(screen.getByRole("button", { name: "Save" }));
     const conflict = await screen.findByRole("region", { name: "Conflict" });
     expect(within(conflict).getByText("Theirs")).toBeInTheDocument();
@@ -174,13 +240,14 @@ describe("Editor", () => {
       save_document: () => ({ outcome: "saved", document, requests: 1 }),
     });
     renderWithQuery(<Editor id="d1" />);
-    const paragraph = await screen.findByRole("button", { name: "Paragraph 2" });
-    expect(paragraph.textContent).toBe("Ship Tuesday\nannounce Wednesday");
-    await userEvent.click(paragraph);
-    const box = screen.getByRole("textbox", { name: "Paragraph 2" });
-    expect(box).toHaveValue("Ship Tuesday\nannounce Wednesday");
-    await userEvent.type(box, "{Shift>}{Enter}{/Shift}and tell support");
-    expect(screen.queryByRole("textbox", { name: "Paragraph 3" })).not.toBeInTheDocument();
+    const { element, pm } = await surface();
+    const paragraph = element.querySelectorAll(".para")[1];
+    expect(paragraph.querySelector("br")).not.toBeNull();
+    element.focus();
+    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, endOf(pm, 1)))));
+    await userEvent.keyboard("{Shift>}{Enter}{/Shift}");
+    typeAt(pm, "and tell support");
+    expect(element.querySelectorAll(".para")).toHaveLength(3);
     await userEvent.click(screen.getByRole("button", { name: "Save" }));
     await screen.findByText("Saved (1 changes sent).");
     const edits = calls.find((c) => c.cmd === "save_document")!.args as { blocks: { text?: string }[] };
@@ -213,8 +280,8 @@ describe("Editor", () => {
       { kind: "fixed", startIndex: 30 },
     ] }) });
     renderWithQuery(<Editor id="d1" />);
-    const kept = await screen.findAllByLabelText("Read-only paragraph");
-    expect(kept).toHaveLength(2);
+    await waitFor(() => expect(screen.getAllByLabelText("Read-only paragraph")).toHaveLength(2));
+    const kept = screen.getAllByLabelText("Read-only paragraph");
     expect(within(kept[0]).getByText(/Pending suggestion/)).toBeInTheDocument();
     expect(within(kept[0]).getByText("rise in March", { exact: false }).closest("ins")).not.toBeNull();
     expect(kept[1]).toHaveTextContent("🖼 Team photo");
@@ -234,9 +301,10 @@ describe("Editor", () => {
     expect(await screen.findByText(/Google gives you view access only/)).toBeInTheDocument();
     expect(screen.getByText("Read only")).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Save" })).not.toBeInTheDocument();
-    expect(screen.queryByRole("button", { name: "Paragraph 2" })).not.toBeInTheDocument();
-    expect(screen.getByLabelText("Paragraph 2")).toHaveTextContent("Ship Tuesday");
-    expect(screen.queryByLabelText("Style of paragraph 1")).not.toBeInTheDocument();
+    const { element } = await surface();
+    expect(element).toHaveAttribute("contenteditable", "false");
+    expect(element).toHaveTextContent("Ship Tuesday");
+    expect(screen.queryByRole("toolbar", { name: "Formatting" })).not.toBeInTheDocument();
     expect(calls.some((c) => c.cmd === "save_draft")).toBe(false);
   });
 

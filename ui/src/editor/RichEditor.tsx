@@ -1,0 +1,198 @@
+import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { createRoot, type Root } from "react-dom/client";
+import { toggleMark } from "prosemirror-commands";
+import { history, redo, redoDepth, undo, undoDepth } from "prosemirror-history";
+import type { MarkType, Node } from "prosemirror-model";
+import { EditorState, type Command } from "prosemirror-state";
+import { EditorView, type NodeView } from "prosemirror-view";
+import { openUrl } from "@tauri-apps/plugin-opener";
+import type { EditBlock, GoogleDocument, NamedStyle, StructuralElement } from "../types";
+import { editingKeys, isActive, keepStructure, linkAt, normalizeUrl, paragraphStyle, setLink, setParagraphStyle } from "./commands";
+import { toDoc } from "./convert";
+import { Fixed } from "./Fixed";
+import { schema } from "./schema";
+import "prosemirror-view/style/prosemirror.css";
+
+/** Each editing surface's view by its element: how the component tests type into it (jsdom
+ *  cannot drive contenteditable input as a browser does). */
+export const editorViews = new WeakMap<Element, EditorView>();
+
+interface Props {
+  /** The blocks to start from; a new editor is made when the parent gives it a new `key`. */
+  blocks: EditBlock[];
+  document: GoogleDocument;
+  styles: NamedStyle[];
+  readOnly: boolean;
+  /** Called with the edited document after each change (turn it into blocks with `fromDoc`). */
+  onChange: (doc: Node) => void;
+  onSave: () => void;
+}
+
+/** A table, list item or other part Staffroom does not edit, shown in place by React. */
+class FixedView implements NodeView {
+  dom: HTMLElement;
+  private root: Root;
+
+  constructor(element: StructuralElement | undefined, document: GoogleDocument) {
+    this.dom = window.document.createElement("div");
+    this.dom.className = "fixed-block";
+    this.dom.contentEditable = "false";
+    this.root = createRoot(this.dom);
+    this.root.render(<Fixed element={element} doc={document} />);
+  }
+
+  // Nothing inside is the editor's: its clicks and mutations are React's.
+  stopEvent() {
+    return true;
+  }
+
+  ignoreMutation() {
+    return true;
+  }
+
+  destroy() {
+    const root = this.root;
+    // Unmounting while React renders would warn; the node view may go during a dispatch.
+    queueMicrotask(() => root.unmount());
+  }
+}
+
+/** The document's one editing surface: paragraphs with their named styles and character styles,
+ *  everything else shown in place; a toolbar, Google Docs' shortcuts, undo and redo. */
+export function RichEditor({ blocks, document, styles, readOnly, onChange, onSave }: Props) {
+  const mount = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const [state, setState] = useState<EditorState | null>(null);
+  const [linking, setLinking] = useState<string | null>(null);
+  // The latest callbacks, for the editor's key bindings made once.
+  const actions = useRef({ onChange, onSave, link: () => {} });
+  actions.current.onChange = onChange;
+  actions.current.onSave = onSave;
+  actions.current.link = () => {
+    if (view.current) setLinking(linkAt(view.current.state)?.href ?? "");
+  };
+  const elements = useMemo(() => new Map(document.body.content.map((e) => [e.startIndex, e])), [document]);
+
+  useEffect(() => {
+    if (!mount.current) return;
+    const initial = EditorState.create({
+      doc: toDoc(blocks),
+      plugins: [
+        history(),
+        ...editingKeys({ save: () => actions.current.onSave(), link: () => actions.current.link() }),
+        keepStructure,
+      ],
+    });
+    const editor = new EditorView(mount.current, {
+      state: initial,
+      editable: () => !readOnly,
+      attributes: { class: "page", role: "textbox", "aria-multiline": "true", "aria-label": `Text of ${document.name}` },
+      nodeViews: { fixed: (node) => new FixedView(elements.get(node.attrs.startIndex as number), document) },
+      dispatchTransaction(tr) {
+        const next = editor.state.apply(tr);
+        editor.updateState(next);
+        setState(next);
+        if (tr.docChanged) actions.current.onChange(next.doc);
+      },
+    });
+    view.current = editor;
+    editorViews.set(editor.dom, editor);
+    setState(initial);
+    return () => {
+      editor.destroy();
+      view.current = null;
+    };
+    // Made once per editor: the parent gives it a new key for new blocks.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  const run = (command: Command) => {
+    const editor = view.current;
+    if (!editor) return;
+    command(editor.state, editor.dispatch);
+    editor.focus();
+  };
+  const mark = (type: MarkType, label: string, shortcut: string, text: string) => (
+    <button
+      type="button"
+      className="tool"
+      aria-label={label}
+      aria-pressed={state ? isActive(state, type) : false}
+      title={`${label} (${shortcut})`}
+      onMouseDown={(e) => e.preventDefault()}
+      onClick={() => run(toggleMark(type))}
+    >
+      {text}
+    </button>
+  );
+
+  return (
+    <>
+      {!readOnly && state && (
+        <div className="editor-tools" role="toolbar" aria-label="Formatting">
+          <select
+            aria-label="Paragraph style"
+            value={paragraphStyle(state) ?? ""}
+            onChange={(e) => run(setParagraphStyle(e.target.value))}
+          >
+            {paragraphStyle(state) === null && <option value="">—</option>}
+            {styles.map((s) => <option key={s.id} value={s.id}>{s.label}</option>)}
+          </select>
+          {mark(schema.marks.bold, "Bold", "Ctrl+B", "B")}
+          {mark(schema.marks.italic, "Italic", "Ctrl+I", "I")}
+          {mark(schema.marks.underline, "Underline", "Ctrl+U", "U")}
+          {mark(schema.marks.strikethrough, "Strikethrough", "Alt+Shift+5", "S")}
+          <button
+            type="button"
+            className="tool"
+            aria-label="Link"
+            aria-pressed={state ? linkAt(state) !== null : false}
+            title="Link (Ctrl+K)"
+            onMouseDown={(e) => e.preventDefault()}
+            onClick={() => actions.current.link()}
+          >
+            🔗
+          </button>
+          <span className="tool-gap" />
+          <button type="button" className="tool" aria-label="Undo" title="Undo (Ctrl+Z)" disabled={undoDepth(state) === 0} onMouseDown={(e) => e.preventDefault()} onClick={() => run(undo)}>↶</button>
+          <button type="button" className="tool" aria-label="Redo" title="Redo (Ctrl+Shift+Z)" disabled={redoDepth(state) === 0} onMouseDown={(e) => e.preventDefault()} onClick={() => run(redo)}>↷</button>
+        </div>
+      )}
+      {linking !== null && view.current && (
+        <LinkForm
+          href={linking}
+          hasLink={linkAt(view.current.state) !== null}
+          onApply={(href) => { run(setLink(href)); setLinking(null); }}
+          onClose={() => { setLinking(null); view.current?.focus(); }}
+        />
+      )}
+      <div ref={mount} className="page-mount" />
+    </>
+  );
+}
+
+/** Add, change, open or remove the link at the selection (Ctrl+K). */
+function LinkForm({ href, hasLink, onApply, onClose }: { href: string; hasLink: boolean; onApply: (href: string | null) => void; onClose: () => void }) {
+  const [typed, setTyped] = useState(href);
+  const [problem, setProblem] = useState<string | null>(null);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const url = normalizeUrl(typed);
+    if (!url) {
+      setProblem("Type a web address (https://…) or an e-mail address.");
+      return;
+    }
+    onApply(url);
+  };
+  return (
+    <form className="card link-form" aria-label="Link" onSubmit={submit} onKeyDown={(e) => { if (e.key === "Escape") onClose(); }}>
+      <label htmlFor="link-url">Link to</label>
+      <input id="link-url" value={typed} onChange={(e) => { setTyped(e.target.value); setProblem(null); }} autoFocus aria-invalid={problem !== null} placeholder="https://example.com" />
+      <button type="submit" className="primary">Apply</button>
+      {hasLink && <button type="button" onClick={() => void openUrl(href)}>Open</button>}
+      {hasLink && <button type="button" onClick={() => onApply(null)}>Remove link</button>}
+      <button type="button" onClick={onClose}>Cancel</button>
+      {problem && <p className="field-error" role="alert">{problem}</p>}
+    </form>
+  );
+}

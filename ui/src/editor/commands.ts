@@ -1,0 +1,135 @@
+import { baseKeymap, toggleMark } from "prosemirror-commands";
+import { redo, undo } from "prosemirror-history";
+import { keymap } from "prosemirror-keymap";
+import type { MarkType, Node } from "prosemirror-model";
+import { Plugin, type Command, type EditorState } from "prosemirror-state";
+import { schema } from "./schema";
+
+/** Gives every paragraph the selection touches the named style (TITLE, HEADING_2, …). */
+export function setParagraphStyle(style: string): Command {
+  return (state, dispatch) => {
+    const { from, to } = state.selection;
+    const tr = state.tr;
+    state.doc.nodesBetween(from, to, (node, pos) => {
+      if (node.type === schema.nodes.paragraph && node.attrs.style !== style) {
+        tr.setNodeMarkup(pos, undefined, { ...node.attrs, style });
+      }
+      return node.type === schema.nodes.doc;
+    });
+    if (!tr.docChanged) return false;
+    dispatch?.(tr);
+    return true;
+  };
+}
+
+/** The named style of the paragraph holding the selection's start (null on a fixed part). */
+export function paragraphStyle(state: EditorState): string | null {
+  const parent = state.selection.$from.parent;
+  return parent.type === schema.nodes.paragraph ? (parent.attrs.style as string) : null;
+}
+
+/** Whether the mark is on at the selection: on all of a range, or where typing would go. */
+export function isActive(state: EditorState, type: MarkType): boolean {
+  const { from, to, empty, $from } = state.selection;
+  if (empty) return Boolean(type.isInSet(state.storedMarks ?? $from.marks()));
+  return state.doc.rangeHasMark(from, to, type);
+}
+
+/** The link at the selection's start: its URL and the stretch it runs over, or null. */
+export function linkAt(state: EditorState): { href: string; from: number; to: number } | null {
+  const { $from } = state.selection;
+  const type = schema.marks.link;
+  const mark = type.isInSet($from.marks()) ?? type.isInSet($from.nodeAfter?.marks ?? []);
+  if (!mark) return null;
+  // The paragraph's pieces; a link is the run of neighbouring pieces carrying it (a bold word
+  // inside a link is a piece of its own).
+  const spans: { from: number; to: number; linked: boolean }[] = [];
+  let at = $from.start();
+  $from.parent.forEach((child: Node) => {
+    spans.push({ from: at, to: at + child.nodeSize, linked: mark.isInSet(child.marks) !== undefined });
+    at += child.nodeSize;
+  });
+  let first = spans.findIndex((s) => s.linked && s.from <= $from.pos && $from.pos <= s.to);
+  if (first < 0) return null;
+  let last = first;
+  while (first > 0 && spans[first - 1].linked) first--;
+  while (last < spans.length - 1 && spans[last + 1].linked) last++;
+  return { href: mark.attrs.href as string, from: spans[first].from, to: spans[last].to };
+}
+
+/** Links `href` over the selection, or over the link under the caret, underlined as Google Docs
+ *  does; `null` removes the link and its underline. */
+export function setLink(href: string | null): Command {
+  return (state, dispatch) => {
+    const { empty } = state.selection;
+    const existing = empty ? linkAt(state) : null;
+    const from = existing?.from ?? state.selection.from;
+    const to = existing?.to ?? state.selection.to;
+    if (from === to) return false;
+    const tr = state.tr.removeMark(from, to, schema.marks.link).removeMark(from, to, schema.marks.underline);
+    if (href) {
+      tr.addMark(from, to, schema.marks.link.create({ href })).addMark(from, to, schema.marks.underline.create());
+    }
+    dispatch?.(tr.scrollIntoView());
+    return true;
+  };
+}
+
+/** A line break inside the paragraph (Shift+Enter), as Google Docs makes it. */
+export const insertSoftBreak: Command = (state, dispatch) => {
+  const node = schema.nodes.soft_break.create(null, null, state.storedMarks ?? state.selection.$from.marks());
+  dispatch?.(state.tr.replaceSelectionWith(node, true).scrollIntoView());
+  return true;
+};
+
+/** The document's shape the planner relies on: the fixed parts, in order, with text between
+ *  them exactly where there was text ("P F P F F P"). */
+function shape(doc: Node): string {
+  let out = "";
+  doc.forEach((node) => {
+    const piece = node.type === schema.nodes.fixed ? `F${node.attrs.startIndex as number} ` : "P ";
+    if (!(piece === "P " && out.endsWith("P "))) out += piece;
+  });
+  return out;
+}
+
+/** Refuses any edit that would remove, move or copy a fixed part, or join the text around it. */
+export const keepStructure = new Plugin({
+  filterTransaction: (tr, state) => !tr.docChanged || shape(tr.doc) === shape(state.doc),
+});
+
+/** URLs a link may take: the web and e-mail. */
+export function normalizeUrl(typed: string): string | null {
+  const url = typed.trim();
+  if (!url || /\s/.test(url)) return null;
+  if (/^(https?:|mailto:)/i.test(url)) return url;
+  if (/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(url)) return `mailto:${url}`;
+  if (/^[\w-]+(\.[\w-]+)+(\/\S*)?$/.test(url)) return `https://${url}`;
+  return null;
+}
+
+/** Google Docs' own shortcuts, then the usual editing keys. Ctrl+S and Ctrl+K are the window's. */
+export function editingKeys(actions: { save: () => void; link: () => void }): Plugin[] {
+  const run = (action: () => void): Command => () => {
+    action();
+    return true;
+  };
+  const styles: Record<string, Command> = { "Mod-Alt-0": setParagraphStyle("NORMAL_TEXT") };
+  for (let n = 1; n <= 6; n++) styles[`Mod-Alt-${n}`] = setParagraphStyle(`HEADING_${n}`);
+  return [
+    keymap({
+      "Mod-b": toggleMark(schema.marks.bold),
+      "Mod-i": toggleMark(schema.marks.italic),
+      "Mod-u": toggleMark(schema.marks.underline),
+      "Alt-Shift-5": toggleMark(schema.marks.strikethrough),
+      "Mod-z": undo,
+      "Mod-Shift-z": redo,
+      "Mod-y": redo,
+      "Shift-Enter": insertSoftBreak,
+      "Mod-s": run(actions.save),
+      "Mod-k": run(actions.link),
+      ...styles,
+    }),
+    keymap(baseKeymap),
+  ];
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { toggleMark } from "prosemirror-commands";
+import { EditorState, TextSelection, type Command } from "prosemirror-state";
+import { DOMParser as PmParser } from "prosemirror-model";
+import { keepStructure, linkAt, normalizeUrl, setLink, setParagraphStyle } from "./commands";
+import { fromDoc, toDoc } from "./convert";
+import { schema, SOFT_BREAK } from "./schema";
+import type { EditBlock } from "../types";
+
+const blocks: EditBlock[] = [
+  { kind: "paragraph", text: "Launch plan", style: "TITLE", runs: [{ len: 11 }] },
+  { kind: "paragraph", text: `Ship 😀 on Tuesday${SOFT_BREAK}then rest`, style: "NORMAL_TEXT", runs: [{ len: 5 }, { len: 2, bold: true }, { len: 21, italic: true, link: "https://example.com" }] },
+  { kind: "fixed", startIndex: 40 },
+  { kind: "paragraph", text: "", style: "NORMAL_TEXT", runs: [] },
+];
+
+function state(from: EditBlock[] = blocks) {
+  return EditorState.create({ doc: toDoc(from), plugins: [keepStructure] });
+}
+
+function apply(s: EditorState, command: Command): EditorState {
+  let next = s;
+  command(s, (tr) => (next = s.apply(tr)));
+  return next;
+}
+
+/** Selects `[from, to)` of the text of the `n`th block (UTF-16 offsets, as Google counts). */
+function select(s: EditorState, n: number, from: number, to = from): EditorState {
+  let start = 0;
+  s.doc.forEach((_node, pos, index) => {
+    if (index === n) start = pos + 1;
+  });
+  return s.apply(s.tr.setSelection(TextSelection.create(s.doc, start + from, start + to)));
+}
+
+describe("the editor's document", () => {
+  it("holds the blocks as they were read: texts, styles, runs, soft breaks and fixed parts", () => {
+    expect(fromDoc(toDoc(blocks))).toEqual(blocks);
+  });
+
+  it("marks what is selected, and the runs say so in UTF-16 units", () => {
+    // "Launch" in bold.
+    const bold = apply(select(state(), 0, 0, 6), toggleMark(schema.marks.bold));
+    expect(fromDoc(bold.doc)[0]).toEqual({ kind: "paragraph", text: "Launch plan", style: "TITLE", runs: [{ len: 6, bold: true }, { len: 5 }] });
+    // The emoji is two units: striking "😀 on" through covers five.
+    const struck = apply(select(state(), 1, 5, 10), toggleMark(schema.marks.strikethrough));
+    const runs = (fromDoc(struck.doc)[1] as Extract<EditBlock, { kind: "paragraph" }>).runs;
+    expect(runs).toEqual([
+      { len: 5 },
+      { len: 2, bold: true, strikethrough: true },
+      { len: 3, italic: true, strikethrough: true, link: "https://example.com" },
+      { len: 18, italic: true, link: "https://example.com" },
+    ]);
+  });
+
+  it("sets a paragraph's named style", () => {
+    const heading = apply(select(state(), 1, 3), setParagraphStyle("HEADING_2"));
+    expect(fromDoc(heading.doc)[1]).toMatchObject({ style: "HEADING_2" });
+  });
+
+  it("adds, finds and removes a link with its underline, as Google Docs does", () => {
+    const linked = apply(select(state(), 0, 7, 11), setLink("https://example.com/plan"));
+    expect(fromDoc(linked.doc)[0]).toMatchObject({ runs: [{ len: 7 }, { len: 4, underline: true, link: "https://example.com/plan" }] });
+    // The caret inside the link finds all of it, across differently styled pieces.
+    expect(linkAt(select(state(), 1, 12))).toEqual({ href: "https://example.com", from: expect.any(Number), to: expect.any(Number) });
+    const inside = select(linked, 0, 9);
+    expect(linkAt(inside)?.href).toBe("https://example.com/plan");
+    const removed = apply(inside, setLink(null));
+    expect(fromDoc(removed.doc)[0]).toMatchObject({ runs: [{ len: 11 }] });
+  });
+
+  it("never loses, moves or copies a fixed part", () => {
+    const s = state();
+    let fixedAt = 0;
+    s.doc.forEach((node, pos) => {
+      if (node.type === schema.nodes.fixed) fixedAt = pos;
+    });
+    const deleted = s.apply(s.tr.delete(fixedAt, fixedAt + 1));
+    expect(deleted.doc.eq(s.doc)).toBe(true);
+    // Typing stays possible everywhere else, and joining two paragraphs is fine.
+    const typed = s.apply(s.tr.insertText("Hello ", 1));
+    expect(fromDoc(typed.doc)[0]).toMatchObject({ text: "Hello Launch plan" });
+    const joined = s.apply(s.tr.delete(12, 14));
+    expect(fromDoc(joined.doc).filter((b) => b.kind === "paragraph")).toHaveLength(2);
+  });
+
+  it("pastes from Google Docs with its marks and headings, and drops the rest", () => {
+    const html = `<b style="font-weight:normal;" id="docs-internal-guid-1"><h2><span style="font-weight:700">Refunds</span></h2>
+      <p><span style="font-style:italic">Within</span> <span style="text-decoration:line-through">14</span> <a href="https://example.com/terms">days</a><img src="x.png"></p></b>`;
+    const dom = new window.DOMParser().parseFromString(html, "text/html");
+    const parsed = fromDoc(PmParser.fromSchema(schema).parse(dom.body));
+    expect(parsed).toEqual([
+      { kind: "paragraph", text: "Refunds", style: "HEADING_2", runs: [{ len: 7, bold: true }] },
+      { kind: "paragraph", text: "Within 14 days", style: "NORMAL_TEXT", runs: [{ len: 6, italic: true }, { len: 1 }, { len: 2, strikethrough: true }, { len: 1 }, { len: 4, link: "https://example.com/terms" }] },
+    ]);
+  });
+
+  it("takes web and e-mail addresses as links, and nothing else", () => {
+    expect(normalizeUrl("example.com/a")).toBe("https://example.com/a");
+    expect(normalizeUrl(" https://example.com ")).toBe("https://example.com");
+    expect(normalizeUrl("ada@example.com")).toBe("mailto:ada@example.com");
+    expect(normalizeUrl("javascript:alert(1)")).toBeNull();
+    expect(normalizeUrl("two words")).toBeNull();
+  });
+});

@@ -1,0 +1,106 @@
+import { Schema, type Mark, type MarkSpec, type Node, type NodeSpec } from "prosemirror-model";
+
+/** Google Docs' named paragraph styles the editor writes, and the element each is shown as. */
+const STYLE_TAGS: Record<string, string> = {
+  TITLE: "h1",
+  SUBTITLE: "p",
+  HEADING_1: "h1",
+  HEADING_2: "h2",
+  HEADING_3: "h3",
+  HEADING_4: "h4",
+  HEADING_5: "h5",
+  HEADING_6: "h6",
+};
+
+/** A soft line break inside a paragraph (Shift+Enter), as Google Docs keeps it: U+000B. */
+export const SOFT_BREAK = "\u000b";
+
+const nodes: Record<string, NodeSpec> = {
+  doc: { content: "block+" },
+  // One Docs paragraph is one paragraph here, whatever its named style: the text offsets of both
+  // are the same (JavaScript strings count UTF-16 units, as Google's indexes do).
+  paragraph: {
+    group: "block",
+    content: "inline*",
+    attrs: { style: { default: "NORMAL_TEXT" } },
+    parseDOM: [
+      { tag: "h1", attrs: { style: "HEADING_1" } },
+      { tag: "h2", attrs: { style: "HEADING_2" } },
+      { tag: "h3", attrs: { style: "HEADING_3" } },
+      { tag: "h4", attrs: { style: "HEADING_4" } },
+      { tag: "h5", attrs: { style: "HEADING_5" } },
+      { tag: "h6", attrs: { style: "HEADING_6" } },
+      { tag: "p.title", attrs: { style: "TITLE" } },
+      { tag: "p.subtitle", attrs: { style: "SUBTITLE" } },
+      { tag: "p" },
+    ],
+    toDOM: (node: Node) => {
+      const style = node.attrs.style as string;
+      return [STYLE_TAGS[style] ?? "p", { class: `para para-${style}` }, 0];
+    },
+  },
+  // What Staffroom does not edit (a table, a list item, a paragraph holding an image or a
+  // suggestion): shown in place by a node view, never edited, never made from pasted HTML.
+  fixed: {
+    group: "block",
+    atom: true,
+    selectable: true,
+    attrs: { startIndex: {} },
+    toDOM: () => ["div", { class: "fixed-block" }],
+  },
+  text: { group: "inline" },
+  soft_break: {
+    inline: true,
+    group: "inline",
+    selectable: false,
+    parseDOM: [{ tag: "br" }],
+    toDOM: () => ["br"],
+  },
+};
+
+/** Pasted HTML from Google Docs wraps everything in `<b style="font-weight:normal">`. */
+const notNormalWeight = (node: HTMLElement) => node.style.fontWeight !== "normal" && null;
+
+const marks: Record<string, MarkSpec> = {
+  bold: {
+    parseDOM: [
+      { tag: "strong" },
+      { tag: "b", getAttrs: notNormalWeight },
+      { style: "font-weight", getAttrs: (value: string) => /^(bold(er)?|[6-9]\d{2})$/.test(value) && null },
+    ],
+    toDOM: () => ["strong", 0],
+  },
+  italic: {
+    parseDOM: [{ tag: "em" }, { tag: "i" }, { style: "font-style=italic" }],
+    toDOM: () => ["em", 0],
+  },
+  underline: {
+    parseDOM: [{ tag: "u" }, { style: "text-decoration", getAttrs: (value: string) => value.includes("underline") && null }],
+    toDOM: () => ["u", 0],
+  },
+  strikethrough: {
+    parseDOM: [
+      { tag: "s" },
+      { tag: "del" },
+      { tag: "strike" },
+      { style: "text-decoration", getAttrs: (value: string) => value.includes("line-through") && null },
+    ],
+    toDOM: () => ["s", 0],
+  },
+  link: {
+    attrs: { href: {} },
+    inclusive: false,
+    parseDOM: [
+      {
+        tag: "a[href]",
+        getAttrs: (node: HTMLElement) => {
+          const href = node.getAttribute("href") ?? "";
+          return /^(https?:|mailto:)/i.test(href) ? { href } : false;
+        },
+      },
+    ],
+    toDOM: (mark: Mark) => ["a", { href: mark.attrs.href as string, title: mark.attrs.href as string, rel: "noreferrer" }, 0],
+  },
+};
+
+export const schema = new Schema({ nodes, marks });
