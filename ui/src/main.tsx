@@ -1,10 +1,13 @@
-import { StrictMode } from "react";
+import { lazy, StrictMode, Suspense } from "react";
 import { createRoot } from "react-dom/client";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { App } from "./App";
-import { Editor } from "./screens/Editor";
 import { applyTheme, storedTheme } from "./theme";
 import "./styles.css";
+
+// The editor (ProseMirror and its schema) loads only in an editor window: the main window's
+// bundle stays without it.
+const Editor = lazy(() => import("./screens/Editor").then((m) => ({ default: m.Editor })));
 
 applyTheme(storedTheme());
 // Editor windows open this page with ?editor=<document id>.
@@ -16,7 +19,13 @@ const queryClient = new QueryClient({
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      {editorId ? <Editor id={editorId} /> : <App />}
+      {editorId ? (
+        <Suspense fallback={<main className="editor"><p className="muted">Opening the document…</p></main>}>
+          <Editor id={editorId} />
+        </Suspense>
+      ) : (
+        <App />
+      )}
     </QueryClientProvider>
   </StrictMode>,
 );
