@@ -19,6 +19,8 @@ fn features_of(args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
     assert!(output.status.success(), "cargo tree {args:?}: {}", String::from_utf8_lossy(&output.stderr));
     let mut packages: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for line in String::from_utf8(output.stdout).unwrap().lines() {
+        // A package already shown is marked " (*)" at the end of its line.
+        let line = line.strip_suffix(" (*)").unwrap_or(line);
         let Some((package, features)) = line.split_once('|') else { continue };
         // "serde v1.0.229 (*)" and "staffroom-core v0.1.0 (/path)": the name and version are the key.
         let mut words = package.split(' ');
