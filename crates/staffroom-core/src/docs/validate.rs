@@ -676,6 +676,34 @@ mod tests {
     }
 
     #[test]
+    fn character_styles_are_the_editor_s_marks_named_in_the_mask() {
+        let body = json!({"requests": [
+            {"updateTextStyle": {"range": {"startIndex": 1, "endIndex": 4}, "textStyle": {"bold": "yes"}, "fields": "bold"}},
+            {"updateTextStyle": {"range": {"startIndex": 1, "endIndex": 4}, "textStyle": {"italic": true}, "fields": "bold"}},
+            {"updateTextStyle": {"range": {"startIndex": 1, "endIndex": 4}, "textStyle": {}, "fields": "fontSize"}},
+            {"updateTextStyle": {"range": {"startIndex": 1, "endIndex": 4}, "textStyle": {"link": {"url": "a b"}}, "fields": "link"}},
+        ]});
+        assert_eq!(
+            fields(patch(&body).unwrap_err()),
+            vec![
+                "requests[0].updateTextStyle.textStyle.bold",
+                "requests[1].updateTextStyle.textStyle.italic",
+                "requests[2].updateTextStyle.fields",
+                "requests[3].updateTextStyle.textStyle.link",
+            ]
+        );
+        // A field named without a value is reset: how a link comes off.
+        let ok = patch(&json!({"requests": [{"updateTextStyle": {
+            "range": {"startIndex": 1, "endIndex": 4},
+            "textStyle": {"underline": false},
+            "fields": "underline,link"
+        }}]}))
+        .unwrap();
+        assert_eq!(ok.requests[0]["updateTextStyle"]["fields"], "underline,link");
+        assert_eq!(ok.requests[0]["updateTextStyle"]["textStyle"], json!({"underline": false}));
+    }
+
+    #[test]
     fn permissions_follow_the_type_rules() {
         let body = json!({"permissions": [
             {"role": "reader", "type": "anyone", "emailAddress": "a@b.co"},
