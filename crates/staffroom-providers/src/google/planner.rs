@@ -554,13 +554,20 @@ enum Key {
     Fixed(String),
 }
 
+/// The blocks' keys. A paragraph without runs (its characters keep their styles) is keyed with
+/// the runs `doc` has for that text and style, so that it equals the paragraph it leaves alone.
 fn keys(doc: &Document, blocks: &[EditBlock]) -> Vec<Key> {
     let fingerprints: std::collections::HashMap<u32, String> =
         doc.body.content.iter().map(|e| (e.start_index, fingerprint(e))).collect();
+    let known: std::collections::HashMap<(String, String), Vec<StyledRun>> =
+        base_blocks(doc).into_iter().filter_map(|b| b.paragraph.map(|paragraph| (paragraph, b.runs))).collect();
     blocks
         .iter()
         .map(|b| match b {
-            EditBlock::Paragraph { text, style, runs } => Key::Paragraph(text.clone(), style.clone(), runs.clone()),
+            EditBlock::Paragraph { text, style, runs } => {
+                let runs = runs.clone().or_else(|| known.get(&(text.clone(), style.clone())).cloned());
+                Key::Paragraph(text.clone(), style.clone(), runs)
+            }
             EditBlock::Fixed { start_index } => Key::Fixed(fingerprints.get(start_index).cloned().unwrap_or_default()),
         })
         .collect()
@@ -706,11 +713,22 @@ pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<R
             }],
         });
     }
-    let mut fixed = newer_fixed.iter();
-    let mut to_block = |k: &Key| match k {
-        Key::Paragraph(text, style, runs) => {
+    // Each paragraph key back to the block it came from (mine first: a paragraph without runs
+    // stays without them).
+    let mut originals: std::collections::HashMap<&Key, &EditBlock> = std::collections::HashMap::new();
+    for (key, block) in mine_keys.iter().zip(mine).chain(theirs_keys.iter().zip(&theirs_blocks)) {
+        originals.entry(key).or_insert(block);
+    }
+    let paragraph = |k: &Key| match (originals.get(k), k) {
+        (Some(block), _) => (*block).clone(),
+        (None, Key::Paragraph(text, style, runs)) => {
             EditBlock::Paragraph { text: text.clone(), style: style.clone(), runs: runs.clone() }
         }
+        (None, Key::Fixed(_)) => unreachable!("only paragraphs are looked up"),
+    };
+    let mut fixed = newer_fixed.iter();
+    let mut to_block = |k: &Key| match k {
+        Key::Paragraph(..) => paragraph(k),
         Key::Fixed(_) => EditBlock::Fixed { start_index: fixed.next().expect("counted").1 },
     };
     let blocks: Vec<EditBlock> = merged.iter().map(&mut to_block).collect();
@@ -725,9 +743,7 @@ pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<R
     let side_blocks = |keys: &[Key], fixed_source: &[(Key, u32)]| -> Vec<EditBlock> {
         keys.iter()
             .map(|k| match k {
-                Key::Paragraph(text, style, runs) => {
-                    EditBlock::Paragraph { text: text.clone(), style: style.clone(), runs: runs.clone() }
-                }
+                Key::Paragraph(..) => paragraph(k),
                 Key::Fixed(_) => EditBlock::Fixed {
                     start_index: fixed_source.iter().find(|(fk, _)| fk == k).map(|(_, s)| *s).unwrap_or_default(),
                 },
@@ -832,12 +848,26 @@ mod tests {
         let mine = [p("one", "NORMAL_TEXT"), p("two", "NORMAL_TEXT"), p("three!", "NORMAL_TEXT")];
         let rebased = rebase(&base, &mine, &newer).unwrap();
         assert!(rebased.conflicts.is_empty());
-        assert_eq!(rebased.blocks, vec![p("ONE", "NORMAL_TEXT"), p("two", "NORMAL_TEXT"), p("three!", "NORMAL_TEXT")]);
+        // Theirs as read (with its runs); mine as sent (without).
+        let plain = |blocks: &[EditBlock]| -> Vec<EditBlock> {
+            blocks
+                .iter()
+                .map(|b| match b {
+                    EditBlock::Paragraph { text, style, .. } => p(text, style),
+                    fixed => fixed.clone(),
+                })
+                .collect()
+        };
+        assert_eq!(
+            plain(&rebased.blocks),
+            vec![p("ONE", "NORMAL_TEXT"), p("two", "NORMAL_TEXT"), p("three!", "NORMAL_TEXT")]
+        );
+        assert!(matches!(&rebased.blocks[2], EditBlock::Paragraph { runs: None, .. }));
         let mine = [p("uno", "NORMAL_TEXT"), p("two", "NORMAL_TEXT"), p("three", "NORMAL_TEXT")];
         let rebased = rebase(&base, &mine, &newer).unwrap();
         assert_eq!(rebased.conflicts.len(), 1);
         assert_eq!(rebased.conflicts[0].mine, vec![p("uno", "NORMAL_TEXT")]);
-        assert_eq!(rebased.conflicts[0].theirs, vec![p("ONE", "NORMAL_TEXT")]);
-        assert_eq!(rebased.blocks[0], p("ONE", "NORMAL_TEXT"));
+        assert_eq!(plain(&rebased.conflicts[0].theirs), vec![p("ONE", "NORMAL_TEXT")]);
+        assert_eq!(plain(&rebased.blocks[..1]), vec![p("ONE", "NORMAL_TEXT")]);
     }
 }
