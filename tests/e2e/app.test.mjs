@@ -300,8 +300,12 @@ test("a document opens in its own editor window, and text with an emoji is saved
   await eventually("the saved text", async () => (seen = await textOf(reread)) === before + addition).catch((err) => {
     throw new Error(`${err.message}; the paragraph reads ${JSON.stringify(seen)}, expected ${JSON.stringify(before + addition)}`);
   });
-  // The bold emoji came back from Google as bold.
+  // The bold emoji came back from Google as bold, and the table is where it was.
   await find(By.xpath(`//div[contains(@class,'page')]//strong[contains(., ${literal(emoji)})]`));
+  assert.ok(await (await find(By.css("div.page table[aria-label='Table (read-only)']"))).isDisplayed());
+  // A window just opened in the background can be captured before it paints what is already
+  // in its page (the table was found displayed above, yet missing from the picture): let it paint.
+  await driver.sleep(500);
   await shot("12-editor-reopened");
   await closeEditor();
   // The main window heard of the save: the row shows the new modified time, without a reload.
