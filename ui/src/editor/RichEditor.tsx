@@ -88,6 +88,14 @@ export function RichEditor({ blocks, document, styles, readOnly, onChange, onSav
       editable: () => !readOnly,
       attributes: { class: "page", role: "textbox", "aria-multiline": "true", "aria-label": `Text of ${document.name}` },
       nodeViews: { fixed: (node) => new FixedView(elements.get(node.attrs.startIndex as number), document) },
+      // A link in the text is edited, not followed: the window must never navigate away from the
+      // document (Ctrl+K offers "Open", in the browser).
+      handleDOMEvents: {
+        click: (_view, event) => {
+          if ((event.target as HTMLElement | null)?.closest?.("a")) event.preventDefault();
+          return false;
+        },
+      },
       dispatchTransaction(tr) {
         const next = editor.state.apply(tr);
         editor.updateState(next);
