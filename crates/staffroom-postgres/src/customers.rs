@@ -1,5 +1,6 @@
 //! PostgreSQL's SQL of the store's customers.
 
+use crate::filter::Where;
 use crate::Sql as _;
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
@@ -65,19 +66,21 @@ pub async fn upsert_customers(db: &mut deadpool_postgres::Object, customers: &[C
 
 /// A page of customers, newest first (ids in byte order, as SQLite compares them).
 pub async fn list_customers(db: &impl GenericClient, query: &CustomerQuery) -> Result<(Vec<CustomerDto>, u64)> {
-    let filter = "($1::TEXT IS NULL OR email ILIKE $1 OR name ILIKE $1) AND ($2::TEXT IS NULL OR status = $2)";
+    let mut w = Where::default();
+    w.and_if("(email ILIKE ? OR name ILIKE ?)", query.search.clone());
+    w.and_if("status = ?", query.status.map(|s| s.as_str().to_string()));
+    let filter = w.sql();
+    let mut values = w.values();
+    // Planned afresh each time, as the orders' list is (see `payments::list_orders`).
+    let total: i64 =
+        db.query_one(&format!("SELECT COUNT(*) FROM customers WHERE {filter}"), &values).await.sql()?.get(0);
     let (limit, offset) = (i64::from(query.limit), (i64::from(query.page) - 1) * i64::from(query.limit));
-    let status = query.status.map(|s| s.as_str());
-    let values: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [&query.search, &status, &limit, &offset];
-    let count = db.prepare_cached(&format!("SELECT COUNT(*) FROM customers WHERE {filter}")).await.sql()?;
-    let total: i64 = db.query_one(&count, &values[..2]).await.sql()?.get(0);
-    let page = db
-        .prepare_cached(&format!(
-            "SELECT {CUSTOMER_COLUMNS} FROM customers WHERE {filter}
-             ORDER BY created_at DESC, id COLLATE \"C\" DESC LIMIT $3 OFFSET $4"
-        ))
-        .await
-        .sql()?;
+    values.extend([&limit as &(dyn tokio_postgres::types::ToSql + Sync), &offset]);
+    let (limit_at, offset_at) = (w.count() + 1, w.count() + 2);
+    let page = format!(
+        "SELECT {CUSTOMER_COLUMNS} FROM customers WHERE {filter}
+         ORDER BY created_at DESC, id COLLATE \"C\" DESC LIMIT ${limit_at} OFFSET ${offset_at}"
+    );
     let rows = db.query(&page, &values).await.sql()?;
     Ok((rows.iter().map(customer_of).collect(), total as u64))
 }

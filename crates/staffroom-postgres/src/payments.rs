@@ -456,18 +456,18 @@ pub async fn list_orders(db: &impl GenericClient, query: &OrderQuery) -> Result<
     w.and_if("created_at < ?", query.to.clone());
     let filter = w.sql();
     let mut values = w.values();
-    let count = db.prepare_cached(&format!("SELECT COUNT(*) FROM orders WHERE {filter}")).await.sql()?;
+    // Planned afresh each time, not cached statements: after five runs PostgreSQL may keep a
+    // generic plan, made without the search text, that walks the newest-first index and filters
+    // every row (measured: 124 ms for a rare e-mail among 50,000 orders, 2 ms planned with it).
+    let count = format!("SELECT COUNT(*) FROM orders WHERE {filter}");
     let total: i64 = db.query_one(&count, &values).await.sql()?.get(0);
     let (limit, offset) = (i64::from(query.limit), (i64::from(query.page) - 1) * i64::from(query.limit));
     values.extend([&limit as &(dyn tokio_postgres::types::ToSql + Sync), &offset]);
     let (limit_at, offset_at) = (w.count() + 1, w.count() + 2);
-    let page = db
-        .prepare_cached(&format!(
-            "SELECT {ORDER_COLUMNS} FROM orders WHERE {filter}
-             ORDER BY created_at DESC, number DESC LIMIT ${limit_at} OFFSET ${offset_at}"
-        ))
-        .await
-        .sql()?;
+    let page = format!(
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE {filter}
+         ORDER BY created_at DESC, number DESC LIMIT ${limit_at} OFFSET ${offset_at}"
+    );
     let rows = db.query(&page, &values).await.sql()?;
     Ok((rows.iter().map(|row| order_of(row).dto).collect(), total as u64))
 }
