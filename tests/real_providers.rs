@@ -18,7 +18,6 @@ const RICH: &str = "doc001sbxA1b2C3d4E5f6G7h8";
 const VIEW_ONLY: &str = "doc006sbxA1b2C3d4E5f6G7h8";
 const COMMENT_ONLY: &str = "doc010sbxA1b2C3d4E5f6G7h8";
 
-/// Polls `path` until `done` holds of its body (at most 5 s); the last body.
 /// Polls `path` until `done`, for up to about 15 s: a delivery the sandbox retries (after 1 s,
 /// then 3 s) on a busy 2-core machine has taken longer than 5.
 async fn eventually(app: &SandboxApp, path: &str, done: impl Fn(&Value) -> bool) -> Value {
