@@ -10,6 +10,7 @@ pub mod audit;
 pub mod customers;
 pub mod docs;
 pub mod events;
+mod filter;
 pub mod fleet;
 pub mod meta;
 pub mod payments;

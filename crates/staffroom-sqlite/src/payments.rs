@@ -1,5 +1,6 @@
 //! SQLite's SQL of the payment cache (products, subscriptions, the sync state) and the orders.
 
+use crate::filter::Where;
 use crate::Sql as _;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
@@ -466,33 +467,6 @@ pub fn list_orders(conn: &Connection, query: &OrderQuery) -> Result<(Vec<OrderDt
         .collect::<rusqlite::Result<Vec<_>>>()
         .sql()?;
     Ok((rows, total as u64))
-}
-
-/// A `WHERE` clause built from the conditions a query asks for, with their values numbered.
-#[derive(Default)]
-struct Where {
-    conditions: Vec<String>,
-    values: Vec<Box<dyn rusqlite::ToSql>>,
-}
-
-impl Where {
-    /// `condition` with its `?`s numbered for `value` (each `?` takes the same value).
-    fn bind(&mut self, condition: &str, value: impl rusqlite::ToSql + 'static) -> String {
-        self.values.push(Box::new(value));
-        condition.replace('?', &format!("?{}", self.values.len()))
-    }
-
-    fn and(&mut self, condition: String) {
-        self.conditions.push(condition);
-    }
-
-    fn sql(&self) -> String {
-        if self.conditions.is_empty() {
-            "1".into()
-        } else {
-            self.conditions.join(" AND ")
-        }
-    }
 }
 
 /// `text` as one FTS5 phrase (its double quotes doubled): with the trigram tokenizer, the rows
