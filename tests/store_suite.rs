@@ -17,8 +17,9 @@ use staffroom::payments::model::{
     ProductStatus, SubscriptionDto, SubscriptionStatus, VariantDto,
 };
 use staffroom::payments::store::{
-    like_pattern, CheckoutTerms, CustomerQuery, OrderQuery, OrderRecord, OrderSearch, SubscriptionQuery,
+    like_pattern, CheckoutTerms, CustomerQuery, DaySales, OrderQuery, OrderRecord, OrderSearch, SubscriptionQuery,
 };
+use staffroom::payments::summary;
 use staffroom::secrets::Secret;
 use staffroom::store::postgres::Postgres;
 use staffroom::store::{Db, Sqlite};
@@ -89,6 +90,7 @@ on_both_stores!(
     customers_are_kept_searched_and_found_by_what_changed,
     orders_are_numbered_once_each_and_updated,
     orders_are_searched_and_filtered,
+    sales_by_day_follow_every_change_of_an_order,
     the_inbox_stores_each_delivery_once_in_order,
     stored_deliveries_apply_once_by_the_order_rules,
     live_events_are_numbered_kept_and_sent,
@@ -647,6 +649,86 @@ async fn orders_are_searched_and_filtered(db: Db) {
     assert_eq!(ids(days).await, ["q2", "q1"], "from inclusive, to exclusive");
     let (second, total) = db.list_orders(OrderQuery { page: 2, limit: 2, ..Default::default() }).await.unwrap();
     assert_eq!((second.iter().map(|o| o.id.as_str()).collect::<Vec<_>>(), total), (vec!["q2", "q1"], 5));
+}
+
+/// The Overview's roll-up of paid orders by day (SPEC section 11) against the orders themselves:
+/// orders made paid, unpaid, refunded and re-priced, in three currencies, and
+/// ranges of whole days, of parts of days and inside one day.
+async fn sales_by_day_follow_every_change_of_an_order(db: Db) {
+    // (id, created, status, currency, rate, total): the rates leave no half cent to round.
+    let made = [
+        ("s0", "2026-10-01T00:00:00Z", OrderStatus::Paid, "USD", None, 1999),
+        ("s1", "2026-10-01T23:59:59Z", OrderStatus::Paid, "EUR", Some("1.0812"), 2500),
+        ("s2", "2026-10-02T08:00:00Z", OrderStatus::Pending, "USD", None, 900),
+        ("s3", "2026-10-02T12:30:00Z", OrderStatus::Paid, "GBP", Some("1.2731"), 4100),
+        ("s4", "2026-10-03T05:00:00Z", OrderStatus::Failed, "EUR", Some("1.0812"), 1200),
+        ("s5", "2026-10-03T18:00:00Z", OrderStatus::Paid, "USD", Some("1"), 3000),
+        ("s6", "2026-10-04T09:15:00Z", OrderStatus::Paid, "EUR", Some("1.0812"), 777),
+        ("s7", "2026-10-05T23:00:00Z", OrderStatus::Paid, "USD", None, 5000),
+        // Paid beside the unpaid ones, on their days and in their currencies.
+        ("s8", "2026-10-02T20:00:00Z", OrderStatus::Paid, "USD", None, 1100),
+        ("s9", "2026-10-03T07:00:00Z", OrderStatus::Paid, "EUR", Some("1.0812"), 1300),
+    ];
+    let mut orders = Vec::new();
+    for (id, created, status, currency, rate, total) in made {
+        let mut o = order(id, created);
+        (o.dto.status, o.dto.currency, o.dto.total, o.currency_rate) =
+            (status, currency.into(), total, rate.map(str::to_string));
+        db.insert_order(o.clone()).await.unwrap();
+        orders.push(o);
+    }
+    let check = |orders: Vec<OrderRecord>| {
+        let db = db.clone();
+        async move {
+            for (from, to) in [
+                ("2026-10-01T00:00:00Z", "2026-10-06T00:00:00Z"),
+                ("2026-10-01T12:00:00Z", "2026-10-04T10:00:00Z"),
+                ("2026-10-02T10:00:00Z", "2026-10-02T13:00:00Z"),
+                ("2026-10-03T00:00:00Z", "2026-10-04T09:15:00Z"),
+            ] {
+                let got = db.daily_sales(summary::span(from, to), "USD".into()).await.unwrap();
+                assert_eq!(got, expected_sales(&orders, from, to), "{from} to {to}");
+            }
+        }
+    };
+    check(orders.clone()).await;
+
+    // Paid, failed, refunded in part, re-priced and charged in another currency.
+    let changes: [(usize, fn(&mut OrderRecord)); 6] = [
+        (2, |o| o.dto.status = OrderStatus::Paid),
+        (3, |o| o.dto.status = OrderStatus::Failed),
+        (1, |o| o.dto.refunded_amount = 1250),
+        (5, |o| (o.dto.total, o.dto.refunded_amount) = (3500, 3500)),
+        (6, |o| (o.dto.currency, o.currency_rate) = ("USD".into(), None)),
+        (4, |o| o.dto.status = OrderStatus::Paid),
+    ];
+    for (n, change) in changes {
+        change(&mut orders[n]);
+        db.update_order_from_provider(orders[n].clone()).await.unwrap();
+        check(orders.clone()).await;
+    }
+}
+
+/// What the summary's days hold, summed in Rust from the orders paid in [`from`, `to`).
+fn expected_sales(orders: &[OrderRecord], from: &str, to: &str) -> Vec<DaySales> {
+    let in_usd = |o: &OrderRecord, amount: i64| match (&o.currency_rate, o.dto.currency.as_str()) {
+        (Some(rate), currency) if currency != "USD" => (amount as f64 * rate.parse::<f64>().unwrap()).round() as i64,
+        _ => amount,
+    };
+    let mut days = std::collections::BTreeMap::<String, DaySales>::new();
+    let at = |t: &str| chrono::DateTime::parse_from_rfc3339(t).unwrap();
+    for o in orders.iter().filter(|o| o.dto.status == OrderStatus::Paid) {
+        let created = at(&o.dto.created_at);
+        if created < at(from) || created >= at(to) {
+            continue;
+        }
+        let date = o.dto.created_at[..10].to_string();
+        let day = days.entry(date.clone()).or_insert(DaySales { date, orders: 0, gross: 0, refunds: 0 });
+        day.orders += 1;
+        day.gross += in_usd(o, o.dto.total);
+        day.refunds += in_usd(o, o.dto.refunded_amount);
+    }
+    days.into_values().collect()
 }
 
 async fn orders_are_numbered_once_each_and_updated(db: Db) {

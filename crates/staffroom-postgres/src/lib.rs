@@ -37,6 +37,8 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0010_customers.sql"),
     include_str!("../migrations/0011_order_search.sql"),
     include_str!("../migrations/0012_order_search_trigrams.sql"),
+    include_str!("../migrations/0013_sales_by_day.sql"),
+    include_str!("../migrations/0014_order_buyers.sql"),
 ];
 
 /// The schema version this binary knows.

@@ -40,6 +40,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0009_whole_store.sql"),
     include_str!("../migrations/0010_customers.sql"),
     include_str!("../migrations/0011_order_search.sql"),
+    include_str!("../migrations/0012_sales_by_day.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

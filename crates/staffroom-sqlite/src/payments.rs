@@ -9,7 +9,7 @@ use staffroom_core::error::Result;
 use staffroom_core::payments::model::{format_money, OrderDto, OrderSource, ProductDto, SubscriptionDto, VariantDto};
 use staffroom_core::payments::store::{
     items_from_json, items_to_json, order_label, subtotal_of, CheckoutTerms, DaySales, OrderQuery, OrderRecord,
-    PaymentStore, SubscriptionFigures, SubscriptionQuery, SyncState,
+    PaymentStore, SalesSpan, SubscriptionFigures, SubscriptionQuery, SyncState,
 };
 
 // ---- products -------------------------------------------------------------------------------
@@ -475,24 +475,38 @@ fn trigram_phrase(text: &str) -> String {
     format!("\"{}\"", text.replace('"', "\"\""))
 }
 
-/// Paid orders made in [`from`, `to`), by UTC day, in `currency` (another currency at the order's
-/// own rate).
-pub fn daily_sales(conn: &Connection, from: &str, to: &str, currency: &str) -> Result<Vec<DaySales>> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT substr(created_at, 1, 10) AS day, COUNT(*),
-                    SUM(CASE WHEN currency = ?3 OR currency_rate IS NULL THEN total
-                             ELSE CAST(ROUND(total * CAST(currency_rate AS REAL)) AS INTEGER) END),
-                    SUM(CASE WHEN currency = ?3 OR currency_rate IS NULL THEN refunded_amount
-                             ELSE CAST(ROUND(refunded_amount * CAST(currency_rate AS REAL)) AS INTEGER) END)
-             FROM orders WHERE status = 'paid' AND created_at >= ?1 AND created_at < ?2
-             GROUP BY day ORDER BY day",
-        )
-        .sql()?;
+/// Paid orders made in the span, by UTC day, in `currency` (another currency at the order's own
+/// rate): whole days from the roll-up the triggers of migration 0012 keep, the ends from the
+/// orders with the same sums.
+pub fn daily_sales(conn: &Connection, span: &SalesSpan, currency: &str) -> Result<Vec<DaySales>> {
+    const IN_CURRENCY: &str = "CASE WHEN currency = :currency OR currency_rate IS NULL THEN total
+             ELSE CAST(ROUND(total * CAST(currency_rate AS REAL)) AS INTEGER) END,
+        CASE WHEN currency = :currency OR currency_rate IS NULL THEN refunded_amount
+             ELSE CAST(ROUND(refunded_amount * CAST(currency_rate AS REAL)) AS INTEGER) END";
+    let sql = format!(
+        "SELECT day, SUM(n), SUM(gross), SUM(refunds) FROM (
+            SELECT day, orders AS n,
+                   CASE WHEN currency = :currency THEN gross ELSE converted_gross END AS gross,
+                   CASE WHEN currency = :currency THEN refunds ELSE converted_refunds END AS refunds
+            FROM sales_by_day WHERE day >= :first_day AND day < :end_day AND orders > 0
+            UNION ALL
+            SELECT substr(created_at, 1, 10), 1, {IN_CURRENCY}
+            FROM orders WHERE status = 'paid' AND created_at >= :from AND created_at < :head_end
+            UNION ALL
+            SELECT substr(created_at, 1, 10), 1, {IN_CURRENCY}
+            FROM orders WHERE status = 'paid' AND created_at >= :tail_start AND created_at < :to
+         ) GROUP BY day ORDER BY day"
+    );
+    let mut stmt = conn.prepare_cached(&sql).sql()?;
     let rows = stmt
-        .query_map(params![from, to, currency], |row| {
-            Ok(DaySales { date: row.get(0)?, orders: row.get(1)?, gross: row.get(2)?, refunds: row.get(3)? })
-        })
+        .query_map(
+            rusqlite::named_params! {
+                ":currency": currency, ":from": span.from, ":head_end": span.head_end,
+                ":first_day": span.first_day, ":end_day": span.end_day,
+                ":tail_start": span.tail_start, ":to": span.to,
+            },
+            |row| Ok(DaySales { date: row.get(0)?, orders: row.get(1)?, gross: row.get(2)?, refunds: row.get(3)? }),
+        )
         .sql()?
         .collect::<rusqlite::Result<Vec<_>>>()
         .sql()?;
@@ -656,8 +670,8 @@ impl PaymentStore for Sqlite {
         self.call(move |conn| list_orders(conn, &query)).await
     }
 
-    async fn daily_sales(&self, from: String, to: String, currency: String) -> Result<Vec<DaySales>> {
-        self.call(move |conn| daily_sales(conn, &from, &to, &currency)).await
+    async fn daily_sales(&self, span: SalesSpan, currency: String) -> Result<Vec<DaySales>> {
+        self.call(move |conn| daily_sales(conn, &span, &currency)).await
     }
 
     async fn subscription_figures(&self, from: String, to: String) -> Result<SubscriptionFigures> {

@@ -756,7 +756,7 @@ impl PaymentService {
             request.to.as_deref().and_then(validate::instant),
         )?;
         let currency = self.db.meta("lemonsqueezy_currency").await?.unwrap_or_else(|| "USD".into());
-        let sales = self.db.daily_sales(from.clone(), to.clone(), currency.clone()).await?;
+        let sales = self.db.daily_sales(summary::span(&from, &to), currency.clone()).await?;
         let subscriptions = self.db.subscription_figures(from.clone(), to.clone()).await?;
         let state = self.db.sync_state("orders").await?;
         let freshness = (state.error.is_some(), state.synced_at);

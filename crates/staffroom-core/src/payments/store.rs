@@ -117,6 +117,20 @@ pub struct DaySales {
     pub refunds: i64,
 }
 
+/// The range of a summary as the stores read it: whole UTC days, [`first_day`, `end_day`), from
+/// their roll-up of paid orders by day, and the part of a day at either end, [`from`,
+/// `head_end`) and [`tail_start`, `to`), from the orders themselves. Days are `YYYY-MM-DD`, which
+/// compare with an order's `created_at` as its day does. Made by `summary::span`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SalesSpan {
+    pub from: String,
+    pub head_end: String,
+    pub first_day: String,
+    pub end_day: String,
+    pub tail_start: String,
+    pub to: String,
+}
+
 /// The subscriptions' figures for the Overview: live ones, those started and cancelled in the
 /// range, those whose payment failed, and the monthly recurring revenue (cents).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -229,9 +243,9 @@ pub trait PaymentStore {
     /// A page of the orders `query` asks for, newest first, and how many there are.
     async fn list_orders(&self, query: OrderQuery) -> Result<(Vec<OrderDto>, u64)>;
 
-    /// The paid orders made in [`from`, `to`) (RFC 3339), day by day (days without one left
-    /// out), in `currency`: an order charged in another currency counts at its `currency_rate`.
-    async fn daily_sales(&self, from: String, to: String, currency: String) -> Result<Vec<DaySales>>;
+    /// The paid orders made in the span, day by day (days without one left out), in `currency`:
+    /// an order charged in another currency counts at its `currency_rate`.
+    async fn daily_sales(&self, span: SalesSpan, currency: String) -> Result<Vec<DaySales>>;
 
     /// The subscriptions' figures, `new` and `cancelled` counted in [`from`, `to`).
     async fn subscription_figures(&self, from: String, to: String) -> Result<SubscriptionFigures>;

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::store::{DaySales, SubscriptionFigures};
+use super::store::{DaySales, SalesSpan, SubscriptionFigures};
 use crate::error::{Error, Result};
 
 /// The longest range a summary covers, in days (its `daily` has one entry per day).
@@ -77,6 +77,24 @@ pub fn range(from: Option<String>, to: Option<String>) -> Result<(String, String
     }
     let text = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
     Ok((text(from), text(to)))
+}
+
+/// How the stores read [`from`, `to`): the whole days inside it from their roll-up by day, the
+/// rest of the first and last day, if any, from the orders. A range inside one or two days
+/// without a whole day between is read from the orders only.
+pub fn span(from: &str, to: &str) -> SalesSpan {
+    use chrono::{DateTime, Duration, Utc};
+    let parse = |t: &str| DateTime::parse_from_rfc3339(t).map(|t| t.with_timezone(&Utc)).ok();
+    let whole = parse(from).zip(parse(to)).and_then(|(start, end)| {
+        let first = start.date_naive() + Duration::days(i64::from(start.time() != chrono::NaiveTime::MIN));
+        let last_end = end.date_naive();
+        (first < last_end).then(|| (first.format("%Y-%m-%d").to_string(), last_end.format("%Y-%m-%d").to_string()))
+    });
+    let (head_end, first_day, end_day, tail_start) = match whole {
+        Some((first, end)) => (first.clone(), first, end.clone(), end),
+        None => (to.to_string(), String::new(), String::new(), to.to_string()),
+    };
+    SalesSpan { from: from.to_string(), head_end, first_day, end_day, tail_start, to: to.to_string() }
 }
 
 /// Every UTC day that [`from`, `to`) touches, as `YYYY-MM-DD`.
@@ -166,5 +184,24 @@ mod tests {
         );
         assert!(range(at("2025-01-01T00:00:00Z"), at("2026-11-01T00:00:00Z")).is_err());
         assert_eq!(days("2026-11-01T12:00:00Z", "2026-11-02T00:00:00Z"), ["2026-11-01"]);
+    }
+
+    #[test]
+    fn a_span_reads_whole_days_from_the_roll_up_and_the_ends_from_the_orders() {
+        let parts = |s: SalesSpan| (s.head_end, s.first_day, s.end_day, s.tail_start);
+        // Midnight to midnight: whole days only (the head and tail are empty ranges).
+        let s = span("2026-11-01T00:00:00Z", "2026-11-04T00:00:00Z");
+        assert_eq!(s.from, "2026-11-01T00:00:00Z");
+        assert_eq!(parts(s), ("2026-11-01".into(), "2026-11-01".into(), "2026-11-04".into(), "2026-11-04".into()));
+        // Mid-day ends: the rest of the 1st and the start of the 4th from the orders.
+        let s = span("2026-11-01T05:00:00Z", "2026-11-04T06:30:00Z");
+        assert_eq!(parts(s), ("2026-11-02".into(), "2026-11-02".into(), "2026-11-04".into(), "2026-11-04".into()));
+        // No whole day inside: all of it from the orders, nothing twice.
+        for (from, to) in
+            [("2026-11-01T05:00:00Z", "2026-11-01T18:00:00Z"), ("2026-11-01T05:00:00Z", "2026-11-02T18:00:00Z")]
+        {
+            let s = span(from, to);
+            assert_eq!((s.head_end.as_str(), s.tail_start.as_str(), s.first_day.as_str()), (to, to, ""));
+        }
     }
 }
