@@ -1,12 +1,14 @@
 //! The planner's promise, for random documents and random edits: applying its requests in the
-//! simulator yields exactly the edited document (texts, paragraph styles and character styles),
-//! the table is untouched, and each kind of request runs from the highest index down.
+//! simulator yields exactly the edited document (texts, paragraph styles, character styles and
+//! lists: each paragraph's kind of list and nesting), the table is untouched, and each kind of
+//! request runs from the highest index down.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use staffroom::docs::lists::{ListItem, ListKind};
 use staffroom::docs::model::Document;
-use staffroom::docs::planner::{editable_blocks, plan, EditBlock, StyledRun};
-use staffroom::sandbox::google::doc::SimDoc;
+use staffroom::docs::planner::{editable_blocks, plan, plan_in_phases, EditBlock, StyledRun};
+use staffroom::sandbox::google::doc::{Piece as SeedPiece, SimDoc};
 
 const STYLES: &[&str] = &["NORMAL_TEXT", "TITLE", "HEADING_1", "HEADING_2", "HEADING_6"];
 
@@ -54,8 +56,18 @@ fn runs(pieces: &[Piece]) -> Vec<StyledRun> {
     joined(pieces.iter().map(|(t, m)| StyledRun { len: t.encode_utf16().count() as u32, ..m.clone() }))
 }
 
-fn paragraph() -> impl Strategy<Value = (String, &'static str)> {
-    (text().prop_map(|p| plain(&p)), prop::sample::select(STYLES))
+/// A list place: its kind and level (None: not in a list).
+type Listed = Option<(ListKind, u8)>;
+
+fn listed() -> impl Strategy<Value = Listed> {
+    prop_oneof![
+        2 => Just(None),
+        1 => (prop::sample::select(vec![ListKind::Bullet, ListKind::Number]), 0u8..3).prop_map(Some),
+    ]
+}
+
+fn paragraph() -> impl Strategy<Value = (String, &'static str, Listed)> {
+    (text().prop_map(|p| plain(&p)), prop::sample::select(STYLES), listed())
 }
 
 #[derive(Debug, Clone)]
@@ -67,6 +79,8 @@ enum Edit {
     Append(usize, Vec<Piece>),
     /// Gives the whole paragraph these character styles.
     Mark(usize, StyledRun),
+    /// Puts the paragraph in a list (the one beside it, when of that kind), or out of one.
+    List(usize, Listed),
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -77,18 +91,55 @@ fn edit() -> impl Strategy<Value = Edit> {
         (any::<usize>(), text(), prop::sample::select(STYLES)).prop_map(|(i, t, s)| Edit::Insert(i, t, s)),
         (any::<usize>(), text()).prop_map(|(i, t)| Edit::Append(i, t)),
         (any::<usize>(), marks()).prop_map(|(i, m)| Edit::Mark(i, m)),
+        (any::<usize>(), listed()).prop_map(|(i, l)| Edit::List(i, l)),
     ]
 }
 
-fn build(before: &[(String, &str)], after: &[(String, &str)]) -> SimDoc {
+/// The seeded lists: one of each kind, as Docs describes them (not as the simulator makes them,
+/// so that no new list joins one).
+const SEEDED: [(&str, ListKind); 2] =
+    [("kix.seeded.bullets", ListKind::Bullet), ("kix.seeded.numbers", ListKind::Number)];
+
+fn build(before: &[(String, &str, Listed)], after: &[(String, &str, Listed)]) -> SimDoc {
     let mut doc = SimDoc::new("d", "Property", "rev0".into());
-    for (t, s) in before {
+    let style = |s: &str, listed: &Listed| {
+        let mut style = json!({"namedStyleType": s});
+        if let Some((kind, level)) = listed {
+            let id = SEEDED.iter().find(|(_, k)| k == kind).unwrap().0;
+            style["_bullet"] = json!({"listId": id, "nestingLevel": level, "textStyle": {}});
+        }
+        style
+    };
+    // Docs removes the tabs that lead a list item when it makes one.
+    let item_text = |t: &str, listed: &Listed| {
+        if listed.is_some() {
+            t.trim_start_matches('\t').to_string()
+        } else {
+            t.to_string()
+        }
+    };
+    for (t, s, listed) in before {
         let link = json!({"link": {"url": "https://example.com/b"}, "underline": true});
-        doc.push_paragraph(s, &[(t, json!({})), ("!", json!({"bold": true})), (" go", link)]);
+        let t = item_text(t, listed);
+        let pieces =
+            [SeedPiece::Text(&t, json!({})), SeedPiece::Text("!", json!({"bold": true})), SeedPiece::Text(" go", link)];
+        doc.push_pieces(style(s, listed), &pieces);
     }
     doc.push_table(&[vec!["Item", "😀 units"], vec!["Coffee ☕", "10"]]);
-    for (t, s) in after {
-        doc.push_paragraph(s, &[(t, json!({"italic": true}))]);
+    for (t, s, listed) in after {
+        let t = item_text(t, listed);
+        if !t.is_empty() {
+            doc.push_pieces(style(s, listed), &[SeedPiece::Text(&t, json!({"italic": true}))]);
+        } else {
+            doc.push_pieces(style(s, listed), &[]);
+        }
+    }
+    for (id, kind) in SEEDED {
+        let glyph = match kind {
+            ListKind::Bullet => json!({"glyphSymbol": "●", "glyphFormat": "%0"}),
+            ListKind::Number => json!({"glyphType": "DECIMAL", "glyphFormat": "%0."}),
+        };
+        doc.lists.insert(id.into(), json!({"listProperties": {"nestingLevels": [glyph, glyph, glyph]}}));
     }
     doc.finish_seed();
     doc
@@ -166,10 +217,60 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
             // when that would leave the table first (there is always a paragraph before it).
             blocks.insert(
                 at,
-                EditBlock::Paragraph { text: plain(pieces), style: s.to_string(), runs: Some(runs(pieces)) },
+                EditBlock::Paragraph {
+                    text: plain(pieces),
+                    style: s.to_string(),
+                    runs: Some(runs(pieces)),
+                    list: None,
+                },
             );
         }
+        Edit::List(i, listed) => {
+            let at = pick(*i);
+            // As the editor does: join the list beside it of that kind, or start one.
+            let beside = |k: Option<usize>| match k.and_then(|k| blocks.get(k)) {
+                Some(EditBlock::Paragraph { list: Some(l), .. }) if listed.is_some_and(|(kind, _)| kind == l.kind) => {
+                    Some(l.id.clone())
+                }
+                _ => None,
+            };
+            let id = beside(at.checked_sub(1)).or_else(|| beside(Some(at + 1))).unwrap_or_else(|| format!("new.{at}"));
+            if let EditBlock::Paragraph { list, .. } = &mut blocks[at] {
+                *list = listed.map(|(kind, level)| ListItem { id, kind, level });
+            }
+        }
     }
+    // A list item must not begin with a tab: such a paragraph leaves its list.
+    for block in blocks.iter_mut() {
+        if let EditBlock::Paragraph { text, list, .. } = block {
+            if text.starts_with('\t') {
+                *list = None;
+            }
+        }
+    }
+}
+
+/// Each paragraph's list kind and level.
+fn lists_of(blocks: &[EditBlock]) -> Vec<Option<(ListKind, u8)>> {
+    blocks
+        .iter()
+        .map(|b| match b {
+            EditBlock::Paragraph { list: Some(l), .. } => Some((l.kind, l.level)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether items side by side that were wanted in one list are in one list.
+fn together_as_wanted(wanted: &[EditBlock], got: &[EditBlock]) -> bool {
+    let id = |b: &EditBlock| match b {
+        EditBlock::Paragraph { list: Some(l), .. } => Some(l.id.clone()),
+        _ => None,
+    };
+    (1..wanted.len()).all(|k| {
+        let same_wanted = id(&wanted[k - 1]).is_some() && id(&wanted[k - 1]) == id(&wanted[k]);
+        !same_wanted || id(&got[k - 1]) == id(&got[k])
+    })
 }
 
 proptest! {
@@ -188,7 +289,7 @@ proptest! {
         for e in &edits {
             apply(&mut blocks, e);
         }
-        let requests = plan(&base, &blocks).expect("a valid edit plans");
+        let (requests, list_requests) = plan_in_phases(&base, &blocks).expect("a valid edit plans");
         // Text requests first, then paragraph styles, then character styles; each kind descends.
         let order = ["insertText", "deleteContentRange", "updateParagraphStyle", "updateTextStyle"];
         let starts: Vec<(usize, u64)> = requests.iter().map(|r| {
@@ -203,18 +304,25 @@ proptest! {
             prop_assert!(descending, "kind {} not descending: {:?}", order[kind], requests);
         }
 
+        // The list phase: each list's requests together (they start where the list starts), the
+        // lists from the highest index down.
+        let list_starts: Vec<u64> = list_requests.iter().filter_map(|r| r.get("createParagraphBullets").or(r.get("deleteParagraphBullets"))).map(|b| b["range"]["startIndex"].as_u64().unwrap()).collect();
+        prop_assert!(list_starts.windows(2).all(|w| w[0] >= w[1]), "lists not descending: {:?}", list_requests);
+        let requests: Vec<Value> = requests.into_iter().chain(list_requests).collect();
         sim.batch_update(&requests).map_err(|e| TestCaseError::fail(format!("{}: {requests:?}", e.0)))?;
         let result = read(&sim);
         let got = editable_blocks(&result);
         let strip = |b: &[EditBlock]| -> Vec<Option<(String, String, Vec<StyledRun>)>> {
             b.iter().map(|b| match b {
-                EditBlock::Paragraph { text, style, runs } => {
+                EditBlock::Paragraph { text, style, runs, .. } => {
                     Some((text.clone(), style.clone(), joined(runs.clone().unwrap_or_default())))
                 }
                 EditBlock::Fixed { .. } => None,
             }).collect()
         };
         prop_assert_eq!(strip(&got), strip(&blocks));
+        prop_assert_eq!(lists_of(&got), lists_of(&blocks), "{:?}", requests);
+        prop_assert!(together_as_wanted(&blocks, &got), "a list split: {:?}", requests);
         prop_assert_eq!(table(&sim), table_before);
         // Planning again from the result asks for nothing.
         prop_assert!(plan(&result, &got).unwrap().is_empty());

@@ -50,6 +50,8 @@ export type { TextRun } from "./bindings/TextRun";
 export type { StructuralElement } from "./bindings/StructuralElement";
 export type { Document as GoogleDocument } from "./bindings/Document";
 export type { EditBlock } from "./bindings/EditBlock";
+export type { ListItem } from "./bindings/ListItem";
+export type { ListKind } from "./bindings/ListKind";
 export type { StyledRun } from "./bindings/StyledRun";
 export type { NamedStyle } from "./bindings/NamedStyle";
 export type { Draft } from "./bindings/Draft";

@@ -21,4 +21,8 @@ inlineObjects?: Record<string, unknown>,
 /**
  * Objects anchored to paragraphs, by id (`positionedObjectIds` point here).
  */
-positionedObjects?: Record<string, unknown>, };
+positionedObjects?: Record<string, unknown>, 
+/**
+ * The lists, by id (a paragraph's `bullet.listId` points here): how each level's bullets look.
+ */
+lists?: Record<string, unknown>, };

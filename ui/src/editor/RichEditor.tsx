@@ -6,9 +6,10 @@ import type { MarkType, Node } from "prosemirror-model";
 import { EditorState, type Command } from "prosemirror-state";
 import { EditorView, type NodeView } from "prosemirror-view";
 import { openUrl } from "@tauri-apps/plugin-opener";
-import type { EditBlock, GoogleDocument, NamedStyle, StructuralElement } from "../types";
+import type { EditBlock, GoogleDocument, ListKind, NamedStyle, StructuralElement } from "../types";
 import { editingKeys, isActive, keepStructure, linkAt, normalizeUrl, paragraphStyle, setLink, setParagraphStyle } from "./commands";
 import { toDoc } from "./convert";
+import { flattenPastedLists, indentList, listKindAt, listMarkers, toggleList } from "./lists";
 import { Fixed } from "./Fixed";
 import { schema } from "./schema";
 import "prosemirror-view/style/prosemirror.css";
@@ -81,6 +82,7 @@ export function RichEditor({ blocks, document, styles, readOnly, onChange, onSav
         history(),
         ...editingKeys({ save: () => actions.current.onSave(), link: () => actions.current.link() }),
         keepStructure,
+        listMarkers,
       ],
     });
     const editor = new EditorView(mount.current, {
@@ -88,6 +90,7 @@ export function RichEditor({ blocks, document, styles, readOnly, onChange, onSav
       editable: () => !readOnly,
       attributes: { class: "page", role: "textbox", "aria-multiline": "true", "aria-label": `Text of ${document.name}` },
       nodeViews: { fixed: (node) => new FixedView(elements.get(node.attrs.startIndex as number), document) },
+      transformPastedHTML: flattenPastedLists,
       // A link in the text is edited, not followed: the window must never navigate away from the
       // document (Ctrl+K offers "Open", in the browser).
       handleDOMEvents: {
@@ -134,6 +137,20 @@ export function RichEditor({ blocks, document, styles, readOnly, onChange, onSav
     </button>
   );
 
+  const listButton = (kind: ListKind, label: string, shortcut: string, text: string) => (
+    <button
+      type="button"
+      className="tool"
+      aria-label={label}
+      aria-pressed={state ? listKindAt(state) === kind : false}
+      title={`${label} (${shortcut})`}
+      onMouseDown={(e) => e.preventDefault()}
+      onClick={() => run(toggleList(kind))}
+    >
+      {text}
+    </button>
+  );
+
   return (
     <>
       {!readOnly && state && (
@@ -161,6 +178,11 @@ export function RichEditor({ blocks, document, styles, readOnly, onChange, onSav
           >
             🔗
           </button>
+          <span className="tool-gap" />
+          {listButton("bullet", "Bulleted list", "Ctrl+Shift+8", "•≡")}
+          {listButton("number", "Numbered list", "Ctrl+Shift+7", "1≡")}
+          <button type="button" className="tool" aria-label="Decrease indent" title="Decrease indent (Shift+Tab)" disabled={!listKindAt(state)} onMouseDown={(e) => e.preventDefault()} onClick={() => run(indentList(-1))}>⇤</button>
+          <button type="button" className="tool" aria-label="Increase indent" title="Increase indent (Tab)" disabled={!listKindAt(state)} onMouseDown={(e) => e.preventDefault()} onClick={() => run(indentList(1))}>⇥</button>
           <span className="tool-gap" />
           <button type="button" className="tool" aria-label="Undo" title="Undo (Ctrl+Z)" disabled={undoDepth(state) === 0} onMouseDown={(e) => e.preventDefault()} onClick={() => run(undo)}>↶</button>
           <button type="button" className="tool" aria-label="Redo" title="Redo (Ctrl+Shift+Z)" disabled={redoDepth(state) === 0} onMouseDown={(e) => e.preventDefault()} onClick={() => run(redo)}>↷</button>

@@ -1,8 +1,9 @@
-import { baseKeymap, toggleMark } from "prosemirror-commands";
+import { baseKeymap, chainCommands, toggleMark } from "prosemirror-commands";
 import { redo, undo } from "prosemirror-history";
 import { keymap } from "prosemirror-keymap";
 import type { MarkType, Node } from "prosemirror-model";
 import { Plugin, type Command, type EditorState } from "prosemirror-state";
+import { indentList, insertTab, liftListItem, splitListItem, toggleList } from "./lists";
 import { schema } from "./schema";
 
 /** Gives every paragraph the selection touches the named style (TITLE, HEADING_2, …). */
@@ -128,6 +129,12 @@ export function editingKeys(actions: { save: () => void; link: () => void }): Pl
       "Shift-Enter": insertSoftBreak,
       "Mod-s": run(actions.save),
       "Mod-k": run(actions.link),
+      "Mod-Shift-8": toggleList("bullet"),
+      "Mod-Shift-7": toggleList("number"),
+      Tab: chainCommands(indentList(1), insertTab),
+      "Shift-Tab": indentList(-1),
+      Enter: splitListItem,
+      Backspace: liftListItem,
       ...styles,
     }),
     keymap(baseKeymap),

@@ -1,5 +1,5 @@
 import type { Mark, Node } from "prosemirror-model";
-import type { EditBlock, StyledRun } from "../types";
+import type { EditBlock, ListKind, StyledRun } from "../types";
 import { schema, SOFT_BREAK } from "./schema";
 
 type Marks = Omit<StyledRun, "len">;
@@ -59,7 +59,10 @@ export function toDoc(blocks: EditBlock[]): Node {
   const children = blocks.map((block) =>
     block.kind === "fixed"
       ? schema.nodes.fixed.create({ startIndex: block.startIndex })
-      : schema.nodes.paragraph.create({ style: block.style }, inline(block.text, block.runs)),
+      : schema.nodes.paragraph.create(
+          { style: block.style, listId: block.list?.id ?? null, listKind: block.list?.kind ?? null, level: block.list?.level ?? 0 },
+          inline(block.text, block.runs),
+        ),
   );
   if (children.length === 0) children.push(schema.nodes.paragraph.create());
   return schema.nodes.doc.create(null, children);
@@ -83,7 +86,11 @@ export function fromDoc(doc: Node): EditBlock[] {
       if (last && sameMarks(last, run)) last.len += run.len;
       else runs.push(run);
     });
-    blocks.push({ kind: "paragraph", text, style: node.attrs.style as string, runs });
+    const block: EditBlock = { kind: "paragraph", text, style: node.attrs.style as string, runs };
+    if (node.attrs.listKind) {
+      block.list = { id: node.attrs.listId as string, kind: node.attrs.listKind as ListKind, level: node.attrs.level as number };
+    }
+    blocks.push(block);
   });
   return blocks;
 }

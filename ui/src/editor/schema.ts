@@ -19,11 +19,22 @@ const nodes: Record<string, NodeSpec> = {
   doc: { content: "block+" },
   // One Docs paragraph is one paragraph here, whatever its named style: the text offsets of both
   // are the same (JavaScript strings count UTF-16 units, as Google's indexes do).
+  // A list item is a paragraph with its list's id, kind ("bullet" or "number") and nesting
+  // level, as Docs keeps it: a paragraph with a bullet, not a node of a list node.
   paragraph: {
     group: "block",
     content: "inline*",
-    attrs: { style: { default: "NORMAL_TEXT" } },
+    attrs: { style: { default: "NORMAL_TEXT" }, listId: { default: null }, listKind: { default: null }, level: { default: 0 } },
     parseDOM: [
+      // A pasted list item, flattened by `flattenPastedLists` before parsing.
+      {
+        tag: "p[data-list-kind]",
+        getAttrs: (p: HTMLElement) => ({
+          listKind: p.dataset.listKind,
+          listId: p.dataset.listId,
+          level: Number(p.dataset.level),
+        }),
+      },
       { tag: "h1", attrs: { style: "HEADING_1" } },
       { tag: "h2", attrs: { style: "HEADING_2" } },
       { tag: "h3", attrs: { style: "HEADING_3" } },
@@ -36,7 +47,10 @@ const nodes: Record<string, NodeSpec> = {
     ],
     toDOM: (node: Node) => {
       const style = node.attrs.style as string;
-      return [STYLE_TAGS[style] ?? "p", { class: `para para-${style}` }, 0];
+      const kind = node.attrs.listKind as string | null;
+      if (!kind) return [STYLE_TAGS[style] ?? "p", { class: `para para-${style}` }, 0];
+      const level = node.attrs.level as number;
+      return [STYLE_TAGS[style] ?? "p", { class: `para para-${style} li li-${kind}`, style: `--level: ${level}` }, 0];
     },
   },
   // What Staffroom does not edit (a table, a list item, a paragraph holding an image or a

@@ -109,6 +109,10 @@ pub struct Document {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "Record<string, unknown>")]
     pub positioned_objects: Option<Map<String, Value>>,
+    /// The lists, by id (a paragraph's `bullet.listId` points here): how each level's bullets look.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub lists: Option<Map<String, Value>>,
 }
 
 impl Document {
@@ -270,12 +274,11 @@ impl Paragraph {
             .unwrap_or("NORMAL_TEXT")
     }
 
-    /// Whether the paragraph is text alone, so that rewriting it as text loses nothing: every
-    /// element a text run, no list bullet, no non-text element standing in a run (U+E907), no
+    /// Whether the paragraph is text alone (in a list or not), so that rewriting it as text loses
+    /// nothing: every element a text run, no non-text element standing in a run (U+E907), no
     /// pending suggestion, and no object anchored to it.
     pub fn is_plain_text(&self) -> bool {
-        self.bullet.is_none()
-            && self.positioned_object_ids.as_ref().is_none_or(|ids| ids.is_empty())
+        self.positioned_object_ids.as_ref().is_none_or(|ids| ids.is_empty())
             && !self.other.keys().any(|k| k.starts_with("suggested"))
             && self.elements.iter().all(|e| {
                 e.other.is_empty()

@@ -1,6 +1,6 @@
 //! The edit planner: from a document and the user's edited paragraphs, the minimal batchUpdate
-//! (deleteContentRange, insertText, updateParagraphStyle, and updateTextStyle for the character
-//! styles: see `marks`) in UTF-16 indexes. Tables and other
+//! (deleteContentRange, insertText, updateParagraphStyle, updateTextStyle for the character
+//! styles: see `marks`, and the bullets of lists: see `lists`) in UTF-16 indexes. Tables and other
 //! structure it cannot recreate are "fixed" blocks: they must stay, in order, and no request
 //! touches them. Also the rebase of pending edits onto a newer revision.
 //!
@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use similar::{Algorithm, DiffOp};
 
+use super::lists::{self, ListItem, Placed, MAX_LEVEL};
 use super::marks;
 pub use super::marks::StyledRun;
 use super::model::{text_problem, utf16_len, Document, StructuralElement, NAMED_STYLES};
@@ -45,6 +46,10 @@ pub enum EditBlock {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         runs: Option<Vec<StyledRun>>,
+        /// The list the paragraph is an item of; absent: none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        list: Option<ListItem>,
     },
     #[serde(rename_all = "camelCase")]
     Fixed {
@@ -57,7 +62,7 @@ pub enum EditBlock {
 impl EditBlock {
     /// A paragraph whose characters keep the styles they have.
     pub fn paragraph(text: impl Into<String>, style: impl Into<String>) -> EditBlock {
-        EditBlock::Paragraph { text: text.into(), style: style.into(), runs: None }
+        EditBlock::Paragraph { text: text.into(), style: style.into(), runs: None, list: None }
     }
 }
 
@@ -88,6 +93,8 @@ pub struct BaseBlock {
     pub paragraph: Option<(String, String)>,
     /// An editable paragraph's character styles.
     pub runs: Vec<StyledRun>,
+    /// An editable paragraph's list place.
+    pub list: Option<ListItem>,
 }
 
 /// The document's top-level blocks after the leading section break.
@@ -97,12 +104,18 @@ pub fn base_blocks(doc: &Document) -> Vec<BaseBlock> {
         .iter()
         .filter(|e| !(e.section_break.is_some() && e.start_index == 0))
         .map(|e: &StructuralElement| {
-            let editable = e.paragraph.as_ref().filter(|p| p.is_plain_text());
+            // A list item Docs holds with a leading tab stays fixed: making its list again would
+            // read the tab as nesting.
+            let editable = e
+                .paragraph
+                .as_ref()
+                .filter(|p| p.is_plain_text() && !(p.bullet.is_some() && p.text().starts_with('\t')));
             BaseBlock {
                 start: e.start_index,
                 end: e.end_index,
                 paragraph: editable.map(|p| (p.text(), p.named_style().to_string())),
                 runs: editable.map(marks::runs_of).unwrap_or_default(),
+                list: editable.and_then(|p| lists::item_of(doc, p)),
             }
         })
         .collect()
@@ -133,7 +146,7 @@ pub fn editable_blocks(doc: &Document) -> Vec<EditBlock> {
     base_blocks(doc)
         .into_iter()
         .map(|b| match b.paragraph {
-            Some((text, style)) => EditBlock::Paragraph { text, style, runs: Some(b.runs) },
+            Some((text, style)) => EditBlock::Paragraph { text, style, runs: Some(b.runs), list: b.list },
             None => EditBlock::Fixed { start_index: b.start },
         })
         .collect()
@@ -157,10 +170,14 @@ const DIFF_DEADLINE: Duration = Duration::from_millis(500);
 /// only (see [`plan`]): text Google itself returned is never refused.
 fn check_edits(base: &[BaseBlock], edited: &[EditBlock]) -> Result<()> {
     let mut errors = Vec::new();
+    let mut kinds: std::collections::HashMap<&str, lists::ListKind> = std::collections::HashMap::new();
     for (i, block) in edited.iter().enumerate() {
-        if let EditBlock::Paragraph { text, style, runs } = block {
+        if let EditBlock::Paragraph { text, style, runs, list } = block {
             if let Some(runs) = runs {
                 marks::check(i, text, runs, &mut errors);
+            }
+            if let Some(list) = list {
+                check_list_item(i, text, list, &mut kinds, &mut errors);
             }
             if text.contains('\n') {
                 errors.push(FieldError::new(format!("blocks[{i}].text"), "must be one paragraph (no newline)"));
@@ -191,6 +208,32 @@ fn check_edits(base: &[BaseBlock], edited: &[EditBlock]) -> Result<()> {
     }
 }
 
+/// A list item's checks: a real id and level, one kind per list, and no leading tab (Docs reads
+/// leading tabs as nesting when it makes bullets, and removes them).
+fn check_list_item<'a>(
+    i: usize,
+    text: &str,
+    list: &'a ListItem,
+    kinds: &mut std::collections::HashMap<&'a str, lists::ListKind>,
+    errors: &mut Vec<FieldError>,
+) {
+    if list.id.is_empty() || list.id.chars().count() > 100 || list.id.chars().any(char::is_control) {
+        errors.push(FieldError::new(format!("blocks[{i}].list.id"), "must be 1 to 100 characters, none a control"));
+    }
+    if list.level > MAX_LEVEL {
+        errors.push(FieldError::new(format!("blocks[{i}].list.level"), format!("must be 0 to {MAX_LEVEL}")));
+    }
+    if *kinds.entry(list.id.as_str()).or_insert(list.kind) != list.kind {
+        errors.push(FieldError::new(format!("blocks[{i}].list.kind"), "must be the same for every item of a list"));
+    }
+    if text.starts_with('\t') {
+        errors.push(FieldError::new(
+            format!("blocks[{i}].text"),
+            "a list item must not begin with a tab (nest it instead)",
+        ));
+    }
+}
+
 /// Splits blocks into the paragraph runs between fixed blocks (fixed count + 1 segments).
 fn segments<T: Clone>(blocks: &[T], is_fixed: impl Fn(&T) -> bool) -> Vec<Vec<T>> {
     let mut out = vec![Vec::new()];
@@ -209,19 +252,29 @@ fn segments<T: Clone>(blocks: &[T], is_fixed: impl Fn(&T) -> bool) -> Vec<Vec<T>
 /// Over 80 lines, left whole: the planner is replaced by the editor's document model ("The
 /// document editor, for real", SPEC section 12), which plans marks, lists and tables too.
 pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
+    let (mut requests, lists) = plan_in_phases(base, edited)?;
+    requests.extend(lists);
+    Ok(requests)
+}
+
+/// [`plan`]'s requests in its two phases: text and styles (each kind from the highest index
+/// down), then lists (each list's requests together, the lists from the highest index down).
+pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<Value>)> {
     let blocks = base_blocks(base);
     check_edits(&blocks, edited)?;
     let base_segments = segments(&blocks, |b| b.paragraph.is_none());
     let edited_segments = segments(edited, |b| matches!(b, EditBlock::Fixed { .. }));
     let mut text_ops: Vec<TextOp> = Vec::new();
-    // Paragraphs (by index among edited paragraphs overall) whose style must be set.
+    // Paragraphs (by index among edited paragraphs overall) whose style, or list place, must be
+    // set.
     let mut restyle: BTreeSet<usize> = BTreeSet::new();
+    let mut relist: BTreeSet<usize> = BTreeSet::new();
     let mut paragraphs_before = 0;
     for (segment, (old, new)) in base_segments.iter().zip(&edited_segments).enumerate() {
-        let new: Vec<(&str, &str)> = new
+        let new: Vec<(&str, Look)> = new
             .iter()
             .map(|b| match b {
-                EditBlock::Paragraph { text, style, .. } => (text.as_str(), style.as_str()),
+                EditBlock::Paragraph { text, style, list, .. } => (text.as_str(), (style.as_str(), list.as_ref())),
                 EditBlock::Fixed { .. } => unreachable!("segments hold paragraphs"),
             })
             .collect();
@@ -238,17 +291,18 @@ pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
         if old.is_empty() {
             continue;
         }
-        let old: Vec<(&str, &str)> = old
+        let old: Vec<(&str, Look)> = old
             .iter()
             .map(|b| {
                 let (t, s) = b.paragraph.as_ref().unwrap();
-                (t.as_str(), s.as_str())
+                (t.as_str(), (s.as_str(), b.list.as_ref()))
             })
             .collect();
         let start = base_segments[segment][0].start;
         let mut segment_ops = Vec::new();
-        let marks = plan_segment(start, &old, &new, &mut segment_ops);
-        restyle.extend(marks.into_iter().map(|j| j + paragraphs_before));
+        let changed = plan_segment(start, &old, &new, &mut segment_ops);
+        restyle.extend(changed.style.into_iter().map(|j| j + paragraphs_before));
+        relist.extend(changed.list.into_iter().map(|j| j + paragraphs_before));
         text_ops.extend(segment_ops.into_iter().map(|mut op| {
             op.paragraphs = op.paragraphs.start + paragraphs_before..op.paragraphs.end + paragraphs_before;
             op
@@ -278,13 +332,22 @@ pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
     let fixed_sizes: Vec<u32> = blocks.iter().filter(|b| b.paragraph.is_none()).map(|b| b.end - b.start).collect();
     let mut ranges: Vec<(u32, u32, &str)> = Vec::new();
     let mut styled: Vec<(u32, &[StyledRun])> = Vec::new();
+    let mut placed: Vec<Placed> = Vec::new();
     let mut pos = 1;
     let (mut paragraph, mut fixed) = (0, 0);
-    for block in edited {
+    for (i, block) in edited.iter().enumerate() {
         match block {
-            EditBlock::Paragraph { text, style, runs } => {
+            EditBlock::Paragraph { text, style, runs, list } => {
                 styled.extend(runs.as_deref().map(|runs| (pos, runs)));
                 let end = pos + utf16_len(text) + 1;
+                let after_fixed = i > 0 && matches!(edited[i - 1], EditBlock::Fixed { .. });
+                placed.push(Placed {
+                    start: pos,
+                    end,
+                    list: list.as_ref(),
+                    changed: relist.contains(&paragraph),
+                    after_fixed,
+                });
                 if restyle.contains(&paragraph) {
                     match ranges.last_mut() {
                         Some(last) if last.1 == pos && last.2 == style => last.1 = end,
@@ -307,9 +370,10 @@ pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
             "fields": "namedStyleType"
         }}));
     }
-    // Character styles last, on the final text (a named style set above leaves them as they are).
+    // Character styles, on the final text (a named style set above leaves them as they are).
     requests.extend(marks::plan(base, &styled, &kept));
-    Ok(requests)
+    // Lists last: their requests leave every index where it was.
+    Ok((requests, lists::plan(&placed, blocks.iter().any(|b| b.list.is_some()))))
 }
 
 /// Only inserted text is checked: Google strips some characters from `insertText`, so text
@@ -347,11 +411,30 @@ fn refuse_stripped_characters(edited: &[EditBlock], ops: &[TextOp]) -> Result<()
     }
 }
 
-/// Plans one segment starting at `start`; returns the (segment-local) paragraphs to restyle.
+/// A paragraph's look beside its text: its named style and its list place.
+type Look<'a> = (&'a str, Option<&'a ListItem>);
+
+/// The (segment-local) paragraphs whose named style, or list place, may differ from the wanted
+/// one after the text requests: it changed, or the paragraph is new or merged.
+#[derive(Default)]
+struct Changed {
+    style: Vec<usize>,
+    list: Vec<usize>,
+}
+
+impl Changed {
+    /// A paragraph whose look Docs leaves to chance (new, or merged): both are set.
+    fn all(&mut self, paragraphs: impl IntoIterator<Item = usize> + Clone) {
+        self.style.extend(paragraphs.clone());
+        self.list.extend(paragraphs);
+    }
+}
+
+/// Plans one segment starting at `start`; returns the paragraphs whose look must be set.
 ///
 /// Over 80 lines, left whole: the planner is replaced by the editor's document model ("The
 /// document editor, for real", SPEC section 12), which plans marks, lists and tables too.
-fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mut Vec<TextOp>) -> Vec<usize> {
+fn plan_segment(start: u32, old: &[(&str, Look)], new: &[(&str, Look)], ops: &mut Vec<TextOp>) -> Changed {
     let n = old.len();
     let mut offsets = Vec::with_capacity(n + 1);
     let mut at = start;
@@ -362,10 +445,13 @@ fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mu
     offsets.push(at);
     let old_texts: Vec<&str> = old.iter().map(|p| p.0).collect();
     let new_texts: Vec<&str> = new.iter().map(|p| p.0).collect();
-    let mut marks = Vec::new();
-    let mark_if_differs = |marks: &mut Vec<usize>, j: usize, current: &str| {
-        if new[j].1 != current {
-            marks.push(j);
+    let mut marks = Changed::default();
+    let mark_if_differs = |marks: &mut Changed, j: usize, current: Look| {
+        if new[j].1 .0 != current.0 {
+            marks.style.push(j);
+        }
+        if new[j].1 .1 != current.1 {
+            marks.list.push(j);
         }
     };
     for op in walk(similar::capture_diff_slices(Algorithm::Myers, &old_texts, &new_texts)) {
@@ -394,7 +480,7 @@ fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mu
                         insert: String::new(),
                         paragraphs: new_index..new_index,
                     });
-                    marks.push(new_index - 1);
+                    marks.all([new_index - 1]);
                 }
             }
             DiffOp::Insert { old_index, new_index, new_len } => {
@@ -409,7 +495,7 @@ fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mu
                     });
                     // Inserted paragraphs copy the style of the paragraph they land in, which
                     // another request may have merged: set theirs explicitly.
-                    marks.extend(new_index..new_index + new_len);
+                    marks.all(new_index..new_index + new_len);
                 } else {
                     let insert: String = texts.iter().map(|t| format!("\n{t}")).collect();
                     ops.push(TextOp {
@@ -418,7 +504,7 @@ fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mu
                         insert,
                         paragraphs: new_index..new_index + new_len,
                     });
-                    marks.extend(new_index..new_index + new_len);
+                    marks.all(new_index..new_index + new_len);
                 }
             }
             DiffOp::Replace { old_index, old_len, new_index, new_len } => {
@@ -447,7 +533,7 @@ fn plan_segment(start: u32, old: &[(&str, &str)], new: &[(&str, &str)], ops: &mu
                     diff_text(&old_block, &new_block, offsets[old_index], new_index..new_index + new_len, ops);
                     // Newlines moved inside the block: restyle it, and the paragraph after it
                     // (a merge into it would give it a style from the block).
-                    marks.extend(new_index..(new_index + new_len + 1).min(new.len()));
+                    marks.all(new_index..(new_index + new_len + 1).min(new.len()));
                 }
             }
         }
@@ -550,7 +636,7 @@ pub struct Rebased {
 /// A block compared across revisions: fixed blocks by content, never by index.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Key {
-    Paragraph(String, String, Option<Vec<StyledRun>>),
+    Paragraph(String, String, Option<Vec<StyledRun>>, Option<ListItem>),
     Fixed(String),
 }
 
@@ -564,9 +650,9 @@ fn keys(doc: &Document, blocks: &[EditBlock]) -> Vec<Key> {
     blocks
         .iter()
         .map(|b| match b {
-            EditBlock::Paragraph { text, style, runs } => {
+            EditBlock::Paragraph { text, style, runs, list } => {
                 let runs = runs.clone().or_else(|| known.get(&(text.clone(), style.clone())).cloned());
-                Key::Paragraph(text.clone(), style.clone(), runs)
+                Key::Paragraph(text.clone(), style.clone(), runs, list.clone())
             }
             EditBlock::Fixed { start_index } => Key::Fixed(fingerprints.get(start_index).cloned().unwrap_or_default()),
         })
@@ -721,8 +807,8 @@ pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<R
     }
     let paragraph = |k: &Key| match (originals.get(k), k) {
         (Some(block), _) => (*block).clone(),
-        (None, Key::Paragraph(text, style, runs)) => {
-            EditBlock::Paragraph { text: text.clone(), style: style.clone(), runs: runs.clone() }
+        (None, Key::Paragraph(text, style, runs, list)) => {
+            EditBlock::Paragraph { text: text.clone(), style: style.clone(), runs: runs.clone(), list: list.clone() }
         }
         (None, Key::Fixed(_)) => unreachable!("only paragraphs are looked up"),
     };
@@ -869,5 +955,99 @@ mod tests {
         assert_eq!(rebased.conflicts[0].mine, vec![p("uno", "NORMAL_TEXT")]);
         assert_eq!(plain(&rebased.conflicts[0].theirs), vec![p("ONE", "NORMAL_TEXT")]);
         assert_eq!(plain(&rebased.blocks[..1]), vec![p("ONE", "NORMAL_TEXT")]);
+    }
+
+    /// A document whose paragraphs `listed` are items of one bulleted list `kix.a` (level given).
+    fn with_list(paragraphs: &[(&str, Option<u8>)]) -> Document {
+        let mut d = doc(&paragraphs.iter().map(|(t, _)| (*t, "NORMAL_TEXT")).collect::<Vec<_>>());
+        for (element, (_, level)) in d.body.content[1..].iter_mut().zip(paragraphs) {
+            if let Some(level) = level {
+                element.paragraph.as_mut().unwrap().bullet = Some(json!({"listId": "kix.a", "nestingLevel": level}));
+            }
+        }
+        let levels = json!({"listProperties": {"nestingLevels": [{"glyphSymbol": "●"}]}});
+        d.lists = Some(serde_json::from_value(json!({"kix.a": levels})).unwrap());
+        d
+    }
+
+    fn item(text: &str, id: &str, kind: lists::ListKind, level: u8) -> EditBlock {
+        EditBlock::Paragraph {
+            text: text.into(),
+            style: "NORMAL_TEXT".into(),
+            runs: None,
+            list: Some(ListItem { id: id.into(), kind, level }),
+        }
+    }
+
+    #[test]
+    fn list_items_are_read_with_their_list_and_an_edit_of_their_text_keeps_it() {
+        use lists::ListKind::Bullet;
+        let d = with_list(&[("Checklist", None), ("Venue", Some(0)), ("Coffee", Some(1))]);
+        let blocks = editable_blocks(&d);
+        assert_eq!(
+            blocks[2],
+            EditBlock::Paragraph {
+                text: "Coffee".into(),
+                style: "NORMAL_TEXT".into(),
+                runs: Some(vec![StyledRun { len: 6, ..Default::default() }]),
+                list: Some(ListItem { id: "kix.a".into(), kind: Bullet, level: 1 }),
+            }
+        );
+        let mut edited = blocks.clone();
+        edited[1] = item("Venue booked", "kix.a", Bullet, 0);
+        // Text only: no list request, so the list keeps its id.
+        assert_eq!(
+            plan(&d, &edited).unwrap(),
+            vec![json!({"insertText": {"location": {"index": 16}, "text": " booked"}})]
+        );
+    }
+
+    #[test]
+    fn a_list_changed_in_shape_is_made_again_with_its_nesting_as_tabs() {
+        use lists::ListKind::{Bullet, Number};
+        let d = with_list(&[("Checklist", None), ("Venue", Some(0)), ("Coffee", Some(1))]);
+        // "Coffee" moves up a level: the list is made again, and nothing else is touched.
+        let edited =
+            [p("Checklist", "NORMAL_TEXT"), item("Venue", "kix.a", Bullet, 0), item("Coffee", "kix.a", Bullet, 0)];
+        let range = json!({"startIndex": 11, "endIndex": 24});
+        assert_eq!(
+            plan(&d, &edited).unwrap(),
+            vec![
+                json!({"deleteParagraphBullets": {"range": range}}),
+                json!({"updateParagraphStyle": {"range": range, "paragraphStyle": {}, "fields": "indentStart,indentFirstLine"}}),
+                json!({"createParagraphBullets": {"range": range, "bulletPreset": "BULLET_DISC_CIRCLE_SQUARE"}}),
+            ]
+        );
+        // A new numbered list in a document without lists: tabs for the nesting, then bullets.
+        let d = doc(&[("a", "NORMAL_TEXT"), ("b", "NORMAL_TEXT")]);
+        let edited = [item("a", "new.1", Number, 0), item("b", "new.1", Number, 2)];
+        assert_eq!(
+            plan(&d, &edited).unwrap(),
+            vec![
+                json!({"insertText": {"location": {"index": 3}, "text": "\t\t"}}),
+                json!({"createParagraphBullets": {"range": {"startIndex": 1, "endIndex": 7}, "bulletPreset": "NUMBERED_DECIMAL_ALPHA_ROMAN"}}),
+            ]
+        );
+    }
+
+    #[test]
+    fn list_items_are_checked() {
+        use lists::ListKind::{Bullet, Number};
+        let d = doc(&[("a", "NORMAL_TEXT"), ("b", "NORMAL_TEXT")]);
+        let fields = |edited: &[EditBlock]| -> Vec<String> {
+            let error = plan(&d, edited).unwrap_err();
+            error.details.unwrap()["fields"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["field"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(
+            fields(&[item("a", "", Bullet, 9), p("b", "NORMAL_TEXT")]),
+            ["blocks[0].list.id", "blocks[0].list.level"]
+        );
+        assert_eq!(fields(&[item("a", "x", Bullet, 0), item("b", "x", Number, 0)]), ["blocks[1].list.kind"]);
+        assert_eq!(fields(&[item("\ta", "x", Bullet, 0), p("b", "NORMAL_TEXT")]), ["blocks[0].text"]);
     }
 }

@@ -502,6 +502,8 @@ impl SimDoc {
                 "deleteContentRange" => draft.delete_content_range(body),
                 "updateParagraphStyle" => draft.update_paragraph_style(body),
                 "updateTextStyle" => draft.update_text_style(body),
+                "createParagraphBullets" => draft.create_paragraph_bullets(body),
+                "deleteParagraphBullets" => draft.delete_paragraph_bullets(body),
                 _ => {
                     return Err(Invalid(format!(
                         "Invalid JSON payload received. Unknown name \"{kind}\" at 'requests[{i}]': Cannot find field."
@@ -754,6 +756,161 @@ impl SimDoc {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Lists
+
+impl SimDoc {
+    /// The paragraphs overlapping [`start`, `end`): each one's first unit and its newline.
+    fn paragraphs_in(&self, start: usize, end: usize) -> Vec<(usize, usize)> {
+        let end = end.max(start + 1);
+        let mut first = start;
+        while matches!(self.units[first - 1], Unit::Text { .. } | Unit::Low { .. } | Unit::Element { .. }) {
+            first -= 1;
+        }
+        let mut out = Vec::new();
+        for k in start..self.len() {
+            if first >= end {
+                break;
+            }
+            match self.units[k] {
+                Unit::Newline { .. } => {
+                    out.push((first, k));
+                    first = k + 1;
+                }
+                unit if unit.is_structural() => first = k + 1,
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn set_bullet(&mut self, newline: usize, bullet: Option<Value>, indents: Option<(Value, Value)>) {
+        let Unit::Newline { para, style } = self.units[newline] else { return };
+        let mut current = self.para_styles[para as usize].as_object().cloned().unwrap_or_default();
+        match bullet {
+            Some(bullet) => current.insert(BULLET.into(), bullet),
+            None => current.remove(BULLET),
+        };
+        if let Some((first_line, start)) = indents {
+            current.insert("indentFirstLine".into(), first_line);
+            current.insert("indentStart".into(), start);
+        }
+        let para = intern(&mut self.para_styles, Value::Object(current));
+        self.units[newline] = Unit::Newline { para, style };
+    }
+
+    /// The bullet of the paragraph ending at `newline`, if it has one.
+    fn bullet_at(&self, newline: usize) -> Option<&Value> {
+        match self.units[newline] {
+            Unit::Newline { para, .. } => self.para_styles[para as usize].get(BULLET),
+            _ => None,
+        }
+    }
+
+    /// `createParagraphBullets`: each paragraph's leading tabs become its nesting level and go;
+    /// the paragraphs join the list just before them when it has the same preset, or make a new
+    /// one (CreateParagraphBulletsRequest in the discovery document).
+    fn create_paragraph_bullets(&mut self, body: &Value) -> Result<(), Invalid> {
+        let (start, end) = self.range(body)?;
+        let preset = body.get("bulletPreset").and_then(Value::as_str).unwrap_or("BULLET_GLYPH_PRESET_UNSPECIFIED");
+        let levels = preset_levels(preset)?;
+        let paragraphs = self.paragraphs_in(start, end);
+        let before = paragraphs.first().and_then(|&(first, _)| first.checked_sub(1));
+        let joined = before
+            .and_then(|newline| self.bullet_at(newline))
+            .and_then(|bullet| bullet.get("listId").and_then(Value::as_str))
+            .filter(|id| self.lists.get(*id).and_then(|l| l.pointer("/listProperties/nestingLevels")) == Some(&levels))
+            .map(str::to_string);
+        let list_id = joined.unwrap_or_else(|| {
+            let id = (self.lists.len() + 1..).map(|n| format!("kix.sbx{n}")).find(|id| !self.lists.contains_key(id));
+            let id = id.expect("an unused id exists");
+            self.lists.insert(id.clone(), json!({"listProperties": {"nestingLevels": levels}}));
+            id
+        });
+        // From the last paragraph up, so that removing tabs moves nothing still to be done.
+        for (first, newline) in paragraphs.into_iter().rev() {
+            let tabs =
+                self.units[first..newline].iter().take_while(|u| matches!(u, Unit::Text { ch: '\t', .. })).count();
+            self.units.drain(first..first + tabs);
+            let mut bullet = json!({"listId": list_id, "textStyle": {}});
+            if tabs > 0 {
+                bullet["nestingLevel"] = json!(tabs.min(8));
+            }
+            self.set_bullet(newline - tabs, Some(bullet), None);
+        }
+        Ok(())
+    }
+
+    /// `deleteParagraphBullets`: the bullets go, each paragraph keeping its level's indent so
+    /// that it stays where it was (DeleteParagraphBulletsRequest in the discovery document).
+    fn delete_paragraph_bullets(&mut self, body: &Value) -> Result<(), Invalid> {
+        let (start, end) = self.range(body)?;
+        for (_, newline) in self.paragraphs_in(start, end) {
+            let Some(bullet) = self.bullet_at(newline).cloned() else { continue };
+            let level = bullet.get("nestingLevel").and_then(Value::as_u64).unwrap_or(0);
+            let list = bullet.get("listId").and_then(Value::as_str).and_then(|id| self.lists.get(id));
+            let indents = list.and_then(|l| l.pointer(&format!("/listProperties/nestingLevels/{level}"))).map(|n| {
+                (
+                    n.get("indentFirstLine").cloned().unwrap_or(json!({})),
+                    n.get("indentStart").cloned().unwrap_or(json!({})),
+                )
+            });
+            self.set_bullet(newline, None, indents);
+        }
+        Ok(())
+    }
+}
+
+/// A preset's nine nesting levels as Docs describes them in `lists` (glyphs and the indent of
+/// each level: 36 points a level, the first line 18 points less).
+fn preset_levels(preset: &str) -> Result<Value, Invalid> {
+    let glyphs: [&str; 3] = match preset {
+        "BULLET_DISC_CIRCLE_SQUARE" => ["●", "○", "■"],
+        "BULLET_DIAMONDX_ARROW3D_SQUARE" => ["❖", "➢", "■"],
+        "BULLET_CHECKBOX" => ["☐", "☐", "☐"],
+        "BULLET_ARROW_DIAMOND_DISC" => ["➔", "◆", "●"],
+        "BULLET_STAR_CIRCLE_SQUARE" => ["★", "○", "■"],
+        "BULLET_ARROW3D_CIRCLE_SQUARE" => ["➢", "○", "■"],
+        "BULLET_LEFTTRIANGLE_DIAMOND_DISC" => ["◄", "◆", "●"],
+        "BULLET_DIAMONDX_HOLLOWDIAMOND_SQUARE" => ["❖", "◇", "■"],
+        "BULLET_DIAMOND_CIRCLE_SQUARE" => ["◆", "○", "■"],
+        "NUMBERED_DECIMAL_ALPHA_ROMAN" | "NUMBERED_DECIMAL_ALPHA_ROMAN_PARENS" => ["DECIMAL", "ALPHA", "ROMAN"],
+        "NUMBERED_DECIMAL_NESTED" => ["DECIMAL", "DECIMAL", "DECIMAL"],
+        "NUMBERED_ZERODECIMAL_ALPHA_ROMAN" => ["ZERO_DECIMAL", "ALPHA", "ROMAN"],
+        "NUMBERED_UPPERALPHA_ALPHA_ROMAN" => ["UPPER_ALPHA", "ALPHA", "ROMAN"],
+        "NUMBERED_UPPERROMAN_UPPERALPHA_DECIMAL" => ["UPPER_ROMAN", "UPPER_ALPHA", "DECIMAL"],
+        "BULLET_GLYPH_PRESET_UNSPECIFIED" => return Err(Invalid("The bullet preset must be specified.".into())),
+        other => {
+            return Err(Invalid(format!(
+            "Invalid value at 'bullet_preset' (type.googleapis.com/google.apps.docs.v1.BulletGlyphPreset), \"{other}\""
+        )))
+        }
+    };
+    let numbered = preset.starts_with("NUMBERED_");
+    let format = if preset.ends_with("_PARENS") { "%n)" } else { "%n." };
+    let levels: Vec<Value> = (0..9)
+        .map(|n| {
+            let glyph = glyphs[n % 3];
+            let mut level = json!({
+                "bulletAlignment": "START",
+                "indentFirstLine": {"magnitude": 18 + 36 * n, "unit": "PT"},
+                "indentStart": {"magnitude": 36 + 36 * n, "unit": "PT"},
+                "startNumber": 1,
+                "textStyle": {"underline": false},
+            });
+            if numbered {
+                level["glyphType"] = json!(glyph);
+                level["glyphFormat"] = json!(format.replace("%n", &format!("%{n}")));
+            } else {
+                level["glyphSymbol"] = json!(glyph);
+                level["glyphFormat"] = json!(format!("%{n}"));
+            }
+            level
+        })
+        .collect();
+    Ok(Value::Array(levels))
+}
+
 fn index_field(object: &Value, name: &str) -> Result<usize, Invalid> {
     match object.get(name) {
         // proto3 JSON omits zero.
@@ -789,6 +946,49 @@ mod tests {
                 p["elements"].as_array().unwrap().iter().map(|e| e["textRun"]["content"].as_str().unwrap()).collect()
             })
             .collect()
+    }
+
+    fn bullets(d: &SimDoc) -> Vec<Option<(String, u64)>> {
+        d.to_json("SUGGESTIONS_INLINE")["body"]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e.get("paragraph"))
+            .map(|p| {
+                let b = p.get("bullet")?;
+                Some((
+                    b["listId"].as_str().unwrap().to_string(),
+                    b.get("nestingLevel").and_then(Value::as_u64).unwrap_or(0),
+                ))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bullets_take_their_nesting_from_leading_tabs_and_join_the_list_before() {
+        let mut d = doc(&["one", "\ttwo", "\t\tthree", "four", "five"]);
+        let create = |from: u64, to: u64, preset: &str| json!({"createParagraphBullets": {"range": {"startIndex": from, "endIndex": to}, "bulletPreset": preset}});
+        // "one" to "three": 1..5, 5..10, 10..18 before the tabs go, 1..5, 5..9, 9..15 after.
+        d.batch_update(&[create(2, 12, "NUMBERED_DECIMAL_ALPHA_ROMAN")]).unwrap();
+        assert_eq!(texts(&d), ["one\n", "two\n", "three\n", "four\n", "five\n"]);
+        let list = bullets(&d)[0].clone().unwrap().0;
+        assert_eq!(bullets(&d)[..3], [Some((list.clone(), 0)), Some((list.clone(), 1)), Some((list.clone(), 2))]);
+        assert_eq!(d.lists[&list]["listProperties"]["nestingLevels"][1]["glyphType"], "ALPHA");
+        // "four" (15..20) joins the numbered list before it; a bulleted "five" makes its own.
+        d.batch_update(&[create(15, 16, "NUMBERED_DECIMAL_ALPHA_ROMAN"), create(20, 21, "BULLET_DISC_CIRCLE_SQUARE")])
+            .unwrap();
+        let all = bullets(&d);
+        assert_eq!(all[3], Some((list.clone(), 0)));
+        assert_ne!(all[4].as_ref().unwrap().0, list);
+        // Deleting keeps each paragraph's indent; a paragraph without a bullet is left alone.
+        d.batch_update(&[json!({"deleteParagraphBullets": {"range": {"startIndex": 5, "endIndex": 21}}})]).unwrap();
+        assert_eq!(bullets(&d), [Some((list, 0)), None, None, None, None]);
+        let content = d.to_json("SUGGESTIONS_INLINE")["body"]["content"].clone();
+        assert_eq!(content[2]["paragraph"]["paragraphStyle"]["indentStart"]["magnitude"], 72);
+        // The API's refusals.
+        assert!(d.batch_update(&[create(1, 2, "BULLET_GLYPH_PRESET_UNSPECIFIED")]).unwrap_err().0.contains("preset"));
+        assert!(d.batch_update(&[create(1, 2, "BULLET_SQUIGGLE")]).unwrap_err().0.contains("BULLET_SQUIGGLE"));
+        assert!(d.batch_update(&[create(3, 3, "BULLET_DISC_CIRCLE_SQUARE")]).is_err(), "an empty range");
     }
 
     #[test]

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { EditorState, TextSelection, type Command } from "prosemirror-state";
+import { DOMParser as PmParser } from "prosemirror-model";
+import { fromDoc, toDoc } from "./convert";
+import { flattenPastedLists, indentList, liftListItem, listMarkers, markers, splitListItem, toggleList } from "./lists";
+import { schema } from "./schema";
+import type { EditBlock } from "../types";
+
+type Paragraph = Extract<EditBlock, { kind: "paragraph" }>;
+
+const item = (text: string, level = 0, kind: "bullet" | "number" = "bullet", id = "kix.1"): EditBlock => ({
+  kind: "paragraph",
+  text,
+  style: "NORMAL_TEXT",
+  runs: text ? [{ len: text.length }] : [],
+  list: { id, kind, level },
+});
+const para = (text: string): EditBlock => ({ kind: "paragraph", text, style: "NORMAL_TEXT", runs: text ? [{ len: text.length }] : [] });
+
+function state(blocks: EditBlock[]) {
+  return EditorState.create({ doc: toDoc(blocks), plugins: [listMarkers] });
+}
+
+function apply(s: EditorState, command: Command): EditorState {
+  let next = s;
+  command(s, (tr) => (next = s.apply(tr)));
+  return next;
+}
+
+/** Selects from the `n`th block's `from` to the `m`th block's `to` (text offsets). */
+function select(s: EditorState, n: number, from: number, m = n, to = from): EditorState {
+  const starts: number[] = [];
+  s.doc.forEach((_node, pos) => starts.push(pos + 1));
+  return s.apply(s.tr.setSelection(TextSelection.create(s.doc, starts[n] + from, starts[m] + to)));
+}
+
+const lists = (s: EditorState) => fromDoc(s.doc).map((b) => (b as Paragraph).list ?? null);
+
+describe("lists in the editor", () => {
+  it("keeps each item's list, kind and level through the editor", () => {
+    const blocks = [para("Checklist"), item("Book the venue"), item("Order coffee", 1), item("Send invites", 0, "number", "kix.2")];
+    expect(fromDoc(toDoc(blocks))).toEqual(blocks);
+  });
+
+  it("numbers each list per level and shows bullets by level, as Docs does", () => {
+    const s = state([item("a", 0, "number"), item("b", 1, "number"), item("c", 1, "number"), item("d", 0, "number"), item("e", 1, "number"), para("x"), item("f", 0, "bullet", "kix.2"), item("g", 1, "bullet", "kix.2")]);
+    expect([...markers(s.doc).values()]).toEqual(["1.", "a.", "b.", "2.", "a.", "●", "○"]);
+  });
+
+  it("makes paragraphs a list, joins the list beside them, and takes them out again", () => {
+    const s = state([item("one"), para("two"), para("\t\tthree")]);
+    const listed = apply(select(s, 1, 0, 2, 2), toggleList("bullet"));
+    // Both join "one"'s list; the leading tabs became the level.
+    expect(lists(listed)).toEqual([
+      { id: "kix.1", kind: "bullet", level: 0 },
+      { id: "kix.1", kind: "bullet", level: 0 },
+      { id: "kix.1", kind: "bullet", level: 2 },
+    ]);
+    expect((fromDoc(listed.doc)[2] as Paragraph).text).toBe("three");
+    const numbered = apply(select(listed, 0, 0), toggleList("number"));
+    expect(lists(numbered)[0]).toMatchObject({ kind: "number" });
+    expect(lists(numbered)[0]?.id).not.toBe("kix.1");
+    const unlisted = apply(select(listed, 0, 0, 2, 1), toggleList("bullet"));
+    expect(lists(unlisted)).toEqual([null, null, null]);
+  });
+
+  it("nests with Tab and Shift+Tab within 0 to 8", () => {
+    let s = select(state([item("one"), item("two")]), 1, 1);
+    for (let i = 0; i < 10; i++) s = apply(s, indentList(1));
+    expect(lists(s)[1]?.level).toBe(8);
+    s = apply(s, indentList(-1));
+    expect(lists(s)[1]?.level).toBe(7);
+    // Outside a list the command declines, so that Tab types a tab.
+    expect(indentList(1)(select(state([para("x")]), 0, 0))).toBe(false);
+  });
+
+  it("continues the list on Enter, and leaves it on Enter in an empty item or Backspace at its start", () => {
+    const split = apply(select(state([item("Book the venue")]), 0, 4), splitListItem);
+    expect(fromDoc(split.doc).map((b) => [(b as Paragraph).text, (b as Paragraph).list?.id])).toEqual([["Book", "kix.1"], [" the venue", "kix.1"]]);
+    const empty = apply(select(state([item("one"), item("")]), 1, 0), splitListItem);
+    expect(lists(empty)).toEqual([{ id: "kix.1", kind: "bullet", level: 0 }, null]);
+    const lifted = apply(select(state([item("one")]), 0, 0), liftListItem);
+    expect(lists(lifted)).toEqual([null]);
+    expect(liftListItem(select(state([item("one")]), 0, 1))).toBe(false);
+  });
+
+  it("pastes Google Docs' lists with their levels, one id per list", () => {
+    const html = `<b style="font-weight:normal;" id="docs-internal-guid-2"><ul><li dir="ltr" aria-level="1"><p dir="ltr"><span>Venue</span></p></li>
+      <ul><li aria-level="2"><p><span>Deposit</span></p></li></ul></ul><ol><li aria-level="1"><p>Invite</p></li></ol><p>After</p></b>`;
+    const dom = new window.DOMParser().parseFromString(flattenPastedLists(html), "text/html");
+    const parsed = fromDoc(PmParser.fromSchema(schema).parse(dom.body)) as Paragraph[];
+    expect(parsed.map((p) => [p.text, p.list?.kind ?? null, p.list?.level ?? null])).toEqual([
+      ["Venue", "bullet", 0],
+      ["Deposit", "bullet", 1],
+      ["Invite", "number", 0],
+      ["After", null, null],
+    ]);
+    expect(parsed[0].list?.id).toBe(parsed[1].list?.id);
+    expect(parsed[2].list?.id).not.toBe(parsed[0].list?.id);
+    // Lists nested in items, as web pages write them.
+    const nested = new window.DOMParser().parseFromString(flattenPastedLists("<ol><li>Plan<ul><li>Budget</li></ul></li><li>Do</li></ol>"), "text/html");
+    const items = fromDoc(PmParser.fromSchema(schema).parse(nested.body)) as Paragraph[];
+    expect(items.map((p) => [p.text, p.list?.kind, p.list?.level])).toEqual([["Plan", "number", 0], ["Budget", "bullet", 1], ["Do", "number", 0]]);
+    expect(items[0].list?.id).toBe(items[2].list?.id);
+    expect(items[1].list?.id).not.toBe(items[0].list?.id);
+  });
+});
