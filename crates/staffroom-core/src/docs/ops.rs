@@ -181,7 +181,8 @@ pub struct SummaryEnvelope {
 pub struct PatchDocumentRequest {
     #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
     pub id: String,
-    /// 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`, `updateTextStyle`.
+    /// 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`, `updateTextStyle`,
+    /// `createParagraphBullets`, `deleteParagraphBullets`.
     #[schema(schema_with = edit_requests_schema)]
     #[ts(type = "Array<Record<string, unknown>>")]
     pub requests: Vec<Value>,
@@ -192,7 +193,7 @@ pub struct PatchDocumentRequest {
     pub required_revision_id: Option<String>,
 }
 
-/// The schema of `requests`: each holds exactly one of the four edits Staffroom sends (what a
+/// The schema of `requests`: each holds exactly one of the six edits Staffroom sends (what a
 /// schema cannot say, a range ending after it starts, is checked too).
 fn edit_requests_schema() -> utoipa::openapi::schema::Array {
     use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Type};
@@ -261,6 +262,15 @@ fn edit_requests_schema() -> utoipa::openapi::schema::Array {
         .required("range")
         .required("textStyle")
         .required("fields");
+    let bullets = closed()
+        .property("range", range())
+        .property(
+            "bulletPreset",
+            ObjectBuilder::new().schema_type(Type::String).enum_values(Some(validate::BULLET_PRESETS.iter().copied())),
+        )
+        .required("range")
+        .required("bulletPreset");
+    let unbullet = closed().property("range", range()).required("range");
     let one = |name: &str, body: ObjectBuilder| {
         closed().property(name, body).required(name).min_properties(Some(1)).max_properties(Some(1))
     };
@@ -268,7 +278,9 @@ fn edit_requests_schema() -> utoipa::openapi::schema::Array {
         .item(one("insertText", insert))
         .item(one("deleteContentRange", delete))
         .item(one("updateParagraphStyle", update))
-        .item(one("updateTextStyle", restyle_text));
+        .item(one("updateTextStyle", restyle_text))
+        .item(one("createParagraphBullets", bullets))
+        .item(one("deleteParagraphBullets", unbullet));
     ArrayBuilder::new().items(item).min_items(Some(1)).max_items(Some(validate::MAX_REQUESTS)).build()
 }
 

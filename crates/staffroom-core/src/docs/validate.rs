@@ -465,7 +465,7 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
     if operations.len() != 1 {
         errors.push(FieldError::new(
             prefix,
-            "must hold exactly one operation: insertText, deleteContentRange, updateParagraphStyle or updateTextStyle",
+            "must hold exactly one operation: insertText, deleteContentRange, updateParagraphStyle, updateTextStyle, createParagraphBullets or deleteParagraphBullets",
         ));
         return None;
     }
@@ -485,17 +485,60 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
         }
         "updateParagraphStyle" => update_paragraph_style(body, &prefix, errors),
         "updateTextStyle" => update_text_style(body, &prefix, errors),
+        "createParagraphBullets" => create_paragraph_bullets(body, &prefix, errors),
+        "deleteParagraphBullets" => {
+            unknown_fields(body, &["range"], &format!("{prefix}."), errors);
+            let (start, end) = range(body, &prefix, errors).unwrap_or((1, 2));
+            json!({"deleteParagraphBullets": {"range": {"startIndex": start, "endIndex": end}}})
+        }
         other => {
             errors.push(FieldError::new(
                 prefix.to_string(),
                 format!(
-                    "{other} is not supported; use insertText, deleteContentRange, updateParagraphStyle or updateTextStyle"
+                    "{other} is not supported; use insertText, deleteContentRange, updateParagraphStyle, updateTextStyle, createParagraphBullets or deleteParagraphBullets"
                 ),
             ));
             return None;
         }
     };
     (errors.len() == before).then_some(request)
+}
+
+/// The bullet presets of `createParagraphBullets` (the discovery document's `BulletGlyphPreset`,
+/// but its "unspecified").
+pub const BULLET_PRESETS: &[&str] = &[
+    "BULLET_DISC_CIRCLE_SQUARE",
+    "BULLET_DIAMONDX_ARROW3D_SQUARE",
+    "BULLET_CHECKBOX",
+    "BULLET_ARROW_DIAMOND_DISC",
+    "BULLET_STAR_CIRCLE_SQUARE",
+    "BULLET_ARROW3D_CIRCLE_SQUARE",
+    "BULLET_LEFTTRIANGLE_DIAMOND_DISC",
+    "BULLET_DIAMONDX_HOLLOWDIAMOND_SQUARE",
+    "BULLET_DIAMOND_CIRCLE_SQUARE",
+    "NUMBERED_DECIMAL_ALPHA_ROMAN",
+    "NUMBERED_DECIMAL_ALPHA_ROMAN_PARENS",
+    "NUMBERED_DECIMAL_NESTED",
+    "NUMBERED_UPPERALPHA_ALPHA_ROMAN",
+    "NUMBERED_UPPERROMAN_UPPERALPHA_DECIMAL",
+    "NUMBERED_ZERODECIMAL_ALPHA_ROMAN",
+];
+
+/// `createParagraphBullets`: a range and one of the presets.
+fn create_paragraph_bullets(body: &Map<String, Value>, prefix: &str, errors: &mut Vec<FieldError>) -> Value {
+    unknown_fields(body, &["range", "bulletPreset"], &format!("{prefix}."), errors);
+    let (start, end) = range(body, prefix, errors).unwrap_or((1, 2));
+    let preset = body.get("bulletPreset").and_then(Value::as_str).filter(|p| BULLET_PRESETS.contains(p));
+    if preset.is_none() {
+        errors.push(FieldError::new(
+            format!("{prefix}.bulletPreset"),
+            format!("must be one of {}", BULLET_PRESETS.join(", ")),
+        ));
+    }
+    json!({"createParagraphBullets": {
+        "range": {"startIndex": start, "endIndex": end},
+        "bulletPreset": preset.unwrap_or_default(),
+    }})
 }
 
 /// `insertText`: a non-empty text at an index.
@@ -673,6 +716,30 @@ mod tests {
         );
         let ok = patch(&json!({"requests": [{"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 3}, "paragraphStyle": {"namedStyleType": "HEADING_1", "alignment": "CENTER"}}}]})).unwrap();
         assert_eq!(ok.requests[0]["updateParagraphStyle"]["fields"], "alignment,namedStyleType");
+    }
+
+    #[test]
+    fn list_requests_name_a_range_and_a_known_preset() {
+        let body = json!({"requests": [
+            {"createParagraphBullets": {"range": {"startIndex": 1, "endIndex": 4}, "bulletPreset": "BULLET_GLYPH_PRESET_UNSPECIFIED"}},
+            {"createParagraphBullets": {"range": {"startIndex": 4, "endIndex": 1}, "bulletPreset": "BULLET_DISC_CIRCLE_SQUARE"}},
+            {"deleteParagraphBullets": {"range": {"startIndex": 1, "endIndex": 4}, "listId": "kix.1"}}
+        ]});
+        assert_eq!(
+            fields(patch(&body).unwrap_err()),
+            vec![
+                "requests[0].createParagraphBullets.bulletPreset",
+                "requests[1].createParagraphBullets.range.endIndex",
+                "requests[2].deleteParagraphBullets.listId",
+            ]
+        );
+        let ok = patch(&json!({"requests": [
+            {"createParagraphBullets": {"range": {"startIndex": 1, "endIndex": 4}, "bulletPreset": "NUMBERED_DECIMAL_NESTED"}},
+            {"deleteParagraphBullets": {"range": {"startIndex": 2, "endIndex": 3}}}
+        ]}))
+        .unwrap();
+        assert_eq!(ok.requests[0]["createParagraphBullets"]["bulletPreset"], "NUMBERED_DECIMAL_NESTED");
+        assert_eq!(ok.requests[1]["deleteParagraphBullets"]["range"]["endIndex"], 3);
     }
 
     #[test]
