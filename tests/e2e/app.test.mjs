@@ -338,6 +338,23 @@ test("a document holding more than text opens as it is, and one shared to view o
   await find(By.xpath("//span[contains(@class,'object-placeholder')][contains(., 'Team photo')]"));
   await find(By.xpath("//span[contains(@class,'object-placeholder')][contains(., 'Floor plan')]"));
   await shot("13a-editor-rich-document");
+  // Its checklist is a list: a new item after the last, nested with Tab, saved and read back.
+  const item = (text, marker) =>
+    By.xpath(`//*[contains(concat(' ', @class, ' '), ' li ')][@data-marker=${literal(marker)}][contains(., ${literal(text)})]`);
+  await click(item("Order the coffee", "●"));
+  await (await find(By.css("div.page[role='textbox']"))).sendKeys(Key.END, Key.ENTER, "Print the badges", Key.TAB);
+  await find(item("Print the badges", "○"));
+  assert.equal(await (await find(By.css("div[role='toolbar'] button[aria-label='Bulleted list']"))).getAttribute("aria-pressed"), "true");
+  await shot("13c-editor-list");
+  await click(button("Save"));
+  await find(By.xpath("//*[@role='status'][normalize-space()='All changes saved']"));
+  await closeEditor();
+  await click(By.css(`button[aria-label=${literal("Edit Quarterly plan 1")}]`));
+  await switchToNewWindow([mainWindow]);
+  await find(item("Print the badges", "○"));
+  await find(item("Book the venue", "●"));
+  // The rest of the document is untouched.
+  await find(By.xpath("//span[contains(@class,'object-placeholder')][contains(., 'Floor plan')]"));
   await closeEditor();
 
   await folder("fld_support");

@@ -5,7 +5,8 @@
  */
 export type PatchDocumentRequest = { id: string, 
 /**
- * 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`, `updateTextStyle`.
+ * 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`, `updateTextStyle`,
+ * `createParagraphBullets`, `deleteParagraphBullets`.
  */
 requests: Array<Record<string, unknown>>, 
 /**
