@@ -400,9 +400,12 @@ async fn documented_answers_decode_as_the_client_reads_them_and_the_simulator_ha
             EditBlock::Fixed { .. } => "fixed",
         })
         .collect();
-    // Heading; a soft line break (text); a pending suggestion, a bullet, an image with an
-    // anchored object, and U+E907 (all kept as they are); the table; the last paragraph.
-    assert_eq!(kinds, ["text", "text", "fixed", "fixed", "fixed", "fixed", "fixed", "text"]);
+    // Heading; a soft line break (text); a pending suggestion (kept as it is); a list item
+    // (text in its list); an image with an anchored object, and U+E907 (kept as they are); the
+    // table; the last paragraph.
+    assert_eq!(kinds, ["text", "text", "fixed", "text", "fixed", "fixed", "fixed", "text"]);
+    let EditBlock::Paragraph { list: Some(item), .. } = &blocks[3] else { panic!("a list item: {:?}", blocks[3]) };
+    assert_eq!(item.level, 0);
     let EditBlock::Paragraph { text, .. } = &blocks[1] else { unreachable!() };
     assert!(text.contains('\u{b}'), "the soft break is part of the paragraph's text: {text:?}");
     // Editing around them touches nothing fixed: the soft-break paragraph gets one more word.

@@ -178,11 +178,19 @@ async fn paragraphs_with_suggestions_objects_or_non_text_are_shown_and_never_rew
         "Keep the old refund window of 30 days.\n",
         "Team photo: \n",
         "Kick-off on \u{e907} with the whole team.\n",
-        "Book the venue\n",
         "The floor plan is anchored to this paragraph.\n",
     ] {
         assert!(fixed_texts.iter().any(|t| t == kept), "{kept:?} is kept as it is: {fixed_texts:?}");
     }
+    // A list item is text in its list, edited like any paragraph.
+    let venue = view.blocks.iter().find_map(|b| match b {
+        EditBlock::Paragraph { text, list: Some(list), .. } if text == "Book the venue" => Some(list),
+        _ => None,
+    });
+    assert_eq!(
+        venue.map(|l| (l.id.as_str(), l.kind, l.level)),
+        Some(("kix.sbxlist", staffroom::docs::lists::ListKind::Bullet, 0))
+    );
     // A save that tries to rewrite the suggestion paragraph as plain text is refused, and the
     // suggestion and the anchored object are still there.
     let at = view
