@@ -360,8 +360,16 @@ fn fixture(name: &str) -> Value {
 /// The field paths a model keeps of `value` (arrays collapsed to `[]`), not descending into the
 /// free-form style objects, which the client passes through without reading.
 fn paths(value: &Value, at: &str, out: &mut std::collections::BTreeSet<String>) {
-    const FREE_FORM: &[&str] =
-        &["style", "paragraphStyle", "bullet", "sectionBreak", "tableOfContents", "inlineObjects", "positionedObjects"];
+    const FREE_FORM: &[&str] = &[
+        "style",
+        "paragraphStyle",
+        "bullet",
+        "sectionBreak",
+        "tableOfContents",
+        "inlineObjects",
+        "positionedObjects",
+        "lists",
+    ];
     match value {
         Value::Object(map) => {
             for (key, inner) in map {
