@@ -117,6 +117,7 @@ fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
     // (the webhook inbox) switch their own connection to FULL.
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    rusqlite::vtab::array::load_module(conn)?;
     Ok(())
 }
 

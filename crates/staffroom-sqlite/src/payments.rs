@@ -414,8 +414,17 @@ pub fn list_orders(conn: &Connection, query: &OrderQuery) -> Result<(Vec<OrderDt
     let mut w = Where::default();
     if let Some(search) = &query.search {
         let mut either = vec![if search.text.chars().count() >= 3 {
-            // The trigram index finds a part of three characters or more, in any case.
-            w.bind("rowid IN (SELECT rowid FROM orders_text WHERE orders_text MATCH ?)", trigram_phrase(&search.text))
+            // The trigram index finds a part of three characters or more, in any case; read once,
+            // its rows are values for both the count and the page.
+            let rows: Vec<rusqlite::types::Value> = conn
+                .prepare_cached("SELECT rowid FROM orders_text WHERE orders_text MATCH ?1")
+                .sql()?
+                .query_map([trigram_phrase(&search.text)], |row| row.get::<_, i64>(0))
+                .sql()?
+                .map(|rowid| rowid.map(rusqlite::types::Value::from))
+                .collect::<rusqlite::Result<_>>()
+                .sql()?;
+            w.bind("rowid IN rarray(?)", std::rc::Rc::new(rows))
         } else {
             w.bind("(email LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\')", search.pattern.clone())
         }];
