@@ -358,13 +358,29 @@ test("a document holding more than text opens as it is, and one shared to view o
   await closeEditor();
 
   await folder("fld_support");
-  await click(By.css(`button[aria-label=${literal("Edit Pricing review 6 (view only)")}]`));
+  // A document shared to view only is opened, not edited.
+  await click(By.css(`button[aria-label=${literal("Open Pricing review 6 (view only)")}]`));
   await switchToNewWindow([mainWindow]);
   await find(By.xpath("//*[@role='status'][contains(., 'view access only')]"));
   assert.equal((await driver.findElements(button("Save"))).length, 0, "nothing to save in a read-only document");
   await shot("13b-editor-view-only");
   await closeEditor();
   await folder("");
+  // Found by a word of its name, as Drive finds it.
+  await type(By.css("input[aria-label='Search documents by name']"), "pricing");
+  await eventually("only the pricing reviews", async () => {
+    const names = await driver.findElements(By.css("table[aria-label='Documents'] tbody td:first-child"));
+    const texts = await Promise.all(names.map((n) => n.getText()));
+    return texts.length > 0 && texts.every((t) => /^Pricing review/.test(t));
+  });
+  await shot("13d-documents-search");
+  // Emptied as a person would (a WebDriver clear does not tell the page).
+  await (await find(By.css("input[aria-label='Search documents by name']"))).sendKeys(Key.chord(Key.CONTROL, "a"), Key.BACK_SPACE);
+  await eventually("every document again", async () => {
+    const names = await driver.findElements(By.css("table[aria-label='Documents'] tbody td:first-child"));
+    const texts = await Promise.all(names.map((n) => n.getText()));
+    return texts.some((t) => !/^Pricing review/.test(t));
+  });
 });
 
 test("the admin screens show the day's work", async () => {

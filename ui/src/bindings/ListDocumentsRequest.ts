@@ -20,4 +20,8 @@ pageToken?: string | null,
 /**
  * Default `modifiedTime`.
  */
-orderBy?: DocumentOrder | null, };
+orderBy?: DocumentOrder | null, 
+/**
+ * Words the name starts with, any case (Drive's `name contains`).
+ */
+search?: string | null, };

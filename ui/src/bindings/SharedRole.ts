@@ -3,4 +3,4 @@
 /**
  * What a group, a domain or anyone may be given.
  */
-export type SharedRole = "writer" | "reader";
+export type SharedRole = "writer" | "commenter" | "reader";

@@ -3,4 +3,4 @@
 /**
  * What a user may be given.
  */
-export type UserRole = "owner" | "writer" | "reader";
+export type UserRole = "owner" | "writer" | "commenter" | "reader";

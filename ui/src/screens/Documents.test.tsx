@@ -36,8 +36,28 @@ describe("Documents", () => {
     await userEvent.selectOptions(screen.getByLabelText("Sort"), "createdTime");
     await screen.findByRole("columnheader", { name: "Created" });
     const listed = calls.filter((c) => c.cmd === "list_documents").map((c) => c.args);
-    expect(listed).toContainEqual({ folderId: null, orderBy: "modifiedTime", pageToken: "t2", pageSize: 20 });
-    expect(listed).toContainEqual({ folderId: "fld_b", orderBy: "createdTime", pageToken: null, pageSize: 20 });
+    expect(listed).toContainEqual({ folderId: null, orderBy: "modifiedTime", pageToken: "t2", pageSize: 20, search: null });
+    expect(listed).toContainEqual({ folderId: "fld_b", orderBy: "createdTime", pageToken: null, pageSize: 20, search: null });
+  });
+
+  it("searches by name once typing pauses, and offers to open, not edit, what the user may only view", async () => {
+    const calls = mockCommands({
+      google_status: () => signedIn,
+      list_folders: () => folders,
+      list_documents: (args) => ({
+        documents: args.search
+          ? [{ ...doc("p1", "Pricing review"), capabilities: { canEdit: false } }]
+          : [{ ...doc("q1", "Quarterly plan"), capabilities: { canEdit: true } }],
+      }),
+    });
+    renderWithQuery(<Documents />);
+    expect(await screen.findByRole("button", { name: "Edit Quarterly plan" })).toBeInTheDocument();
+    await userEvent.type(screen.getByLabelText("Search documents by name"), "pricing");
+    expect(await screen.findByRole("button", { name: "Open Pricing review" })).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Edit Pricing review" })).not.toBeInTheDocument();
+    // One request for the word, not one a keystroke.
+    const searches = calls.filter((c) => c.cmd === "list_documents" && c.args.search).map((c) => c.args.search);
+    expect(searches).toEqual(["pricing"]);
   });
 
   it("shows loading, empty and error states, and says when Google is not signed in", async () => {
@@ -138,7 +158,7 @@ describe("Documents", () => {
     await userEvent.selectOptions(screen.getByLabelText("Share with"), "anyone");
     expect(screen.queryByLabelText("Email")).not.toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "Share" }));
-    expect(await screen.findByText("Shared: anyone with the link (reader).")).toBeInTheDocument();
+    expect(await screen.findByText("Shared: anyone with the link (Viewer).")).toBeInTheDocument();
     expect(calls.find((c) => c.cmd === "share_document")!.args).toEqual({
       id: "d1",
       permissions: [{ role: "reader", type: "anyone" }],

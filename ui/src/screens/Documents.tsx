@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { openUrl } from "@tauri-apps/plugin-opener";
 import { api, describeError, fieldError } from "../api";
@@ -14,6 +14,9 @@ const PAGE_SIZE = 20;
 export function Documents() {
   const [folderId, setFolderId] = useState("");
   const [orderBy, setOrderBy] = useState<DocumentOrder>("modifiedTime");
+  const [text, setText] = useState("");
+  // Each search is a Drive request, which Google counts: ask once typing pauses.
+  const search = useSettled(text.trim(), 300);
   // Drive pages by token: the tokens of the pages before the current one.
   const [tokens, setTokens] = useState<(string | null)[]>([null]);
   const [creating, setCreating] = useState(false);
@@ -22,8 +25,8 @@ export function Documents() {
   const google = useQuery({ queryKey: ["google-status"], queryFn: api.googleStatus });
   const folders = useQuery({ queryKey: ["folders"], queryFn: api.listFolders, enabled: google.data?.signedIn === true });
   const list = useQuery({
-    queryKey: ["documents", folderId, orderBy, token],
-    queryFn: () => api.listDocuments({ folderId: folderId || null, orderBy, pageToken: token, pageSize: PAGE_SIZE }),
+    queryKey: ["documents", folderId, orderBy, token, search],
+    queryFn: () => api.listDocuments({ folderId: folderId || null, orderBy, pageToken: token, pageSize: PAGE_SIZE, search: search || null }),
     placeholderData: keepPreviousData,
     enabled: google.data?.signedIn === true,
   });
@@ -51,6 +54,14 @@ export function Documents() {
           {/* Google can take a while to fail (retries); say so rather than look frozen. */}
           <SlowHint active={list.isFetching && !list.isPending}>Waiting for Google…</SlowHint>
           <div className="spacer" />
+          <input
+            className="search"
+            type="search"
+            aria-label="Search documents by name"
+            placeholder="Name"
+            value={text}
+            onChange={(e) => { setText(e.target.value); restart(); }}
+          />
           <label htmlFor="folder-filter" className="muted">Folder</label>
           <select id="folder-filter" value={folderId} onChange={(e) => { setFolderId(e.target.value); restart(); }}>
             <option value="">All folders</option>
@@ -68,7 +79,13 @@ export function Documents() {
           query={list}
           items={list.data?.documents}
           noun="documents"
-          empty={folderId ? "No documents in this folder." : "No documents yet: New document makes one."}
+          empty={
+            search
+              ? `No document's name has a word starting with “${search}”.`
+              : folderId
+                ? "No documents in this folder."
+                : "No documents yet: New document makes one."
+          }
           banner={list.data?.stale && <GoogleStaleBanner fetchedAt={list.data.fetchedAt} retry={list} />}
           pager={
             (tokens.length > 1 || list.data?.nextPageToken) && (
@@ -102,7 +119,12 @@ export function Documents() {
                     <td className="muted"><When iso={orderBy === "createdTime" ? d.createdTime : d.modifiedTime} /></td>
                     <td>
                       <div className="row">
-                        <button type="button" className="primary" onClick={() => void api.openEditor({ id: d.id, name: d.name })} aria-label={`Edit ${d.name}`}>Edit</button>
+                        {/* A viewer or commenter opens it to read (Google would refuse an edit). */}
+                        {d.capabilities?.canEdit === false ? (
+                          <button type="button" onClick={() => void api.openEditor({ id: d.id, name: d.name })} aria-label={`Open ${d.name}`}>Open</button>
+                        ) : (
+                          <button type="button" className="primary" onClick={() => void api.openEditor({ id: d.id, name: d.name })} aria-label={`Edit ${d.name}`}>Edit</button>
+                        )}
                         <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
                         <button type="button" onClick={() => void openUrl(d.webViewLink)} aria-label={`Open ${d.name} in the browser`}>Open in browser</button>
                       </div>
@@ -157,12 +179,18 @@ function PermissionFields({ value, onChange, prefix }: { value: Permission; onCh
       )}
       <label htmlFor={`${prefix}-role`}>Role</label>
       <select id={`${prefix}-role`} value={value.role} onChange={(e) => onChange({ ...value, role: e.target.value as Permission["role"] })}>
-        <option value="reader">Reader</option>
-        <option value="writer">Writer</option>
+        <option value="reader">Viewer</option>
+        <option value="commenter">Commenter</option>
+        <option value="writer">Editor</option>
         {value.type === "user" && <option value="owner">Owner (transfer ownership)</option>}
       </select>
     </>
   );
+}
+
+/** A role as Google Docs names it to people. */
+function roleName(role: string): string {
+  return ({ reader: "Viewer", commenter: "Commenter", writer: "Editor", owner: "Owner" } as Record<string, string>)[role] ?? role;
 }
 
 /** What the form holds, as the request wants it: only the fields the permission's type takes. */
@@ -269,7 +297,7 @@ function ShareDocument({ document, onClose }: { document: DocumentSummary; onClo
         {share.isError && <p className="error" role="alert">{describeError(share.error)}</p>}
         {share.data && (
           <p className="callout" role="status">
-            Shared: {share.data.permissions.map((p) => `${p.emailAddress ?? p.domain ?? "anyone with the link"} (${p.role})`).join(", ")}.
+            Shared: {share.data.permissions.map((p) => `${p.emailAddress ?? p.domain ?? "anyone with the link"} (${roleName(p.role)})`).join(", ")}.
           </p>
         )}
         <div className="row">
@@ -279,4 +307,14 @@ function ShareDocument({ document, onClose }: { document: DocumentSummary; onClo
       </form>
     </aside>
   );
+}
+
+/** `value` once it has stayed the same for `ms`. */
+function useSettled<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
 }

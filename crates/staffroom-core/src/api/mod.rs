@@ -22,7 +22,7 @@ use crate::bindings::Bindings;
 use crate::error::{Error, Result};
 use crate::Core;
 
-pub use self::input::{Fields, Input, NoInput, Request, MAX_NUMBER};
+pub use self::input::{search, Fields, Input, NoInput, Request, MAX_NUMBER};
 
 /// Who may call an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

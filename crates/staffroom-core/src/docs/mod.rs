@@ -183,11 +183,11 @@ impl DocService {
 
     /// `GET /documents`.
     pub async fn list(&self, query: &ops::ListDocumentsRequest) -> Result<DocumentList> {
-        let q = validate::drive_query(query.folder_id.as_deref());
+        let q = validate::drive_query(query.folder_id.as_deref(), query.search.as_deref());
         let order = query.order_by.unwrap_or(ops::DocumentOrder::ModifiedTime).as_str();
         let order_by = format!("{order} desc");
         let page_size = query.page_size.unwrap_or(20);
-        let key = json!(["documents", query.folder_id, order, page_size, query.page_token]);
+        let key = json!(["documents", query.folder_id, order, page_size, query.page_token, query.search]);
         let fresh = async {
             let files = self.client.list_files(&q, &order_by, page_size, query.page_token.as_deref()).await?;
             let next_page_token = files.next_page_token.filter(|t| !t.is_empty());

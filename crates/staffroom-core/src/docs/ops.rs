@@ -9,7 +9,9 @@ use super::model::{DocumentList, DocumentSummary, Folder, PatchResult, Permissio
 use super::oauth::{self, GoogleStatus};
 use super::validate::{self, CreateDocument};
 use super::{DocumentEnvelope, EditorView, SaveEdits, SaveOutcome};
-use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route, EDITOR, NO_WINDOW};
+use crate::api::{
+    search, Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route, EDITOR, NO_WINDOW,
+};
 use crate::docs::store::Draft;
 use crate::error::{Error, Result};
 use crate::secrets::Secret;
@@ -74,6 +76,12 @@ pub struct ListDocumentsRequest {
     #[ts(optional = nullable)]
     #[field(with = order_by)]
     pub order_by: Option<DocumentOrder>,
+    /// Words the name starts with, any case (Drive's `name contains`).
+    #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
+    #[field(with = search)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub search: Option<String>,
 }
 
 /// A list's `pageToken`: a `nextPageToken` from an earlier page.

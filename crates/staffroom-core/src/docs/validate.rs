@@ -28,11 +28,15 @@ pub fn quote(value: &str) -> String {
     format!("'{}'", value.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
-/// The Drive query of a list: Google Docs, not trashed, optionally in one folder.
-pub fn drive_query(folder_id: Option<&str>) -> String {
+/// The Drive query of a list: Google Docs, not trashed, optionally in one folder and with a
+/// name holding `search` (Drive's `contains` matches the start of words in a name).
+pub fn drive_query(folder_id: Option<&str>, search: Option<&str>) -> String {
     let mut q = format!("mimeType = {} and trashed = false", quote(super::model::DOC_MIME));
     if let Some(folder) = folder_id {
         q.push_str(&format!(" and {} in parents", quote(folder)));
+    }
+    if let Some(search) = search {
+        q.push_str(&format!(" and name contains {}", quote(search)));
     }
     q
 }
@@ -134,10 +138,10 @@ impl utoipa::PartialSchema for NewPermission {
                 .property("role", roles(role))
                 .required("role")
         };
-        let shared: &[&str] = &["writer", "reader"];
+        let shared: &[&str] = &["writer", "commenter", "reader"];
         OneOfBuilder::new()
             .item(
-                entry("user", &["owner", "writer", "reader"])
+                entry("user", &["owner", "writer", "commenter", "reader"])
                     .property("emailAddress", email())
                     .required("emailAddress"),
             )
@@ -156,6 +160,7 @@ impl utoipa::ToSchema for NewPermission {}
 pub enum UserRole {
     Owner,
     Writer,
+    Commenter,
     Reader,
 }
 
@@ -164,6 +169,7 @@ pub enum UserRole {
 #[serde(rename_all = "lowercase")]
 pub enum SharedRole {
     Writer,
+    Commenter,
     Reader,
 }
 
@@ -299,7 +305,8 @@ fn is_domain(d: &str) -> bool {
         })
 }
 
-/// One permission entry: `role` owner/writer/reader, `type` user/group/domain/anyone,
+/// One permission entry: `role` owner/writer/commenter/reader (Google's Owner, Editor, Commenter
+/// and Viewer), `type` user/group/domain/anyone,
 /// `emailAddress` for user and group only, `domain` for domain only, `owner` for a user only.
 pub fn permission(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) -> Option<Permission> {
     let before = errors.len();
@@ -310,8 +317,8 @@ pub fn permission(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) -> O
     unknown_fields(object, &["role", "type", "emailAddress", "domain"], &format!("{prefix}."), errors);
     let string = |name: &str| object.get(name).and_then(Value::as_str);
     let role = string("role").unwrap_or_default();
-    if !["owner", "writer", "reader"].contains(&role) {
-        errors.push(FieldError::new(format!("{prefix}.role"), "must be owner, writer or reader"));
+    if !["owner", "writer", "commenter", "reader"].contains(&role) {
+        errors.push(FieldError::new(format!("{prefix}.role"), "must be owner, writer, commenter or reader"));
     }
     let kind = string("type").unwrap_or_default();
     if !["user", "group", "domain", "anyone"].contains(&kind) {
@@ -680,8 +687,13 @@ mod tests {
         }
         let q = list_query(&[("folderId", "fld_A-1")]).unwrap();
         assert_eq!(
-            drive_query(q.folder_id.as_deref()),
+            drive_query(q.folder_id.as_deref(), None),
             "mimeType = 'application/vnd.google-apps.document' and trashed = false and 'fld_A-1' in parents"
+        );
+        // A search is a string in the query, whatever it holds.
+        assert_eq!(
+            drive_query(None, Some(r"Bob's \ plan")),
+            r"mimeType = 'application/vnd.google-apps.document' and trashed = false and name contains 'Bob\'s \\ plan'"
         );
         assert_eq!(quote(r"a'b\c"), r"'a\'b\\c'");
     }

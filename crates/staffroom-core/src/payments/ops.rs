@@ -11,7 +11,7 @@ use super::summary::SalesSummaryEnvelope;
 use super::sync::SyncStatus;
 use super::validate::{self, NewOrder};
 use super::{OrderList, ProductList, SubscriptionAction, SubscriptionActionResult, SubscriptionList, SyncReport};
-use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route};
+use crate::api::{search, Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route};
 use crate::error::Result;
 use crate::webhooks::WebhookLog;
 use crate::Core;
@@ -52,16 +52,6 @@ pub struct ListProductsRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub search: Option<String>,
-}
-
-/// A list's search: at most 100 characters without control characters (a tab or a form feed
-/// is one too, even where trimming would drop it), then trimmed, blank as absent.
-fn search(fields: &mut Fields) -> Option<String> {
-    let raw = fields.string("search");
-    if raw.is_some_and(|s| s.chars().count() > 100 || s.chars().any(char::is_control)) {
-        fields.problem("search", "must be at most 100 characters, without control characters");
-    }
-    raw.map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned)
 }
 
 /// A request naming one resource by its `id`.

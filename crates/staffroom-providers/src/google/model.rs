@@ -46,6 +46,18 @@ pub struct DocumentSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub thumbnail_link: Option<String>,
+    /// What the signed-in user may do with it (Drive's `capabilities`); absent when not read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub capabilities: Option<FileCapabilities>,
+}
+
+/// The part of Drive's `File.capabilities` Staffroom reads.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FileCapabilities {
+    /// Whether the user may edit the file: a viewer or commenter may only open it.
+    pub can_edit: bool,
 }
 
 /// `GET /documents`.

@@ -663,6 +663,15 @@ impl SimFile {
         if let Some(drive) = &self.drive_id {
             v["driveId"] = json!(drive);
         }
+        // What the signed-in user may do (File.capabilities in the discovery document): writers
+        // edit and share, commenters comment, readers only read.
+        v["capabilities"] = json!({
+            "canEdit": self.access >= Access::Writer,
+            "canModifyContent": self.access >= Access::Writer,
+            "canComment": self.access >= Access::Commenter,
+            "canShare": self.access >= Access::Writer,
+            "canCopy": self.access >= Access::Reader,
+        });
         if self.mime_type == DOC_MIME {
             v["webViewLink"] = json!(format!("{base}/document/d/{}/edit?usp=drivesdk", self.id));
         } else {
@@ -693,9 +702,11 @@ fn known_file_field(path: &[&str]) -> bool {
         "size",
     ];
     const USER: &[&str] = &["kind", "displayName", "emailAddress", "permissionId", "photoLink", "me"];
+    const CAPABILITIES: &[&str] = &["canEdit", "canModifyContent", "canComment", "canShare", "canCopy"];
     match path {
-        [f] => FILE.contains(f),
+        [f] => FILE.contains(f) || *f == "capabilities",
         ["owners", u] => USER.contains(u),
+        ["capabilities", c] => CAPABILITIES.contains(c),
         _ => false,
     }
 }
