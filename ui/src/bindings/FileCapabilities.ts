@@ -7,4 +7,8 @@ export type FileCapabilities = {
 /**
  * Whether the user may edit the file: a viewer or commenter may only open it.
  */
-canEdit: boolean, };
+canEdit: boolean, 
+/**
+ * Whether the user may share it with others.
+ */
+canShare: boolean, };

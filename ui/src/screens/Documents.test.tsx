@@ -40,14 +40,14 @@ describe("Documents", () => {
     expect(listed).toContainEqual({ folderId: "fld_b", orderBy: "createdTime", pageToken: null, pageSize: 20, search: null });
   });
 
-  it("searches by name once typing pauses, and offers to open, not edit, what the user may only view", async () => {
+  it("searches by name once typing pauses, and offers to open, not edit or share, what the user may only view", async () => {
     const calls = mockCommands({
       google_status: () => signedIn,
       list_folders: () => folders,
       list_documents: (args) => ({
         documents: args.search
-          ? [{ ...doc("p1", "Pricing review"), capabilities: { canEdit: false } }]
-          : [{ ...doc("q1", "Quarterly plan"), capabilities: { canEdit: true } }],
+          ? [{ ...doc("p1", "Pricing review"), capabilities: { canEdit: false, canShare: false } }]
+          : [{ ...doc("q1", "Quarterly plan"), capabilities: { canEdit: true, canShare: true } }],
       }),
     });
     renderWithQuery(<Documents />);
@@ -55,6 +55,7 @@ describe("Documents", () => {
     await userEvent.type(screen.getByLabelText("Search documents by name"), "pricing");
     expect(await screen.findByRole("button", { name: "Open Pricing review" })).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Edit Pricing review" })).not.toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Share Pricing review" })).not.toBeInTheDocument();
     // One request for the word, not one a keystroke.
     const searches = calls.filter((c) => c.cmd === "list_documents" && c.args.search).map((c) => c.args.search);
     expect(searches).toEqual(["pricing"]);

@@ -54,6 +54,9 @@ export function Documents() {
           {/* Google can take a while to fail (retries); say so rather than look frozen. */}
           <SlowHint active={list.isFetching && !list.isPending}>Waiting for Google…</SlowHint>
           <div className="spacer" />
+          <button type="button" className="primary" onClick={() => setCreating(true)}>New document</button>
+        </div>
+        <div className="toolbar filters" role="search" aria-label="Find documents">
           <input
             className="search"
             type="search"
@@ -72,7 +75,6 @@ export function Documents() {
             <option value="modifiedTime">Last modified</option>
             <option value="createdTime">Created</option>
           </select>
-          <button type="button" className="primary" onClick={() => setCreating(true)}>New document</button>
         </div>
         {google.isError && <p className="error" role="alert">{describeError(google.error)}</p>}
         <ListBody
@@ -125,7 +127,9 @@ export function Documents() {
                         ) : (
                           <button type="button" className="primary" onClick={() => void api.openEditor({ id: d.id, name: d.name })} aria-label={`Edit ${d.name}`}>Edit</button>
                         )}
-                        <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
+                        {d.capabilities?.canShare !== false && (
+                          <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
+                        )}
                         <button type="button" onClick={() => void openUrl(d.webViewLink)} aria-label={`Open ${d.name} in the browser`}>Open in browser</button>
                       </div>
                     </td>

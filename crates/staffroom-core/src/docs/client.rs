@@ -80,7 +80,7 @@ impl Default for GoogleClientOptions {
 
 /// Drive fields of a document summary (nested in `files(...)` for lists, as Drive requires).
 const SUMMARY_FIELDS: &str =
-    "id,name,mimeType,createdTime,modifiedTime,webViewLink,thumbnailLink,capabilities(canEdit)";
+    "id,name,mimeType,createdTime,modifiedTime,webViewLink,thumbnailLink,capabilities(canEdit,canShare)";
 const PERMISSION_FIELDS: &str = "id,type,role,emailAddress,domain";
 /// Folders are read a page of this many at a time, every page.
 const FOLDER_PAGE: u32 = 1000;

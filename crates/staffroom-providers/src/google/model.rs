@@ -58,6 +58,8 @@ pub struct DocumentSummary {
 pub struct FileCapabilities {
     /// Whether the user may edit the file: a viewer or commenter may only open it.
     pub can_edit: bool,
+    /// Whether the user may share it with others.
+    pub can_share: bool,
 }
 
 /// `GET /documents`.
