@@ -48,8 +48,10 @@ function keptBecause(p: NonNullable<StructuralElement["paragraph"]>): string {
   const runs = p.elements.flatMap((e) => (e.textRun ? [e.textRun] : []));
   if (runs.some((r) => r.suggestedInsertionIds?.length || r.suggestedDeletionIds?.length)) return "Pending suggestion: accept or reject it in Google Docs";
   if (p.positionedObjectIds?.length) return "An object is anchored here";
-  if (p.bullet) return "List item";
   if (p.elements.some((e) => !e.textRun)) return "Holds an image or other object";
+  if (runs.some((r) => r.content.includes("\ue907"))) return "Holds an element only Google Docs shows";
+  // The one list item kept as it is: making its list again would read the tab as nesting.
+  if (p.bullet) return "A list item starting with a tab: edit it in Google Docs";
   return "Holds an element only Google Docs shows";
 }
 

@@ -118,7 +118,7 @@ export function Documents() {
                 {documents.map((d) => (
                   <tr key={d.id}>
                     <td>{d.name}</td>
-                    <td className="muted"><When iso={orderBy === "createdTime" ? d.createdTime : d.modifiedTime} /></td>
+                    <td className="muted when"><When iso={orderBy === "createdTime" ? d.createdTime : d.modifiedTime} /></td>
                     <td>
                       <div className="row">
                         {/* A viewer or commenter opens it to read (Google would refuse an edit). */}

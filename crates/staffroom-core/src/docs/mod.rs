@@ -525,7 +525,11 @@ impl DocService {
 
     /// The unsaved edits of a document, if any.
     pub async fn draft(&self, actor: &Actor, id: &str) -> Result<Option<Draft>> {
-        Ok(self.db.draft(user_id(actor), validate::document_id(id)?).await?.map(|(draft, _)| draft))
+        let kept = self.db.draft(user_id(actor), validate::document_id(id)?).await?;
+        Ok(kept.map(|(mut draft, base)| {
+            draft.blocks = planner::carried_forward(&base, std::mem::take(&mut draft.blocks));
+            draft
+        }))
     }
 
     /// Drops the unsaved edits of a document.

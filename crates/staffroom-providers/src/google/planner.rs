@@ -121,6 +121,25 @@ pub fn base_blocks(doc: &Document) -> Vec<BaseBlock> {
         .collect()
 }
 
+/// A draft kept when the editor could not yet edit some kind of paragraph (a list item was a
+/// fixed block): each fixed block its base now offers as text becomes that text, unchanged, so
+/// that the draft still plans.
+pub fn carried_forward(base: &Document, blocks: Vec<EditBlock>) -> Vec<EditBlock> {
+    let now: std::collections::HashMap<u32, EditBlock> = base_blocks(base)
+        .iter()
+        .map(|b| b.start)
+        .zip(editable_blocks(base))
+        .filter(|(_, b)| matches!(b, EditBlock::Paragraph { .. }))
+        .collect();
+    blocks
+        .into_iter()
+        .map(|block| match block {
+            EditBlock::Fixed { start_index } => now.get(&start_index).cloned().unwrap_or(block),
+            other => other,
+        })
+        .collect()
+}
+
 /// The whole text of the body as Google holds it (paragraph newlines included; tables and other
 /// structure contribute their text runs).
 pub fn body_text(doc: &Document) -> String {
@@ -1049,5 +1068,15 @@ mod tests {
         );
         assert_eq!(fields(&[item("a", "x", Bullet, 0), item("b", "x", Number, 0)]), ["blocks[1].list.kind"]);
         assert_eq!(fields(&[item("\ta", "x", Bullet, 0), p("b", "NORMAL_TEXT")]), ["blocks[0].text"]);
+    }
+
+    #[test]
+    fn a_draft_kept_while_list_items_were_fixed_still_plans() {
+        let d = with_list(&[("Checklist", None), ("Venue", Some(0))]);
+        let old_draft = vec![p("Checklist!", "NORMAL_TEXT"), EditBlock::Fixed { start_index: 11 }];
+        assert!(plan(&d, &old_draft).is_err(), "the item is text now");
+        let carried = carried_forward(&d, old_draft);
+        assert_eq!(carried[1], editable_blocks(&d)[1]);
+        assert_eq!(plan(&d, &carried).unwrap(), vec![json!({"insertText": {"location": {"index": 10}, "text": "!"}})]);
     }
 }
