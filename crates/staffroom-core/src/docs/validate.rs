@@ -789,7 +789,7 @@ mod tests {
             {"role": "writer", "type": "user"},
             {"role": "owner", "type": "group", "emailAddress": "g@b.co"},
             {"role": "reader", "type": "domain", "domain": "not a domain"},
-            {"role": "commenter", "type": "user", "emailAddress": "a@b.co"}
+            {"role": "organizer", "type": "user", "emailAddress": "a@b.co"}
         ]});
         let names = fields(share(&body).unwrap_err());
         assert_eq!(
@@ -803,6 +803,14 @@ mod tests {
             ]
         );
         assert!(share(&json!({"permissions": [{"role": "owner", "type": "user", "emailAddress": "new@b.co"}]})).is_ok());
+        // Google's Commenter, for every kind of entry.
+        let commenters = json!({"permissions": [
+            {"role": "commenter", "type": "user", "emailAddress": "a@b.co"},
+            {"role": "commenter", "type": "group", "emailAddress": "g@b.co"},
+            {"role": "commenter", "type": "domain", "domain": "example.com"},
+            {"role": "commenter", "type": "anyone"}
+        ]});
+        assert!(share(&commenters).is_ok());
         assert!(share(&json!({"permissions": []})).is_err());
     }
 
