@@ -936,24 +936,25 @@ mod tests {
         d
     }
 
+    /// The body's paragraphs as the API answers them.
+    fn paragraphs(d: &SimDoc) -> Vec<Value> {
+        let content = d.to_json("SUGGESTIONS_INLINE")["body"]["content"].clone();
+        content.as_array().unwrap().iter().filter_map(|e| e.get("paragraph").cloned()).collect()
+    }
+
     fn texts(d: &SimDoc) -> Vec<String> {
-        d.to_json("SUGGESTIONS_INLINE")["body"]["content"]
-            .as_array()
-            .unwrap()
+        paragraphs(d)
             .iter()
-            .filter_map(|e| e.get("paragraph"))
             .map(|p| {
                 p["elements"].as_array().unwrap().iter().map(|e| e["textRun"]["content"].as_str().unwrap()).collect()
             })
             .collect()
     }
 
+    /// Each paragraph's list id and nesting level, if it is a list item.
     fn bullets(d: &SimDoc) -> Vec<Option<(String, u64)>> {
-        d.to_json("SUGGESTIONS_INLINE")["body"]["content"]
-            .as_array()
-            .unwrap()
+        paragraphs(d)
             .iter()
-            .filter_map(|e| e.get("paragraph"))
             .map(|p| {
                 let b = p.get("bullet")?;
                 Some((
