@@ -234,7 +234,8 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
                 }
                 _ => None,
             };
-            let id = beside(at.checked_sub(1)).or_else(|| beside(Some(at + 1))).unwrap_or_else(|| format!("new.{at}"));
+            // A new list's id is new: the edit's own random number.
+            let id = beside(at.checked_sub(1)).or_else(|| beside(Some(at + 1))).unwrap_or_else(|| format!("new.{i}"));
             if let EditBlock::Paragraph { list, .. } = &mut blocks[at] {
                 *list = listed.map(|(kind, level)| ListItem { id, kind, level });
             }

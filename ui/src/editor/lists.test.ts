@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EditorState, TextSelection, type Command } from "prosemirror-state";
-import { DOMParser as PmParser } from "prosemirror-model";
+import { DOMParser as PmParser, DOMSerializer } from "prosemirror-model";
 import { fromDoc, toDoc } from "./convert";
 import { flattenPastedLists, indentList, liftListItem, listMarkers, markers, splitListItem, toggleList } from "./lists";
 import { schema } from "./schema";
@@ -82,6 +82,13 @@ describe("lists in the editor", () => {
     const lifted = apply(select(state([item("one")]), 0, 0), liftListItem);
     expect(lists(lifted)).toEqual([null]);
     expect(liftListItem(select(state([item("one")]), 0, 1))).toBe(false);
+  });
+
+  it("copies items within the editor as items, with their style, kind, level and list", () => {
+    const blocks = [item("Venue", 0, "number"), { ...item("Deposit", 1, "number"), style: "HEADING_2" }];
+    const dom = document.createElement("div");
+    toDoc(blocks).forEach((node) => dom.appendChild(DOMSerializer.fromSchema(schema).serializeNode(node)));
+    expect(fromDoc(PmParser.fromSchema(schema).parse(dom))).toEqual(blocks);
   });
 
   it("pastes Google Docs' lists with their levels, one id per list", () => {

@@ -49,7 +49,9 @@ export function toggleList(kind: ListKind): Command {
       const listId = (beside?.attrs.listId as string | undefined) ?? newListId();
       // From the last paragraph up, so that removing tabs moves nothing still to be done.
       for (const { node, pos } of [...paragraphs].reverse()) {
-        const tabs = /^\t*/.exec(node.textContent)?.[0].length ?? 0;
+        // Tabs the paragraph's first text starts with (a soft break first means none).
+        const first = node.firstChild;
+        const tabs = first?.isText ? (/^\t*/.exec(first.text ?? "")?.[0].length ?? 0) : 0;
         const level = isItem(node) ? (node.attrs.level as number) : Math.min(MAX_LEVEL, tabs);
         if (tabs > 0) tr.delete(pos + 1, pos + 1 + tabs);
         tr.setNodeMarkup(pos, undefined, { ...node.attrs, listId, listKind: kind, level });

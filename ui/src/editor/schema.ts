@@ -26,14 +26,20 @@ const nodes: Record<string, NodeSpec> = {
     content: "inline*",
     attrs: { style: { default: "NORMAL_TEXT" }, listId: { default: null }, listKind: { default: null }, level: { default: 0 } },
     parseDOM: [
-      // A pasted list item, flattened by `flattenPastedLists` before parsing.
+      // A list item: pasted (flattened by `flattenPastedLists`) or copied here, any style.
       {
-        tag: "p[data-list-kind]",
-        getAttrs: (p: HTMLElement) => ({
-          listKind: p.dataset.listKind,
-          listId: p.dataset.listId,
-          level: Number(p.dataset.level),
-        }),
+        tag: "[data-list-kind]",
+        getAttrs: (p: HTMLElement) => {
+          const kind = p.dataset.listKind;
+          if (kind !== "bullet" && kind !== "number") return false;
+          const level = Number(p.dataset.level);
+          return {
+            style: /\bpara-([A-Z0-9_]+)/.exec(p.className)?.[1] ?? "NORMAL_TEXT",
+            listKind: kind,
+            listId: p.dataset.listId || "pasted",
+            level: Number.isInteger(level) ? Math.min(8, Math.max(0, level)) : 0,
+          };
+        },
       },
       { tag: "h1", attrs: { style: "HEADING_1" } },
       { tag: "h2", attrs: { style: "HEADING_2" } },
@@ -50,7 +56,15 @@ const nodes: Record<string, NodeSpec> = {
       const kind = node.attrs.listKind as string | null;
       if (!kind) return [STYLE_TAGS[style] ?? "p", { class: `para para-${style}` }, 0];
       const level = node.attrs.level as number;
-      return [STYLE_TAGS[style] ?? "p", { class: `para para-${style} li li-${kind}`, style: `--level: ${level}` }, 0];
+      // The data attributes let a copied item paste back as one (the rule above reads them).
+      const attrs = {
+        class: `para para-${style} li li-${kind}`,
+        style: `--level: ${level}`,
+        "data-list-kind": kind,
+        "data-list-id": node.attrs.listId as string,
+        "data-level": String(level),
+      };
+      return [STYLE_TAGS[style] ?? "p", attrs, 0];
     },
   },
   // What Staffroom does not edit (a table, a list item, a paragraph holding an image or a

@@ -17,6 +17,8 @@ export function Documents() {
   const [text, setText] = useState("");
   // Each search is a Drive request, which Google counts: ask once typing pauses.
   const search = useSettled(text.trim(), 300);
+  // A new search starts from its first page (a page token belongs to its query).
+  useEffect(() => setTokens([null]), [search]);
   // Drive pages by token: the tokens of the pages before the current one.
   const [tokens, setTokens] = useState<(string | null)[]>([null]);
   const [creating, setCreating] = useState(false);
@@ -63,7 +65,7 @@ export function Documents() {
             aria-label="Search documents by name"
             placeholder="Name"
             value={text}
-            onChange={(e) => { setText(e.target.value); restart(); }}
+            onChange={(e) => setText(e.target.value)}
           />
           <label htmlFor="folder-filter" className="muted">Folder</label>
           <select id="folder-filter" value={folderId} onChange={(e) => { setFolderId(e.target.value); restart(); }}>

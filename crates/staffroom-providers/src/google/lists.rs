@@ -7,8 +7,11 @@
 //! that lead it and removing them. So a list the user changed in structure (an item added,
 //! removed from it, nested, or the kind switched) is made again as a whole: its bullets deleted,
 //! tabs inserted for the nesting, bullets created. A list whose items only changed their text
-//! keeps its bullets and its id. Two lists of one kind that end up next to each other may become
-//! one, as they would in Docs.
+//! keeps its bullets and its id. A list made again keeps its look where a preset has it (the
+//! preset is read back from its glyphs), not its id. Two lists of one kind that end up next to
+//! each other may become one, as they would in Docs; and one list that a paragraph outside it
+//! interrupts becomes two when the part after the paragraph is made again (its numbering starts
+//! again at 1), since a new list joins only the list right before it.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -71,21 +74,52 @@ pub fn item_of(doc: &Document, paragraph: &Paragraph) -> Option<ListItem> {
 
 /// One edited paragraph as the list requests see it: where it is in the final text, its list
 /// place, whether its list place may differ from the one Docs gives it after the text requests
-/// (it changed, is new, or was merged), and whether a fixed block comes right before it.
+/// (it changed, is new, or was merged), whether it was taken out of a list, and whether a fixed
+/// block comes right before it.
 #[derive(Debug, Clone)]
 pub struct Placed<'a> {
     pub start: u32,
     pub end: u32,
     pub list: Option<&'a ListItem>,
     pub changed: bool,
+    pub unlisted: bool,
     pub after_fixed: bool,
+}
+
+/// The preset that makes a list of `doc` look as it does, read from its top two levels' glyphs
+/// (the glyph characters are the simulator's reading of the presets' names); `None` when no
+/// preset does, or the list is not of `kind`.
+fn preset_of(doc: &Document, id: &str, kind: ListKind) -> Option<&'static str> {
+    let levels = doc.lists.as_ref()?.get(id)?.pointer("/listProperties/nestingLevels")?;
+    let at = |level: usize, key: &str| levels.get(level).and_then(|l| l.get(key)).and_then(Value::as_str);
+    let preset = match (at(0, "glyphType"), at(0, "glyphSymbol")) {
+        (Some("DECIMAL"), _) if at(1, "glyphFormat").is_some_and(|f| f.contains("%0")) => "NUMBERED_DECIMAL_NESTED",
+        (Some("DECIMAL"), _) if at(0, "glyphFormat").is_some_and(|f| f.ends_with(')')) => {
+            "NUMBERED_DECIMAL_ALPHA_ROMAN_PARENS"
+        }
+        (Some("DECIMAL"), _) => "NUMBERED_DECIMAL_ALPHA_ROMAN",
+        (Some("ZERO_DECIMAL"), _) => "NUMBERED_ZERODECIMAL_ALPHA_ROMAN",
+        (Some("UPPER_ALPHA"), _) => "NUMBERED_UPPERALPHA_ALPHA_ROMAN",
+        (Some("UPPER_ROMAN"), _) => "NUMBERED_UPPERROMAN_UPPERALPHA_DECIMAL",
+        (_, Some("●")) => "BULLET_DISC_CIRCLE_SQUARE",
+        (_, Some("❖")) if at(1, "glyphSymbol") == Some("◇") => "BULLET_DIAMONDX_HOLLOWDIAMOND_SQUARE",
+        (_, Some("❖")) => "BULLET_DIAMONDX_ARROW3D_SQUARE",
+        (_, Some("☐")) => "BULLET_CHECKBOX",
+        (_, Some("➔")) => "BULLET_ARROW_DIAMOND_DISC",
+        (_, Some("★")) => "BULLET_STAR_CIRCLE_SQUARE",
+        (_, Some("➢")) => "BULLET_ARROW3D_CIRCLE_SQUARE",
+        (_, Some("◄")) => "BULLET_LEFTTRIANGLE_DIAMOND_DISC",
+        (_, Some("◆")) => "BULLET_DIAMOND_CIRCLE_SQUARE",
+        _ => return None,
+    };
+    (preset.starts_with("NUMBERED_") == (kind == ListKind::Number)).then_some(preset)
 }
 
 /// The list requests, last in a batch: each group's requests leave the indexes as they found
 /// them (tabs inserted are removed by `createParagraphBullets`), and groups run from the highest
 /// index down. `may_have_bullets`: whether any paragraph could carry a bullet now (when the base
 /// had none, no paragraph can have inherited one, and no bullet needs deleting).
-pub fn plan(paragraphs: &[Placed], may_have_bullets: bool) -> Vec<Value> {
+pub fn plan(base: &Document, paragraphs: &[Placed], may_have_bullets: bool) -> Vec<Value> {
     let mut groups: Vec<Vec<Value>> = Vec::new();
     let mut i = 0;
     while i < paragraphs.len() {
@@ -105,10 +139,21 @@ pub fn plan(paragraphs: &[Placed], may_have_bullets: bool) -> Vec<Value> {
             let mut group = Vec::new();
             if may_have_bullets {
                 group.push(json!({"deleteParagraphBullets": {"range": range(start, end)}}));
-                // Docs keeps a deleted bullet's indent on the paragraph; the editor shows none.
-                group.push(json!({"updateParagraphStyle": {
-                    "range": range(start, end), "paragraphStyle": {}, "fields": "indentStart,indentFirstLine"
-                }}));
+            }
+            // Docs keeps a deleted bullet's indent on the paragraph; the editor shows none. Only
+            // where a bullet surely went: a list's own items, and paragraphs taken out of a
+            // list (any other paragraph keeps the indent it has).
+            let clear_indents = |from: u32, to: u32| {
+                json!({"updateParagraphStyle": {
+                    "range": range(from, to), "paragraphStyle": {}, "fields": "indentStart,indentFirstLine"
+                }})
+            };
+            if first.list.is_some() {
+                if may_have_bullets {
+                    group.push(clear_indents(start, end));
+                }
+            } else {
+                group.extend(run.iter().rev().filter(|p| p.unlisted).map(|p| clear_indents(p.start, p.end)));
             }
             if let Some(list) = first.list {
                 let mut tabs = 0;
@@ -119,8 +164,9 @@ pub fn plan(paragraphs: &[Placed], may_have_bullets: bool) -> Vec<Value> {
                     );
                     tabs += u32::from(level);
                 }
+                let preset = preset_of(base, &list.id, list.kind).unwrap_or(list.kind.preset());
                 group.push(json!({"createParagraphBullets": {
-                    "range": range(start, end + tabs), "bulletPreset": list.kind.preset()
+                    "range": range(start, end + tabs), "bulletPreset": preset
                 }}));
             }
             if !group.is_empty() {

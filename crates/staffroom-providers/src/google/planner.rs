@@ -288,6 +288,7 @@ pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Valu
     // set.
     let mut restyle: BTreeSet<usize> = BTreeSet::new();
     let mut relist: BTreeSet<usize> = BTreeSet::new();
+    let mut unlisted: BTreeSet<usize> = BTreeSet::new();
     let mut paragraphs_before = 0;
     for (segment, (old, new)) in base_segments.iter().zip(&edited_segments).enumerate() {
         let new: Vec<(&str, Look)> = new
@@ -322,6 +323,7 @@ pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Valu
         let changed = plan_segment(start, &old, &new, &mut segment_ops);
         restyle.extend(changed.style.into_iter().map(|j| j + paragraphs_before));
         relist.extend(changed.list.into_iter().map(|j| j + paragraphs_before));
+        unlisted.extend(changed.unlisted.into_iter().map(|j| j + paragraphs_before));
         text_ops.extend(segment_ops.into_iter().map(|mut op| {
             op.paragraphs = op.paragraphs.start + paragraphs_before..op.paragraphs.end + paragraphs_before;
             op
@@ -365,6 +367,7 @@ pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Valu
                     end,
                     list: list.as_ref(),
                     changed: relist.contains(&paragraph),
+                    unlisted: unlisted.contains(&paragraph),
                     after_fixed,
                 });
                 if restyle.contains(&paragraph) {
@@ -392,7 +395,7 @@ pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Valu
     // Character styles, on the final text (a named style set above leaves them as they are).
     requests.extend(marks::plan(base, &styled, &kept));
     // Lists last: their requests leave every index where it was.
-    Ok((requests, lists::plan(&placed, blocks.iter().any(|b| b.list.is_some()))))
+    Ok((requests, lists::plan(base, &placed, blocks.iter().any(|b| b.list.is_some()))))
 }
 
 /// Only inserted text is checked: Google strips some characters from `insertText`, so text
@@ -439,6 +442,8 @@ type Look<'a> = (&'a str, Option<&'a ListItem>);
 struct Changed {
     style: Vec<usize>,
     list: Vec<usize>,
+    /// Paragraphs taken out of a list (Docs leaves them the list's indent).
+    unlisted: Vec<usize>,
 }
 
 impl Changed {
@@ -471,6 +476,9 @@ fn plan_segment(start: u32, old: &[(&str, Look)], new: &[(&str, Look)], ops: &mu
         }
         if new[j].1 .1 != current.1 {
             marks.list.push(j);
+            if new[j].1 .1.is_none() {
+                marks.unlisted.push(j);
+            }
         }
     };
     for op in walk(similar::capture_diff_slices(Algorithm::Myers, &old_texts, &new_texts)) {
@@ -1078,5 +1086,35 @@ mod tests {
         let carried = carried_forward(&d, old_draft);
         assert_eq!(carried[1], editable_blocks(&d)[1]);
         assert_eq!(plan(&d, &carried).unwrap(), vec![json!({"insertText": {"location": {"index": 10}, "text": "!"}})]);
+    }
+
+    #[test]
+    fn splitting_a_paragraph_beside_a_list_leaves_every_indent_and_the_list_alone() {
+        let d = with_list(&[("Item", Some(0)), ("A text", None), ("B", None)]);
+        let mut edited = editable_blocks(&d);
+        edited.splice(1..2, [p("A", "NORMAL_TEXT"), p(" text", "NORMAL_TEXT")]);
+        let requests = plan(&d, &edited).unwrap();
+        let kinds: Vec<&str> =
+            requests.iter().map(|r| r.as_object().unwrap().keys().next().unwrap().as_str()).collect();
+        // The new paragraph may have taken a bullet from where it was split: any is deleted; no
+        // indent is reset, and the list is not made again.
+        assert!(!kinds.contains(&"createParagraphBullets"), "{requests:?}");
+        assert!(
+            requests.iter().all(|r| r.pointer("/updateParagraphStyle/fields").is_none_or(|f| f == "namedStyleType")),
+            "{requests:?}"
+        );
+        assert!(kinds.contains(&"deleteParagraphBullets"), "{requests:?}");
+    }
+
+    #[test]
+    fn a_list_made_again_keeps_its_preset() {
+        use lists::ListKind::Number;
+        let mut d = with_list(&[("One", Some(0)), ("Two", Some(0))]);
+        let roman = json!({"listProperties": {"nestingLevels": [{"glyphType": "UPPER_ROMAN", "glyphFormat": "%0."}]}});
+        d.lists = Some(serde_json::from_value(json!({"kix.a": roman})).unwrap());
+        let edited = [item("One", "kix.a", Number, 0), item("Two", "kix.a", Number, 1)];
+        let requests = plan(&d, &edited).unwrap();
+        let create = requests.iter().find_map(|r| r.get("createParagraphBullets")).expect("made again");
+        assert_eq!(create["bulletPreset"], "NUMBERED_UPPERROMAN_UPPERALPHA_DECIMAL");
     }
 }
