@@ -158,6 +158,67 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
         )
         .await;
     assert_eq!(status, 200, "{patched}");
+    // The editor's saves, which send every other kind of request: a bold word, a list made
+    // and then removed, a table's rows and columns added and removed.
+    let seeded = "doc002sbxA1b2C3d4E5f6G7h8";
+    let (_, view) = app.get(&format!("/api/docs/documents/{seeded}/editor")).await;
+    let mut blocks = view["blocks"].as_array().unwrap().clone();
+    let first_text = blocks.iter().position(|b| b["style"] == "NORMAL_TEXT").unwrap();
+    let units = blocks[first_text]["text"].as_str().unwrap().encode_utf16().count();
+    blocks[first_text]["runs"] = json!([{"len": 4, "bold": true}, {"len": units - 4}]);
+    blocks[first_text]["list"] = json!({"id": "new.contract", "kind": "bullet", "level": 0});
+    let table = blocks.iter_mut().find(|b| b["kind"] == "table").unwrap();
+    let new_cell = |text: &str| json!([{"kind": "paragraph", "text": text, "style": "NORMAL_TEXT", "runs": [{"len": text.len()}]}]);
+    table["columns"] = json!([0, null]);
+    let rows = table["rows"].as_array_mut().unwrap();
+    rows.remove(2);
+    for row in rows.iter_mut() {
+        let cells = row["cells"].as_array_mut().unwrap();
+        cells.truncate(1);
+        cells.push(new_cell("New"));
+    }
+    rows.push(json!({"cells": [new_cell("Tea"), new_cell("5")]}));
+    let (status, saved) = app
+        .post(
+            &format!("/api/docs/documents/{seeded}/save"),
+            json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks}),
+        )
+        .await;
+    assert_eq!(status, 200, "{saved}");
+    let (_, view) = app.get(&format!("/api/docs/documents/{seeded}/editor")).await;
+    let mut blocks = view["blocks"].as_array().unwrap().clone();
+    let item = blocks.iter().position(|b| b.get("list").is_some()).expect("the list was made");
+    blocks[item].as_object_mut().unwrap().remove("list");
+    let (status, saved) = app
+        .post(
+            &format!("/api/docs/documents/{seeded}/save"),
+            json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks}),
+        )
+        .await;
+    assert_eq!(status, 200, "{saved}");
+    let kinds: std::collections::BTreeSet<String> = app
+        .google()
+        .exchanges()
+        .iter()
+        .filter_map(|e| e.request.as_ref()?.get("requests")?.as_array().cloned())
+        .flatten()
+        .filter_map(|r| r.as_object()?.keys().next().cloned())
+        .collect();
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        [
+            "createParagraphBullets",
+            "deleteContentRange",
+            "deleteParagraphBullets",
+            "deleteTableColumn",
+            "deleteTableRow",
+            "insertTableColumn",
+            "insertTableRow",
+            "insertText",
+            "updateParagraphStyle",
+            "updateTextStyle",
+        ]
+    );
     app.post(
         &format!("/api/docs/documents/{id}/permissions"),
         json!({"permissions": [{"role": "owner", "type": "user", "emailAddress": "w@example.com"}]}),
@@ -406,12 +467,13 @@ async fn documented_answers_decode_as_the_client_reads_them_and_the_simulator_ha
         .map(|b| match b {
             EditBlock::Paragraph { .. } => "text",
             EditBlock::Fixed { .. } => "fixed",
+            EditBlock::Table { .. } => "table",
         })
         .collect();
     // Heading; a soft line break (text); a pending suggestion (kept as it is); a list item
     // (text in its list); an image with an anchored object, and U+E907 (kept as they are); the
-    // table; the last paragraph.
-    assert_eq!(kinds, ["text", "text", "fixed", "text", "fixed", "fixed", "fixed", "text"]);
+    // table (its cells editable); the last paragraph.
+    assert_eq!(kinds, ["text", "text", "fixed", "text", "fixed", "fixed", "table", "text"]);
     let EditBlock::Paragraph { list: Some(item), .. } = &blocks[3] else { panic!("a list item: {:?}", blocks[3]) };
     assert_eq!(item.level, 0);
     let EditBlock::Paragraph { text, .. } = &blocks[1] else { unreachable!() };

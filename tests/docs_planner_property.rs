@@ -1,14 +1,16 @@
 //! The planner's promise, for random documents and random edits: applying its requests in the
-//! simulator yields exactly the edited document (texts, paragraph styles, character styles and
-//! lists: each paragraph's kind of list and nesting), the table is untouched, and each kind of
-//! request runs from the highest index down.
+//! simulator yields exactly the edited document (texts, paragraph styles, character styles,
+//! lists: each paragraph's kind of list and nesting, and the table: its rows, columns and cells),
+//! the paragraph holding an image is untouched, and each kind of request runs from the highest
+//! index down.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use staffroom::docs::lists::{ListItem, ListKind};
 use staffroom::docs::model::Document;
 use staffroom::docs::planner::{editable_blocks, plan, plan_in_phases, EditBlock, StyledRun};
-use staffroom::sandbox::google::doc::{Piece as SeedPiece, SimDoc};
+use staffroom::docs::tables::TableRowEdit;
+use staffroom::sandbox::google::doc::{Piece as SeedPiece, SimDoc, Unit};
 
 const STYLES: &[&str] = &["NORMAL_TEXT", "TITLE", "HEADING_1", "HEADING_2", "HEADING_6"];
 
@@ -81,6 +83,17 @@ enum Edit {
     Mark(usize, StyledRun),
     /// Puts the paragraph in a list (the one beside it, when of that kind), or out of one.
     List(usize, Listed),
+    /// A table cell (counted row by row, wrapping) gets this text.
+    CellText(usize, Vec<Piece>),
+    CellStyle(usize, &'static str),
+    /// A cell gets one more paragraph, or loses its last (when it has two).
+    CellSplit(usize, Vec<Piece>),
+    CellMerge(usize),
+    /// A row or column added at this place (wrapping), its cells holding this text.
+    AddRow(usize, Vec<Piece>),
+    AddColumn(usize, Vec<Piece>),
+    DeleteRow(usize),
+    DeleteColumn(usize),
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -92,6 +105,14 @@ fn edit() -> impl Strategy<Value = Edit> {
         (any::<usize>(), text()).prop_map(|(i, t)| Edit::Append(i, t)),
         (any::<usize>(), marks()).prop_map(|(i, m)| Edit::Mark(i, m)),
         (any::<usize>(), listed()).prop_map(|(i, l)| Edit::List(i, l)),
+        (any::<usize>(), text()).prop_map(|(i, t)| Edit::CellText(i, t)),
+        (any::<usize>(), prop::sample::select(STYLES)).prop_map(|(i, s)| Edit::CellStyle(i, s)),
+        (any::<usize>(), text()).prop_map(|(i, t)| Edit::CellSplit(i, t)),
+        any::<usize>().prop_map(Edit::CellMerge),
+        (any::<usize>(), text()).prop_map(|(i, t)| Edit::AddRow(i, t)),
+        (any::<usize>(), text()).prop_map(|(i, t)| Edit::AddColumn(i, t)),
+        any::<usize>().prop_map(Edit::DeleteRow),
+        any::<usize>().prop_map(Edit::DeleteColumn),
     ]
 }
 
@@ -125,7 +146,26 @@ fn build(before: &[(String, &str, Listed)], after: &[(String, &str, Listed)]) ->
             [SeedPiece::Text(&t, json!({})), SeedPiece::Text("!", json!({"bold": true})), SeedPiece::Text(" go", link)];
         doc.push_pieces(style(s, listed), &pieces);
     }
+    // An image's paragraph, which no request may touch, then a caption before the table.
+    doc.push_pieces(
+        json!({"namedStyleType": "NORMAL_TEXT"}),
+        &[
+            SeedPiece::Text("Photo ", json!({})),
+            SeedPiece::Element(json!({"inlineObjectElement": {"inlineObjectId": "kix.photo"}})),
+        ],
+    );
+    doc.push_pieces(json!({"namedStyleType": "NORMAL_TEXT"}), &[SeedPiece::Text("Caption", json!({}))]);
+    let table_at = doc.units.len();
     doc.push_table(&[vec!["Item", "😀 units"], vec!["Coffee ☕", "10"]]);
+    // The header row is a heading, so that a row or column added beside it has a style to copy.
+    doc.para_styles.push(json!({"namedStyleType": "HEADING_3"}));
+    let heading = doc.para_styles.len() as u32 - 1;
+    let second_row = (table_at + 2..doc.units.len()).find(|&i| doc.units[i] == Unit::RowStart).unwrap();
+    for unit in &mut doc.units[table_at..second_row] {
+        if let Unit::Newline { para, .. } = unit {
+            *para = heading;
+        }
+    }
     for (t, s, listed) in after {
         let t = item_text(t, listed);
         if !t.is_empty() {
@@ -149,14 +189,15 @@ fn read(doc: &SimDoc) -> Document {
     serde_json::from_value(doc.to_json("SUGGESTIONS_INLINE")).unwrap()
 }
 
-fn table(doc: &SimDoc) -> Value {
-    let mut table = doc.to_json("SUGGESTIONS_INLINE")["body"]["content"]
+/// The image's paragraph, without its indexes.
+fn image_paragraph(doc: &SimDoc) -> Value {
+    let mut paragraph = doc.to_json("SUGGESTIONS_INLINE")["body"]["content"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|e| e.get("table").is_some())
+        .find(|e| e.to_string().contains("inlineObjectElement"))
         .cloned()
-        .expect("the table is still there");
+        .expect("the image is still there");
     fn strip(v: &mut Value) {
         match v {
             Value::Object(m) => {
@@ -168,15 +209,96 @@ fn table(doc: &SimDoc) -> Value {
             _ => {}
         }
     }
-    strip(&mut table);
-    table
+    strip(&mut paragraph);
+    paragraph
+}
+
+fn paragraph_of(pieces: &[Piece], style: &str) -> EditBlock {
+    EditBlock::Paragraph { text: plain(pieces), style: style.to_string(), runs: Some(runs(pieces)), list: None }
+}
+
+/// The table's columns and rows.
+fn table_of(blocks: &mut [EditBlock]) -> (&mut Vec<Option<u32>>, &mut Vec<TableRowEdit>) {
+    blocks
+        .iter_mut()
+        .find_map(|b| match b {
+            EditBlock::Table { columns, rows, .. } => Some((columns, rows)),
+            _ => None,
+        })
+        .expect("the table is editable")
+}
+
+/// A cell's paragraphs, counting cells row by row and wrapping.
+fn cell(blocks: &mut [EditBlock], i: usize) -> &mut Vec<EditBlock> {
+    let (columns, rows) = table_of(blocks);
+    let n = i % (columns.len() * rows.len());
+    &mut rows[n / columns.len()].cells[n % columns.len()]
+}
+
+/// Applies a table edit (false: the edit is not a table's).
+fn apply_in_table(blocks: &mut [EditBlock], edit: &Edit) -> bool {
+    match edit {
+        Edit::CellText(i, pieces) => {
+            let style = match &cell(blocks, *i)[0] {
+                EditBlock::Paragraph { style, .. } => style.clone(),
+                _ => unreachable!(),
+            };
+            cell(blocks, *i)[0] = paragraph_of(pieces, &style);
+        }
+        Edit::CellStyle(i, s) => {
+            if let EditBlock::Paragraph { style, .. } = &mut cell(blocks, *i)[0] {
+                *style = s.to_string();
+            }
+        }
+        Edit::CellSplit(i, pieces) => cell(blocks, *i).push(paragraph_of(pieces, "NORMAL_TEXT")),
+        Edit::CellMerge(i) => {
+            let paragraphs = cell(blocks, *i);
+            if paragraphs.len() > 1 {
+                paragraphs.pop();
+            }
+        }
+        Edit::AddRow(i, pieces) => {
+            let (columns, rows) = table_of(blocks);
+            let cells = vec![vec![paragraph_of(pieces, "NORMAL_TEXT")]; columns.len()];
+            rows.insert(i % (rows.len() + 1), TableRowEdit { from: None, cells });
+        }
+        Edit::AddColumn(i, pieces) => {
+            let (columns, rows) = table_of(blocks);
+            let at = i % (columns.len() + 1);
+            columns.insert(at, None);
+            for row in rows.iter_mut() {
+                row.cells.insert(at, vec![paragraph_of(pieces, "HEADING_2")]);
+            }
+        }
+        Edit::DeleteRow(i) => {
+            let (_, rows) = table_of(blocks);
+            if rows.len() > 1 {
+                rows.remove(i % rows.len());
+            }
+        }
+        Edit::DeleteColumn(i) => {
+            let (columns, rows) = table_of(blocks);
+            if columns.len() > 1 {
+                let at = i % columns.len();
+                columns.remove(at);
+                for row in rows.iter_mut() {
+                    row.cells.remove(at);
+                }
+            }
+        }
+        _ => return false,
+    }
+    true
 }
 
 fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
-    // Paragraph positions, and each paragraph's segment (before or after the table).
+    if apply_in_table(blocks, edit) {
+        return;
+    }
+    // Paragraph positions, and each one's segment (how many fixed parts and tables come before).
     let paragraphs: Vec<usize> =
         blocks.iter().enumerate().filter(|(_, b)| matches!(b, EditBlock::Paragraph { .. })).map(|(i, _)| i).collect();
-    let table_at = blocks.iter().position(|b| matches!(b, EditBlock::Fixed { .. })).unwrap();
+    let segment = |at: usize| blocks[..at].iter().filter(|b| !matches!(b, EditBlock::Paragraph { .. })).count();
     let pick = |i: usize| paragraphs[i % paragraphs.len()];
     match edit {
         Edit::Retext(i, pieces) => {
@@ -205,16 +327,14 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
         }
         Edit::Delete(i) => {
             let at = pick(*i);
-            // Each side of the table keeps a paragraph.
-            let same_side = paragraphs.iter().filter(|&&p| (p < table_at) == (at < table_at)).count();
+            // Each stretch between fixed parts and tables keeps a paragraph.
+            let same_side = paragraphs.iter().filter(|&&p| segment(p) == segment(at)).count();
             if same_side > 1 {
                 blocks.remove(at);
             }
         }
         Edit::Insert(i, pieces, s) => {
             let at = i % (blocks.len() + 1);
-            // Never right after the table at the very end is fine; never before the first block
-            // when that would leave the table first (there is always a paragraph before it).
             blocks.insert(
                 at,
                 EditBlock::Paragraph {
@@ -240,6 +360,7 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
                 *list = listed.map(|(kind, level)| ListItem { id, kind, level });
             }
         }
+        _ => unreachable!("table edits are applied above"),
     }
     // A list item must not begin with a tab: such a paragraph leaves its list.
     for block in blocks.iter_mut() {
@@ -249,6 +370,29 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
             }
         }
     }
+}
+
+/// A block's content as the user sees it: a paragraph's text, style and runs; a table's cells'.
+#[derive(Debug, PartialEq)]
+enum Content {
+    Paragraph(String, String, Vec<StyledRun>),
+    Table(Vec<Vec<Vec<Content>>>),
+    Fixed,
+}
+
+fn contents(blocks: &[EditBlock]) -> Vec<Content> {
+    blocks
+        .iter()
+        .map(|b| match b {
+            EditBlock::Paragraph { text, style, runs, .. } => {
+                Content::Paragraph(text.clone(), style.clone(), joined(runs.clone().unwrap_or_default()))
+            }
+            EditBlock::Table { rows, .. } => {
+                Content::Table(rows.iter().map(|r| r.cells.iter().map(|c| contents(c)).collect()).collect())
+            }
+            EditBlock::Fixed { .. } => Content::Fixed,
+        })
+        .collect()
 }
 
 /// Each paragraph's list kind and level.
@@ -285,24 +429,28 @@ proptest! {
     ) {
         let mut sim = build(&before, &after);
         let base = read(&sim);
-        let table_before = table(&sim);
+        let image_before = image_paragraph(&sim);
         let mut blocks = editable_blocks(&base);
         for e in &edits {
             apply(&mut blocks, e);
         }
         let (requests, list_requests) = plan_in_phases(&base, &blocks).expect("a valid edit plans");
-        // Text requests first, then paragraph styles, then character styles; each kind descends.
-        let order = ["insertText", "deleteContentRange", "updateParagraphStyle", "updateTextStyle"];
+        // Table shapes first, then text requests, then paragraph styles, then character styles;
+        // each kind after the tables descends.
+        let order = ["table", "insertText", "deleteContentRange", "updateParagraphStyle", "updateTextStyle"];
         let starts: Vec<(usize, u64)> = requests.iter().map(|r| {
             let (kind, body) = r.as_object().unwrap().iter().next().unwrap();
+            if kind.contains("Table") {
+                return (0, body["tableCellLocation"]["tableStartLocation"]["index"].as_u64().unwrap());
+            }
             let start = body["location"]["index"].as_u64().or(body["range"]["startIndex"].as_u64()).unwrap();
-            (order.iter().position(|k| k == kind).unwrap().max(1), start)
+            (order.iter().position(|k| k == kind).unwrap().max(2) - 1, start)
         }).collect();
         prop_assert!(starts.windows(2).all(|w| w[0].0 <= w[1].0), "kinds out of order: {:?}", requests);
         for kind in 1..=3 {
             let of_kind: Vec<u64> = starts.iter().filter(|(k, _)| *k == kind).map(|(_, i)| *i).collect();
             let descending = if kind == 1 { of_kind.windows(2).all(|w| w[0] >= w[1]) } else { of_kind.windows(2).all(|w| w[0] > w[1]) };
-            prop_assert!(descending, "kind {} not descending: {:?}", order[kind], requests);
+            prop_assert!(descending, "kind {} not descending: {:?}", order[kind + 1], requests);
         }
 
         // The list phase: each list's requests together (they start where the list starts), the
@@ -313,18 +461,10 @@ proptest! {
         sim.batch_update(&requests).map_err(|e| TestCaseError::fail(format!("{}: {requests:?}", e.0)))?;
         let result = read(&sim);
         let got = editable_blocks(&result);
-        let strip = |b: &[EditBlock]| -> Vec<Option<(String, String, Vec<StyledRun>)>> {
-            b.iter().map(|b| match b {
-                EditBlock::Paragraph { text, style, runs, .. } => {
-                    Some((text.clone(), style.clone(), joined(runs.clone().unwrap_or_default())))
-                }
-                EditBlock::Fixed { .. } => None,
-            }).collect()
-        };
-        prop_assert_eq!(strip(&got), strip(&blocks));
+        prop_assert_eq!(contents(&got), contents(&blocks), "{:?}", requests);
         prop_assert_eq!(lists_of(&got), lists_of(&blocks), "{:?}", requests);
         prop_assert!(together_as_wanted(&blocks, &got), "a list split: {:?}", requests);
-        prop_assert_eq!(table(&sim), table_before);
+        prop_assert_eq!(image_paragraph(&sim), image_before);
         // Planning again from the result asks for nothing.
         prop_assert!(plan(&result, &got).unwrap().is_empty());
     }

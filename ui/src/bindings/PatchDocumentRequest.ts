@@ -6,7 +6,8 @@
 export type PatchDocumentRequest = { id: string, 
 /**
  * 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`, `updateTextStyle`,
- * `createParagraphBullets`, `deleteParagraphBullets`.
+ * `createParagraphBullets`, `deleteParagraphBullets`, `insertTableRow`, `insertTableColumn`,
+ * `deleteTableRow`, `deleteTableColumn`.
  */
 requests: Array<Record<string, unknown>>, 
 /**

@@ -5,4 +5,8 @@ export type TableCell = { startIndex: number, endIndex: number,
 /**
  * A cell holds paragraphs (and tables) like the body: the schema refers back, not down.
  */
-content: Array<StructuralElement>, };
+content: Array<StructuralElement>, 
+/**
+ * How the cell looks and spans (`rowSpan`, `columnSpan`: a merged cell spans more than one).
+ */
+tableCellStyle?: Record<string, unknown>, };

@@ -9,7 +9,7 @@ pub mod store;
 pub mod validate;
 
 // Google's document model and the batchUpdate planner, from the crate that speaks to the providers.
-pub use staffroom_providers::google::{lists, model, planner};
+pub use staffroom_providers::google::{lists, model, planner, tables};
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -190,7 +190,8 @@ pub struct PatchDocumentRequest {
     #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
     pub id: String,
     /// 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`, `updateTextStyle`,
-    /// `createParagraphBullets`, `deleteParagraphBullets`.
+    /// `createParagraphBullets`, `deleteParagraphBullets`, `insertTableRow`, `insertTableColumn`,
+    /// `deleteTableRow`, `deleteTableColumn`.
     #[schema(schema_with = edit_requests_schema)]
     #[ts(type = "Array<Record<string, unknown>>")]
     pub requests: Vec<Value>,
@@ -201,7 +202,7 @@ pub struct PatchDocumentRequest {
     pub required_revision_id: Option<String>,
 }
 
-/// The schema of `requests`: each holds exactly one of the six edits Staffroom sends (what a
+/// The schema of `requests`: each holds exactly one of the ten edits Staffroom sends (what a
 /// schema cannot say, a range ending after it starts, is checked too).
 fn edit_requests_schema() -> utoipa::openapi::schema::Array {
     use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Type};
@@ -279,6 +280,21 @@ fn edit_requests_schema() -> utoipa::openapi::schema::Array {
         .required("range")
         .required("bulletPreset");
     let unbullet = closed().property("range", range()).required("range");
+    let position = || ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(i32::MAX));
+    let cell = || {
+        closed()
+            .property("tableStartLocation", closed().property("index", index()).required("index"))
+            .property("rowIndex", position())
+            .property("columnIndex", position())
+            .required("tableStartLocation")
+    };
+    let table_change = |side: Option<&str>| {
+        let body = closed().property("tableCellLocation", cell()).required("tableCellLocation");
+        match side {
+            Some(side) => body.property(side, flag()),
+            None => body,
+        }
+    };
     let one = |name: &str, body: ObjectBuilder| {
         closed().property(name, body).required(name).min_properties(Some(1)).max_properties(Some(1))
     };
@@ -288,7 +304,11 @@ fn edit_requests_schema() -> utoipa::openapi::schema::Array {
         .item(one("updateParagraphStyle", update))
         .item(one("updateTextStyle", restyle_text))
         .item(one("createParagraphBullets", bullets))
-        .item(one("deleteParagraphBullets", unbullet));
+        .item(one("deleteParagraphBullets", unbullet))
+        .item(one("insertTableRow", table_change(Some("insertBelow"))))
+        .item(one("insertTableColumn", table_change(Some("insertRight"))))
+        .item(one("deleteTableRow", table_change(None)))
+        .item(one("deleteTableColumn", table_change(None)));
     ArrayBuilder::new().items(item).min_items(Some(1)).max_items(Some(validate::MAX_REQUESTS)).build()
 }
 

@@ -462,7 +462,7 @@ pub fn patch(body: &Value) -> Result<Patch> {
     Ok(Patch { requests, required_revision_id })
 }
 
-/// One element of `requests`: exactly one of the three operations, checked and rebuilt.
+/// One element of `requests`: exactly one of the operations, checked and rebuilt.
 pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) -> Option<Value> {
     let Some(object) = item.as_object() else {
         errors.push(FieldError::new(prefix, "must be an object with one operation"));
@@ -472,7 +472,7 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
     if operations.len() != 1 {
         errors.push(FieldError::new(
             prefix,
-            "must hold exactly one operation: insertText, deleteContentRange, updateParagraphStyle, updateTextStyle, createParagraphBullets or deleteParagraphBullets",
+            "must hold exactly one operation: insertText, deleteContentRange, updateParagraphStyle, updateTextStyle, createParagraphBullets, deleteParagraphBullets, insertTableRow, insertTableColumn, deleteTableRow or deleteTableColumn",
         ));
         return None;
     }
@@ -498,17 +498,66 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
             let (start, end) = range(body, &prefix, errors).unwrap_or((1, 2));
             json!({"deleteParagraphBullets": {"range": {"startIndex": start, "endIndex": end}}})
         }
+        "insertTableRow" => table_request(kind, body, Some("insertBelow"), &prefix, errors),
+        "insertTableColumn" => table_request(kind, body, Some("insertRight"), &prefix, errors),
+        "deleteTableRow" | "deleteTableColumn" => table_request(kind, body, None, &prefix, errors),
         other => {
             errors.push(FieldError::new(
                 prefix.to_string(),
                 format!(
-                    "{other} is not supported; use insertText, deleteContentRange, updateParagraphStyle, updateTextStyle, createParagraphBullets or deleteParagraphBullets"
+                    "{other} is not supported; use insertText, deleteContentRange, updateParagraphStyle, updateTextStyle, createParagraphBullets, deleteParagraphBullets, insertTableRow, insertTableColumn, deleteTableRow or deleteTableColumn"
                 ),
             ));
             return None;
         }
     };
     (errors.len() == before).then_some(request)
+}
+
+/// A table row or column request: a `tableCellLocation` (the table's start index, a zero-based
+/// row and column) and, for an insertion, on which side of that cell (`side`, false when absent).
+fn table_request(
+    kind: &str,
+    body: &Map<String, Value>,
+    side: Option<&str>,
+    prefix: &str,
+    errors: &mut Vec<FieldError>,
+) -> Value {
+    let known: Vec<&str> = std::iter::once("tableCellLocation").chain(side).collect();
+    unknown_fields(body, &known, &format!("{prefix}."), errors);
+    let location_field = format!("{prefix}.tableCellLocation");
+    let Some(location) = body.get("tableCellLocation").and_then(Value::as_object) else {
+        errors.push(FieldError::new(location_field, "is required: {tableStartLocation, rowIndex, columnIndex}"));
+        return Value::Null;
+    };
+    unknown_fields(location, &["tableStartLocation", "rowIndex", "columnIndex"], &format!("{location_field}."), errors);
+    let start = location.get("tableStartLocation").and_then(Value::as_object);
+    if let Some(start) = start {
+        unknown_fields(start, &["index"], &format!("{location_field}.tableStartLocation."), errors);
+    }
+    let table = index(start.and_then(|s| s.get("index")), format!("{location_field}.tableStartLocation.index"), errors);
+    // Zero-based, and omitted when zero (proto3 JSON).
+    let mut position = |name: &str| match location.get(name) {
+        None => Some(0),
+        Some(value) => value.as_u64().filter(|n| *n <= i32::MAX as u64).or_else(|| {
+            errors.push(FieldError::new(format!("{location_field}.{name}"), "must be a whole number of at least 0"));
+            None
+        }),
+    };
+    let (row, column) = (position("rowIndex"), position("columnIndex"));
+    let mut request = json!({"tableCellLocation": {
+        "tableStartLocation": {"index": table.unwrap_or(1)},
+        "rowIndex": row.unwrap_or(0),
+        "columnIndex": column.unwrap_or(0),
+    }});
+    if let Some(side) = side {
+        match body.get(side) {
+            None => {}
+            Some(Value::Bool(value)) => request[side] = json!(value),
+            Some(_) => errors.push(FieldError::new(format!("{prefix}.{side}"), "must be true or false")),
+        }
+    }
+    json!({ kind: request })
 }
 
 /// The bullet presets of `createParagraphBullets` (the discovery document's `BulletGlyphPreset`,
@@ -752,6 +801,36 @@ mod tests {
         .unwrap();
         assert_eq!(ok.requests[0]["createParagraphBullets"]["bulletPreset"], "NUMBERED_DECIMAL_NESTED");
         assert_eq!(ok.requests[1]["deleteParagraphBullets"]["range"]["endIndex"], 3);
+    }
+
+    #[test]
+    fn table_requests_name_a_table_s_start_and_a_cell() {
+        let body = json!({"requests": [
+            {"insertTableRow": {"tableCellLocation": {"tableStartLocation": {"index": 0}, "rowIndex": 1}}},
+            {"insertTableColumn": {"tableCellLocation": {"tableStartLocation": {"index": 9}, "columnIndex": -1}, "insertRight": "yes"}},
+            {"deleteTableRow": {"tableCellLocation": {"tableStartLocation": {"index": 9}}, "insertBelow": true}},
+            {"deleteTableColumn": {}}
+        ]});
+        assert_eq!(
+            fields(patch(&body).unwrap_err()),
+            vec![
+                "requests[0].insertTableRow.tableCellLocation.tableStartLocation.index",
+                "requests[1].insertTableColumn.tableCellLocation.columnIndex",
+                "requests[1].insertTableColumn.insertRight",
+                "requests[2].deleteTableRow.insertBelow",
+                "requests[3].deleteTableColumn.tableCellLocation",
+            ]
+        );
+        let ok = patch(&json!({"requests": [
+            {"insertTableRow": {"tableCellLocation": {"tableStartLocation": {"index": 9}, "rowIndex": 2}, "insertBelow": true}},
+            {"deleteTableColumn": {"tableCellLocation": {"tableStartLocation": {"index": 9}}}}
+        ]}))
+        .unwrap();
+        assert_eq!(
+            ok.requests[0],
+            json!({"insertTableRow": {"tableCellLocation": {"tableStartLocation": {"index": 9}, "rowIndex": 2, "columnIndex": 0}, "insertBelow": true}})
+        );
+        assert_eq!(ok.requests[1]["deleteTableColumn"]["tableCellLocation"]["columnIndex"], 0);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::model::{utf16_len, Document, Paragraph};
+use super::model::{utf16_len, Document, Paragraph, StructuralElement};
 use staffroom_base::error::FieldError;
 
 /// A stretch of a paragraph's text and its character styles.
@@ -137,8 +137,8 @@ pub fn runs_of(paragraph: &Paragraph) -> Vec<StyledRun> {
 }
 
 /// Refuses runs that do not cover `text` exactly, or that split a character Google counts as two.
-pub fn check(block: usize, text: &str, runs: &[StyledRun], errors: &mut Vec<FieldError>) {
-    let field = format!("blocks[{block}].runs");
+pub fn check(paragraph: &str, text: &str, runs: &[StyledRun], errors: &mut Vec<FieldError>) {
+    let field = format!("{paragraph}.runs");
     if runs.iter().any(|r| r.len == 0) {
         errors.push(FieldError::new(field, "each run covers at least one character"));
         return;
@@ -202,15 +202,24 @@ pub fn kept(mut edits: Vec<(u32, u32, u32)>, body_end: u32) -> Vec<Kept> {
     out
 }
 
-/// The base body's character styles: `(start, end, marks)` of each text run, in order.
+/// The base body's character styles: `(start, end, marks)` of each text run (table cells'
+/// included), in order.
 fn base_marks(doc: &Document) -> Vec<(u32, u32, Marks)> {
-    doc.body
-        .content
-        .iter()
-        .filter_map(|e| e.paragraph.as_ref())
-        .flat_map(|p| p.elements.iter())
-        .filter_map(|e| e.text_run.as_ref().map(|r| (e.start_index, e.end_index, Marks::of(r.style.as_ref()))))
-        .collect()
+    fn walk(elements: &[StructuralElement], out: &mut Vec<(u32, u32, Marks)>) {
+        for element in elements {
+            if let Some(p) = &element.paragraph {
+                out.extend(p.elements.iter().filter_map(|e| {
+                    e.text_run.as_ref().map(|r| (e.start_index, e.end_index, Marks::of(r.style.as_ref())))
+                }));
+            }
+            for cell in element.table.iter().flat_map(|t| &t.table_rows).flat_map(|r| &r.table_cells) {
+                walk(&cell.content, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&doc.body.content, &mut out);
+    out
 }
 
 /// The `updateTextStyle` requests giving each edited paragraph (at its final index) the runs it
@@ -292,13 +301,13 @@ mod tests {
     fn runs_are_checked_against_the_text() {
         let run = |len: u32| StyledRun { len, ..StyledRun::default() };
         let mut errors = Vec::new();
-        check(0, "a😀b", &[run(1), run(2), run(1)], &mut errors);
+        check("blocks[0]", "a😀b", &[run(1), run(2), run(1)], &mut errors);
         assert!(errors.is_empty(), "{errors:?}");
-        check(1, "a😀b", &[run(2), run(2)], &mut errors);
+        check("blocks[1]", "a😀b", &[run(2), run(2)], &mut errors);
         assert_eq!(errors[0].field, "blocks[1].runs[1]");
-        check(2, "abc", &[run(2)], &mut errors);
+        check("blocks[2]", "abc", &[run(2)], &mut errors);
         assert_eq!(errors[1].field, "blocks[2].runs");
-        check(3, "abc", &[StyledRun { link: Some("https://x y".into()), ..run(3) }], &mut errors);
+        check("blocks[3]", "abc", &[StyledRun { link: Some("https://x y".into()), ..run(3) }], &mut errors);
         assert_eq!(errors[2].field, "blocks[3].runs[0].link");
     }
 

@@ -5,3 +5,4 @@ pub mod lists;
 pub mod marks;
 pub mod model;
 pub mod planner;
+pub mod tables;

@@ -276,6 +276,10 @@ pub struct TableCell {
     /// A cell holds paragraphs (and tables) like the body: the schema refers back, not down.
     #[schema(no_recursion)]
     pub content: Vec<StructuralElement>,
+    /// How the cell looks and spans (`rowSpan`, `columnSpan`: a merged cell spans more than one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "Record<string, unknown>")]
+    pub table_cell_style: Option<Map<String, Value>>,
 }
 
 impl Paragraph {

@@ -1,8 +1,8 @@
 //! The edit planner: from a document and the user's edited paragraphs, the minimal batchUpdate
 //! (deleteContentRange, insertText, updateParagraphStyle, updateTextStyle for the character
-//! styles: see `marks`, and the bullets of lists: see `lists`) in UTF-16 indexes. Tables and other
-//! structure it cannot recreate are "fixed" blocks: they must stay, in order, and no request
-//! touches them. Also the rebase of pending edits onto a newer revision.
+//! styles: see `marks`, the bullets of lists: see `lists`, and tables' rows and columns: see
+//! `tables`) in UTF-16 indexes. Structure it cannot recreate is "fixed" blocks: they must stay,
+//! in order, and no request touches them. Also the rebase of pending edits onto a newer revision.
 //!
 //! How a plan is made:
 //! - The body splits into segments of paragraphs between fixed blocks. Each segment's last
@@ -26,11 +26,13 @@ use similar::{Algorithm, DiffOp};
 use super::lists::{self, ListItem, Placed, MAX_LEVEL};
 use super::marks;
 pub use super::marks::StyledRun;
-use super::model::{text_problem, utf16_len, Document, StructuralElement, NAMED_STYLES};
+use super::model::{text_problem, utf16_len, Document, Paragraph, StructuralElement, NAMED_STYLES};
+use super::tables::{self, TableRowEdit};
 use staffroom_base::error::{Error, FieldError, Result};
 
-/// One block of the editor: a paragraph the user may edit, or a fixed part (a table, a
-/// paragraph holding an image, …) identified by its start index in the base revision.
+/// One block of the editor: a paragraph the user may edit, a table whose cells they may edit,
+/// or a fixed part (a paragraph holding an image, a table with merged cells, …) identified by its
+/// start index in the base revision.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum EditBlock {
@@ -56,6 +58,19 @@ pub enum EditBlock {
         #[serde(deserialize_with = "whole_number")]
         #[schema(minimum = 0, maximum = 2147483647)]
         start_index: u32,
+    },
+    /// A table whose cells hold paragraphs the user may edit (see `tables`).
+    #[serde(rename_all = "camelCase")]
+    Table {
+        /// The base table's start index.
+        #[serde(default, deserialize_with = "optional_whole_number", skip_serializing_if = "Option::is_none")]
+        #[schema(minimum = 0, maximum = 2147483647)]
+        #[ts(optional)]
+        start_index: Option<u32>,
+        /// Which column of the base table each column is (0 for the first), left to right;
+        /// `null`: a column the user added.
+        columns: Vec<Option<u32>>,
+        rows: Vec<TableRowEdit>,
     },
 }
 
@@ -84,6 +99,13 @@ fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u32
     }
 }
 
+/// An optional [`whole_number`].
+fn optional_whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u32>, D::Error> {
+    #[derive(Deserialize)]
+    struct Whole(#[serde(deserialize_with = "whole_number")] u32);
+    Ok(Option::<Whole>::deserialize(deserializer)?.map(|Whole(n)| n))
+}
+
 /// A top-level block of a document with its indexes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BaseBlock {
@@ -95,6 +117,8 @@ pub struct BaseBlock {
     pub runs: Vec<StyledRun>,
     /// An editable paragraph's list place.
     pub list: Option<ListItem>,
+    /// An editable table's cells (row, column), each cell's paragraphs as blocks.
+    pub table: Option<Vec<Vec<Vec<BaseBlock>>>>,
 }
 
 /// The document's top-level blocks after the leading section break.
@@ -103,22 +127,41 @@ pub fn base_blocks(doc: &Document) -> Vec<BaseBlock> {
         .content
         .iter()
         .filter(|e| !(e.section_break.is_some() && e.start_index == 0))
-        .map(|e: &StructuralElement| {
-            // A list item Docs holds with a leading tab stays fixed: making its list again would
-            // read the tab as nesting.
-            let editable = e
-                .paragraph
-                .as_ref()
-                .filter(|p| p.is_plain_text() && !(p.bullet.is_some() && p.text().starts_with('\t')));
-            BaseBlock {
-                start: e.start_index,
-                end: e.end_index,
-                paragraph: editable.map(|p| (p.text(), p.named_style().to_string())),
-                runs: editable.map(marks::runs_of).unwrap_or_default(),
-                list: editable.and_then(|p| lists::item_of(doc, p)),
-            }
+        .map(|e| {
+            let mut block = paragraph_block(doc, e);
+            block.table = e.table.as_ref().and_then(|t| tables::grid(t, |p| is_editable(p))).map(|rows| {
+                rows.into_iter()
+                    .map(|cells| {
+                        cells
+                            .into_iter()
+                            .map(|cell| cell.into_iter().map(|p| paragraph_block(doc, p)).collect())
+                            .collect()
+                    })
+                    .collect()
+            });
+            block
         })
         .collect()
+}
+
+/// Whether a paragraph is edited as text. A list item Docs holds with a leading tab stays
+/// fixed: making its list again would read the tab as nesting.
+fn is_editable(p: &Paragraph) -> bool {
+    p.is_plain_text() && !(p.bullet.is_some() && p.text().starts_with('\t'))
+}
+
+/// An element as a block: with its text, style, runs and list place when it is an editable
+/// paragraph.
+fn paragraph_block(doc: &Document, e: &StructuralElement) -> BaseBlock {
+    let editable = e.paragraph.as_ref().filter(|p| is_editable(p));
+    BaseBlock {
+        start: e.start_index,
+        end: e.end_index,
+        paragraph: editable.map(|p| (p.text(), p.named_style().to_string())),
+        runs: editable.map(marks::runs_of).unwrap_or_default(),
+        list: editable.and_then(|p| lists::item_of(doc, p)),
+        table: None,
+    }
 }
 
 /// A draft kept when the editor could not yet edit some kind of paragraph (a list item was a
@@ -129,7 +172,7 @@ pub fn carried_forward(base: &Document, blocks: Vec<EditBlock>) -> Vec<EditBlock
         .iter()
         .map(|b| b.start)
         .zip(editable_blocks(base))
-        .filter(|(_, b)| matches!(b, EditBlock::Paragraph { .. }))
+        .filter(|(_, b)| !matches!(b, EditBlock::Fixed { .. }))
         .collect();
     blocks
         .into_iter()
@@ -162,13 +205,27 @@ pub fn body_text(doc: &Document) -> String {
 
 /// What the editor shows: one block per top-level element.
 pub fn editable_blocks(doc: &Document) -> Vec<EditBlock> {
-    base_blocks(doc)
-        .into_iter()
-        .map(|b| match b.paragraph {
-            Some((text, style)) => EditBlock::Paragraph { text, style, runs: Some(b.runs), list: b.list },
-            None => EditBlock::Fixed { start_index: b.start },
-        })
-        .collect()
+    base_blocks(doc).into_iter().map(edit_block).collect()
+}
+
+/// A base block as the editor starts from it.
+fn edit_block(b: BaseBlock) -> EditBlock {
+    match (b.paragraph, b.table) {
+        (Some((text, style)), _) => EditBlock::Paragraph { text, style, runs: Some(b.runs), list: b.list },
+        (None, Some(rows)) => EditBlock::Table {
+            start_index: Some(b.start),
+            columns: (0..rows[0].len() as u32).map(Some).collect(),
+            rows: rows
+                .into_iter()
+                .zip(0..)
+                .map(|(cells, r)| TableRowEdit {
+                    from: Some(r),
+                    cells: cells.into_iter().map(|cell| cell.into_iter().map(edit_block).collect()).collect(),
+                })
+                .collect(),
+        },
+        (None, None) => EditBlock::Fixed { start_index: b.start },
+    }
 }
 
 #[derive(Debug)]
@@ -184,41 +241,79 @@ struct TextOp {
 /// Grapheme diffs stop refining after this long (the result stays correct, only less minimal).
 const DIFF_DEADLINE: Duration = Duration::from_millis(500);
 
-/// Validates `edited` against `base`: paragraphs are one line each with a known style, and the
-/// fixed blocks unchanged and in order. The characters of the text are checked where it changed
-/// only (see [`plan`]): text Google itself returned is never refused.
+/// Every edited paragraph, the body's and the table cells', in document order, with its path
+/// (`blocks[3]`, `blocks[5].rows[0].cells[1][0]`).
+fn paragraphs_of(edited: &[EditBlock]) -> Vec<(String, &EditBlock)> {
+    let mut out = Vec::new();
+    for (i, block) in edited.iter().enumerate() {
+        match block {
+            EditBlock::Paragraph { .. } => out.push((format!("blocks[{i}]"), block)),
+            EditBlock::Table { rows, .. } => {
+                for (r, row) in rows.iter().enumerate() {
+                    for (c, cell) in row.cells.iter().enumerate() {
+                        out.extend(
+                            cell.iter()
+                                .enumerate()
+                                .filter(|(_, p)| matches!(p, EditBlock::Paragraph { .. }))
+                                .map(|(k, p)| (format!("blocks[{i}].rows[{r}].cells[{c}][{k}]"), p)),
+                        );
+                    }
+                }
+            }
+            EditBlock::Fixed { .. } => {}
+        }
+    }
+    out
+}
+
+/// Validates `edited` against `base`: paragraphs are one line each with a known style, tables
+/// fit their base tables, and the fixed blocks and tables stay, in order. The characters of the
+/// text are checked where it changed only (see [`plan`]): text Google itself returned is never
+/// refused.
 fn check_edits(base: &[BaseBlock], edited: &[EditBlock]) -> Result<()> {
     let mut errors = Vec::new();
     let mut kinds: std::collections::HashMap<&str, lists::ListKind> = std::collections::HashMap::new();
-    for (i, block) in edited.iter().enumerate() {
+    for (path, block) in paragraphs_of(edited) {
         if let EditBlock::Paragraph { text, style, runs, list } = block {
             if let Some(runs) = runs {
-                marks::check(i, text, runs, &mut errors);
+                marks::check(&path, text, runs, &mut errors);
             }
             if let Some(list) = list {
-                check_list_item(i, text, list, &mut kinds, &mut errors);
+                check_list_item(&path, text, list, &mut kinds, &mut errors);
             }
             if text.contains('\n') {
-                errors.push(FieldError::new(format!("blocks[{i}].text"), "must be one paragraph (no newline)"));
+                errors.push(FieldError::new(format!("{path}.text"), "must be one paragraph (no newline)"));
             }
             if !NAMED_STYLES.contains(&style.as_str()) {
                 errors.push(FieldError::new(
-                    format!("blocks[{i}].style"),
+                    format!("{path}.style"),
                     format!("must be one of {}", NAMED_STYLES.join(", ")),
                 ));
             }
         }
     }
-    let base_fixed: Vec<u32> = base.iter().filter(|b| b.paragraph.is_none()).map(|b| b.start).collect();
-    let edited_fixed: Vec<u32> = edited
+    let base_structure: Vec<(u32, bool)> =
+        base.iter().filter(|b| b.paragraph.is_none()).map(|b| (b.start, b.table.is_some())).collect();
+    let edited_structure: Vec<(u32, bool)> = edited
         .iter()
         .filter_map(|b| match b {
-            EditBlock::Fixed { start_index } => Some(*start_index),
-            _ => None,
+            EditBlock::Fixed { start_index } => Some((*start_index, false)),
+            EditBlock::Table { start_index, .. } => start_index.map(|start| (start, true)),
+            EditBlock::Paragraph { .. } => None,
         })
         .collect();
-    if base_fixed != edited_fixed {
+    if base_structure != edited_structure {
         errors.push(FieldError::new("blocks", "tables and other fixed parts must all stay, in their order"));
+    }
+    for (i, block) in edited.iter().enumerate() {
+        let EditBlock::Table { start_index, columns, rows } = block else { continue };
+        let base_table = start_index.and_then(|start| base.iter().find(|b| b.start == start)?.table.as_ref());
+        if let Some(cells) = base_table {
+            let shape = (cells.len() as u32, cells[0].len() as u32);
+            tables::check(&format!("blocks[{i}]"), columns, rows, shape, &mut errors);
+        } else if start_index.is_none() {
+            errors.push(FieldError::new(format!("blocks[{i}].startIndex"), "must name a table of the document"));
+        }
     }
     if errors.is_empty() {
         Ok(())
@@ -230,59 +325,121 @@ fn check_edits(base: &[BaseBlock], edited: &[EditBlock]) -> Result<()> {
 /// A list item's checks: a real id and level, one kind per list, and no leading tab (Docs reads
 /// leading tabs as nesting when it makes bullets, and removes them).
 fn check_list_item<'a>(
-    i: usize,
+    path: &str,
     text: &str,
     list: &'a ListItem,
     kinds: &mut std::collections::HashMap<&'a str, lists::ListKind>,
     errors: &mut Vec<FieldError>,
 ) {
     if list.id.is_empty() || list.id.chars().count() > 100 || list.id.chars().any(char::is_control) {
-        errors.push(FieldError::new(format!("blocks[{i}].list.id"), "must be 1 to 100 characters, none a control"));
+        errors.push(FieldError::new(format!("{path}.list.id"), "must be 1 to 100 characters, none a control"));
     }
     if list.level > MAX_LEVEL {
-        errors.push(FieldError::new(format!("blocks[{i}].list.level"), format!("must be 0 to {MAX_LEVEL}")));
+        errors.push(FieldError::new(format!("{path}.list.level"), format!("must be 0 to {MAX_LEVEL}")));
     }
     if *kinds.entry(list.id.as_str()).or_insert(list.kind) != list.kind {
-        errors.push(FieldError::new(format!("blocks[{i}].list.kind"), "must be the same for every item of a list"));
+        errors.push(FieldError::new(format!("{path}.list.kind"), "must be the same for every item of a list"));
     }
     if text.starts_with('\t') {
-        errors.push(FieldError::new(
-            format!("blocks[{i}].text"),
-            "a list item must not begin with a tab (nest it instead)",
-        ));
+        errors.push(FieldError::new(format!("{path}.text"), "a list item must not begin with a tab (nest it instead)"));
     }
 }
 
-/// Splits blocks into the paragraph runs between fixed blocks (fixed count + 1 segments).
-fn segments<T: Clone>(blocks: &[T], is_fixed: impl Fn(&T) -> bool) -> Vec<Vec<T>> {
+/// The runs of paragraphs the text is planned in, in document order: the body's between fixed
+/// parts and tables (fixed count + table count + 1 of them), then each table cell's in its
+/// place.
+fn base_segments(blocks: &[BaseBlock]) -> Vec<Vec<&BaseBlock>> {
     let mut out = vec![Vec::new()];
-    for b in blocks {
-        if is_fixed(b) {
+    for block in blocks {
+        if let Some(rows) = &block.table {
+            out.extend(rows.iter().flatten().map(|cell| cell.iter().collect()));
             out.push(Vec::new());
+        } else if block.paragraph.is_some() {
+            out.last_mut().expect("one segment at least").push(block);
         } else {
-            out.last_mut().unwrap().push(b.clone());
+            out.push(Vec::new());
+        }
+    }
+    out
+}
+
+/// [`base_segments`] of the edited blocks.
+fn edited_segments(edited: &[EditBlock]) -> Vec<Vec<&EditBlock>> {
+    let mut out = vec![Vec::new()];
+    for block in edited {
+        match block {
+            EditBlock::Paragraph { .. } => out.last_mut().expect("one segment at least").push(block),
+            EditBlock::Fixed { .. } => out.push(Vec::new()),
+            EditBlock::Table { rows, .. } => {
+                out.extend(rows.iter().flat_map(|row| &row.cells).map(|cell| cell.iter().collect()));
+                out.push(Vec::new());
+            }
+        }
+    }
+    out
+}
+
+/// Each edited paragraph (the body's and the cells', in document order) with where it starts
+/// once the plan is applied, and whether a fixed part or a table's structure comes right before
+/// it. `fixed_sizes`: the fixed blocks' lengths, in order.
+fn layout<'a>(edited: &'a [EditBlock], fixed_sizes: &[u32]) -> Vec<(u32, bool, &'a EditBlock)> {
+    let mut out = Vec::new();
+    let mut fixed = fixed_sizes.iter();
+    let (mut pos, mut after_fixed) = (1, false);
+    for block in edited {
+        match block {
+            EditBlock::Paragraph { text, .. } => {
+                out.push((pos, after_fixed, block));
+                pos += utf16_len(text) + 1;
+                after_fixed = false;
+            }
+            EditBlock::Fixed { .. } => {
+                pos += fixed.next().copied().unwrap_or_default();
+                after_fixed = true;
+            }
+            EditBlock::Table { rows, .. } => {
+                // One index each for the table's start, each row's, each cell's, and its end.
+                pos += 1;
+                for row in rows {
+                    pos += 1;
+                    for cell in &row.cells {
+                        pos += 1;
+                        for (k, paragraph) in cell.iter().enumerate() {
+                            if let EditBlock::Paragraph { text, .. } = paragraph {
+                                out.push((pos, k == 0, paragraph));
+                                pos += utf16_len(text) + 1;
+                            }
+                        }
+                    }
+                }
+                pos += 1;
+                after_fixed = true;
+            }
         }
     }
     out
 }
 
 /// The requests turning `base` into `edited` (empty when nothing changed).
-///
-/// Over 80 lines, left whole: the planner is replaced by the editor's document model ("The
-/// document editor, for real", SPEC section 12), which plans marks, lists and tables too.
 pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
     let (mut requests, lists) = plan_in_phases(base, edited)?;
     requests.extend(lists);
     Ok(requests)
 }
 
-/// [`plan`]'s requests in its two phases: text and styles (each kind from the highest index
-/// down), then lists (each list's requests together, the lists from the highest index down).
+/// [`plan`]'s requests in its phases: the tables' shapes (see `tables`), text and styles (each
+/// kind from the highest index down), then lists (each list's requests together, the lists from
+/// the highest index down).
+///
+/// Over 80 lines, left whole: each phase feeds the next its positions.
 pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<Value>)> {
+    check_edits(&base_blocks(base), edited)?;
+    // Tables take their shape first: the rest is planned against the document that leaves.
+    let (mut requests, reshaped) = tables::reshape(base, edited);
+    let base = &reshaped;
     let blocks = base_blocks(base);
-    check_edits(&blocks, edited)?;
-    let base_segments = segments(&blocks, |b| b.paragraph.is_none());
-    let edited_segments = segments(edited, |b| matches!(b, EditBlock::Fixed { .. }));
+    let base_segments = base_segments(&blocks);
+    let edited_segments = edited_segments(edited);
     let mut text_ops: Vec<TextOp> = Vec::new();
     // Paragraphs (by index among edited paragraphs overall) whose style, or list place, must be
     // set.
@@ -295,7 +452,7 @@ pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Valu
             .iter()
             .map(|b| match b {
                 EditBlock::Paragraph { text, style, list, .. } => (text.as_str(), (style.as_str(), list.as_ref())),
-                EditBlock::Fixed { .. } => unreachable!("segments hold paragraphs"),
+                _ => unreachable!("segments hold paragraphs"),
             })
             .collect();
         if old.is_empty() != new.is_empty() {
@@ -314,13 +471,12 @@ pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Valu
         let old: Vec<(&str, Look)> = old
             .iter()
             .map(|b| {
-                let (t, s) = b.paragraph.as_ref().unwrap();
+                let (t, s) = b.paragraph.as_ref().expect("segments hold paragraphs");
                 (t.as_str(), (s.as_str(), b.list.as_ref()))
             })
             .collect();
-        let start = base_segments[segment][0].start;
         let mut segment_ops = Vec::new();
-        let changed = plan_segment(start, &old, &new, &mut segment_ops);
+        let changed = plan_segment(base_segments[segment][0].start, &old, &new, &mut segment_ops);
         restyle.extend(changed.style.into_iter().map(|j| j + paragraphs_before));
         relist.extend(changed.list.into_iter().map(|j| j + paragraphs_before));
         unlisted.extend(changed.unlisted.into_iter().map(|j| j + paragraphs_before));
@@ -330,7 +486,7 @@ pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Valu
         }));
         paragraphs_before += new.len();
     }
-    refuse_stripped_characters(edited, &text_ops)?;
+    refuse_stripped_characters(&paragraphs_of(edited), &text_ops)?;
 
     let edits: Vec<(u32, u32, u32)> = text_ops.iter().map(|op| (op.pos, op.delete, utf16_len(&op.insert))).collect();
     let kept = marks::kept(edits, blocks.last().map_or(0, |b| b.end));
@@ -338,7 +494,6 @@ pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Valu
     // Text requests, highest index first; at one index, the later-made first (see module docs).
     let mut ordered: Vec<(usize, TextOp)> = text_ops.into_iter().enumerate().collect();
     ordered.sort_by(|(ia, a), (ib, b)| b.pos.cmp(&a.pos).then(ib.cmp(ia)));
-    let mut requests = Vec::new();
     for (_, op) in ordered {
         if op.delete > 0 {
             requests
@@ -350,38 +505,27 @@ pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Valu
     }
 
     // Style requests on the final layout, adjacent paragraphs of one style merged.
-    let fixed_sizes: Vec<u32> = blocks.iter().filter(|b| b.paragraph.is_none()).map(|b| b.end - b.start).collect();
+    let fixed_sizes: Vec<u32> =
+        blocks.iter().filter(|b| b.paragraph.is_none() && b.table.is_none()).map(|b| b.end - b.start).collect();
     let mut ranges: Vec<(u32, u32, &str)> = Vec::new();
     let mut styled: Vec<(u32, &[StyledRun])> = Vec::new();
     let mut placed: Vec<Placed> = Vec::new();
-    let mut pos = 1;
-    let (mut paragraph, mut fixed) = (0, 0);
-    for (i, block) in edited.iter().enumerate() {
-        match block {
-            EditBlock::Paragraph { text, style, runs, list } => {
-                styled.extend(runs.as_deref().map(|runs| (pos, runs)));
-                let end = pos + utf16_len(text) + 1;
-                let after_fixed = i > 0 && matches!(edited[i - 1], EditBlock::Fixed { .. });
-                placed.push(Placed {
-                    start: pos,
-                    end,
-                    list: list.as_ref(),
-                    changed: relist.contains(&paragraph),
-                    unlisted: unlisted.contains(&paragraph),
-                    after_fixed,
-                });
-                if restyle.contains(&paragraph) {
-                    match ranges.last_mut() {
-                        Some(last) if last.1 == pos && last.2 == style => last.1 = end,
-                        _ => ranges.push((pos, end, style)),
-                    }
-                }
-                paragraph += 1;
-                pos = end;
-            }
-            EditBlock::Fixed { .. } => {
-                pos += fixed_sizes[fixed];
-                fixed += 1;
+    for (paragraph, (pos, after_fixed, block)) in layout(edited, &fixed_sizes).into_iter().enumerate() {
+        let EditBlock::Paragraph { text, style, runs, list } = block else { continue };
+        styled.extend(runs.as_deref().map(|runs| (pos, runs)));
+        let end = pos + utf16_len(text) + 1;
+        placed.push(Placed {
+            start: pos,
+            end,
+            list: list.as_ref(),
+            changed: relist.contains(&paragraph),
+            unlisted: unlisted.contains(&paragraph),
+            after_fixed,
+        });
+        if restyle.contains(&paragraph) {
+            match ranges.last_mut() {
+                Some(last) if last.1 == pos && last.2 == style => last.1 = end,
+                _ => ranges.push((pos, end, style)),
             }
         }
     }
@@ -401,13 +545,12 @@ pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Valu
 /// Only inserted text is checked: Google strips some characters from `insertText`, so text
 /// holding them would not arrive as the user sees it. Each offending insert is blamed on the
 /// first edited paragraph it came from that holds the character.
-fn refuse_stripped_characters(edited: &[EditBlock], ops: &[TextOp]) -> Result<()> {
-    let paragraphs: Vec<(usize, &str)> = edited
+fn refuse_stripped_characters(paragraphs: &[(String, &EditBlock)], ops: &[TextOp]) -> Result<()> {
+    let paragraphs: Vec<(&str, &str)> = paragraphs
         .iter()
-        .enumerate()
-        .filter_map(|(i, b)| match b {
-            EditBlock::Paragraph { text, .. } => Some((i, text.as_str())),
-            EditBlock::Fixed { .. } => None,
+        .filter_map(|(path, b)| match b {
+            EditBlock::Paragraph { text, .. } => Some((path.as_str(), text.as_str())),
+            _ => None,
         })
         .collect();
     let mut errors: Vec<FieldError> = Vec::new();
@@ -415,13 +558,12 @@ fn refuse_stripped_characters(edited: &[EditBlock], ops: &[TextOp]) -> Result<()
         let Some((bad, problem)) = text_problem(&op.insert, true) else { continue };
         let from = op.paragraphs.start.min(paragraphs.len().saturating_sub(1));
         let to = op.paragraphs.end.clamp(from + 1, paragraphs.len().max(from + 1));
-        let block = paragraphs[from..to.min(paragraphs.len())]
+        let path = paragraphs[from..to.min(paragraphs.len())]
             .iter()
             .find(|(_, text)| text.contains(bad))
             .or_else(|| paragraphs.get(from))
-            .map(|(i, _)| *i)
-            .unwrap_or(0);
-        let field = format!("blocks[{block}].text");
+            .map_or("blocks[0]", |(path, _)| path);
+        let field = format!("{path}.text");
         if !errors.iter().any(|e| e.field == field) {
             errors.push(FieldError::new(field, problem));
         }
@@ -660,11 +802,29 @@ pub struct Rebased {
     pub conflicts: Vec<RebaseConflict>,
 }
 
-/// A block compared across revisions: fixed blocks by content, never by index.
+/// A block compared across revisions: fixed blocks and tables by content, never by index.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Key {
     Paragraph(String, String, Option<Vec<StyledRun>>, Option<ListItem>),
     Fixed(String),
+    /// A table's columns and rows, without where it starts.
+    Table(String),
+}
+
+impl Key {
+    /// Whether the block is structure: a fixed part or a table.
+    fn is_structure(&self) -> bool {
+        !matches!(self, Key::Paragraph(..))
+    }
+
+    /// Whether the two stand for the same structure in two revisions: a fixed part with the
+    /// same content, or a table (whatever each side made of it).
+    fn same_structure(&self, other: &Key) -> bool {
+        match (self, other) {
+            (Key::Table(_), Key::Table(_)) => true,
+            _ => self == other,
+        }
+    }
 }
 
 /// The blocks' keys. A paragraph without runs (its characters keep their styles) is keyed with
@@ -682,6 +842,9 @@ fn keys(doc: &Document, blocks: &[EditBlock]) -> Vec<Key> {
                 Key::Paragraph(text.clone(), style.clone(), runs, list.clone())
             }
             EditBlock::Fixed { start_index } => Key::Fixed(fingerprints.get(start_index).cloned().unwrap_or_default()),
+            EditBlock::Table { columns, rows, .. } => {
+                Key::Table(serde_json::to_string(&(columns, rows)).unwrap_or_default())
+            }
         })
         .collect()
 }
@@ -803,17 +966,13 @@ pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<R
     }
     merged.extend_from_slice(&base_keys[at..]);
 
-    // Back to blocks against the newer revision: fixed blocks must be the newer one's, in order.
-    let newer_fixed: Vec<(Key, u32)> = theirs_blocks
-        .iter()
-        .zip(&theirs_keys)
-        .filter_map(|(b, k)| match b {
-            EditBlock::Fixed { start_index } => Some((k.clone(), *start_index)),
-            _ => None,
-        })
-        .collect();
-    let merged_fixed: Vec<&Key> = merged.iter().filter(|k| matches!(k, Key::Fixed(_))).collect();
-    if merged_fixed.len() != newer_fixed.len() || merged_fixed.iter().zip(&newer_fixed).any(|(a, (b, _))| *a != b) {
+    // Back to blocks against the newer revision: its fixed parts and tables, in order.
+    let newer_structure: Vec<(&Key, &EditBlock)> =
+        theirs_keys.iter().zip(&theirs_blocks).filter(|(k, _)| k.is_structure()).collect();
+    let merged_structure: Vec<&Key> = merged.iter().filter(|k| k.is_structure()).collect();
+    if merged_structure.len() != newer_structure.len()
+        || merged_structure.iter().zip(&newer_structure).any(|(a, (b, _))| !a.same_structure(b))
+    {
         // The structure moved under the edits: offer the whole document as one choice.
         let mine_blocks = mine.to_vec();
         return Ok(Rebased {
@@ -826,50 +985,55 @@ pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<R
             }],
         });
     }
-    // Each paragraph key back to the block it came from (mine first: a paragraph without runs
-    // stays without them).
+    // Each key back to the block it came from (mine first: a paragraph without runs stays
+    // without them).
     let mut originals: std::collections::HashMap<&Key, &EditBlock> = std::collections::HashMap::new();
     for (key, block) in mine_keys.iter().zip(mine).chain(theirs_keys.iter().zip(&theirs_blocks)) {
         originals.entry(key).or_insert(block);
     }
-    let paragraph = |k: &Key| match (originals.get(k), k) {
-        (Some(block), _) => (*block).clone(),
-        (None, Key::Paragraph(text, style, runs, list)) => {
-            EditBlock::Paragraph { text: text.clone(), style: style.clone(), runs: runs.clone(), list: list.clone() }
-        }
-        (None, Key::Fixed(_)) => unreachable!("only paragraphs are looked up"),
-    };
-    let mut fixed = newer_fixed.iter();
-    let mut to_block = |k: &Key| match k {
-        Key::Paragraph(..) => paragraph(k),
-        Key::Fixed(_) => EditBlock::Fixed { start_index: fixed.next().expect("counted").1 },
-    };
-    let blocks: Vec<EditBlock> = merged.iter().map(&mut to_block).collect();
-    let base_fixed: Vec<(Key, u32)> = editable_blocks(base)
-        .iter()
-        .zip(&base_keys)
-        .filter_map(|(b, k)| match b {
-            EditBlock::Fixed { start_index } => Some((k.clone(), *start_index)),
-            _ => None,
-        })
-        .collect();
-    let side_blocks = |keys: &[Key], fixed_source: &[(Key, u32)]| -> Vec<EditBlock> {
-        keys.iter()
-            .map(|k| match k {
-                Key::Paragraph(..) => paragraph(k),
-                Key::Fixed(_) => EditBlock::Fixed {
-                    start_index: fixed_source.iter().find(|(fk, _)| fk == k).map(|(_, s)| *s).unwrap_or_default(),
+    let base_structure: Vec<&Key> = base_keys.iter().filter(|k| k.is_structure()).collect();
+    // The block for `k`, where `place` is its structure's place among the newer revision's.
+    // (A collaborator's new table shifts the base's out of step: then none compares equal.)
+    let to_block = |k: &Key, place: Option<usize>| match (k, place.map(|i| (newer_structure[i], base_structure.get(i))))
+    {
+        (Key::Fixed(_), Some(((_, block), _))) => block.clone(),
+        (Key::Table(_), Some(((newer_key, block), _))) if newer_key == k => block.clone(),
+        (Key::Table(_), Some(((newer_key, EditBlock::Table { start_index, .. }), base_key))) => {
+            match originals.get(k) {
+                // Mine, where the table is now. Its rows and columns name the base's: where the
+                // newer revision changed the table too, they become new ones.
+                Some(EditBlock::Table { columns, rows, .. }) if base_key != Some(&newer_key) => EditBlock::Table {
+                    start_index: *start_index,
+                    columns: vec![None; columns.len()],
+                    rows: rows.iter().map(|r| TableRowEdit { from: None, cells: r.cells.clone() }).collect(),
                 },
-            })
-            .collect()
+                Some(EditBlock::Table { columns, rows, .. }) => {
+                    EditBlock::Table { start_index: *start_index, columns: columns.clone(), rows: rows.clone() }
+                }
+                _ => unreachable!("a table key comes from a table"),
+            }
+        }
+        (Key::Paragraph(text, style, runs, list), _) => originals.get(k).map(|b| (*b).clone()).unwrap_or_else(|| {
+            EditBlock::Paragraph { text: text.clone(), style: style.clone(), runs: runs.clone(), list: list.clone() }
+        }),
+        _ => unreachable!("structure was matched with the newer revision's"),
     };
+    // Each side's keys as blocks, its structure taken in order from `structure_from` on.
+    let side_blocks = |keys: &[Key], structure_from: usize| -> Vec<EditBlock> {
+        let mut structure = structure_from..;
+        keys.iter().map(|k| to_block(k, if k.is_structure() { structure.next() } else { None })).collect()
+    };
+    let blocks = side_blocks(&merged, 0);
     let conflicts = conflicts
         .into_iter()
-        .map(|(at, len, mine_side, theirs_side)| RebaseConflict {
-            at,
-            len,
-            mine: side_blocks(&mine_side, &base_fixed),
-            theirs: side_blocks(&theirs_side, &newer_fixed),
+        .map(|(at, len, mine_side, theirs_side)| {
+            let structure_before = merged[..at].iter().filter(|k| k.is_structure()).count();
+            RebaseConflict {
+                at,
+                len,
+                mine: side_blocks(&mine_side, structure_before),
+                theirs: side_blocks(&theirs_side, structure_before),
+            }
         })
         .collect();
     Ok(Rebased { blocks, conflicts })
@@ -1116,5 +1280,136 @@ mod tests {
         let requests = plan(&d, &edited).unwrap();
         let create = requests.iter().find_map(|r| r.get("createParagraphBullets")).expect("made again");
         assert_eq!(create["bulletPreset"], "NUMBERED_UPPERROMAN_UPPERALPHA_DECIMAL");
+    }
+
+    /// "Intro", a table of `cells`, "End", with their indexes.
+    fn with_table(cells: &[&[&str]]) -> Document {
+        use crate::google::model::{Table, TableCell, TableRow};
+        let mut d = doc(&[("Intro", "NORMAL_TEXT")]);
+        let table_rows = cells
+            .iter()
+            .map(|row| TableRow {
+                table_cells: row
+                    .iter()
+                    .map(|text| TableCell { content: vec![para(0, text, "NORMAL_TEXT")], ..Default::default() })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect();
+        d.body
+            .content
+            .push(StructuralElement { table: Some(Table { table_rows, ..Default::default() }), ..Default::default() });
+        d.body.content.push(para(0, "End", "NORMAL_TEXT"));
+        tables::reindex(&mut d);
+        d
+    }
+
+    fn table_mut(blocks: &mut [EditBlock]) -> (&mut Vec<Option<u32>>, &mut Vec<TableRowEdit>) {
+        blocks
+            .iter_mut()
+            .find_map(|b| match b {
+                EditBlock::Table { columns, rows, .. } => Some((columns, rows)),
+                _ => None,
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn a_table_changes_shape_first_and_its_cells_are_planned_in_place() {
+        let base = with_table(&[&["a", "b"], &["c", "d"]]);
+        // Intro\n is 1..7: the table starts at 7, its first cell's text at 10.
+        assert_eq!(base.body.content[2].start_index, 7);
+        let mut edited = editable_blocks(&base);
+        let (columns, rows) = table_mut(&mut edited);
+        rows.remove(0);
+        columns.push(None);
+        rows[0].cells.push(vec![p("new", "NORMAL_TEXT")]);
+        rows[0].cells[0] = vec![p("cc", "NORMAL_TEXT")];
+        let requests = plan(&base, &edited).unwrap();
+        let at =
+            |row: u32, column: u32| json!({"tableStartLocation": {"index": 7}, "rowIndex": row, "columnIndex": column});
+        assert_eq!(requests[0], json!({"deleteTableRow": {"tableCellLocation": at(0, 0)}}));
+        assert_eq!(requests[1], json!({"insertTableColumn": {"tableCellLocation": at(0, 1), "insertRight": true}}));
+        // After them: "c\n" at 10, "d\n" at 13, the new cell's "\n" at 16.
+        assert!(requests.contains(&json!({"insertText": {"location": {"index": 16}, "text": "new"}})), "{requests:?}");
+        assert!(requests.contains(&json!({"insertText": {"location": {"index": 11}, "text": "c"}})), "{requests:?}");
+        // The new cell's style is set: Google does not say which one it has.
+        assert!(
+            requests.iter().any(|r| r["updateParagraphStyle"]["range"] == json!({"startIndex": 17, "endIndex": 21})),
+            "{requests:?}"
+        );
+    }
+
+    #[test]
+    fn table_edits_are_checked_against_their_table() {
+        let base = with_table(&[&["a", "b"], &["c", "d"]]);
+        let mut edited = editable_blocks(&base);
+        let (columns, rows) = table_mut(&mut edited);
+        columns[0] = Some(1);
+        rows[1].from = Some(7);
+        rows[0].cells[1] = vec![];
+        rows[1].cells.pop();
+        let error = plan(&base, &edited).unwrap_err();
+        let fields: Vec<&str> = error.details.as_ref().unwrap()["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["field"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            fields,
+            ["blocks[1].columns[1]", "blocks[1].rows[1]", "blocks[1].rows[0].cells[1]", "blocks[1].rows[1].cells"]
+        );
+        // A table that is gone, or named at another index, is refused as a moved fixed part.
+        let mut moved = editable_blocks(&base);
+        if let EditBlock::Table { start_index, .. } = &mut moved[1] {
+            *start_index = Some(8);
+        }
+        assert!(plan(&base, &moved).is_err());
+    }
+
+    #[test]
+    fn a_merged_cell_or_a_list_in_a_cell_keeps_the_table_fixed() {
+        let mut merged = with_table(&[&["a", "b"], &["c", "d"]]);
+        let cell = &mut merged.body.content[2].table.as_mut().unwrap().table_rows[0].table_cells[0];
+        cell.table_cell_style = Some(serde_json::from_value(json!({"columnSpan": 2})).unwrap());
+        assert!(matches!(editable_blocks(&merged)[1], EditBlock::Fixed { start_index: 7 }));
+        let mut listed = with_table(&[&["a", "b"], &["c", "d"]]);
+        let cell = &mut listed.body.content[2].table.as_mut().unwrap().table_rows[1].table_cells[1];
+        cell.content[0].paragraph.as_mut().unwrap().bullet = Some(json!({"listId": "kix.1"}));
+        assert!(matches!(editable_blocks(&listed)[1], EditBlock::Fixed { start_index: 7 }));
+    }
+
+    #[test]
+    fn a_table_rebases_to_where_it_is_now_and_both_sides_editing_it_conflict() {
+        let base = with_table(&[&["a", "b"], &["c", "d"]]);
+        let mut mine = editable_blocks(&base);
+        table_mut(&mut mine).1[1].cells[1] = vec![p("mine", "NORMAL_TEXT")];
+        // A collaborator lengthened the intro: the table moved to 12.
+        let mut newer = with_table(&[&["a", "b"], &["c", "d"]]);
+        newer.body.content[1] = para(1, "Intro text", "NORMAL_TEXT");
+        tables::reindex(&mut newer);
+        let rebased = rebase(&base, &mine, &newer).unwrap();
+        assert!(rebased.conflicts.is_empty());
+        let EditBlock::Table { start_index, rows, .. } = &rebased.blocks[1] else { panic!() };
+        assert_eq!((*start_index, rows[1].from), (Some(12), Some(1)));
+        assert!(plan(&newer, &rebased.blocks).is_ok());
+        // The collaborator changed the table too: the user chooses, and mine plans as new rows.
+        let mut theirs = newer.clone();
+        theirs.body.content[2].table.as_mut().unwrap().table_rows[0].table_cells[0].content[0] =
+            para(0, "theirs", "NORMAL_TEXT");
+        tables::reindex(&mut theirs);
+        let rebased = rebase(&base, &mine, &theirs).unwrap();
+        assert_eq!(rebased.conflicts.len(), 1);
+        let conflict = &rebased.conflicts[0];
+        let Some(EditBlock::Table { start_index, rows, .. }) =
+            conflict.mine.iter().find(|b| matches!(b, EditBlock::Table { .. }))
+        else {
+            panic!("{conflict:?}")
+        };
+        assert_eq!((*start_index, rows[0].from), (Some(12), None));
+        let mut chosen = rebased.blocks.clone();
+        chosen.splice(conflict.at..conflict.at + conflict.len, conflict.mine.clone());
+        assert!(plan(&theirs, &chosen).is_ok());
     }
 }

@@ -10,6 +10,8 @@
 
 use serde_json::{json, Map, Value};
 
+mod tables;
+
 /// One UTF-16 code unit of the body (or a one-wide structural marker).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
@@ -423,7 +425,7 @@ impl SimDoc {
                     "startIndex": c,
                     "endIndex": next_cell,
                     "content": self.render_content(c + 1, next_cell, false),
-                    "tableCellStyle": {"rowSpan": 1, "columnSpan": 1}
+                    "tableCellStyle": {"rowSpan": 1, "columnSpan": 1, "contentAlignment": "TOP"}
                 }));
                 c = next_cell;
             }
@@ -504,6 +506,10 @@ impl SimDoc {
                 "updateTextStyle" => draft.update_text_style(body),
                 "createParagraphBullets" => draft.create_paragraph_bullets(body),
                 "deleteParagraphBullets" => draft.delete_paragraph_bullets(body),
+                "insertTableRow" => draft.insert_table_row(body),
+                "insertTableColumn" => draft.insert_table_column(body),
+                "deleteTableRow" => draft.delete_table_row(body),
+                "deleteTableColumn" => draft.delete_table_column(body),
                 _ => {
                     return Err(Invalid(format!(
                         "Invalid JSON payload received. Unknown name \"{kind}\" at 'requests[{i}]': Cannot find field."
@@ -1058,6 +1064,72 @@ mod tests {
         let end = d.to_json("SUGGESTIONS_INLINE")["body"]["content"][2]["endIndex"].as_u64().unwrap() as usize;
         d.batch_update(&[json!({"deleteContentRange": {"range": {"startIndex": 8, "endIndex": end}}})]).unwrap();
         assert_eq!(texts(&d), vec!["before\n", "after\n"]);
+    }
+
+    /// Each row's cell texts.
+    fn cells(d: &SimDoc) -> Vec<Vec<String>> {
+        let json = d.to_json("SUGGESTIONS_INLINE");
+        let table = json["body"]["content"].as_array().unwrap().iter().find(|e| e.get("table").is_some()).unwrap();
+        table["table"]["tableRows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| {
+                row["tableCells"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| {
+                        c["content"][0]["paragraph"]["elements"][0]["textRun"]["content"]
+                            .as_str()
+                            .unwrap()
+                            .trim_end()
+                            .to_string()
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_and_columns_come_and_go_beside_the_cell_named() {
+        let mut d = SimDoc::new("d", "t", "r".into());
+        d.push_paragraph("NORMAL_TEXT", &[("before", json!({}))]);
+        d.push_table(&[vec!["a", "b"], vec!["c", "d"]]);
+        d.finish_seed();
+        let at =
+            |row: u32, column: u32| json!({"tableStartLocation": {"index": 8}, "rowIndex": row, "columnIndex": column});
+        d.batch_update(&[
+            json!({"insertTableRow": {"tableCellLocation": at(0, 0), "insertBelow": true}}),
+            json!({"insertTableColumn": {"tableCellLocation": at(0, 0)}}),
+        ])
+        .unwrap();
+        assert_eq!(cells(&d), [["", "a", "b"], ["", "", ""], ["", "c", "d"]]);
+        d.batch_update(&[
+            json!({"deleteTableRow": {"tableCellLocation": at(1, 0)}}),
+            json!({"deleteTableColumn": {"tableCellLocation": at(0, 2)}}),
+        ])
+        .unwrap();
+        assert_eq!(cells(&d), [["", "a"], ["", "c"]]);
+        let refused = |request: Value| d.clone().batch_update(&[request]).unwrap_err().0;
+        assert!(refused(json!({"insertTableRow": {"tableCellLocation": {"tableStartLocation": {"index": 1}}}}))
+            .contains("no table at index 1"));
+        assert!(refused(json!({"deleteTableRow": {"tableCellLocation": at(2, 0)}}))
+            .contains("Row index 2 is out of bounds"));
+        assert!(refused(json!({"insertTableColumn": {"tableCellLocation": at(0, 2)}}))
+            .contains("Column index 2 is out of bounds"));
+        // Without its last row, or its last column, the table is gone.
+        let mut single = SimDoc::new("d", "t", "r".into());
+        single.push_paragraph("NORMAL_TEXT", &[("x", json!({}))]);
+        single.push_table(&[vec!["only"]]);
+        single.push_paragraph("NORMAL_TEXT", &[("y", json!({}))]);
+        single.finish_seed();
+        let only = json!({"tableCellLocation": {"tableStartLocation": {"index": 3}}});
+        for request in [json!({"deleteTableRow": only}), json!({"deleteTableColumn": only})] {
+            let mut d = single.clone();
+            d.batch_update(&[request]).unwrap();
+            assert_eq!(texts(&d), vec!["x\n", "y\n"]);
+        }
     }
 
     #[test]

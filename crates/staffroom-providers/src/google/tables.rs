@@ -1,0 +1,263 @@
+//! Tables: which ones the editor may edit, how an edited one is checked, and the requests that
+//! give it its new shape.
+//!
+//! A table is editable when it is a plain grid: every row has a cell in every column, no cell
+//! is merged (`rowSpan` and `columnSpan` 1), and every cell holds only text paragraphs outside
+//! any list. Any other table stays a fixed block that no request touches.
+//!
+//! An edited table keeps, for each row and column, which of the base table's it is (absent: the
+//! user added it). Its shape changes first, before any text request: rows and columns the user
+//! removed go (`deleteTableRow`, `deleteTableColumn`, highest first), then the ones they added
+//! come (`insertTableColumn`, `insertTableRow`, left to right and top down, each beside one
+//! already in place), tables from the highest index down, so that every request names its table
+//! by the base revision's start index. The document as those requests leave it (kept cells as
+//! they were, new cells empty with a style Google does not document) is the base the text,
+//! styles and marks are then planned against: each cell is one more run of paragraphs whose last
+//! newline stays.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::model::{Document, Paragraph, ParagraphElement, StructuralElement, Table, TableCell, TableRow, TextRun};
+use super::planner::EditBlock;
+use staffroom_base::error::FieldError;
+
+/// The named style the planner gives a new cell's paragraph: none Google has, so that each new
+/// cell gets its style set whatever Google gave it.
+pub const UNKNOWN_STYLE: &str = "";
+
+/// One row of an edited table.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TableRowEdit {
+    /// Which row of the base table this is (0 for the first); absent: a row the user added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    #[schema(minimum = 0, maximum = 2147483647)]
+    pub from: Option<u32>,
+    /// The cells, one per column: each holds its paragraphs (at least one, none in a list).
+    #[schema(no_recursion)]
+    pub cells: Vec<Vec<EditBlock>>,
+}
+
+/// Whether Docs' cell spans one row and one column (an absent span is 1).
+fn is_single(cell: &TableCell) -> bool {
+    let span = |name: &str| cell.table_cell_style.as_ref().and_then(|s| s.get(name)).and_then(Value::as_u64);
+    span("rowSpan").unwrap_or(1) == 1 && span("columnSpan").unwrap_or(1) == 1
+}
+
+/// The table's cells as grids of their paragraphs (row, column, paragraph), when the editor may
+/// edit it: `editable` says whether a paragraph may be edited as text outside any list.
+pub fn grid<'a>(
+    table: &'a Table,
+    editable: impl Fn(&Paragraph) -> bool,
+) -> Option<Vec<Vec<Vec<&'a StructuralElement>>>> {
+    let columns = table.table_rows.first()?.table_cells.len();
+    if columns == 0 {
+        return None;
+    }
+    let mut rows = Vec::with_capacity(table.table_rows.len());
+    for row in &table.table_rows {
+        if row.table_cells.len() != columns || !row.table_cells.iter().all(is_single) {
+            return None;
+        }
+        let mut cells = Vec::with_capacity(columns);
+        for cell in &row.table_cells {
+            let editable_cell = !cell.content.is_empty()
+                && cell.content.iter().all(|e| e.paragraph.as_ref().is_some_and(|p| p.bullet.is_none() && editable(p)));
+            if !editable_cell {
+                return None;
+            }
+            cells.push(cell.content.iter().collect());
+        }
+        rows.push(cells);
+    }
+    Some(rows)
+}
+
+/// Checks an edited table's shape against its base table (`rows` by `columns`): cells where the
+/// columns say, rows and columns of the base named once each and in their order, and cells of
+/// paragraphs outside lists. `path` names the table (`blocks[3]`).
+pub fn check(
+    path: &str,
+    columns: &[Option<u32>],
+    rows: &[TableRowEdit],
+    base: (u32, u32),
+    errors: &mut Vec<FieldError>,
+) {
+    if rows.is_empty() || columns.is_empty() {
+        errors.push(FieldError::new(path, "a table keeps at least one row and one column"));
+        return;
+    }
+    check_order(&format!("{path}.columns"), columns.iter().copied(), base.1, errors);
+    check_order(&format!("{path}.rows"), rows.iter().map(|r| r.from), base.0, errors);
+    for (r, row) in rows.iter().enumerate() {
+        if row.cells.len() != columns.len() {
+            errors.push(FieldError::new(
+                format!("{path}.rows[{r}].cells"),
+                format!("must hold one cell per column ({})", columns.len()),
+            ));
+            continue;
+        }
+        for (c, cell) in row.cells.iter().enumerate() {
+            let fits = !cell.is_empty() && cell.iter().all(|b| matches!(b, EditBlock::Paragraph { list: None, .. }));
+            if !fits {
+                errors.push(FieldError::new(
+                    format!("{path}.rows[{r}].cells[{c}]"),
+                    "a cell holds at least one paragraph, and only paragraphs outside lists",
+                ));
+            }
+        }
+    }
+}
+
+/// Refuses a base row or column named twice, out of order, or beyond the base table's `count`.
+fn check_order(field: &str, from: impl Iterator<Item = Option<u32>>, count: u32, errors: &mut Vec<FieldError>) {
+    let mut last: Option<u32> = None;
+    for (i, from) in from.enumerate() {
+        let Some(from) = from else { continue };
+        if from >= count {
+            errors.push(FieldError::new(format!("{field}[{i}]"), format!("the table had {count}: 0 to {}", count - 1)));
+            return;
+        }
+        if last.is_some_and(|last| from <= last) {
+            errors.push(FieldError::new(
+                format!("{field}[{i}]"),
+                "each of the table's own must come once, in its order (they cannot be moved)",
+            ));
+            return;
+        }
+        last = Some(from);
+    }
+}
+
+/// Which base row or column each one is, with the first made the base's first when none is
+/// kept: a table keeps at least one of its own, so the requests never empty it.
+fn effective(from: impl Iterator<Item = Option<u32>>) -> Vec<Option<u32>> {
+    let mut from: Vec<Option<u32>> = from.collect();
+    if from.iter().all(Option::is_none) {
+        from[0] = Some(0);
+    }
+    from
+}
+
+/// The requests that give each edited table its rows and columns, and the document as they
+/// leave it (checked edits: see [`check`]).
+pub fn reshape(base: &Document, edited: &[EditBlock]) -> (Vec<Value>, Document) {
+    let mut tables: Vec<(u32, Vec<Option<u32>>, Vec<Option<u32>>)> = edited
+        .iter()
+        .filter_map(|b| match b {
+            EditBlock::Table { start_index: Some(start), columns, rows } => {
+                Some((*start, effective(rows.iter().map(|r| r.from)), effective(columns.iter().copied())))
+            }
+            _ => None,
+        })
+        .collect();
+    tables.sort_by_key(|(start, ..)| std::cmp::Reverse(*start));
+    let mut requests = Vec::new();
+    let mut after = base.clone();
+    for (start, rows, columns) in tables {
+        let Some(element) = after.body.content.iter_mut().find(|e| e.start_index == start) else { continue };
+        let Some(table) = element.table.as_mut() else { continue };
+        let (base_rows, base_columns) = (table.table_rows.len() as u32, table.table_rows[0].table_cells.len() as u32);
+        if rows.iter().copied().eq((0..base_rows).map(Some)) && columns.iter().copied().eq((0..base_columns).map(Some))
+        {
+            continue;
+        }
+        let at = |row: usize, column: usize| json!({"tableStartLocation": {"index": start}, "rowIndex": row, "columnIndex": column});
+        for row in (0..base_rows).rev().filter(|r| !rows.contains(&Some(*r))) {
+            requests.push(json!({"deleteTableRow": {"tableCellLocation": at(row as usize, 0)}}));
+        }
+        for column in (0..base_columns).rev().filter(|c| !columns.contains(&Some(*c))) {
+            requests.push(json!({"deleteTableColumn": {"tableCellLocation": at(0, column as usize)}}));
+        }
+        // Every column and row before the new one is in place by now: it goes right of (below)
+        // the one before it, or left of (above) the first.
+        for (c, _) in columns.iter().enumerate().filter(|(_, from)| from.is_none()) {
+            requests.push(json!({"insertTableColumn": {
+                "tableCellLocation": at(0, c.saturating_sub(1)), "insertRight": c > 0
+            }}));
+        }
+        for (r, _) in rows.iter().enumerate().filter(|(_, from)| from.is_none()) {
+            requests.push(json!({"insertTableRow": {
+                "tableCellLocation": at(r.saturating_sub(1), 0), "insertBelow": r > 0
+            }}));
+        }
+        table.table_rows = rows
+            .iter()
+            .map(|row| TableRow {
+                table_cells: columns
+                    .iter()
+                    .map(|column| match (row, column) {
+                        (Some(r), Some(c)) => table.table_rows[*r as usize].table_cells[*c as usize].clone(),
+                        _ => new_cell(),
+                    })
+                    .collect(),
+                ..TableRow::default()
+            })
+            .collect();
+    }
+    reindex(&mut after);
+    (requests, after)
+}
+
+/// A cell as the planner assumes an inserted one: one empty paragraph of an unknown style.
+fn new_cell() -> TableCell {
+    let mut style = Map::new();
+    style.insert("namedStyleType".into(), UNKNOWN_STYLE.into());
+    TableCell {
+        content: vec![StructuralElement {
+            paragraph: Some(Paragraph {
+                elements: vec![ParagraphElement {
+                    start_index: 0,
+                    end_index: 1,
+                    text_run: Some(TextRun { content: "\n".into(), ..TextRun::default() }),
+                    other: Map::new(),
+                }],
+                paragraph_style: Some(style),
+                ..Paragraph::default()
+            }),
+            ..StructuralElement::default()
+        }],
+        ..TableCell::default()
+    }
+}
+
+/// Gives every element its indexes again, from the lengths of its text elements and Docs'
+/// layout of a table (one index each for its start, each row's and cell's start, and its end).
+pub fn reindex(doc: &mut Document) {
+    fn place(elements: &mut [StructuralElement], mut at: u32) -> u32 {
+        for element in elements {
+            let start = at;
+            if let Some(paragraph) = &mut element.paragraph {
+                for piece in &mut paragraph.elements {
+                    let len = piece.end_index - piece.start_index;
+                    piece.start_index = at;
+                    at += len;
+                    piece.end_index = at;
+                }
+            } else if let Some(table) = &mut element.table {
+                at += 1;
+                for row in &mut table.table_rows {
+                    row.start_index = at;
+                    at += 1;
+                    for cell in &mut row.table_cells {
+                        cell.start_index = at;
+                        at = place(&mut cell.content, at + 1);
+                        cell.end_index = at;
+                    }
+                    row.end_index = at;
+                }
+                at += 1;
+                table.rows = table.table_rows.len() as u32;
+                table.columns = table.table_rows.first().map_or(0, |r| r.table_cells.len() as u32);
+            } else {
+                at += element.end_index - element.start_index;
+            }
+            element.start_index = start;
+            element.end_index = at;
+        }
+        at
+    }
+    place(&mut doc.body.content, 0);
+}
