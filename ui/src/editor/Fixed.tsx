@@ -78,6 +78,7 @@ export function Fixed({ element, doc }: { element?: StructuralElement; doc: Goog
   if (element?.table) {
     return (
       <table className="table doc-table" aria-label="Table (read-only)">
+        <caption className="why">Merged cells or a list in a cell: edit this table in Google Docs</caption>
         <tbody>
           {element.table.tableRows.map((row, r) => (
             <tr key={r}>

@@ -1,18 +1,21 @@
-import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState, type FormEvent } from "react";
 import { createRoot, type Root } from "react-dom/client";
 import { toggleMark } from "prosemirror-commands";
 import { history, redo, redoDepth, undo, undoDepth } from "prosemirror-history";
 import type { MarkType, Node } from "prosemirror-model";
 import { EditorState, type Command } from "prosemirror-state";
 import { EditorView, type NodeView } from "prosemirror-view";
+import { addColumnAfter, addColumnBefore, addRowAfter, addRowBefore, deleteColumn, deleteRow, isInTable } from "prosemirror-tables";
 import { openUrl } from "@tauri-apps/plugin-opener";
 import type { EditBlock, GoogleDocument, ListKind, NamedStyle, StructuralElement } from "../types";
 import { editingKeys, isActive, keepStructure, linkAt, normalizeUrl, paragraphStyle, setLink, setParagraphStyle } from "./commands";
-import { toDoc } from "./convert";
+import { relabel, toDoc } from "./convert";
 import { flattenPastedLists, indentList, listKindAt, listMarkers, toggleList } from "./lists";
 import { Fixed } from "./Fixed";
 import { schema } from "./schema";
+import { pasteTablesAsText, tablePlugins } from "./tables";
 import "prosemirror-view/style/prosemirror.css";
+import "prosemirror-tables/style/tables.css";
 
 /** Each editing surface's view by its element: how the component tests type into it (jsdom
  *  cannot drive contenteditable input as a browser does). */
@@ -27,6 +30,13 @@ interface Props {
   /** Called with the edited document after each change (turn it into blocks with `fromDoc`). */
   onChange: (doc: Node) => void;
   onSave: () => void;
+}
+
+/** What the window asks of the editor. */
+export interface RichEditorHandle {
+  /** Goes on from the saved revision (its document and blocks), undo history kept: the edited
+   *  document now, or null when it cannot. */
+  saved(document: GoogleDocument, blocks: EditBlock[]): Node | null;
 }
 
 /** A table, list item or other part Staffroom does not edit, shown in place by React. */
@@ -58,9 +68,13 @@ class FixedView implements NodeView {
   }
 }
 
+/** The document's top-level elements by start index, for the fixed parts' views. */
+const elementsOf = (document: GoogleDocument) => new Map(document.body.content.map((e) => [e.startIndex, e]));
+
 /** The document's one editing surface: paragraphs with their named styles and character styles,
- *  everything else shown in place; a toolbar, Google Docs' shortcuts, undo and redo. */
-export function RichEditor({ blocks, document, styles, readOnly, onChange, onSave }: Props) {
+ *  lists, tables' cells, rows and columns, everything else shown in place; a toolbar, Google
+ *  Docs' shortcuts, undo and redo. */
+export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEditor({ blocks, document, styles, readOnly, onChange, onSave }, ref) {
   const mount = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const [state, setState] = useState<EditorState | null>(null);
@@ -72,7 +86,21 @@ export function RichEditor({ blocks, document, styles, readOnly, onChange, onSav
   actions.current.link = () => {
     if (view.current) setLinking(linkAt(view.current.state)?.href ?? "");
   };
-  const elements = useMemo(() => new Map(document.body.content.map((e) => [e.startIndex, e])), [document]);
+  const elements = useMemo(() => elementsOf(document), [document]);
+  // Node views are made by the editor made once: they read the latest revision's elements.
+  const latest = useRef({ elements, document });
+  latest.current = { elements, document };
+  useImperativeHandle(ref, () => ({
+    saved(saved: GoogleDocument, next: EditBlock[]) {
+      const editor = view.current;
+      latest.current = { elements: elementsOf(saved), document: saved };
+      const tr = editor ? relabel(editor.state, next) : null;
+      if (!editor || !tr) return null;
+      // Not an edit: nothing is unsaved after it.
+      editor.updateState(editor.state.apply(tr));
+      return editor.state.doc;
+    },
+  }));
 
   useEffect(() => {
     if (!mount.current) return;
@@ -80,6 +108,7 @@ export function RichEditor({ blocks, document, styles, readOnly, onChange, onSav
       doc: toDoc(blocks),
       plugins: [
         history(),
+        ...tablePlugins,
         ...editingKeys({ save: () => actions.current.onSave(), link: () => actions.current.link() }),
         keepStructure,
         listMarkers,
@@ -89,8 +118,11 @@ export function RichEditor({ blocks, document, styles, readOnly, onChange, onSav
       state: initial,
       editable: () => !readOnly,
       attributes: { class: "page", role: "textbox", "aria-multiline": "true", "aria-label": `Text of ${document.name}` },
-      nodeViews: { fixed: (node) => new FixedView(elements.get(node.attrs.startIndex as number), document) },
+      nodeViews: {
+        fixed: (node) => new FixedView(latest.current.elements.get(node.attrs.startIndex as number), latest.current.document),
+      },
       transformPastedHTML: flattenPastedLists,
+      transformPasted: pasteTablesAsText,
       // A link in the text is edited, not followed: the window must never navigate away from the
       // document (Ctrl+K offers "Open", in the browser).
       handleDOMEvents: {
@@ -151,6 +183,21 @@ export function RichEditor({ blocks, document, styles, readOnly, onChange, onSav
     </button>
   );
 
+  // Enabled in a table, where the command applies (a table keeps one row and one column).
+  const tableButton = (label: string, command: Command, text: string) => (
+    <button
+      type="button"
+      className="tool"
+      aria-label={label}
+      title={label}
+      disabled={!state || !isInTable(state) || !command(state)}
+      onMouseDown={(e) => e.preventDefault()}
+      onClick={() => run(command)}
+    >
+      {text}
+    </button>
+  );
+
   return (
     <>
       {!readOnly && state && (
@@ -184,6 +231,13 @@ export function RichEditor({ blocks, document, styles, readOnly, onChange, onSav
           <button type="button" className="tool" aria-label="Decrease indent" title="Decrease indent (Shift+Tab)" disabled={!listKindAt(state)} onMouseDown={(e) => e.preventDefault()} onClick={() => run(indentList(-1))}>⇤</button>
           <button type="button" className="tool" aria-label="Increase indent" title="Increase indent (Tab)" disabled={!listKindAt(state)} onMouseDown={(e) => e.preventDefault()} onClick={() => run(indentList(1))}>⇥</button>
           <span className="tool-gap" />
+          {tableButton("Insert row above", addRowBefore, "⤒")}
+          {tableButton("Insert row below", addRowAfter, "⤓")}
+          {tableButton("Insert column left", addColumnBefore, "⇷")}
+          {tableButton("Insert column right", addColumnAfter, "⇸")}
+          {tableButton("Delete row", deleteRow, "⊟")}
+          {tableButton("Delete column", deleteColumn, "⊠")}
+          <span className="tool-gap" />
           <button type="button" className="tool" aria-label="Undo" title="Undo (Ctrl+Z)" disabled={undoDepth(state) === 0} onMouseDown={(e) => e.preventDefault()} onClick={() => run(undo)}>↶</button>
           <button type="button" className="tool" aria-label="Redo" title="Redo (Ctrl+Shift+Z)" disabled={redoDepth(state) === 0} onMouseDown={(e) => e.preventDefault()} onClick={() => run(redo)}>↷</button>
         </div>
@@ -199,7 +253,7 @@ export function RichEditor({ blocks, document, styles, readOnly, onChange, onSav
       <div ref={mount} className="page-mount" />
     </>
   );
-}
+});
 
 /** Add, change, open or remove the link at the selection (Ctrl+K). */
 function LinkForm({ href, hasLink, onApply, onClose }: { href: string; hasLink: boolean; onApply: (href: string | null) => void; onClose: () => void }) {

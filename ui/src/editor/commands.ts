@@ -15,7 +15,8 @@ export function setParagraphStyle(style: string): Command {
       if (node.type === schema.nodes.paragraph && node.attrs.style !== style) {
         tr.setNodeMarkup(pos, undefined, { ...node.attrs, style });
       }
-      return node.type === schema.nodes.doc;
+      // Into tables and their cells, not into paragraphs.
+      return !node.isTextblock;
     });
     if (!tr.docChanged) return false;
     dispatch?.(tr);
@@ -83,18 +84,24 @@ export const insertSoftBreak: Command = (state, dispatch) => {
   return true;
 };
 
-/** The document's shape the planner relies on: the fixed parts, in order, with text between
- *  them exactly where there was text ("P F P F F P"). */
+/** The document's shape the planner relies on: the fixed parts and tables, in order, with text
+ *  between them exactly where there was text ("P F P T P"). */
 function shape(doc: Node): string {
   let out = "";
   doc.forEach((node) => {
-    const piece = node.type === schema.nodes.fixed ? `F${node.attrs.startIndex as number} ` : "P ";
+    const piece =
+      node.type === schema.nodes.fixed
+        ? `F${node.attrs.startIndex as number} `
+        : node.type === schema.nodes.table
+          ? `T${node.attrs.startIndex as number} `
+          : "P ";
     if (!(piece === "P " && out.endsWith("P "))) out += piece;
   });
   return out;
 }
 
-/** Refuses any edit that would remove, move or copy a fixed part, or join the text around it. */
+/** Refuses any edit that would remove, move or copy a fixed part or a table, or join the text
+ *  around it (a table's rows, columns and cells change inside it). */
 export const keepStructure = new Plugin({
   filterTransaction: (tr, state) => !tr.docChanged || shape(tr.doc) === shape(state.doc),
 });

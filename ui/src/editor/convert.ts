@@ -1,4 +1,5 @@
 import type { Mark, Node } from "prosemirror-model";
+import type { EditorState, Transaction } from "prosemirror-state";
 import type { EditBlock, ListKind, StyledRun } from "../types";
 import { schema, SOFT_BREAK } from "./schema";
 
@@ -54,43 +55,148 @@ function inline(text: string, runs: StyledRun[] | undefined): Node[] {
   return out;
 }
 
+/** A paragraph block as the editor's node. */
+function paragraphNode(block: Extract<EditBlock, { kind: "paragraph" }>): Node {
+  return schema.nodes.paragraph.create(
+    { style: block.style, listId: block.list?.id ?? null, listKind: block.list?.kind ?? null, level: block.list?.level ?? 0 },
+    inline(block.text, block.runs),
+  );
+}
+
+/** A cell's paragraphs as nodes (a cell always holds one at least). */
+function cellContent(blocks: EditBlock[]): Node[] {
+  const paragraphs = blocks.flatMap((b) => (b.kind === "paragraph" ? [paragraphNode(b)] : []));
+  return paragraphs.length > 0 ? paragraphs : [schema.nodes.paragraph.create()];
+}
+
+/** The editor's node for a block. */
+function blockNode(block: EditBlock): Node {
+  switch (block.kind) {
+    case "fixed":
+      return schema.nodes.fixed.create({ startIndex: block.startIndex });
+    case "paragraph":
+      return paragraphNode(block);
+    case "table":
+      return schema.nodes.table.create(
+        { startIndex: block.startIndex ?? null },
+        block.rows.map((row) =>
+          schema.nodes.table_row.create(
+            { from: row.from ?? null },
+            row.cells.map((cell, c) => schema.nodes.table_cell.create({ column: block.columns[c] ?? null }, cellContent(cell))),
+          ),
+        ),
+      );
+  }
+}
+
 /** The editor's document for the blocks the service sent (or a draft kept). */
 export function toDoc(blocks: EditBlock[]): Node {
-  const children = blocks.map((block) =>
-    block.kind === "fixed"
-      ? schema.nodes.fixed.create({ startIndex: block.startIndex })
-      : schema.nodes.paragraph.create(
-          { style: block.style, listId: block.list?.id ?? null, listKind: block.list?.kind ?? null, level: block.list?.level ?? 0 },
-          inline(block.text, block.runs),
-        ),
-  );
+  const children = blocks.map(blockNode);
   if (children.length === 0) children.push(schema.nodes.paragraph.create());
   return schema.nodes.doc.create(null, children);
 }
 
-/** The blocks the planner turns into Google's requests: each paragraph's text and its runs. */
+/** A paragraph node's text, runs, style and list place. */
+function paragraphBlock(node: Node): EditBlock {
+  let text = "";
+  const runs: StyledRun[] = [];
+  node.forEach((child) => {
+    const piece = child.isText ? (child.text ?? "") : SOFT_BREAK;
+    text += piece;
+    const run = runOf(piece.length, child.marks);
+    const last = runs[runs.length - 1];
+    if (last && sameMarks(last, run)) last.len += run.len;
+    else runs.push(run);
+  });
+  const block: EditBlock = { kind: "paragraph", text, style: node.attrs.style as string, runs };
+  if (node.attrs.listKind) {
+    block.list = { id: node.attrs.listId as string, kind: node.attrs.listKind as ListKind, level: node.attrs.level as number };
+  }
+  return block;
+}
+
+/** Which of the document's rows or columns each one is: a copy pasted out of order, or twice,
+ *  counts as new (the text is the same either way; only the requests are fewer). */
+function identities(values: unknown[]): (number | null)[] {
+  let last = -1;
+  return values.map((value) => {
+    if (typeof value !== "number" || value <= last) return null;
+    last = value;
+    return value;
+  });
+}
+
+/** A table node as the planner's block. A cell's paragraphs are never list items (Docs' lists
+ *  in cells are not edited here). */
+function tableBlock(node: Node): EditBlock {
+  const rows: Node[] = [];
+  node.forEach((row) => rows.push(row));
+  const cellsOf = (row: Node) => {
+    const cells: Node[] = [];
+    row.forEach((cell) => cells.push(cell));
+    return cells;
+  };
+  const columns = identities(rows.length > 0 ? cellsOf(rows[0]).map((cell) => cell.attrs.column) : []);
+  const from = identities(rows.map((row) => row.attrs.from));
+  return {
+    kind: "table",
+    ...(node.attrs.startIndex === null ? {} : { startIndex: node.attrs.startIndex as number }),
+    columns,
+    rows: rows.map((row, r) => ({
+      ...(from[r] === null ? {} : { from: from[r] as number }),
+      cells: cellsOf(row).map((cell) => {
+        const paragraphs: EditBlock[] = [];
+        cell.forEach((p) => {
+          const block = paragraphBlock(p);
+          if (block.kind === "paragraph") delete block.list;
+          paragraphs.push(block);
+        });
+        return paragraphs;
+      }),
+    })),
+  };
+}
+
+/** The blocks the planner turns into Google's requests: each paragraph's text and its runs,
+ *  each table's rows and cells. */
 export function fromDoc(doc: Node): EditBlock[] {
   const blocks: EditBlock[] = [];
   doc.forEach((node) => {
-    if (node.type === schema.nodes.fixed) {
-      blocks.push({ kind: "fixed", startIndex: node.attrs.startIndex as number });
-      return;
-    }
-    let text = "";
-    const runs: StyledRun[] = [];
-    node.forEach((child) => {
-      const piece = child.isText ? (child.text ?? "") : SOFT_BREAK;
-      text += piece;
-      const run = runOf(piece.length, child.marks);
-      const last = runs[runs.length - 1];
-      if (last && sameMarks(last, run)) last.len += run.len;
-      else runs.push(run);
-    });
-    const block: EditBlock = { kind: "paragraph", text, style: node.attrs.style as string, runs };
-    if (node.attrs.listKind) {
-      block.list = { id: node.attrs.listId as string, kind: node.attrs.listKind as ListKind, level: node.attrs.level as number };
-    }
-    blocks.push(block);
+    if (node.type === schema.nodes.fixed) blocks.push({ kind: "fixed", startIndex: node.attrs.startIndex as number });
+    else if (node.type === schema.nodes.table) blocks.push(tableBlock(node));
+    else blocks.push(paragraphBlock(node));
   });
   return blocks;
+}
+
+/** After a save: ties the editor's fixed parts, tables, rows and columns to the saved revision's
+ *  (`blocks`, read back from Google), leaving the text and the undo history as they are. Null
+ *  when the two do not line up block for block (then the editor starts again from `blocks`). */
+export function relabel(state: EditorState, blocks: EditBlock[]): Transaction | null {
+  const { doc } = state;
+  if (doc.childCount !== blocks.length) return null;
+  const tr = state.tr.setMeta("addToHistory", false);
+  let aligned = true;
+  doc.forEach((node, pos, i) => {
+    const block = blocks[i];
+    if (!aligned) return;
+    if (node.type === schema.nodes.fixed && block.kind === "fixed") {
+      tr.setNodeAttribute(pos, "startIndex", block.startIndex);
+    } else if (node.type === schema.nodes.table && block.kind === "table") {
+      if (node.childCount !== block.rows.length) {
+        aligned = false;
+        return;
+      }
+      tr.setNodeAttribute(pos, "startIndex", block.startIndex ?? null);
+      node.forEach((row, rowOffset, r) => {
+        const rowPos = pos + 1 + rowOffset;
+        if (row.childCount !== block.columns.length) aligned = false;
+        tr.setNodeAttribute(rowPos, "from", block.rows[r].from ?? null);
+        row.forEach((_cell, cellOffset, c) => tr.setNodeAttribute(rowPos + 1 + cellOffset, "column", block.columns[c] ?? null));
+      });
+    } else if (node.type !== schema.nodes.paragraph || block.kind !== "paragraph") {
+      aligned = false;
+    }
+  });
+  return aligned ? tr : null;
 }

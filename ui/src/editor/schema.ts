@@ -1,4 +1,5 @@
 import { Schema, type Mark, type MarkSpec, type Node, type NodeSpec } from "prosemirror-model";
+import { tableNodes } from "prosemirror-tables";
 
 /** Google Docs' named paragraph styles the editor writes, and the element each is shown as. */
 const STYLE_TAGS: Record<string, string> = {
@@ -67,7 +68,11 @@ const nodes: Record<string, NodeSpec> = {
       return [STYLE_TAGS[style] ?? "p", attrs, 0];
     },
   },
-  // What Staffroom does not edit (a table, a list item, a paragraph holding an image or a
+  // A table whose cells hold paragraphs: `startIndex` names the document's table, each row's
+  // `from` and each cell's `column` which of its rows and columns they are (null: added here).
+  // Those never go to the clipboard: a pasted row or column is a new one.
+  ...tableGrid(),
+  // What Staffroom does not edit (a table with merged cells, a paragraph holding an image or a
   // suggestion): shown in place by a node view, never edited, never made from pasted HTML.
   fixed: {
     group: "block",
@@ -85,6 +90,17 @@ const nodes: Record<string, NodeSpec> = {
     toDOM: () => ["br"],
   },
 };
+
+/** prosemirror-tables' table, row and cell nodes, with the attributes that tie them to Docs. */
+function tableGrid(): Record<string, NodeSpec> {
+  const grid = tableNodes({ tableGroup: "block", cellContent: "paragraph+", cellAttributes: { column: { default: null } } });
+  return {
+    table: { ...grid.table, attrs: { startIndex: { default: null } } },
+    table_row: { ...grid.table_row, attrs: { from: { default: null } } },
+    table_cell: grid.table_cell,
+    table_header: grid.table_header,
+  };
+}
 
 /** Pasted HTML from Google Docs wraps everything in `<b style="font-weight:normal">`. */
 const notNormalWeight = (node: HTMLElement) => node.style.fontWeight !== "normal" && null;

@@ -122,7 +122,7 @@ describe("Editor", () => {
   it("edits text with an emoji, a style and bold, and saves the runs through the planner", async () => {
     const calls = mockCommands({
       editor_document: () => view(),
-      save_document: () => ({ outcome: "saved", document, requests: 3 }),
+      save_document: () => ({ outcome: "saved", document: { ...document, revisionId: "rev9" }, blocks: view().blocks, requests: 3 }),
     });
     renderWithQuery(<Editor id="d1" />);
     const { element, pm } = await surface();
@@ -150,6 +150,17 @@ describe("Editor", () => {
         ],
       },
     });
+    // The editor goes on from the saved revision: undo still takes the edits back, and the next
+    // save is made against the saved revision.
+    expect(screen.getByText("All changes saved")).toBeInTheDocument();
+    element.focus();
+    await userEvent.keyboard("{Control>}z{/Control}");
+    expect(screen.getByText("Unsaved changes")).toBeInTheDocument();
+    expect([...element.querySelectorAll("strong")].map((b) => b.textContent)).not.toContain("Ship");
+    await userEvent.keyboard("{Control>}s{/Control}");
+    await waitFor(() => expect(calls.filter((c) => c.cmd === "save_document")).toHaveLength(2));
+    const second = calls.filter((c) => c.cmd === "save_document")[1].args as { baseRevisionId: string };
+    expect(second.baseRevisionId).toBe("rev9");
   });
 
   it("splits a paragraph with Enter, undoes and redoes it, and joins it back with Backspace", async () => {
@@ -210,7 +221,7 @@ describe("Editor", () => {
             conflicts: [{ at: 0, len: 1, mine: [{ kind: "paragraph", text: "Mine", style: "TITLE" }], theirs: [{ kind: "paragraph", text: "Theirs", style: "TITLE" }] }],
           } };
         }
-        return { outcome: "saved", document, requests: 1 };
+        return { outcome: "saved", document, blocks: view().blocks, requests: 1 };
       },
     });
     renderWithQuery(<Editor id="d1" />);
@@ -237,7 +248,7 @@ describe("Editor", () => {
         { kind: "fixed", startIndex: 22 },
         { kind: "paragraph", text: "", style: "NORMAL_TEXT" },
       ] }),
-      save_document: () => ({ outcome: "saved", document, requests: 1 }),
+      save_document: () => ({ outcome: "saved", document, blocks: view().blocks, requests: 1 }),
     });
     renderWithQuery(<Editor id="d1" />);
     const { element, pm } = await surface();

@@ -1,18 +1,26 @@
 import { useEffect, useRef, useState } from "react";
 import type { Node as PmNode } from "prosemirror-model";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { getCurrentWindow } from "@tauri-apps/api/window";
 import { api, describeError } from "../api";
 import { useTeamServerReach } from "../reach";
 import { TeamServerBanner } from "../components/TeamServerBanner";
 import { fromDoc } from "../editor/convert";
-import { RichEditor } from "../editor/RichEditor";
+import { BlockPreview } from "../editor/Preview";
+import { RichEditor, type RichEditorHandle } from "../editor/RichEditor";
 import type { EditBlock, EditorView as EditorViewData, GoogleDocument, RebaseConflict } from "../types";
 
 /** How often unsaved edits are kept as a draft. */
 export const DRAFT_DELAY_MS = 3000;
 
 /** The editor window of one document. */
+/** Whether "mine" of a conflict keeps the newer version's images and tables where they are (it
+ *  does not when the document's structure changed under the edits). */
+function structureKept(conflict: RebaseConflict): boolean {
+  const starts = (blocks: EditBlock[]) => blocks.flatMap((b) => (b.kind === "paragraph" ? [] : [b.startIndex ?? -1]));
+  return JSON.stringify(starts(conflict.mine)) === JSON.stringify(starts(conflict.theirs));
+}
+
 export function Editor({ id }: { id: string }) {
   const view = useQuery({ queryKey: ["editor", id], queryFn: () => api.editorDocument({ id }) });
   useTeamServerReach();
@@ -27,7 +35,6 @@ export function Editor({ id }: { id: string }) {
 }
 
 function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
-  const queryClient = useQueryClient();
   const [doc, setDoc] = useState<GoogleDocument>(view.document);
   // A read-only document has no revision (Google gives none to viewers): nothing is saved then.
   const [base, setBase] = useState<string>(view.draft?.baseRevisionId ?? view.document.revisionId ?? "");
@@ -35,6 +42,7 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
   const [blocks, setBlocks] = useState<EditBlock[]>(view.draft?.blocks ?? view.blocks);
   const [editorKey, setEditorKey] = useState(0);
   const edited = useRef<PmNode | null>(null);
+  const editor = useRef<RichEditorHandle>(null);
   const [edits, setEdits] = useState(0);
   // A restored draft is unsaved work.
   const [dirty, setDirty] = useState(Boolean(view.draft));
@@ -91,9 +99,15 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
     mutationFn: () => api.saveDocument({ id, baseRevisionId: base, blocks: current() }),
     onSuccess: (outcome) => {
       if (outcome.outcome === "saved") {
+        // The editor goes on from the saved revision, its undo history kept (or starts again
+        // from it when the two do not line up).
+        setDoc(outcome.document);
+        setBase(outcome.document.revisionId ?? "");
+        const goesOn = editor.current?.saved(outcome.document, outcome.blocks);
+        if (goesOn) edited.current = goesOn;
+        else restart(outcome.blocks);
         setDirty(false);
         setNote(outcome.requests === 0 ? "Nothing to save." : `Saved (${outcome.requests} changes sent).`);
-        void queryClient.invalidateQueries({ queryKey: ["editor", id] });
         return;
       }
       setDoc(outcome.document);
@@ -158,20 +172,28 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
           <div className="conflict-sides">
             <div>
               <h3>Their version</h3>
-              {c.theirs.map((b, i) => <p key={i}>{b.kind === "paragraph" ? b.text || "(empty line)" : "(table)"}</p>)}
+              {c.theirs.map((b, i) => <BlockPreview key={i} block={b} />)}
             </div>
             <div>
               <h3>Your version</h3>
-              {c.mine.map((b, i) => <p key={i}>{b.kind === "paragraph" ? b.text || "(empty line)" : "(table)"}</p>)}
+              {c.mine.map((b, i) => <BlockPreview key={i} block={b} />)}
             </div>
           </div>
           <div className="row">
             <button type="button" onClick={() => choose(c, "theirs")}>Keep theirs</button>
-            <button type="button" onClick={() => choose(c, "mine")} disabled={c.mine.some((b) => b.kind === "fixed")}>Use mine</button>
+            <button
+              type="button"
+              onClick={() => choose(c, "mine")}
+              disabled={!structureKept(c)}
+              title={structureKept(c) ? undefined : "Images or tables moved in their version: copy your text over by hand"}
+            >
+              Use mine
+            </button>
           </div>
         </section>
       ))}
       <RichEditor
+        ref={editor}
         key={editorKey}
         blocks={blocks}
         document={doc}

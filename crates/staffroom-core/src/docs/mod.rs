@@ -69,9 +69,10 @@ pub struct SaveEdits {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(tag = "outcome", rename_all = "camelCase")]
 pub enum SaveOutcome {
-    /// Written (or nothing to write): the document as it is now.
+    /// Written (or nothing to write): the document as it is now, and its blocks (for the editor
+    /// to go on from it, its undo history kept).
     #[serde(rename_all = "camelCase")]
-    Saved { document: Document, requests: usize },
+    Saved { document: Document, blocks: Vec<EditBlock>, requests: usize },
     /// Someone changed the document first: the newer revision, and the edits carried onto it
     /// (with the stretches that could not merge). Nothing was written.
     #[serde(rename_all = "camelCase")]
@@ -474,7 +475,8 @@ impl DocService {
             // Nobody listening is fine.
             let _ = self.saved.send(id);
         }
-        Ok(SaveOutcome::Saved { document, requests: requests.len() })
+        let blocks = planner::editable_blocks(&document);
+        Ok(SaveOutcome::Saved { document, blocks, requests: requests.len() })
     }
 
     /// The document at `revision`: from the draft, the offline copy, or Google if still current.

@@ -345,6 +345,7 @@ impl GoogleSimulator {
             .route("/document/d/{id}/edit", get(view_page))
             .route("/__sandbox/faults", post(set_faults).get(get_faults))
             .route("/__sandbox/stats", get(stats))
+            .route("/__sandbox/documents/{id}", get(inspect_document))
             .route("/__sandbox/access", post(set_access_route))
             .with_state(sim.clone());
         (GoogleSimulator { sim, shutdown: Arc::new(tokio::sync::Notify::new()) }, app)
@@ -639,6 +640,15 @@ async fn stats(State(sim): State<Arc<Sim>>) -> Json<Value> {
         "requests": *sim.requests.lock().unwrap(),
         "maxConcurrentPermissionChanges": sim.permission_inflight.lock().unwrap().1,
     }))
+}
+
+/// What the simulator holds for a document, as `documents.get` shows it with suggestions inline,
+/// without a token: how an end-to-end test checks what a save wrote.
+async fn inspect_document(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    match sim.data.lock().unwrap().docs.get(&id) {
+        Some(doc) => Json(doc.to_json("SUGGESTIONS_INLINE")).into_response(),
+        None => (StatusCode::NOT_FOUND, Json(json!({"error": "no such document"}))).into_response(),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

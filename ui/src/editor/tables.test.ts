@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { EditorState, TextSelection, type Command } from "prosemirror-state";
+import { Fragment, Slice } from "prosemirror-model";
+import { addColumnBefore, addRowAfter, deleteColumn, deleteRow } from "prosemirror-tables";
+import type { EditorView } from "prosemirror-view";
+import { keepStructure, setParagraphStyle } from "./commands";
+import { fromDoc, toDoc } from "./convert";
+import { schema } from "./schema";
+import { pasteTablesAsText, tablePlugins } from "./tables";
+import type { EditBlock } from "../types";
+
+const cell = (text: string, style = "NORMAL_TEXT"): EditBlock[] => [
+  { kind: "paragraph", text, style, runs: text ? [{ len: text.length }] : [] },
+];
+
+const blocks: EditBlock[] = [
+  { kind: "paragraph", text: "Figures", style: "HEADING_2", runs: [{ len: 7 }] },
+  {
+    kind: "table",
+    startIndex: 9,
+    columns: [0, 1],
+    rows: [
+      { from: 0, cells: [cell("Item", "HEADING_3"), cell("Units", "HEADING_3")] },
+      { from: 1, cells: [cell("Coffee ☕"), cell("10")] },
+    ],
+  },
+  { kind: "paragraph", text: "", style: "NORMAL_TEXT", runs: [] },
+];
+
+function state(from: EditBlock[] = blocks) {
+  return EditorState.create({ doc: toDoc(from), plugins: [...tablePlugins, keepStructure] });
+}
+
+function apply(s: EditorState, command: Command): EditorState {
+  let next = s;
+  command(s, (tr) => (next = s.apply(tr)));
+  return next;
+}
+
+/** The caret at the start of the text `text` (the first place it occurs). */
+function caretAt(s: EditorState, text: string): EditorState {
+  let at = -1;
+  s.doc.descendants((node, pos) => {
+    if (at < 0 && node.isText && node.text?.includes(text)) at = pos + node.text.indexOf(text);
+    return at < 0;
+  });
+  return s.apply(s.tr.setSelection(TextSelection.create(s.doc, at)));
+}
+
+const table = (b: EditBlock[]) => b.find((x) => x.kind === "table") as Extract<EditBlock, { kind: "table" }>;
+
+describe("tables in the editor", () => {
+  it("hold the document's table: its rows, columns and cells' paragraphs", () => {
+    expect(fromDoc(toDoc(blocks))).toEqual(blocks);
+  });
+
+  it("add rows and columns as new ones and remove the document's own", () => {
+    let s = apply(caretAt(state(), "Coffee"), addRowAfter);
+    s = apply(caretAt(s, "Units"), addColumnBefore);
+    s = apply(caretAt(s, "Item"), deleteColumn);
+    const t = table(fromDoc(s.doc));
+    expect(t.columns).toEqual([null, 1]);
+    expect(t.rows.map((r) => r.from)).toEqual([0, 1, undefined]);
+    expect(t.rows[2].cells).toEqual([cell(""), cell("")]);
+    s = apply(caretAt(s, "Units"), deleteRow);
+    expect(table(fromDoc(s.doc)).rows.map((r) => r.from)).toEqual([1, undefined]);
+  });
+
+  it("never lose the table itself, and style a cell's paragraph like any other", () => {
+    const s = state();
+    // Removing the whole table, as a selection over it would, is refused.
+    let tablePos = -1;
+    s.doc.forEach((node, pos) => {
+      if (node.type === schema.nodes.table) tablePos = pos;
+    });
+    const size = s.doc.nodeAt(tablePos)!.nodeSize;
+    expect(s.apply(s.tr.delete(tablePos, tablePos + size)).doc.eq(s.doc)).toBe(true);
+    const styled = apply(caretAt(s, "10"), setParagraphStyle("HEADING_1"));
+    expect(table(fromDoc(styled.doc)).rows[1].cells[1]).toEqual(cell("10", "HEADING_1"));
+  });
+
+  it("take a row or column pasted from elsewhere as new, and a table pasted outside one as text", () => {
+    const s = caretAt(state(), "Figures");
+    const pasted = toDoc([
+      { kind: "paragraph", text: "Before", style: "NORMAL_TEXT", runs: [{ len: 6 }] },
+      { kind: "table", columns: [null], rows: [{ cells: [cell("A")] }, { cells: [cell("B")] }] },
+    ]);
+    const slice = pasteTablesAsText(new Slice(pasted.content, 0, 0), { state: s } as EditorView);
+    const texts: string[] = [];
+    slice.content.forEach((node) => texts.push(node.textContent));
+    expect(texts).toEqual(["Before", "A", "B"]);
+    // Cells pasted into a table are left to prosemirror-tables to fit.
+    const cells = Fragment.from(pasted.child(1));
+    const inTable = caretAt(state(), "Coffee");
+    expect(pasteTablesAsText(new Slice(cells, 0, 0), { state: inTable } as EditorView).content).toBe(cells);
+    // Identities out of order count as new.
+    const shuffled = fromDoc(toDoc([{ ...blocks[1], rows: [{ ...(table(blocks).rows[1]) }, { ...(table(blocks).rows[0]) }] } as EditBlock]));
+    expect(table(shuffled).rows.map((r) => r.from)).toEqual([1, undefined]);
+  });
+});
