@@ -345,7 +345,7 @@ impl GoogleSimulator {
             .route("/document/d/{id}/edit", get(view_page))
             .route("/__sandbox/faults", post(set_faults).get(get_faults))
             .route("/__sandbox/stats", get(stats))
-            .route("/__sandbox/documents/{id}", get(inspect_document))
+            .route("/__sandbox/documents/{id}", get(inspect_document).post(collaborator_edit))
             .route("/__sandbox/access", post(set_access_route))
             .with_state(sim.clone());
         (GoogleSimulator { sim, shutdown: Arc::new(tokio::sync::Notify::new()) }, app)
@@ -649,6 +649,25 @@ async fn inspect_document(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -
         Some(doc) => Json(doc.to_json("SUGGESTIONS_INLINE")).into_response(),
         None => (StatusCode::NOT_FOUND, Json(json!({"error": "no such document"}))).into_response(),
     }
+}
+
+/// A collaborator's edit, made in Google Docs while Staffroom is not looking: `requests` applied
+/// as `batchUpdate` applies them, a new revision issued, no quota counted. How an end-to-end test
+/// makes a conflict.
+async fn collaborator_edit(State(sim): State<Arc<Sim>>, Path(id): Path<String>, Json(body): Json<Value>) -> Response {
+    let requests = body.get("requests").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut data = sim.data.lock().unwrap();
+    let Some(doc) = data.docs.get_mut(&id) else { return docs_not_found() };
+    if let Err(doc::Invalid(message)) = doc.batch_update(&requests) {
+        return docs_invalid(&message);
+    }
+    doc.serial += 1;
+    let revision = data.issue_revision(&id);
+    if let Some(file) = data.files.iter_mut().find(|f| f.id == id) {
+        file.modified = rfc3339(Utc::now());
+        file.version += 1;
+    }
+    Json(json!({"documentId": id, "writeControl": {"requiredRevisionId": revision}})).into_response()
 }
 
 // ---------------------------------------------------------------------------------------------
