@@ -226,36 +226,54 @@ fn base_marks(doc: &Document) -> Vec<(u32, u32, Marks)> {
 /// asks for, highest index first. Paragraphs without runs are left as they are.
 pub fn plan(base: &Document, paragraphs: &[(u32, &[StyledRun])], kept: &[Kept]) -> Vec<Value> {
     let base_runs = base_marks(base);
-    let was = |final_index: u32| -> Option<&Marks> {
-        let k = kept.partition_point(|k| k.final_start + k.len <= final_index);
-        let k = kept.get(k).filter(|k| k.final_start <= final_index)?;
-        let base_index = k.base_start + (final_index - k.final_start);
-        let r = base_runs.partition_point(|(_, end, _)| *end <= base_index);
-        base_runs.get(r).filter(|(start, ..)| *start <= base_index).map(|(.., marks)| marks)
-    };
     // Stretches of one wanted style and one set of fields to write, merged as they grow.
     let mut ranges: Vec<(u32, u32, Marks, Fields)> = Vec::new();
     for (start, runs) in paragraphs {
         let mut at = *start;
         for run in runs.iter() {
             let wanted = Marks::of_run(run);
-            for index in at..at + run.len {
-                let fields = match was(index) {
-                    Some(marks) => wanted.differing(marks),
-                    None => Fields::ALL,
-                };
-                if !fields.any() {
-                    continue;
+            let end = at + run.len;
+            // Piece by piece: each lies in one kept stretch and one base run, or was inserted.
+            let mut index = at;
+            while index < end {
+                let (to, was) = was_at(index, end, kept, &base_runs);
+                let fields = was.map_or(Fields::ALL, |marks| wanted.differing(marks));
+                if fields.any() {
+                    match ranges.last_mut() {
+                        Some((_, last_end, marks, f)) if *last_end == index && *marks == wanted && *f == fields => {
+                            *last_end = to
+                        }
+                        _ => ranges.push((index, to, wanted.clone(), fields)),
+                    }
                 }
-                match ranges.last_mut() {
-                    Some((_, end, marks, f)) if *end == index && *marks == wanted && *f == fields => *end += 1,
-                    _ => ranges.push((index, index + 1, wanted.clone(), fields)),
-                }
+                index = to;
             }
-            at += run.len;
+            at = end;
         }
     }
     ranges.into_iter().rev().map(|(start, end, marks, fields)| request(start, end, &marks, fields)).collect()
+}
+
+/// The styles the text at final `index` had in the base (none: it was inserted, or the base
+/// has no run there), and up to where (before `end`) that holds.
+fn was_at<'a>(index: u32, end: u32, kept: &[Kept], base_runs: &'a [(u32, u32, Marks)]) -> (u32, Option<&'a Marks>) {
+    let k = kept.partition_point(|k| k.final_start + k.len <= index);
+    let Some(k) = kept.get(k).filter(|k| k.final_start <= index) else {
+        // Inserted: up to the next stretch kept.
+        let next = kept.get(k).map_or(end, |k| k.final_start);
+        return (next.min(end), None);
+    };
+    let stretch_end = end.min(k.final_start + k.len);
+    let base_index = k.base_start + (index - k.final_start);
+    let to_final = |base: u32| k.final_start + (base - k.base_start);
+    let r = base_runs.partition_point(|(_, run_end, _)| *run_end <= base_index);
+    match base_runs.get(r) {
+        Some((run_start, run_end, marks)) if *run_start <= base_index => {
+            (stretch_end.min(to_final(*run_end)), Some(marks))
+        }
+        Some((run_start, ..)) => (stretch_end.min(to_final(*run_start)), None),
+        None => (stretch_end, None),
+    }
 }
 
 fn request(start: u32, end: u32, marks: &Marks, fields: Fields) -> Value {

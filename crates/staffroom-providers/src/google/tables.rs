@@ -142,8 +142,8 @@ fn effective(from: impl Iterator<Item = Option<u32>>) -> Vec<Option<u32>> {
 }
 
 /// The requests that give each edited table its rows and columns, and the document as they
-/// leave it (checked edits: see [`check`]).
-pub fn reshape(base: &Document, edited: &[EditBlock]) -> (Vec<Value>, Document) {
+/// leave it (none when no table changes shape). The edits are checked ones: see [`check`].
+pub fn reshape(base: &Document, edited: &[EditBlock]) -> (Vec<Value>, Option<Document>) {
     let mut tables: Vec<(u32, Vec<Option<u32>>, Vec<Option<u32>>)> = edited
         .iter()
         .filter_map(|b| match b {
@@ -154,16 +154,24 @@ pub fn reshape(base: &Document, edited: &[EditBlock]) -> (Vec<Value>, Document) 
         })
         .collect();
     tables.sort_by_key(|(start, ..)| std::cmp::Reverse(*start));
+    let unchanged = |start: u32, rows: &[Option<u32>], columns: &[Option<u32>]| {
+        let Some(table) = base.body.content.iter().find(|e| e.start_index == start).and_then(|e| e.table.as_ref())
+        else {
+            return true;
+        };
+        let (base_rows, base_columns) = (table.table_rows.len() as u32, table.table_rows[0].table_cells.len() as u32);
+        rows.iter().copied().eq((0..base_rows).map(Some)) && columns.iter().copied().eq((0..base_columns).map(Some))
+    };
+    tables.retain(|(start, rows, columns)| !unchanged(*start, rows, columns));
+    if tables.is_empty() {
+        return (Vec::new(), None);
+    }
     let mut requests = Vec::new();
     let mut after = base.clone();
     for (start, rows, columns) in tables {
         let Some(element) = after.body.content.iter_mut().find(|e| e.start_index == start) else { continue };
         let Some(table) = element.table.as_mut() else { continue };
         let (base_rows, base_columns) = (table.table_rows.len() as u32, table.table_rows[0].table_cells.len() as u32);
-        if rows.iter().copied().eq((0..base_rows).map(Some)) && columns.iter().copied().eq((0..base_columns).map(Some))
-        {
-            continue;
-        }
         let at = |row: usize, column: usize| json!({"tableStartLocation": {"index": start}, "rowIndex": row, "columnIndex": column});
         for row in (0..base_rows).rev().filter(|r| !rows.contains(&Some(*r))) {
             requests.push(json!({"deleteTableRow": {"tableCellLocation": at(row as usize, 0)}}));
@@ -198,7 +206,7 @@ pub fn reshape(base: &Document, edited: &[EditBlock]) -> (Vec<Value>, Document) 
             .collect();
     }
     reindex(&mut after);
-    (requests, after)
+    (requests, Some(after))
 }
 
 /// A cell as the planner assumes an inserted one: one empty paragraph of an unknown style.
