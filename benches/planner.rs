@@ -12,7 +12,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use staffroom::docs::lists::{ListItem, ListKind};
+use staffroom::docs::lists::ListItem;
 use staffroom::docs::model::Document;
 use staffroom::docs::planner::{editable_blocks, plan, EditBlock, StyledRun};
 use staffroom::docs::tables::TableRowEdit;

@@ -159,7 +159,7 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
         .await;
     assert_eq!(status, 200, "{patched}");
     // The editor's saves, which send every other kind of request: a bold word, a list made
-    // and then removed, a table's rows and columns added and removed.
+    // and then removed, a table's rows and columns added and removed, a new table.
     let seeded = "doc002sbxA1b2C3d4E5f6G7h8";
     let (_, view) = app.get(&format!("/api/docs/documents/{seeded}/editor")).await;
     let mut blocks = view["blocks"].as_array().unwrap().clone();
@@ -178,6 +178,10 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
         cells.push(new_cell("New"));
     }
     rows.push(json!({"cells": [new_cell("Tea"), new_cell("5")]}));
+    blocks.insert(
+        first_text + 1,
+        json!({"kind": "table", "columns": [null, null], "rows": [{"cells": [new_cell("A"), new_cell("B")]}]}),
+    );
     let (status, saved) = app
         .post(
             &format!("/api/docs/documents/{seeded}/save"),
@@ -212,6 +216,7 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
             "deleteParagraphBullets",
             "deleteTableColumn",
             "deleteTableRow",
+            "insertTable",
             "insertTableColumn",
             "insertTableRow",
             "insertText",

@@ -6,8 +6,8 @@
 export type PatchDocumentRequest = { id: string, 
 /**
  * 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`, `updateTextStyle`,
- * `createParagraphBullets`, `deleteParagraphBullets`, `insertTableRow`, `insertTableColumn`,
- * `deleteTableRow`, `deleteTableColumn`.
+ * `createParagraphBullets`, `deleteParagraphBullets`, `insertTable`, `insertTableRow`,
+ * `insertTableColumn`, `deleteTableRow`, `deleteTableColumn`.
  */
 requests: Array<Record<string, unknown>>, 
 /**

@@ -13,7 +13,7 @@ import { relabel, toDoc } from "./convert";
 import { flattenPastedLists, indentList, listKindAt, listMarkers, toggleList } from "./lists";
 import { Fixed } from "./Fixed";
 import { schema } from "./schema";
-import { pasteTablesAsText, tablePlugins } from "./tables";
+import { insertTable, pasteTablesAsText, tablePlugins } from "./tables";
 import "prosemirror-view/style/prosemirror.css";
 import "prosemirror-tables/style/tables.css";
 
@@ -231,6 +231,7 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
           <button type="button" className="tool" aria-label="Decrease indent" title="Decrease indent (Shift+Tab)" disabled={!listKindAt(state)} onMouseDown={(e) => e.preventDefault()} onClick={() => run(indentList(-1))}>⇤</button>
           <button type="button" className="tool" aria-label="Increase indent" title="Increase indent (Tab)" disabled={!listKindAt(state)} onMouseDown={(e) => e.preventDefault()} onClick={() => run(indentList(1))}>⇥</button>
           <span className="tool-gap" />
+          <button type="button" className="tool" aria-label="Insert table" title="Insert table" disabled={!insertTable(state)} onMouseDown={(e) => e.preventDefault()} onClick={() => run(insertTable)}>⊞</button>
           {tableButton("Insert row above", addRowBefore, "⤒")}
           {tableButton("Insert row below", addRowAfter, "⤓")}
           {tableButton("Insert column left", addColumnBefore, "⇷")}

@@ -89,10 +89,11 @@ export const insertSoftBreak: Command = (state, dispatch) => {
 function shape(doc: Node): string {
   let out = "";
   doc.forEach((node) => {
+    const isNewTable = node.type === schema.nodes.table && node.attrs.startIndex === null;
     const piece =
       node.type === schema.nodes.fixed
         ? `F${node.attrs.startIndex as number} `
-        : node.type === schema.nodes.table
+        : node.type === schema.nodes.table && !isNewTable
           ? `T${node.attrs.startIndex as number} `
           : "P ";
     if (!(piece === "P " && out.endsWith("P "))) out += piece;
@@ -100,10 +101,23 @@ function shape(doc: Node): string {
   return out;
 }
 
-/** Refuses any edit that would remove, move or copy a fixed part or a table, or join the text
- *  around it (a table's rows, columns and cells change inside it). */
+/** Whether every table added here has a paragraph right before and right after it (Docs puts a
+ *  new table inside a paragraph, which it splits). */
+function newTablesFramed(doc: Node): boolean {
+  let framed = true;
+  doc.forEach((node, _pos, i) => {
+    if (node.type !== schema.nodes.table || node.attrs.startIndex !== null) return;
+    const paragraph = (n: Node | null) => n?.type === schema.nodes.paragraph;
+    framed &&= i > 0 && paragraph(doc.child(i - 1)) && i + 1 < doc.childCount && paragraph(doc.child(i + 1));
+  });
+  return framed;
+}
+
+/** Refuses any edit that would remove, move or copy a fixed part or a table of the document, or
+ *  join the text around it (a table's rows, columns and cells change inside it); a table added
+ *  here keeps a paragraph on either side. */
 export const keepStructure = new Plugin({
-  filterTransaction: (tr, state) => !tr.docChanged || shape(tr.doc) === shape(state.doc),
+  filterTransaction: (tr, state) => !tr.docChanged || (shape(tr.doc) === shape(state.doc) && newTablesFramed(tr.doc)),
 });
 
 /** URLs a link may take: the web and e-mail. */

@@ -6,7 +6,7 @@ import type { EditorView } from "prosemirror-view";
 import { keepStructure, setParagraphStyle } from "./commands";
 import { fromDoc, toDoc } from "./convert";
 import { schema } from "./schema";
-import { pasteTablesAsText, tablePlugins } from "./tables";
+import { insertTable, pasteTablesAsText, tablePlugins } from "./tables";
 import type { EditBlock } from "../types";
 
 const cell = (text: string, style = "NORMAL_TEXT"): EditBlock[] => [
@@ -77,6 +77,22 @@ describe("tables in the editor", () => {
     expect(s.apply(s.tr.delete(tablePos, tablePos + size)).doc.eq(s.doc)).toBe(true);
     const styled = apply(caretAt(s, "10"), setParagraphStyle("HEADING_1"));
     expect(table(fromDoc(styled.doc)).rows[1].cells[1]).toEqual(cell("10", "HEADING_1"));
+  });
+
+  it("add a new table after a paragraph, framed by paragraphs, which stays framed", () => {
+    const s = apply(caretAt(state(), "Figures"), insertTable);
+    const b = fromDoc(s.doc);
+    // A paragraph comes between it and the document's table.
+    expect(b.map((x) => x.kind)).toEqual(["paragraph", "table", "paragraph", "table", "paragraph"]);
+    expect(b[1]).toEqual({ kind: "table", columns: [null, null], rows: [{ cells: [cell(""), cell("")] }, { cells: [cell(""), cell("")] }] });
+    // That paragraph cannot go: the new table keeps one on either side.
+    let between = -1;
+    s.doc.forEach((node, pos, i) => {
+      if (i === 2) between = pos;
+    });
+    expect(s.apply(s.tr.delete(between, between + 2)).doc.eq(s.doc)).toBe(true);
+    // Not inside a table.
+    expect(insertTable(caretAt(state(), "Coffee"))).toBe(false);
   });
 
   it("take a row or column pasted from elsewhere as new, and a table pasted outside one as text", () => {

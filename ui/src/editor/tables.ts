@@ -1,5 +1,6 @@
 import { Fragment, Slice, type Node } from "prosemirror-model";
 import { keymap } from "prosemirror-keymap";
+import { TextSelection, type Command } from "prosemirror-state";
 import type { EditorView } from "prosemirror-view";
 import { goToNextCell, isInTable, tableEditing } from "prosemirror-tables";
 import { schema } from "./schema";
@@ -31,3 +32,23 @@ export function pasteTablesAsText(slice: Slice, view: EditorView): Slice {
   }
   return new Slice(Fragment.from(flat), 0, 0);
 }
+
+/** A new two-by-two table after the paragraph holding the caret (not inside a table), with a
+ *  paragraph after it when none follows; the caret goes to its first cell. */
+export const insertTable: Command = (state, dispatch) => {
+  const { $from } = state.selection;
+  if ($from.depth !== 1 || $from.parent.type !== schema.nodes.paragraph) return false;
+  if (dispatch) {
+    const cell = () => schema.nodes.table_cell.create(null, schema.nodes.paragraph.create());
+    const row = () => schema.nodes.table_row.create(null, [cell(), cell()]);
+    const table = schema.nodes.table.create(null, [row(), row()]);
+    const after = $from.after(1);
+    const next = state.doc.resolve(after).nodeAfter;
+    const nodes = next?.type === schema.nodes.paragraph ? [table] : [table, schema.nodes.paragraph.create()];
+    const tr = state.tr.insert(after, nodes);
+    // Into the table, its first row, its first cell, that cell's paragraph.
+    tr.setSelection(TextSelection.create(tr.doc, after + 4));
+    dispatch(tr.scrollIntoView());
+  }
+  return true;
+};

@@ -190,8 +190,8 @@ pub struct PatchDocumentRequest {
     #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
     pub id: String,
     /// 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`, `updateTextStyle`,
-    /// `createParagraphBullets`, `deleteParagraphBullets`, `insertTableRow`, `insertTableColumn`,
-    /// `deleteTableRow`, `deleteTableColumn`.
+    /// `createParagraphBullets`, `deleteParagraphBullets`, `insertTable`, `insertTableRow`,
+    /// `insertTableColumn`, `deleteTableRow`, `deleteTableColumn`.
     #[schema(schema_with = edit_requests_schema)]
     #[ts(type = "Array<Record<string, unknown>>")]
     pub requests: Vec<Value>,
@@ -202,7 +202,7 @@ pub struct PatchDocumentRequest {
     pub required_revision_id: Option<String>,
 }
 
-/// The schema of `requests`: each holds exactly one of the ten edits Staffroom sends (what a
+/// The schema of `requests`: each holds exactly one of the eleven edits Staffroom sends (what a
 /// schema cannot say, a range ending after it starts, is checked too).
 fn edit_requests_schema() -> utoipa::openapi::schema::Array {
     use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Type};
@@ -305,6 +305,21 @@ fn edit_requests_schema() -> utoipa::openapi::schema::Array {
         .item(one("updateTextStyle", restyle_text))
         .item(one("createParagraphBullets", bullets))
         .item(one("deleteParagraphBullets", unbullet))
+        .item(one("insertTable", {
+            let side = || {
+                ObjectBuilder::new()
+                    .schema_type(Type::Integer)
+                    .minimum(Some(1))
+                    .maximum(Some(super::tables::MAX_NEW_TABLE_SIDE as i32))
+            };
+            closed()
+                .property("rows", side())
+                .property("columns", side())
+                .property("location", closed().property("index", index()).required("index"))
+                .required("rows")
+                .required("columns")
+                .required("location")
+        }))
         .item(one("insertTableRow", table_change(Some("insertBelow"))))
         .item(one("insertTableColumn", table_change(Some("insertRight"))))
         .item(one("deleteTableRow", table_change(None)))

@@ -472,7 +472,7 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
     if operations.len() != 1 {
         errors.push(FieldError::new(
             prefix,
-            "must hold exactly one operation: insertText, deleteContentRange, updateParagraphStyle, updateTextStyle, createParagraphBullets, deleteParagraphBullets, insertTableRow, insertTableColumn, deleteTableRow or deleteTableColumn",
+            "must hold exactly one operation: insertText, deleteContentRange, updateParagraphStyle, updateTextStyle, createParagraphBullets, deleteParagraphBullets, insertTable, insertTableRow, insertTableColumn, deleteTableRow or deleteTableColumn",
         ));
         return None;
     }
@@ -498,6 +498,7 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
             let (start, end) = range(body, &prefix, errors).unwrap_or((1, 2));
             json!({"deleteParagraphBullets": {"range": {"startIndex": start, "endIndex": end}}})
         }
+        "insertTable" => insert_table(body, &prefix, errors),
         "insertTableRow" => table_request(kind, body, Some("insertBelow"), &prefix, errors),
         "insertTableColumn" => table_request(kind, body, Some("insertRight"), &prefix, errors),
         "deleteTableRow" | "deleteTableColumn" => table_request(kind, body, None, &prefix, errors),
@@ -505,13 +506,35 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
             errors.push(FieldError::new(
                 prefix.to_string(),
                 format!(
-                    "{other} is not supported; use insertText, deleteContentRange, updateParagraphStyle, updateTextStyle, createParagraphBullets, deleteParagraphBullets, insertTableRow, insertTableColumn, deleteTableRow or deleteTableColumn"
+                    "{other} is not supported; use insertText, deleteContentRange, updateParagraphStyle, updateTextStyle, createParagraphBullets, deleteParagraphBullets, insertTable, insertTableRow, insertTableColumn, deleteTableRow or deleteTableColumn"
                 ),
             ));
             return None;
         }
     };
     (errors.len() == before).then_some(request)
+}
+
+/// `insertTable`: a number of rows and of columns, and the index of a paragraph to put it in.
+fn insert_table(body: &Map<String, Value>, prefix: &str, errors: &mut Vec<FieldError>) -> Value {
+    unknown_fields(body, &["rows", "columns", "location"], &format!("{prefix}."), errors);
+    let mut count = |name: &str| match body.get(name).and_then(Value::as_u64) {
+        Some(n) if (1..=super::tables::MAX_NEW_TABLE_SIDE as u64).contains(&n) => n,
+        _ => {
+            errors.push(FieldError::new(
+                format!("{prefix}.{name}"),
+                format!("must be a whole number from 1 to {}", super::tables::MAX_NEW_TABLE_SIDE),
+            ));
+            1
+        }
+    };
+    let (rows, columns) = (count("rows"), count("columns"));
+    let location = body.get("location").and_then(Value::as_object);
+    if let Some(location) = location {
+        unknown_fields(location, &["index"], &format!("{prefix}.location."), errors);
+    }
+    let at = index(location.and_then(|l| l.get("index")), format!("{prefix}.location.index"), errors);
+    json!({"insertTable": {"rows": rows, "columns": columns, "location": {"index": at.unwrap_or(1)}}})
 }
 
 /// A table row or column request: a `tableCellLocation` (the table's start index, a zero-based

@@ -136,6 +136,22 @@ pub fn runs_of(paragraph: &Paragraph) -> Vec<StyledRun> {
     runs
 }
 
+/// A run's styles as Google writes them in a text run's `textStyle` (the set ones only).
+pub fn text_style(run: &StyledRun) -> Map<String, Value> {
+    let mut style = Map::new();
+    for (name, on) in
+        [("bold", run.bold), ("italic", run.italic), ("underline", run.underline), ("strikethrough", run.strikethrough)]
+    {
+        if on {
+            style.insert(name.into(), json!(true));
+        }
+    }
+    if let Some(url) = &run.link {
+        style.insert("link".into(), json!({ "url": url }));
+    }
+    style
+}
+
 /// Refuses runs that do not cover `text` exactly, or that split a character Google counts as two.
 pub fn check(paragraph: &str, text: &str, runs: &[StyledRun], errors: &mut Vec<FieldError>) {
     let field = format!("{paragraph}.runs");

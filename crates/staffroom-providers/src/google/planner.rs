@@ -312,7 +312,23 @@ fn check_edits(base: &[BaseBlock], edited: &[EditBlock]) -> Result<()> {
             let shape = (cells.len() as u32, cells[0].len() as u32);
             tables::check(&format!("blocks[{i}]"), columns, rows, shape, &mut errors);
         } else if start_index.is_none() {
-            errors.push(FieldError::new(format!("blocks[{i}].startIndex"), "must name a table of the document"));
+            // Docs puts a new table inside a paragraph, which it splits: one on either side.
+            let paragraph =
+                |j: Option<usize>| matches!(j.and_then(|j| edited.get(j)), Some(EditBlock::Paragraph { .. }));
+            if !paragraph(i.checked_sub(1)) || !paragraph(Some(i + 1)) {
+                errors.push(FieldError::new(
+                    format!("blocks[{i}]"),
+                    "a new table needs a paragraph right before it and one right after it",
+                ));
+            }
+            if rows.len() > tables::MAX_NEW_TABLE_SIDE || columns.len() > tables::MAX_NEW_TABLE_SIDE {
+                let most = tables::MAX_NEW_TABLE_SIDE;
+                errors.push(FieldError::new(
+                    format!("blocks[{i}]"),
+                    format!("a new table has at most {most} rows and {most} columns"),
+                ));
+            }
+            tables::check(&format!("blocks[{i}]"), columns, rows, (0, 0), &mut errors);
         }
     }
     if errors.is_empty() {
@@ -429,10 +445,28 @@ pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
 
 /// [`plan`]'s requests in its phases: the tables' shapes (see `tables`), text and styles (each
 /// kind from the highest index down), then lists (each list's requests together, the lists from
-/// the highest index down).
+/// the highest index down). With new tables, the phases of three stages, the last stage's lists
+/// apart.
+pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<Value>)> {
+    if !edited.iter().any(tables::is_new) {
+        return plan_stage(base, edited);
+    }
+    // New tables are made in three stages (see `tables`).
+    check_edits(&base_blocks(base), edited)?;
+    let joined = tables::without_new(edited);
+    let (mut requests, lists) = plan_stage(base, &joined)?;
+    requests.extend(lists);
+    let (inserts, after, relabelled) = tables::insert_new(base, edited, &joined);
+    requests.extend(inserts);
+    let (rest, lists) = plan_stage(&after, &relabelled)?;
+    requests.extend(rest);
+    Ok((requests, lists))
+}
+
+/// One stage of [`plan_in_phases`]: an edit without new tables.
 ///
 /// Over 80 lines, left whole: each phase feeds the next its positions.
-pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<Value>)> {
+fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<Value>)> {
     let before_reshape = base_blocks(base);
     check_edits(&before_reshape, edited)?;
     // Tables take their shape first: the rest is planned against the document that leaves.

@@ -116,6 +116,10 @@ fn check_order(field: &str, from: impl Iterator<Item = Option<u32>>, count: u32,
     let mut last: Option<u32> = None;
     for (i, from) in from.enumerate() {
         let Some(from) = from else { continue };
+        if count == 0 {
+            errors.push(FieldError::new(format!("{field}[{i}]"), "must be null: the table is new"));
+            return;
+        }
         if from >= count {
             errors.push(FieldError::new(format!("{field}[{i}]"), format!("the table had {count}: 0 to {}", count - 1)));
             return;
@@ -268,4 +272,246 @@ pub fn reindex(doc: &mut Document) {
         at
     }
     place(&mut doc.body.content, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// New tables
+//
+// Docs' `insertTable` inserts a newline and then the table at a paragraph's index: the paragraph
+// splits in two around the table. So a table the user added between paragraphs X and Y is made in
+// three stages: the rest of the edit is planned with X and Y as one paragraph (X's style, no
+// list); `insertTable` goes where X's text ends in it (the tables from the highest index down);
+// then the edit is planned again, against the document as those requests leave it (Y taking X's
+// look, the new cells empty with a style Google does not document), which sets Y's look and types
+// the cells.
+
+/// The most rows, or columns, a new table may have (Docs' own editor offers up to 20 by 20; the
+/// API documents no limit).
+pub const MAX_NEW_TABLE_SIDE: usize = 100;
+
+/// Whether the block is a table the user added.
+pub fn is_new(block: &EditBlock) -> bool {
+    matches!(block, EditBlock::Table { start_index: None, .. })
+}
+
+/// The edit with each new table taken out and the paragraphs on either side of it made one
+/// (text and runs joined, the first's style, outside any list): the first stage.
+pub fn without_new(edited: &[EditBlock]) -> Vec<EditBlock> {
+    let mut out: Vec<EditBlock> = Vec::with_capacity(edited.len());
+    let mut join_next = false;
+    for block in edited {
+        if is_new(block) {
+            join_next = true;
+            continue;
+        }
+        match (join_next, out.last_mut(), block) {
+            (
+                true,
+                Some(EditBlock::Paragraph { text, runs, list, .. }),
+                EditBlock::Paragraph { text: after, runs: after_runs, .. },
+            ) => {
+                text.push_str(after);
+                // Outside any list: a list item's text must not start with a tab, and Y's may.
+                *list = None;
+                *runs = match (runs.take(), after_runs) {
+                    (Some(mut a), Some(b)) => {
+                        a.extend(b.iter().cloned());
+                        Some(a)
+                    }
+                    _ => None,
+                };
+            }
+            _ => out.push(block.clone()),
+        }
+        join_next = false;
+    }
+    out
+}
+
+/// The `insertTable` requests of the second stage, against the document the first leaves
+/// (`joined`, as [`without_new`] made it, laid out over `base`'s fixed parts), and the edit the
+/// third stage plans against the document they leave: that document, and the edit with its
+/// fixed parts and tables named by their places in it.
+pub fn insert_new(
+    base: &Document,
+    edited: &[EditBlock],
+    joined: &[EditBlock],
+) -> (Vec<Value>, Document, Vec<EditBlock>) {
+    // Where X's text ends in its joined paragraph, for each new table (after X).
+    let first = synthesize(joined, base);
+    let starts: Vec<u32> = first.body.content.iter().skip(1).map(|e| e.start_index).collect();
+    let mut requests = Vec::new();
+    let (mut joined_count, mut end_in_joined, mut merge_next) = (0usize, 0u32, false);
+    for block in edited {
+        if let EditBlock::Table { start_index: None, columns, rows } = block {
+            let at = starts[joined_count - 1] + end_in_joined;
+            requests.push(json!({"insertTable": {
+                "rows": rows.len(), "columns": columns.len(), "location": {"index": at}
+            }}));
+            merge_next = true;
+            continue;
+        }
+        match block {
+            EditBlock::Paragraph { text, .. } if merge_next => end_in_joined += super::model::utf16_len(text),
+            EditBlock::Paragraph { text, .. } => {
+                joined_count += 1;
+                end_in_joined = super::model::utf16_len(text);
+            }
+            _ => joined_count += 1,
+        }
+        merge_next = false;
+    }
+    // From the highest index down.
+    requests.reverse();
+
+    // The document then: the paragraphs on either side of a new table with the look of the
+    // joined paragraph (the first one's style, no list), the new tables' cells empty.
+    let mut then: Vec<EditBlock> = edited.to_vec();
+    for i in 1..then.len().saturating_sub(1) {
+        if !is_new(&then[i]) {
+            continue;
+        }
+        if let EditBlock::Paragraph { style, list, .. } = &mut then[i - 1] {
+            *list = None;
+            let style = style.clone();
+            if let EditBlock::Paragraph { style: y_style, list: y_list, .. } = &mut then[i + 1] {
+                *y_style = style;
+                *y_list = None;
+            }
+        }
+        if let EditBlock::Table { columns, rows, .. } = &mut then[i] {
+            let empty = EditBlock::Paragraph {
+                text: String::new(),
+                style: UNKNOWN_STYLE.into(),
+                runs: Some(vec![]),
+                list: None,
+            };
+            for row in rows.iter_mut() {
+                row.cells = vec![vec![empty.clone()]; columns.len()];
+            }
+        }
+    }
+    let after = synthesize(&then, base);
+    // The edit, its structure named as that document has it.
+    let mut relabelled = edited.to_vec();
+    for (block, element) in relabelled.iter_mut().zip(after.body.content.iter().skip(1)) {
+        match block {
+            EditBlock::Fixed { start_index } => *start_index = element.start_index,
+            EditBlock::Table { start_index, columns, rows } => {
+                *start_index = Some(element.start_index);
+                *columns = (0..columns.len() as u32).map(Some).collect();
+                for (row, r) in rows.iter_mut().zip(0..) {
+                    row.from = Some(r);
+                }
+            }
+            EditBlock::Paragraph { .. } => {}
+        }
+    }
+    (requests, after, relabelled)
+}
+
+/// A document holding `blocks` as Docs would (fixed parts copied from `base`), with its indexes:
+/// what a stage's requests leave, for the next stage to plan against.
+pub fn synthesize(blocks: &[EditBlock], base: &Document) -> Document {
+    let mut doc = Document { lists: base.lists.clone(), ..base.clone() };
+    doc.body.content = std::iter::once(StructuralElement {
+        end_index: 1,
+        section_break: Some(json!({})),
+        ..StructuralElement::default()
+    })
+    .chain(blocks.iter().map(|b| element_of(b, base, &mut doc.lists)))
+    .collect();
+    reindex(&mut doc);
+    doc
+}
+
+/// A block as Docs' element (indexes to be set by [`reindex`]).
+fn element_of(block: &EditBlock, base: &Document, lists: &mut Option<Map<String, Value>>) -> StructuralElement {
+    match block {
+        EditBlock::Fixed { start_index } => {
+            base.body.content.iter().find(|e| e.start_index == *start_index).cloned().unwrap_or_default()
+        }
+        EditBlock::Table { columns, rows, .. } => StructuralElement {
+            table: Some(Table {
+                table_rows: rows
+                    .iter()
+                    .map(|row| TableRow {
+                        table_cells: (0..columns.len())
+                            .map(|c| TableCell {
+                                content: row
+                                    .cells
+                                    .get(c)
+                                    .into_iter()
+                                    .flatten()
+                                    .map(|p| element_of(p, base, lists))
+                                    .collect(),
+                                ..TableCell::default()
+                            })
+                            .collect(),
+                        ..TableRow::default()
+                    })
+                    .collect(),
+                ..Table::default()
+            }),
+            ..StructuralElement::default()
+        },
+        EditBlock::Paragraph { text, style, runs, list } => {
+            let mut pieces: Vec<ParagraphElement> = Vec::new();
+            let mut rest = text.as_str();
+            for run in runs.iter().flatten() {
+                let mut units = 0;
+                let cut = rest
+                    .char_indices()
+                    .find(|(_, c)| {
+                        let before = units;
+                        units += c.len_utf16() as u32;
+                        before >= run.len
+                    })
+                    .map_or(rest.len(), |(i, _)| i);
+                let (piece, after) = rest.split_at(cut);
+                rest = after;
+                pieces.push(text_element(piece, Some(super::marks::text_style(run))));
+            }
+            if !rest.is_empty() {
+                pieces.push(text_element(rest, None));
+            }
+            pieces.push(text_element("\n", None));
+            let mut paragraph_style = Map::new();
+            paragraph_style.insert("namedStyleType".into(), json!(style));
+            let bullet = list.as_ref().map(|item| {
+                let lists = lists.get_or_insert_with(Map::new);
+                lists.entry(item.id.clone()).or_insert_with(|| {
+                    let glyph = match item.kind {
+                        super::lists::ListKind::Bullet => json!({"glyphSymbol": "●"}),
+                        super::lists::ListKind::Number => json!({"glyphType": "DECIMAL"}),
+                    };
+                    json!({"listProperties": {"nestingLevels": vec![glyph; 9]}})
+                });
+                json!({"listId": item.id, "nestingLevel": item.level})
+            });
+            StructuralElement {
+                paragraph: Some(Paragraph {
+                    elements: pieces,
+                    paragraph_style: Some(paragraph_style),
+                    bullet,
+                    ..Paragraph::default()
+                }),
+                ..StructuralElement::default()
+            }
+        }
+    }
+}
+
+/// A text run of `content` (its length in UTF-16 units as its indexes' span).
+fn text_element(content: &str, style: Option<Map<String, Value>>) -> ParagraphElement {
+    ParagraphElement {
+        start_index: 0,
+        end_index: super::model::utf16_len(content),
+        text_run: Some(TextRun {
+            content: content.into(),
+            style: style.filter(|s| !s.is_empty()),
+            ..TextRun::default()
+        }),
+        other: Map::new(),
+    }
 }

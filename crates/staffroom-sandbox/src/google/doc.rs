@@ -506,6 +506,7 @@ impl SimDoc {
                 "updateTextStyle" => draft.update_text_style(body),
                 "createParagraphBullets" => draft.create_paragraph_bullets(body),
                 "deleteParagraphBullets" => draft.delete_paragraph_bullets(body),
+                "insertTable" => draft.insert_table(body),
                 "insertTableRow" => draft.insert_table_row(body),
                 "insertTableColumn" => draft.insert_table_column(body),
                 "deleteTableRow" => draft.delete_table_row(body),

@@ -1,6 +1,8 @@
-//! The table requests, as the Docs discovery document describes them: `insertTableRow`,
-//! `insertTableColumn`, `deleteTableRow` and `deleteTableColumn`, each naming a cell by a
-//! `TableCellLocation` (the table's start index, a zero-based row and column).
+//! The table requests, as the Docs discovery document describes them: `insertTable` ("a newline
+//! character will be inserted before the inserted table, therefore the table start index will be
+//! at the specified location index + 1"; "inside the bounds of an existing Paragraph"), and
+//! `insertTableRow`, `insertTableColumn`, `deleteTableRow` and `deleteTableColumn`, each naming a
+//! cell by a `TableCellLocation` (the table's start index, a zero-based row and column).
 //!
 //! Removing a table's last row or column removes the whole table, as the discovery document
 //! says. A new cell holds one empty paragraph. Google does not document its style; the simulator
@@ -87,6 +89,35 @@ impl SimDoc {
     fn delete_table(&mut self, grid: &Grid) {
         let start = grid.rows[0].0 - 1;
         self.units.drain(start..=grid.end);
+    }
+
+    pub(super) fn insert_table(&mut self, body: &Value) -> Result<(), Invalid> {
+        let count = |name: &str| match body.get(name).and_then(Value::as_u64) {
+            Some(n) if n >= 1 => Ok(n as usize),
+            _ => Err(Invalid(format!("The number of {name} must be at least 1."))),
+        };
+        let (rows, columns) = (count("rows")?, count("columns")?);
+        let index = match (body.get("location"), body.get("endOfSegmentLocation")) {
+            (Some(location), None) => index_field(location, "index")?,
+            (None, Some(_)) => self.len() - 1,
+            _ => return Err(Invalid("Exactly one of location and endOfSegmentLocation must be set.".into())),
+        };
+        if index < self.len() && self.enclosing_table(index).is_some() {
+            return Err(Invalid("The sandbox does not put a table inside a table.".into()));
+        }
+        // The newline first, as `insertText` inserts it (the paragraph splits, both halves keeping
+        // its style), then the table right after it.
+        self.insert_text(&serde_json::json!({"text": "\n", "location": {"index": index}}))?;
+        let mut units = vec![Unit::TableStart];
+        for _ in 0..rows {
+            units.push(Unit::RowStart);
+            for _ in 0..columns {
+                units.extend([Unit::CellStart, Unit::Newline { para: 0, style: 0 }]);
+            }
+        }
+        units.push(Unit::TableEnd);
+        self.units.splice(index + 1..index + 1, units);
+        Ok(())
     }
 
     pub(super) fn insert_table_row(&mut self, body: &Value) -> Result<(), Invalid> {
