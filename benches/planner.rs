@@ -1,8 +1,9 @@
 //! Edit planner benchmark (run: `cargo bench --bench planner`).
 //!
-//! Builds a document of about 1 MB in the Google simulator's model: 5,000 paragraphs with emoji,
-//! several named styles, bold and linked words, a bulleted or numbered list every 50 paragraphs
-//! and a table every 500. Edits 1% and then 10% of its blocks as the editor sends them (every
+//! Takes the sandbox's document of about 1 MB (`seed::large_document`: 5,000 paragraphs with
+//! emoji, several named styles, bold and linked words, a bulleted or numbered list every 50
+//! paragraphs and a table every 500; the editor's benchmark opens the same one). Edits 1% and then
+//! 10% of its blocks as the editor sends them (every
 //! paragraph with its runs): text changes, style changes, a word made bold, inserted and deleted
 //! paragraphs, list items nested or taken out, table cells retyped, rows added. Prints the
 //! planner's time (median and worst of several runs) and the number of requests it produced.
@@ -11,70 +12,12 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 use staffroom::docs::lists::ListItem;
 use staffroom::docs::model::Document;
 use staffroom::docs::planner::{editable_blocks, plan, EditBlock, StyledRun};
 use staffroom::docs::tables::TableRowEdit;
-use staffroom::sandbox::google::doc::{Piece, SimDoc};
-
-const STYLES: &[&str] = &["NORMAL_TEXT", "HEADING_1", "HEADING_2", "NORMAL_TEXT", "NORMAL_TEXT", "TITLE"];
-const PARAGRAPHS: usize = 5_000;
-
-/// A small deterministic generator (xorshift), so runs compare.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-fn sentence(rng: &mut Rng, words: usize) -> String {
-    const WORDS: &[&str] =
-        &["staff", "order", "paid", "😀", "invoice", "café", "日本", "refund", "🐙", "plan", "notes", "customers"];
-    (0..words).map(|_| WORDS[rng.below(WORDS.len())]).collect::<Vec<_>>().join(" ")
-}
-
-fn build(rng: &mut Rng) -> SimDoc {
-    let mut doc = SimDoc::new("bench", "Bench", "rev0".into());
-    for (id, glyph) in [("kix.bullets", json!({"glyphSymbol": "●"})), ("kix.numbers", json!({"glyphType": "DECIMAL"}))]
-    {
-        doc.lists.insert(id.into(), json!({"listProperties": {"nestingLevels": [glyph, glyph, glyph]}}));
-    }
-    for i in 0..PARAGRAPHS {
-        if i % 500 == 250 {
-            let rows: Vec<Vec<String>> = (0..4).map(|_| (0..3).map(|_| sentence(rng, 3)).collect()).collect();
-            let rows: Vec<Vec<&str>> = rows.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
-            doc.push_table(&rows);
-        }
-        let text = sentence(rng, 28);
-        let link = json!({"link": {"url": "https://example.com/wiki"}, "underline": true});
-        let pieces = [
-            Piece::Text(&text, json!({})),
-            Piece::Text(" Sam", json!({"bold": true})),
-            Piece::Text(", see ", json!({})),
-            Piece::Text("the wiki", link),
-        ];
-        // Five items of a list every fifty paragraphs, nested one level every other item.
-        let style = if i % 50 < 5 {
-            let id = if (i / 50) % 2 == 0 { "kix.bullets" } else { "kix.numbers" };
-            json!({"namedStyleType": "NORMAL_TEXT", "_bullet": {"listId": id, "nestingLevel": i % 2, "textStyle": {}}})
-        } else {
-            json!({"namedStyleType": STYLES[rng.below(STYLES.len())]})
-        };
-        doc.push_pieces(style, &pieces);
-    }
-    doc.finish_seed();
-    doc
-}
+use staffroom::sandbox::google::doc::SimDoc;
+use staffroom::sandbox::google::seed::{large_document, Xorshift};
 
 /// A paragraph as the editor sends it: its text, style and runs (plain ones here).
 fn paragraph(text: String, style: &str, list: Option<ListItem>) -> EditBlock {
@@ -83,10 +26,10 @@ fn paragraph(text: String, style: &str, list: Option<ListItem>) -> EditBlock {
     EditBlock::Paragraph { text, style: style.into(), runs: Some(runs), list }
 }
 
-fn edit(blocks: &[EditBlock], share: f64, rng: &mut Rng) -> Vec<EditBlock> {
+fn edit(blocks: &[EditBlock], share: f64, rng: &mut Xorshift) -> Vec<EditBlock> {
     let mut out = Vec::with_capacity(blocks.len());
     for block in blocks {
-        if (rng.next() % 10_000) as f64 >= share * 10_000.0 {
+        if rng.below(10_000) as f64 >= share * 10_000.0 {
             out.push(block.clone());
             continue;
         }
@@ -127,7 +70,7 @@ fn edit(blocks: &[EditBlock], share: f64, rng: &mut Rng) -> Vec<EditBlock> {
                 }
                 4 => {
                     out.push(block.clone());
-                    out.push(paragraph(sentence(rng, 8), "NORMAL_TEXT", None));
+                    out.push(paragraph(rng.sentence(8), "NORMAL_TEXT", None));
                 }
                 // Delete the paragraph.
                 _ => {}
@@ -135,9 +78,8 @@ fn edit(blocks: &[EditBlock], share: f64, rng: &mut Rng) -> Vec<EditBlock> {
             // A cell retyped and a row added at the end.
             EditBlock::Table { start_index, columns, rows } => {
                 let mut rows = rows.clone();
-                rows[1].cells[1] = vec![paragraph(sentence(rng, 4), "NORMAL_TEXT", None)];
-                let cells =
-                    (0..columns.len()).map(|_| vec![paragraph(sentence(rng, 2), "NORMAL_TEXT", None)]).collect();
+                rows[1].cells[1] = vec![paragraph(rng.sentence(4), "NORMAL_TEXT", None)];
+                let cells = (0..columns.len()).map(|_| vec![paragraph(rng.sentence(2), "NORMAL_TEXT", None)]).collect();
                 rows.push(TableRowEdit { from: None, cells });
                 out.push(EditBlock::Table { start_index: *start_index, columns: columns.clone(), rows });
             }
@@ -172,8 +114,8 @@ fn content(block: &EditBlock) -> EditBlock {
 }
 
 fn main() {
-    let mut rng = Rng(0x5eed);
-    let sim = build(&mut rng);
+    let mut rng = Xorshift(0xbe7c4);
+    let sim = large_document("bench");
     let base = read(&sim);
     let bytes = serde_json::to_vec(&sim.to_json("SUGGESTIONS_INLINE")).unwrap().len();
     let text_bytes: usize = sim.plain_text().len();

@@ -52,10 +52,12 @@ async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staff
     if let Some(backend) = std::env::var("STAFFROOM_SECRET_STORE").ok().and_then(|v| v.parse().ok()) {
         config.secret_backend = backend;
     }
-    // A bigger sandbox store, for the memory benchmark (scripts/desktop/bench).
+    // A bigger sandbox store, for the memory benchmark (tests/e2e/run --bench).
     if let Some(products) = std::env::var("STAFFROOM_SANDBOX_PRODUCTS").ok().and_then(|v| v.parse().ok()) {
         config.sandbox_products = products;
     }
+    // A 1 MB document among the sandbox's, for the editor's benchmark (tests/e2e/run --bench).
+    config.sandbox_large_document = std::env::var("STAFFROOM_SANDBOX_LARGE_DOCUMENT").is_ok_and(|v| v == "1");
     let core = staffroom::open(config).await?;
     if core.config.sandbox {
         staffroom::sandbox::ensure_demo_account(&core).await?;

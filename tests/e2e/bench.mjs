@@ -2,6 +2,7 @@
 //   - launch to an interactive login screen (first launch on an empty data dir, then warm ones);
 //   - memory of the whole process tree (the app and its WebKit processes), idle on the login
 //     screen and after browsing 1,000 products page by page;
+//   - the editor on a 1 MB document: open to editable, and each keystroke's latency to paint;
 //   - the same launch and idle figures in team mode: a desktop started with `--server URL` of a
 //     `staffroom serve --sandbox` on loopback (no local sandbox, no simulators in the app).
 // Run with `tests/e2e/run --bench`, which starts the app with a 1,000-product sandbox store.
@@ -133,8 +134,54 @@ try {
   const browsed = memory();
   console.log(`browsed ${total} products on ${pages} pages (${perPage.toFixed(0)} ms per page, detail opened on each)`);
   console.log(`memory after browsing: RSS ${browsed.rss} MiB, PSS ${browsed.pss} MiB (${browsed.processes})`);
+  await editorFigures(driver);
 } finally {
   await driver.quit();
+}
+
+/** The editor on a 1 MB document (the sandbox's large handbook: 5,000 paragraphs with lists and
+ *  tables): from the click on Edit to an editable surface holding its last paragraph, then the
+ *  latency of each keystroke typed in its middle, from the key event to the next paint, measured
+ *  inside the page with the Performance API. */
+async function editorFigures(driver) {
+  await driver.findElement(By.xpath("//nav[@aria-label='Main']//button[normalize-space()='Documents']")).click();
+  const search = await driver.wait(until.elementLocated(By.css("input[aria-label='Search documents by name']")), WAIT);
+  await search.sendKeys("handbook");
+  const edit = await driver.wait(until.elementLocated(By.css("button[aria-label='Edit Staff handbook (large)']")), WAIT);
+  const main = await driver.getWindowHandle();
+  const clicked = performance.now();
+  await edit.click();
+  let editor;
+  while (!(editor = (await driver.getAllWindowHandles()).find((h) => h !== main))) await sleep(10);
+  await driver.switchTo().window(editor);
+  await driver.wait(until.elementLocated(By.css("div.page[contenteditable='true']")), WAIT);
+  await driver.wait(until.elementLocated(By.xpath("//div[@role='textbox']/*[last()][contains(., 'End of the handbook')]")), WAIT);
+  const openMs = performance.now() - clicked;
+  const inPage = await driver.executeScript("return performance.now()");
+  const stats = await driver.executeScript("const p = document.querySelector('div.page'); return [p.children.length, p.querySelectorAll('table').length, p.querySelectorAll('.li').length]");
+  console.log(`editor: a 1 MB document (${stats[0]} blocks, ${stats[1]} tables, ${stats[2]} list items) editable ${openMs.toFixed(0)} ms after the click on Edit (${inPage.toFixed(0)} ms after its window's page started)`);
+
+  // Typing in its middle: each key's event time to the frame after it is painted (a timer after
+  // the next animation frame runs once that frame is drawn).
+  const middle = await driver.findElement(By.xpath("(//div[@role='textbox']/p[contains(@class,'para')])[1200]"));
+  await driver.executeScript("arguments[0].scrollIntoView({block: 'center'})", middle);
+  await middle.click();
+  await driver.executeScript(`
+    document.querySelector("div.page").addEventListener("keydown", (event) => {
+      const start = event.timeStamp;
+      requestAnimationFrame(() => setTimeout(() => performance.measure("keystroke", { start, end: performance.now() }), 0));
+    }, true);`);
+  for (let i = 0; i < 100; i++) {
+    await middle.sendKeys(i % 10 === 9 ? " " : "x");
+    await sleep(30);
+  }
+  await sleep(500);
+  const latencies = await driver.executeScript("return performance.getEntriesByName('keystroke').map((m) => m.duration)");
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  console.log(`editor: typing in it, keystroke to painted: p50 ${at(0.5).toFixed(1)} ms, p95 ${at(0.95).toFixed(1)} ms, max ${sorted[sorted.length - 1].toFixed(1)} ms (n=${sorted.length})`);
+  await driver.close();
+  await driver.switchTo().window(main);
 }
 
 // 3. Team mode: the same figures for a desktop that signs in to a team server.

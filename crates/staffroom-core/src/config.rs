@@ -15,6 +15,8 @@ pub struct Config {
     pub sandbox: bool,
     /// Products the sandbox's payment simulator seeds (30; the memory benchmark asks for 1,000).
     pub sandbox_products: u64,
+    /// A document of about 1 MB among the sandbox's, for the editor's benchmark.
+    pub sandbox_large_document: bool,
     /// How many past orders the sandbox's store has (SPEC section 11: at least 1,500).
     pub sandbox_orders: u64,
     /// Where secrets are kept.
@@ -104,6 +106,7 @@ impl Config {
             data_dir: data_dir.into(),
             sandbox: false,
             sandbox_products: 30,
+            sandbox_large_document: false,
             sandbox_orders: 1_600,
             secret_backend: SecretBackend::Auto,
             database_url: None,

@@ -139,9 +139,10 @@ impl Core {
             let simulator =
                 PaymentSimulator::start(options).await.map_err(|e| Error::internal("payment simulator", e))?;
             config.payments.base_url = simulator.api_url();
-            let google = GoogleSimulator::start(GoogleSimOptions::default())
-                .await
-                .map_err(|e| Error::internal("Google simulator", e))?;
+            let google_options =
+                GoogleSimOptions { large_document: config.sandbox_large_document, ..Default::default() };
+            let google =
+                GoogleSimulator::start(google_options).await.map_err(|e| Error::internal("Google simulator", e))?;
             config.docs.endpoints = google.endpoints().into();
             (Some(simulator), Some(google))
         } else {

@@ -63,6 +63,8 @@ pub struct GoogleFaults {
 #[derive(Debug, Clone)]
 pub struct GoogleSimOptions {
     pub documents: usize,
+    /// One more document, of about 1 MB, for benchmarks (`seed::large_document`).
+    pub large_document: bool,
     /// Folders beyond the seeded ones (to show that folder lists read every page).
     pub extra_folders: usize,
     /// Life of the access tokens the token endpoint issues.
@@ -75,6 +77,7 @@ impl Default for GoogleSimOptions {
     fn default() -> Self {
         GoogleSimOptions {
             documents: 30,
+            large_document: false,
             extra_folders: 0,
             access_token_lifetime: Duration::from_secs(3599),
             write_window: Duration::from_secs(60),
@@ -276,7 +279,13 @@ impl GoogleSimulator {
             files.push(folder(format!("fld_extra{n:05}"), format!("Archive {n:05}"), 20 + n as i64, None, "root"));
         }
         let mut docs = HashMap::new();
-        let seeded = seed::documents(options.documents);
+        let mut seeded = seed::documents(options.documents);
+        if options.large_document {
+            let doc = seed::large_document(&seed::document_id(seeded.len()));
+            let title = seed::LARGE_DOCUMENT_TITLE.to_string();
+            let folder = seed::FOLDERS[0].0;
+            seeded.push(seed::SeedDoc { title, folder, doc, access: Access::Owner, modified_after_hours: 1 });
+        }
         let count = seeded.len();
         for (n, seeded) in seeded.into_iter().enumerate() {
             let created = epoch + ChronoDuration::hours(6 * n as i64 + 1);

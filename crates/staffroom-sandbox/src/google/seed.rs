@@ -224,3 +224,67 @@ fn push_rich_content(doc: &mut SimDoc) {
         }]}}),
     );
 }
+
+/// The name of the large document (see [`large_document`]).
+pub const LARGE_DOCUMENT_TITLE: &str = "Staff handbook (large)";
+
+/// A document of about 1 MB, for benchmarks: 5,000 paragraphs of text with emoji, CJK and
+/// accents, several named styles, a bold name and a link in each, a bulleted or numbered list of
+/// five items every 50 paragraphs (every other item nested) and a table of four rows and three
+/// columns every 500; its last paragraph reads "End of the handbook." The same on every run.
+pub fn large_document(id: &str) -> SimDoc {
+    const STYLES: &[&str] = &["NORMAL_TEXT", "HEADING_1", "HEADING_2", "NORMAL_TEXT", "NORMAL_TEXT", "TITLE"];
+    let mut rng = Xorshift(0x5eed);
+    let mut doc = SimDoc::new(id, LARGE_DOCUMENT_TITLE, String::new());
+    for (list, glyph) in [
+        ("kix.handbook.bullets", json!({"glyphSymbol": "●"})),
+        ("kix.handbook.numbers", json!({"glyphType": "DECIMAL"})),
+    ] {
+        doc.lists.insert(list.into(), json!({"listProperties": {"nestingLevels": [glyph, glyph, glyph]}}));
+    }
+    for i in 0..5_000 {
+        if i % 500 == 250 {
+            let rows: Vec<Vec<String>> = (0..4).map(|_| (0..3).map(|_| rng.sentence(3)).collect()).collect();
+            let rows: Vec<Vec<&str>> = rows.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
+            doc.push_table(&rows);
+        }
+        let text = if i == 4_999 { "End of the handbook.".to_string() } else { rng.sentence(28) };
+        let style = if i % 50 < 5 {
+            let list = if (i / 50) % 2 == 0 { "kix.handbook.bullets" } else { "kix.handbook.numbers" };
+            json!({"namedStyleType": "NORMAL_TEXT", "_bullet": {"listId": list, "nestingLevel": i % 2, "textStyle": {}}})
+        } else {
+            json!({"namedStyleType": STYLES[rng.below(STYLES.len())]})
+        };
+        let link = json!({"link": {"url": "https://example.com/wiki"}, "underline": true});
+        doc.push_pieces(
+            style,
+            &[
+                Piece::Text(&text, json!({})),
+                Piece::Text(" Sam", json!({"bold": true})),
+                Piece::Text(", see ", json!({})),
+                Piece::Text("the wiki", link),
+            ],
+        );
+    }
+    doc.finish_seed();
+    doc
+}
+
+/// A small deterministic generator (xorshift): the large document is the same on every run.
+pub struct Xorshift(pub u64);
+
+impl Xorshift {
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+
+    /// Words of staff notes, with emoji, CJK and accents.
+    pub fn sentence(&mut self, words: usize) -> String {
+        const WORDS: &[&str] =
+            &["staff", "order", "paid", "😀", "invoice", "café", "日本", "refund", "🐙", "plan", "notes", "customers"];
+        (0..words).map(|_| WORDS[self.below(WORDS.len())]).collect::<Vec<_>>().join(" ")
+    }
+}
