@@ -87,7 +87,7 @@ describe("tables in the editor", () => {
     expect(b[1]).toEqual({ kind: "table", columns: [null, null], rows: [{ cells: [cell(""), cell("")] }, { cells: [cell(""), cell("")] }] });
     // That paragraph cannot go: the new table keeps one on either side.
     let between = -1;
-    s.doc.forEach((node, pos, i) => {
+    s.doc.forEach((_node, pos, i) => {
       if (i === 2) between = pos;
     });
     expect(s.apply(s.tr.delete(between, between + 2)).doc.eq(s.doc)).toBe(true);

@@ -846,12 +846,14 @@ enum Key {
     Fixed(String),
     /// A table's columns and rows, without where it starts.
     Table(String),
+    /// A table the user added: text as far as the merge is concerned.
+    NewTable(String),
 }
 
 impl Key {
     /// Whether the block is structure: a fixed part or a table.
     fn is_structure(&self) -> bool {
-        !matches!(self, Key::Paragraph(..))
+        matches!(self, Key::Fixed(_) | Key::Table(_))
     }
 
     /// Whether the two stand for the same structure in two revisions: a fixed part with the
@@ -879,8 +881,13 @@ fn keys(doc: &Document, blocks: &[EditBlock]) -> Vec<Key> {
                 Key::Paragraph(text.clone(), style.clone(), runs, list.clone())
             }
             EditBlock::Fixed { start_index } => Key::Fixed(fingerprints.get(start_index).cloned().unwrap_or_default()),
-            EditBlock::Table { columns, rows, .. } => {
-                Key::Table(serde_json::to_string(&(columns, rows)).unwrap_or_default())
+            EditBlock::Table { start_index, columns, rows } => {
+                let content = serde_json::to_string(&(columns, rows)).unwrap_or_default();
+                if start_index.is_some() {
+                    Key::Table(content)
+                } else {
+                    Key::NewTable(content)
+                }
             }
         })
         .collect()
@@ -1050,6 +1057,7 @@ pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<R
                 _ => unreachable!("a table key comes from a table"),
             }
         }
+        (Key::NewTable(_), _) => originals.get(k).map(|b| (*b).clone()).expect("a new table key comes from a block"),
         (Key::Paragraph(text, style, runs, list), _) => originals.get(k).map(|b| (*b).clone()).unwrap_or_else(|| {
             EditBlock::Paragraph { text: text.clone(), style: style.clone(), runs: runs.clone(), list: list.clone() }
         }),
@@ -1448,5 +1456,27 @@ mod tests {
         let mut chosen = rebased.blocks.clone();
         chosen.splice(conflict.at..conflict.at + conflict.len, conflict.mine.clone());
         assert!(plan(&theirs, &chosen).is_ok());
+    }
+
+    #[test]
+    fn a_new_table_rebases_like_text() {
+        let base = with_table(&[&["a", "b"], &["c", "d"]]);
+        let mut mine = editable_blocks(&base);
+        let new_table = EditBlock::Table {
+            start_index: None,
+            columns: vec![None],
+            rows: vec![TableRowEdit { from: None, cells: vec![vec![p("new", "NORMAL_TEXT")]] }],
+        };
+        mine.splice(1..1, [new_table.clone(), p("", "NORMAL_TEXT")]);
+        // A collaborator changed the last paragraph meanwhile.
+        let mut newer = with_table(&[&["a", "b"], &["c", "d"]]);
+        let last = newer.body.content.len() - 1;
+        newer.body.content[last] = para(0, "The end", "NORMAL_TEXT");
+        tables::reindex(&mut newer);
+        let rebased = rebase(&base, &mine, &newer).unwrap();
+        assert!(rebased.conflicts.is_empty(), "{:?}", rebased.conflicts);
+        assert_eq!(rebased.blocks[1], new_table);
+        let requests = plan(&newer, &rebased.blocks).unwrap();
+        assert!(requests.iter().any(|r| r.get("insertTable").is_some()), "{requests:?}");
     }
 }
