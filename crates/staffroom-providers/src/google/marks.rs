@@ -153,36 +153,42 @@ pub fn text_style(run: &StyledRun) -> Map<String, Value> {
 }
 
 /// Refuses runs that do not cover `text` exactly, or that split a character Google counts as two.
-pub fn check(paragraph: &str, text: &str, runs: &[StyledRun], errors: &mut Vec<FieldError>) {
-    let field = format!("{paragraph}.runs");
+pub fn check(
+    paragraph: &(impl std::fmt::Display + ?Sized),
+    text: &str,
+    runs: &[StyledRun],
+    errors: &mut Vec<FieldError>,
+) {
+    let field = || format!("{paragraph}.runs");
     if runs.iter().any(|r| r.len == 0) {
-        errors.push(FieldError::new(field, "each run covers at least one character"));
+        errors.push(FieldError::new(field(), "each run covers at least one character"));
         return;
     }
     let total: u64 = runs.iter().map(|r| u64::from(r.len)).sum();
     if total != u64::from(utf16_len(text)) {
-        errors.push(FieldError::new(field, format!("must cover the text exactly ({} UTF-16 units)", utf16_len(text))));
+        errors
+            .push(FieldError::new(field(), format!("must cover the text exactly ({} UTF-16 units)", utf16_len(text))));
         return;
     }
-    // Each run boundary must fall between two characters.
-    let mut boundaries = std::collections::BTreeSet::new();
+    // Each run boundary must fall between two characters: walk the characters once, beside the
+    // runs' ends.
+    let mut chars = text.chars();
     let mut at = 0u32;
-    for c in text.chars() {
-        boundaries.insert(at);
-        at += c.len_utf16() as u32;
-    }
     let mut end = 0u32;
     for (j, run) in runs.iter().enumerate() {
-        if !boundaries.contains(&end) {
-            errors.push(FieldError::new(format!("{field}[{j}]"), "starts inside a character"));
+        if end != at {
+            errors.push(FieldError::new(format!("{}[{j}]", field()), "starts inside a character"));
             return;
         }
         end += run.len;
+        while at < end {
+            at += chars.next().map_or(1, |c| c.len_utf16() as u32);
+        }
         if let Some(link) = &run.link {
             let bad = link.is_empty() || link.len() > 2048 || link.chars().any(|c| c.is_whitespace() || c.is_control());
             if bad {
                 errors.push(FieldError::new(
-                    format!("{field}[{j}].link"),
+                    format!("{}[{j}].link", field()),
                     "must be a URL of at most 2048 characters, without spaces",
                 ));
             }

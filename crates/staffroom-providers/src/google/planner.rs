@@ -241,13 +241,29 @@ struct TextOp {
 /// Grapheme diffs stop refining after this long (the result stays correct, only less minimal).
 const DIFF_DEADLINE: Duration = Duration::from_millis(500);
 
+/// Where an edited paragraph is: a block, or a paragraph of a table's cell (row, column, place).
+#[derive(Debug, Clone, Copy)]
+struct Path {
+    block: usize,
+    cell: Option<(usize, usize, usize)>,
+}
+
+impl std::fmt::Display for Path {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.cell {
+            None => write!(f, "blocks[{}]", self.block),
+            Some((r, c, k)) => write!(f, "blocks[{}].rows[{r}].cells[{c}][{k}]", self.block),
+        }
+    }
+}
+
 /// Every edited paragraph, the body's and the table cells', in document order, with its path
 /// (`blocks[3]`, `blocks[5].rows[0].cells[1][0]`).
-fn paragraphs_of(edited: &[EditBlock]) -> Vec<(String, &EditBlock)> {
-    let mut out = Vec::new();
+fn paragraphs_of(edited: &[EditBlock]) -> Vec<(Path, &EditBlock)> {
+    let mut out = Vec::with_capacity(edited.len());
     for (i, block) in edited.iter().enumerate() {
         match block {
-            EditBlock::Paragraph { .. } => out.push((format!("blocks[{i}]"), block)),
+            EditBlock::Paragraph { .. } => out.push((Path { block: i, cell: None }, block)),
             EditBlock::Table { rows, .. } => {
                 for (r, row) in rows.iter().enumerate() {
                     for (c, cell) in row.cells.iter().enumerate() {
@@ -255,7 +271,7 @@ fn paragraphs_of(edited: &[EditBlock]) -> Vec<(String, &EditBlock)> {
                             cell.iter()
                                 .enumerate()
                                 .filter(|(_, p)| matches!(p, EditBlock::Paragraph { .. }))
-                                .map(|(k, p)| (format!("blocks[{i}].rows[{r}].cells[{c}][{k}]"), p)),
+                                .map(|(k, p)| (Path { block: i, cell: Some((r, c, k)) }, p)),
                         );
                     }
                 }
@@ -341,7 +357,7 @@ fn check_edits(base: &[BaseBlock], edited: &[EditBlock]) -> Result<()> {
 /// A list item's checks: a real id and level, one kind per list, and no leading tab (Docs reads
 /// leading tabs as nesting when it makes bullets, and removes them).
 fn check_list_item<'a>(
-    path: &str,
+    path: &Path,
     text: &str,
     list: &'a ListItem,
     kinds: &mut std::collections::HashMap<&'a str, lists::ListKind>,
@@ -395,18 +411,19 @@ fn edited_segments(edited: &[EditBlock]) -> Vec<Vec<&EditBlock>> {
     out
 }
 
-/// Each edited paragraph (the body's and the cells', in document order) with where it starts
-/// once the plan is applied, and whether a fixed part or a table's structure comes right before
+/// Each edited paragraph (the body's and the cells', in document order) with where it starts and
+/// ends once the plan is applied, and whether a fixed part or a table's structure comes right before
 /// it. `fixed_sizes`: the fixed blocks' lengths, in order.
-fn layout<'a>(edited: &'a [EditBlock], fixed_sizes: &[u32]) -> Vec<(u32, bool, &'a EditBlock)> {
+fn layout<'a>(edited: &'a [EditBlock], fixed_sizes: &[u32]) -> Vec<(u32, u32, bool, &'a EditBlock)> {
     let mut out = Vec::new();
     let mut fixed = fixed_sizes.iter();
     let (mut pos, mut after_fixed) = (1, false);
     for block in edited {
         match block {
             EditBlock::Paragraph { text, .. } => {
-                out.push((pos, after_fixed, block));
-                pos += utf16_len(text) + 1;
+                let end = pos + utf16_len(text) + 1;
+                out.push((pos, end, after_fixed, block));
+                pos = end;
                 after_fixed = false;
             }
             EditBlock::Fixed { .. } => {
@@ -422,8 +439,9 @@ fn layout<'a>(edited: &'a [EditBlock], fixed_sizes: &[u32]) -> Vec<(u32, bool, &
                         pos += 1;
                         for (k, paragraph) in cell.iter().enumerate() {
                             if let EditBlock::Paragraph { text, .. } = paragraph {
-                                out.push((pos, k == 0, paragraph));
-                                pos += utf16_len(text) + 1;
+                                let end = pos + utf16_len(text) + 1;
+                                out.push((pos, end, k == 0, paragraph));
+                                pos = end;
                             }
                         }
                     }
@@ -545,10 +563,9 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
     let mut ranges: Vec<(u32, u32, &str)> = Vec::new();
     let mut styled: Vec<(u32, &[StyledRun])> = Vec::new();
     let mut placed: Vec<Placed> = Vec::new();
-    for (paragraph, (pos, after_fixed, block)) in layout(edited, &fixed_sizes).into_iter().enumerate() {
-        let EditBlock::Paragraph { text, style, runs, list } = block else { continue };
+    for (paragraph, (pos, end, after_fixed, block)) in layout(edited, &fixed_sizes).into_iter().enumerate() {
+        let EditBlock::Paragraph { style, runs, list, .. } = block else { continue };
         styled.extend(runs.as_deref().map(|runs| (pos, runs)));
-        let end = pos + utf16_len(text) + 1;
         placed.push(Placed {
             start: pos,
             end,
@@ -580,11 +597,14 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
 /// Only inserted text is checked: Google strips some characters from `insertText`, so text
 /// holding them would not arrive as the user sees it. Each offending insert is blamed on the
 /// first edited paragraph it came from that holds the character.
-fn refuse_stripped_characters(paragraphs: &[(String, &EditBlock)], ops: &[TextOp]) -> Result<()> {
-    let paragraphs: Vec<(&str, &str)> = paragraphs
+fn refuse_stripped_characters(paragraphs: &[(Path, &EditBlock)], ops: &[TextOp]) -> Result<()> {
+    if ops.iter().all(|op| text_problem(&op.insert, true).is_none()) {
+        return Ok(());
+    }
+    let paragraphs: Vec<(Path, &str)> = paragraphs
         .iter()
         .filter_map(|(path, b)| match b {
-            EditBlock::Paragraph { text, .. } => Some((path.as_str(), text.as_str())),
+            EditBlock::Paragraph { text, .. } => Some((*path, text.as_str())),
             _ => None,
         })
         .collect();
@@ -597,7 +617,7 @@ fn refuse_stripped_characters(paragraphs: &[(String, &EditBlock)], ops: &[TextOp
             .iter()
             .find(|(_, text)| text.contains(bad))
             .or_else(|| paragraphs.get(from))
-            .map_or("blocks[0]", |(path, _)| path);
+            .map_or(Path { block: 0, cell: None }, |(path, _)| *path);
         let field = format!("{path}.text");
         if !errors.iter().any(|e| e.field == field) {
             errors.push(FieldError::new(field, problem));
