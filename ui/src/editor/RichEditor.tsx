@@ -139,6 +139,7 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
       },
     });
     view.current = editor;
+    performance.mark("editor:editable");
     editorViews.set(editor.dom, editor);
     setState(initial);
     return () => {

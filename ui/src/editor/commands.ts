@@ -4,6 +4,7 @@ import { keymap } from "prosemirror-keymap";
 import type { MarkType, Node } from "prosemirror-model";
 import { Plugin, type Command, type EditorState } from "prosemirror-state";
 import { indentList, insertTab, liftListItem, splitListItem, toggleList } from "./lists";
+import { changedWithinOneBlock } from "./changes";
 import { schema } from "./schema";
 
 /** Gives every paragraph the selection touches the named style (TITLE, HEADING_2, …). */
@@ -117,7 +118,10 @@ function newTablesFramed(doc: Node): boolean {
  *  join the text around it (a table's rows, columns and cells change inside it); a table added
  *  here keeps a paragraph on either side. */
 export const keepStructure = new Plugin({
-  filterTransaction: (tr, state) => !tr.docChanged || (shape(tr.doc) === shape(state.doc) && newTablesFramed(tr.doc)),
+  filterTransaction: (tr, state) =>
+    !tr.docChanged ||
+    changedWithinOneBlock(state.doc, tr.doc) ||
+    (shape(tr.doc) === shape(state.doc) && newTablesFramed(tr.doc)),
 });
 
 /** URLs a link may take: the web and e-mail. */

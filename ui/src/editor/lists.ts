@@ -2,6 +2,7 @@ import type { Node } from "prosemirror-model";
 import { Plugin, TextSelection, type Command, type EditorState, type Transaction } from "prosemirror-state";
 import { Decoration, DecorationSet } from "prosemirror-view";
 import type { ListKind } from "../types";
+import { changedWithinOneBlock } from "./changes";
 import { schema } from "./schema";
 
 /** Docs' deepest nesting: levels 0 to 8. */
@@ -165,7 +166,12 @@ export function markers(doc: Node): Map<number, string> {
 export const listMarkers = new Plugin({
   state: {
     init: (_, state) => decorate(state.doc),
-    apply: (tr, old) => (tr.docChanged ? decorate(tr.doc) : old),
+    // Typing inside one block leaves every marker as it was: the old ones move with the text (a
+    // new set would make the view compare every block's decorations on each keystroke).
+    apply: (tr, old, before) => {
+      if (!tr.docChanged) return old;
+      return changedWithinOneBlock(before.doc, tr.doc) ? old.map(tr.mapping, tr.doc) : decorate(tr.doc);
+    },
   },
   props: {
     decorations(state) {

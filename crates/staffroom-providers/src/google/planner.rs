@@ -123,18 +123,28 @@ pub struct BaseBlock {
 
 /// The document's top-level blocks after the leading section break.
 pub fn base_blocks(doc: &Document) -> Vec<BaseBlock> {
+    blocks_of(doc, true)
+}
+
+/// [`base_blocks`] as planning needs them: without their runs (the marks are planned from the
+/// document itself), which a large document would spend a third of its plan reading.
+fn plan_blocks(doc: &Document) -> Vec<BaseBlock> {
+    blocks_of(doc, false)
+}
+
+fn blocks_of(doc: &Document, with_runs: bool) -> Vec<BaseBlock> {
     doc.body
         .content
         .iter()
         .filter(|e| !(e.section_break.is_some() && e.start_index == 0))
         .map(|e| {
-            let mut block = paragraph_block(doc, e);
+            let mut block = paragraph_block(doc, e, with_runs);
             block.table = e.table.as_ref().and_then(|t| tables::grid(t, |p| is_editable(p))).map(|rows| {
                 rows.into_iter()
                     .map(|cells| {
                         cells
                             .into_iter()
-                            .map(|cell| cell.into_iter().map(|p| paragraph_block(doc, p)).collect())
+                            .map(|cell| cell.into_iter().map(|p| paragraph_block(doc, p, with_runs)).collect())
                             .collect()
                     })
                     .collect()
@@ -152,13 +162,13 @@ fn is_editable(p: &Paragraph) -> bool {
 
 /// An element as a block: with its text, style, runs and list place when it is an editable
 /// paragraph.
-fn paragraph_block(doc: &Document, e: &StructuralElement) -> BaseBlock {
+fn paragraph_block(doc: &Document, e: &StructuralElement, with_runs: bool) -> BaseBlock {
     let editable = e.paragraph.as_ref().filter(|p| is_editable(p));
     BaseBlock {
         start: e.start_index,
         end: e.end_index,
         paragraph: editable.map(|p| (p.text(), p.named_style().to_string())),
-        runs: editable.map(marks::runs_of).unwrap_or_default(),
+        runs: editable.filter(|_| with_runs).map(marks::runs_of).unwrap_or_default(),
         list: editable.and_then(|p| lists::item_of(doc, p)),
         table: None,
     }
@@ -470,7 +480,7 @@ pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Valu
         return plan_stage(base, edited);
     }
     // New tables are made in three stages (see `tables`).
-    check_edits(&base_blocks(base), edited)?;
+    check_edits(&plan_blocks(base), edited)?;
     let joined = tables::without_new(edited);
     let (mut requests, lists) = plan_stage(base, &joined)?;
     requests.extend(lists);
@@ -485,12 +495,12 @@ pub fn plan_in_phases(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Valu
 ///
 /// Over 80 lines, left whole: each phase feeds the next its positions.
 fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<Value>)> {
-    let before_reshape = base_blocks(base);
+    let before_reshape = plan_blocks(base);
     check_edits(&before_reshape, edited)?;
     // Tables take their shape first: the rest is planned against the document that leaves.
     let (mut requests, reshaped) = tables::reshape(base, edited);
     let base = reshaped.as_ref().unwrap_or(base);
-    let blocks = if reshaped.is_some() { base_blocks(base) } else { before_reshape };
+    let blocks = if reshaped.is_some() { plan_blocks(base) } else { before_reshape };
     let base_segments = base_segments(&blocks);
     let edited_segments = edited_segments(edited);
     let mut text_ops: Vec<TextOp> = Vec::new();
@@ -987,7 +997,7 @@ fn overlaps(a: &Hunk, b: &Hunk) -> bool {
 /// Over 80 lines, left whole: the planner is replaced by the editor's document model ("The
 /// document editor, for real", SPEC section 12), which plans marks, lists and tables too.
 pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<Rebased> {
-    check_edits(&base_blocks(base), mine)?;
+    check_edits(&plan_blocks(base), mine)?;
     let base_keys = keys(base, &editable_blocks(base));
     let mine_keys = keys(base, mine);
     let theirs_blocks = editable_blocks(newer);

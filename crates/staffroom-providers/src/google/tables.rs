@@ -413,7 +413,16 @@ pub fn insert_new(
 /// A document holding `blocks` as Docs would (fixed parts copied from `base`), with its indexes:
 /// what a stage's requests leave, for the next stage to plan against.
 pub fn synthesize(blocks: &[EditBlock], base: &Document) -> Document {
-    let mut doc = Document { lists: base.lists.clone(), ..base.clone() };
+    // Everything but the body, which is made anew.
+    let mut doc = Document {
+        id: base.id.clone(),
+        name: base.name.clone(),
+        revision_id: base.revision_id.clone(),
+        lists: base.lists.clone(),
+        inline_objects: base.inline_objects.clone(),
+        positioned_objects: base.positioned_objects.clone(),
+        ..Document::default()
+    };
     doc.body.content = std::iter::once(StructuralElement {
         end_index: 1,
         section_break: Some(json!({})),
