@@ -37,6 +37,9 @@ export interface RichEditorHandle {
   /** Goes on from the saved revision (its document and blocks), undo history kept: the edited
    *  document now, or null when it cannot. */
   saved(document: GoogleDocument, blocks: EditBlock[]): Node | null;
+  /** Stops (or lets again) the user type: while a save is on its way, so that nothing typed
+   *  meanwhile is mistaken for saved. */
+  setEditable(on: boolean): void;
 }
 
 /** A table, list item or other part Staffroom does not edit, shown in place by React. */
@@ -97,8 +100,14 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
       const tr = editor ? relabel(editor.state, next) : null;
       if (!editor || !tr) return null;
       // Not an edit: nothing is unsaved after it.
-      editor.updateState(editor.state.apply(tr));
+      const after = editor.state.apply(tr);
+      // A state handed back unchanged: a plugin refused the transaction.
+      if (after === editor.state && tr.steps.length > 0) return null;
+      editor.updateState(after);
       return editor.state.doc;
+    },
+    setEditable(on: boolean) {
+      view.current?.setProps({ editable: () => on && !readOnly });
     },
   }));
 

@@ -5,6 +5,7 @@ import type { MarkType, Node } from "prosemirror-model";
 import { Plugin, type Command, type EditorState } from "prosemirror-state";
 import { indentList, insertTab, liftListItem, splitListItem, toggleList } from "./lists";
 import { changedWithinOneBlock } from "./changes";
+import { RELABEL } from "./convert";
 import { schema } from "./schema";
 
 /** Gives every paragraph the selection touches the named style (TITLE, HEADING_2, …). */
@@ -120,6 +121,7 @@ function newTablesFramed(doc: Node): boolean {
 export const keepStructure = new Plugin({
   filterTransaction: (tr, state) =>
     !tr.docChanged ||
+    tr.getMeta(RELABEL) === true ||
     changedWithinOneBlock(state.doc, tr.doc) ||
     (shape(tr.doc) === shape(state.doc) && newTablesFramed(tr.doc)),
 });

@@ -136,7 +136,12 @@ function tableBlock(node: Node): EditBlock {
     row.forEach((cell) => cells.push(cell));
     return cells;
   };
-  const columns = identities(rows.length > 0 ? cellsOf(rows[0]).map((cell) => cell.attrs.column) : []);
+  // Each column's identity from the first row that has one (a row added above the first has none).
+  const grid = rows.map(cellsOf);
+  const width = grid.length > 0 ? grid[0].length : 0;
+  const columns = identities(
+    Array.from({ length: width }, (_, c) => grid.map((cells) => cells[c]?.attrs.column).find((v) => v !== null && v !== undefined) ?? null),
+  );
   const from = identities(rows.map((row) => row.attrs.from));
   return {
     kind: "table",
@@ -169,34 +174,48 @@ export function fromDoc(doc: Node): EditBlock[] {
   return blocks;
 }
 
-/** After a save: ties the editor's fixed parts, tables, rows and columns to the saved revision's
- *  (`blocks`, read back from Google), leaving the text and the undo history as they are. Null
- *  when the two do not line up block for block (then the editor starts again from `blocks`). */
+/** The meta a relabelling transaction carries: the structure guard lets it through (it moves
+ *  identities, not content). */
+export const RELABEL = "staffroom-relabel";
+
+/** A block's content, without the identities a save moves: where fixed parts and tables start,
+ *  which rows and columns are the document's, and list ids (Google names a new list itself). */
+function content(block: EditBlock): unknown {
+  switch (block.kind) {
+    case "fixed":
+      return "fixed";
+    case "paragraph":
+      return [block.text, block.style, block.runs ?? null, block.list ? [block.list.kind, block.list.level] : null];
+    case "table":
+      return block.rows.map((row) => row.cells.map((cell) => cell.map(content)));
+  }
+}
+
+/** After a save: ties the editor's fixed parts, tables, rows, columns and lists to the saved
+ *  revision's (`blocks`, read back from Google), leaving the undo history as it is. Null when the
+ *  saved revision does not hold exactly what the editor holds (someone else changed it too): then
+ *  the editor starts again from `blocks`. */
 export function relabel(state: EditorState, blocks: EditBlock[]): Transaction | null {
   const { doc } = state;
-  if (doc.childCount !== blocks.length) return null;
-  const tr = state.tr.setMeta("addToHistory", false);
-  let aligned = true;
+  const mine = fromDoc(doc);
+  if (mine.length !== blocks.length || mine.some((b, i) => JSON.stringify(content(b)) !== JSON.stringify(content(blocks[i])))) {
+    return null;
+  }
+  const tr = state.tr.setMeta("addToHistory", false).setMeta(RELABEL, true);
   doc.forEach((node, pos, i) => {
     const block = blocks[i];
-    if (!aligned) return;
-    if (node.type === schema.nodes.fixed && block.kind === "fixed") {
+    if (block.kind === "fixed") {
       tr.setNodeAttribute(pos, "startIndex", block.startIndex);
-    } else if (node.type === schema.nodes.table && block.kind === "table") {
-      if (node.childCount !== block.rows.length) {
-        aligned = false;
-        return;
-      }
+    } else if (block.kind === "paragraph") {
+      if (block.list) tr.setNodeAttribute(pos, "listId", block.list.id);
+    } else {
       tr.setNodeAttribute(pos, "startIndex", block.startIndex ?? null);
       node.forEach((row, rowOffset, r) => {
         const rowPos = pos + 1 + rowOffset;
-        if (row.childCount !== block.columns.length) aligned = false;
         tr.setNodeAttribute(rowPos, "from", block.rows[r].from ?? null);
         row.forEach((_cell, cellOffset, c) => tr.setNodeAttribute(rowPos + 1 + cellOffset, "column", block.columns[c] ?? null));
       });
-    } else if (node.type !== schema.nodes.paragraph || block.kind !== "paragraph") {
-      aligned = false;
     }
   });
-  return aligned ? tr : null;
+  return tr;
 }

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { EditorState, TextSelection, type Command } from "prosemirror-state";
 import { Fragment, Slice } from "prosemirror-model";
-import { addColumnBefore, addRowAfter, deleteColumn, deleteRow } from "prosemirror-tables";
+import { addColumnBefore, addRowAfter, addRowBefore, deleteColumn, deleteRow } from "prosemirror-tables";
 import type { EditorView } from "prosemirror-view";
 import { keepStructure, setParagraphStyle } from "./commands";
-import { fromDoc, toDoc } from "./convert";
+import { fromDoc, relabel, toDoc } from "./convert";
+import { listMarkers } from "./lists";
 import { schema } from "./schema";
 import { insertTable, pasteTablesAsText, tablePlugins } from "./tables";
 import type { EditBlock } from "../types";
@@ -93,6 +94,31 @@ describe("tables in the editor", () => {
     expect(s.apply(s.tr.delete(between, between + 2)).doc.eq(s.doc)).toBe(true);
     // Not inside a table.
     expect(insertTable(caretAt(state(), "Coffee"))).toBe(false);
+  });
+
+  it("keep their columns when a row is added above the first", () => {
+    const s = apply(caretAt(state(), "Item"), addRowBefore);
+    const t = table(fromDoc(s.doc));
+    expect(t.columns).toEqual([0, 1]);
+    expect(t.rows.map((r) => r.from)).toEqual([undefined, 0, 1]);
+  });
+
+  it("after a save, move to the saved revision's identities, with the real plugins, or refuse when it holds other text", () => {
+    const plugins = [...tablePlugins, keepStructure, listMarkers];
+    const typed = apply(caretAt(EditorState.create({ doc: toDoc(blocks), plugins }), "Figures"), (st, dispatch) => {
+      dispatch?.(st.tr.insertText("New "));
+      return true;
+    });
+    const saved: EditBlock[] = fromDoc(typed.doc).map((b) =>
+      b.kind === "table" ? { ...b, startIndex: 13, rows: b.rows.map((r, i) => ({ ...r, from: i })) } : b,
+    );
+    const tr = relabel(typed, saved)!;
+    const after = typed.apply(tr);
+    expect(after).not.toBe(typed);
+    expect(table(fromDoc(after.doc)).startIndex).toBe(13);
+    // A collaborator's word in the saved revision: the editor must start again from it.
+    const theirs = saved.map((b) => (b.kind === "paragraph" && b.text === "New Figures" ? { ...b, text: "New Figures!", runs: [{ len: 12 }] } : b));
+    expect(relabel(typed, theirs)).toBeNull();
   });
 
   it("take a row or column pasted from elsewhere as new, and a table pasted outside one as text", () => {

@@ -17,7 +17,8 @@ export const DRAFT_DELAY_MS = 3000;
 /** Whether "mine" of a conflict keeps the newer version's images and tables where they are (it
  *  does not when the document's structure changed under the edits). */
 function structureKept(conflict: RebaseConflict): boolean {
-  const starts = (blocks: EditBlock[]) => blocks.flatMap((b) => (b.kind === "paragraph" ? [] : [b.startIndex ?? -1]));
+  // A table added here is not the document's structure: it goes with the text around it.
+  const starts = (blocks: EditBlock[]) => blocks.flatMap((b) => (b.kind === "paragraph" || b.startIndex === undefined ? [] : [b.startIndex]));
   return JSON.stringify(starts(conflict.mine)) === JSON.stringify(starts(conflict.theirs));
 }
 
@@ -106,6 +107,8 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
 
   const save = useMutation({
     mutationFn: () => api.saveDocument({ id, baseRevisionId: base, blocks: current() }),
+    onMutate: () => editor.current?.setEditable(false),
+    onSettled: () => editor.current?.setEditable(true),
     onSuccess: (outcome) => {
       if (outcome.outcome === "saved") {
         // The editor goes on from the saved revision, its undo history kept (or starts again

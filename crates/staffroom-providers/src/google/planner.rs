@@ -1044,7 +1044,20 @@ pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<R
     let newer_structure: Vec<(&Key, &EditBlock)> =
         theirs_keys.iter().zip(&theirs_blocks).filter(|(k, _)| k.is_structure()).collect();
     let merged_structure: Vec<&Key> = merged.iter().filter(|k| k.is_structure()).collect();
-    if merged_structure.len() != newer_structure.len()
+    // Each side of each conflict must name the newer revision's structure in its place too (a
+    // table I edited and they removed falls in one conflict whose "mine" holds a table no more).
+    let side_fits = |keys: &[Key], from: usize| {
+        let structure: Vec<&Key> = keys.iter().filter(|k| k.is_structure()).collect();
+        newer_structure
+            .get(from..from + structure.len())
+            .is_some_and(|newer| structure.iter().zip(newer).all(|(a, (b, _))| a.same_structure(b)))
+    };
+    let conflicts_fit = conflicts.iter().all(|(at, _, mine_side, theirs_side)| {
+        let before = merged[..*at].iter().filter(|k| k.is_structure()).count();
+        side_fits(mine_side, before) && side_fits(theirs_side, before)
+    });
+    if !conflicts_fit
+        || merged_structure.len() != newer_structure.len()
         || merged_structure.iter().zip(&newer_structure).any(|(a, (b, _))| !a.same_structure(b))
     {
         // The structure moved under the edits: offer the whole document as one choice.
@@ -1508,5 +1521,16 @@ mod tests {
         assert_eq!(rebased.blocks[1], new_table);
         let requests = plan(&newer, &rebased.blocks).unwrap();
         assert!(requests.iter().any(|r| r.get("insertTable").is_some()), "{requests:?}");
+    }
+
+    #[test]
+    fn a_table_i_edited_and_they_removed_is_offered_whole_not_a_panic() {
+        let base = with_table(&[&["a", "b"], &["c", "d"]]);
+        let mut mine = editable_blocks(&base);
+        table_mut(&mut mine).1[0].cells[0] = vec![p("mine", "NORMAL_TEXT")];
+        let newer = doc(&[("Intro", "NORMAL_TEXT"), ("End", "NORMAL_TEXT")]);
+        let rebased = rebase(&base, &mine, &newer).unwrap();
+        assert_eq!(rebased.conflicts.len(), 1);
+        assert_eq!((rebased.conflicts[0].at, rebased.conflicts[0].len), (0, rebased.blocks.len()));
     }
 }
