@@ -189,6 +189,27 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
         )
         .await;
     assert_eq!(status, 200, "{saved}");
+    // The saved revision holds what was sent (the editor goes on from it, relabelled): the same
+    // blocks apart from where tables start, which rows and columns they are, and list ids.
+    let content = |blocks: &Value| -> Vec<Value> {
+        let mut blocks = blocks.as_array().unwrap().clone();
+        fn strip(v: &mut Value) {
+            if let Some(o) = v.as_object_mut() {
+                for key in ["startIndex", "columns", "from"] {
+                    o.remove(key);
+                }
+                if let Some(list) = o.get_mut("list").and_then(Value::as_object_mut) {
+                    list.remove("id");
+                }
+                o.values_mut().for_each(strip);
+            } else if let Some(a) = v.as_array_mut() {
+                a.iter_mut().for_each(strip);
+            }
+        }
+        blocks.iter_mut().for_each(strip);
+        blocks
+    };
+    assert_eq!(content(&saved["blocks"]), content(&json!(blocks)));
     let (_, view) = app.get(&format!("/api/docs/documents/{seeded}/editor")).await;
     let mut blocks = view["blocks"].as_array().unwrap().clone();
     let item = blocks.iter().position(|b| b.get("list").is_some()).expect("the list was made");

@@ -185,7 +185,13 @@ function content(block: EditBlock): unknown {
     case "fixed":
       return "fixed";
     case "paragraph":
-      return [block.text, block.style, block.runs ?? null, block.list ? [block.list.kind, block.list.level] : null];
+      return [
+        block.text,
+        block.style,
+        // In a fixed order (the service's JSON and the editor's name a run's fields in others).
+        block.runs?.map((r) => [r.len, Boolean(r.bold), Boolean(r.italic), Boolean(r.underline), Boolean(r.strikethrough), r.link ?? null]) ?? null,
+        block.list ? [block.list.kind, block.list.level] : null,
+      ];
     case "table":
       return block.rows.map((row) => row.cells.map((cell) => cell.map(content)));
   }

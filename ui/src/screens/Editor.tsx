@@ -32,6 +32,10 @@ export function Editor({ id }: { id: string }) {
       performance.mark("editor:arrived");
       return data;
     },
+    // Read once: the editor goes on from its own revision (a save moves it), and a refetch
+    // (the window focused again) must not start it again from another.
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
   });
   useTeamServerReach();
   if (view.isPending) return <main className="editor"><p className="muted">Opening the document…</p></main>;
@@ -39,7 +43,7 @@ export function Editor({ id }: { id: string }) {
   return (
     <>
       <TeamServerBanner />
-      <EditorBody key={view.data.document.revisionId} id={id} view={view.data} />
+      <EditorBody key={id} id={id} view={view.data} />
     </>
   );
 }
@@ -119,7 +123,8 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
         if (goesOn) edited.current = goesOn;
         else restart(outcome.blocks);
         setDirty(false);
-        setNote(outcome.requests === 0 ? "Nothing to save." : `Saved (${outcome.requests} changes sent).`);
+        const saved = outcome.requests === 0 ? "Nothing to save." : `Saved (${outcome.requests} changes sent).`;
+        setNote(goesOn ? saved : `${saved} The document had changed in Google Docs too: it is shown as it is now.`);
         return;
       }
       setDoc(outcome.document);
