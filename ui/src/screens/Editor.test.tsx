@@ -235,7 +235,7 @@ describe("Editor", () => {
     expect(screen.getByRole("button", { name: "Save" })).toBeDisabled();
     await userEvent.click(within(conflict).getByRole("button", { name: "Use mine" }));
     await userEvent.click(screen.getByRole("button", { name: "Save" }));
-    await screen.findByText("Saved (1 changes sent).");
+    await screen.findByText(/^Saved \(1 changes sent\)\./);
     const saves = calls.filter((c) => c.cmd === "save_document").map((c) => c.args as { baseRevisionId: string; blocks: { text?: string }[] });
     expect(saves[1].baseRevisionId).toBe("rev2");
     expect(saves[1].blocks[0].text).toBe("Mine");
@@ -261,7 +261,7 @@ describe("Editor", () => {
     typeAt(pm, "and tell support");
     expect(element.querySelectorAll(".para")).toHaveLength(3);
     await userEvent.click(screen.getByRole("button", { name: "Save" }));
-    await screen.findByText("Saved (1 changes sent).");
+    await screen.findByText(/^Saved \(1 changes sent\)\./);
     const edits = calls.find((c) => c.cmd === "save_document")!.args as { blocks: { text?: string }[] };
     expect(edits.blocks[1].text).toBe("Ship Tuesday\u000bannounce Wednesday\u000band tell support");
   });
