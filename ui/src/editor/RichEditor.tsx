@@ -74,13 +74,60 @@ class FixedView implements NodeView {
 /** The document's top-level elements by start index, for the fixed parts' views. */
 const elementsOf = (document: GoogleDocument) => new Map(document.body.content.map((e) => [e.startIndex, e]));
 
+/** What the toolbar shows of the editor's state: worked out on each change, the toolbar drawn
+ *  again only when one of them differs (typing changes none, so it renders nothing). */
+interface Tools {
+  style: string | null;
+  bold: boolean;
+  italic: boolean;
+  underline: boolean;
+  strikethrough: boolean;
+  link: boolean;
+  list: ListKind | null;
+  insertTable: boolean;
+  /** Each table command's name, where it applies now. */
+  table: Record<string, boolean>;
+  undo: boolean;
+  redo: boolean;
+}
+
+const TABLE_COMMANDS: Record<string, Command> = { addRowBefore, addRowAfter, addColumnBefore, addColumnAfter, deleteRow, deleteColumn };
+
+function toolsOf(state: EditorState): Tools {
+  const inTable = isInTable(state);
+  return {
+    style: paragraphStyle(state),
+    bold: isActive(state, schema.marks.bold),
+    italic: isActive(state, schema.marks.italic),
+    underline: isActive(state, schema.marks.underline),
+    strikethrough: isActive(state, schema.marks.strikethrough),
+    link: linkAt(state) !== null,
+    list: listKindAt(state),
+    insertTable: insertTable(state),
+    // Enabled in a table, where the command applies (a table keeps one row and one column).
+    table: Object.fromEntries(Object.entries(TABLE_COMMANDS).map(([name, command]) => [name, inTable && command(state)])),
+    undo: undoDepth(state) > 0,
+    redo: redoDepth(state) > 0,
+  };
+}
+
+const sameTools = (a: Tools | null, b: Tools) =>
+  a !== null && (Object.keys(b) as (keyof Tools)[]).every((k) => (k === "table" ? Object.keys(b.table).every((n) => a.table[n] === b.table[n]) : a[k] === b[k]));
+
 /** The document's one editing surface: paragraphs with their named styles and character styles,
  *  lists, tables' cells, rows and columns, everything else shown in place; a toolbar, Google
  *  Docs' shortcuts, undo and redo. */
 export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEditor({ blocks, document, styles, readOnly, onChange, onSave }, ref) {
   const mount = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
-  const [state, setState] = useState<EditorState | null>(null);
+  const [tools, setTools] = useState<Tools | null>(null);
+  const shownTools = useRef<Tools | null>(null);
+  const showTools = (state: EditorState) => {
+    const next = toolsOf(state);
+    if (sameTools(shownTools.current, next)) return;
+    shownTools.current = next;
+    setTools(next);
+  };
   const [linking, setLinking] = useState<string | null>(null);
   // The latest callbacks, for the editor's key bindings made once.
   const actions = useRef({ onChange, onSave, link: () => {} });
@@ -104,6 +151,7 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
       // A state handed back unchanged: a plugin refused the transaction.
       if (after === editor.state && tr.steps.length > 0) return null;
       editor.updateState(after);
+      showTools(after);
       return editor.state.doc;
     },
     setEditable(on: boolean) {
@@ -143,14 +191,14 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
       dispatchTransaction(tr) {
         const next = editor.state.apply(tr);
         editor.updateState(next);
-        setState(next);
+        showTools(next);
         if (tr.docChanged) actions.current.onChange(next.doc);
       },
     });
     view.current = editor;
     performance.mark("editor:editable");
     editorViews.set(editor.dom, editor);
-    setState(initial);
+    showTools(initial);
     return () => {
       editor.destroy();
       view.current = null;
@@ -170,7 +218,7 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
       type="button"
       className="tool"
       aria-label={label}
-      aria-pressed={state ? isActive(state, type) : false}
+      aria-pressed={tools ? tools[type.name as "bold" | "italic" | "underline" | "strikethrough"] : false}
       title={`${label} (${shortcut})`}
       onMouseDown={(e) => e.preventDefault()}
       onClick={() => run(toggleMark(type))}
@@ -184,7 +232,7 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
       type="button"
       className="tool"
       aria-label={label}
-      aria-pressed={state ? listKindAt(state) === kind : false}
+      aria-pressed={tools?.list === kind}
       title={`${label} (${shortcut})`}
       onMouseDown={(e) => e.preventDefault()}
       onClick={() => run(toggleList(kind))}
@@ -193,16 +241,15 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
     </button>
   );
 
-  // Enabled in a table, where the command applies (a table keeps one row and one column).
-  const tableButton = (label: string, command: Command, text: string) => (
+  const tableButton = (label: string, command: keyof typeof TABLE_COMMANDS, text: string) => (
     <button
       type="button"
       className="tool"
       aria-label={label}
       title={label}
-      disabled={!state || !isInTable(state) || !command(state)}
+      disabled={!tools?.table[command]}
       onMouseDown={(e) => e.preventDefault()}
-      onClick={() => run(command)}
+      onClick={() => run(TABLE_COMMANDS[command])}
     >
       {text}
     </button>
@@ -210,14 +257,14 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
 
   return (
     <>
-      {!readOnly && state && (
+      {!readOnly && tools && (
         <div className="editor-tools" role="toolbar" aria-label="Formatting">
           <select
             aria-label="Paragraph style"
-            value={paragraphStyle(state) ?? ""}
+            value={tools.style ?? ""}
             onChange={(e) => run(setParagraphStyle(e.target.value))}
           >
-            {paragraphStyle(state) === null && <option value="">—</option>}
+            {tools.style === null && <option value="">—</option>}
             {styles.map((s) => <option key={s.id} value={s.id}>{s.label}</option>)}
           </select>
           {mark(schema.marks.bold, "Bold", "Ctrl+B", "B")}
@@ -228,7 +275,7 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
             type="button"
             className="tool"
             aria-label="Link"
-            aria-pressed={state ? linkAt(state) !== null : false}
+            aria-pressed={tools.link}
             title="Link (Ctrl+K)"
             onMouseDown={(e) => e.preventDefault()}
             onClick={() => actions.current.link()}
@@ -238,19 +285,19 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
           <span className="tool-gap" />
           {listButton("bullet", "Bulleted list", "Ctrl+Shift+8", "•≡")}
           {listButton("number", "Numbered list", "Ctrl+Shift+7", "1≡")}
-          <button type="button" className="tool" aria-label="Decrease indent" title="Decrease indent (Shift+Tab)" disabled={!listKindAt(state)} onMouseDown={(e) => e.preventDefault()} onClick={() => run(indentList(-1))}>⇤</button>
-          <button type="button" className="tool" aria-label="Increase indent" title="Increase indent (Tab)" disabled={!listKindAt(state)} onMouseDown={(e) => e.preventDefault()} onClick={() => run(indentList(1))}>⇥</button>
+          <button type="button" className="tool" aria-label="Decrease indent" title="Decrease indent (Shift+Tab)" disabled={!tools.list} onMouseDown={(e) => e.preventDefault()} onClick={() => run(indentList(-1))}>⇤</button>
+          <button type="button" className="tool" aria-label="Increase indent" title="Increase indent (Tab)" disabled={!tools.list} onMouseDown={(e) => e.preventDefault()} onClick={() => run(indentList(1))}>⇥</button>
           <span className="tool-gap" />
-          <button type="button" className="tool" aria-label="Insert table" title="Insert table" disabled={!insertTable(state)} onMouseDown={(e) => e.preventDefault()} onClick={() => run(insertTable)}>⊞</button>
-          {tableButton("Insert row above", addRowBefore, "⤒")}
-          {tableButton("Insert row below", addRowAfter, "⤓")}
-          {tableButton("Insert column left", addColumnBefore, "⇷")}
-          {tableButton("Insert column right", addColumnAfter, "⇸")}
-          {tableButton("Delete row", deleteRow, "⊟")}
-          {tableButton("Delete column", deleteColumn, "⊠")}
+          <button type="button" className="tool" aria-label="Insert table" title="Insert table" disabled={!tools.insertTable} onMouseDown={(e) => e.preventDefault()} onClick={() => run(insertTable)}>⊞</button>
+          {tableButton("Insert row above", "addRowBefore", "⤒")}
+          {tableButton("Insert row below", "addRowAfter", "⤓")}
+          {tableButton("Insert column left", "addColumnBefore", "⇷")}
+          {tableButton("Insert column right", "addColumnAfter", "⇸")}
+          {tableButton("Delete row", "deleteRow", "⊟")}
+          {tableButton("Delete column", "deleteColumn", "⊠")}
           <span className="tool-gap" />
-          <button type="button" className="tool" aria-label="Undo" title="Undo (Ctrl+Z)" disabled={undoDepth(state) === 0} onMouseDown={(e) => e.preventDefault()} onClick={() => run(undo)}>↶</button>
-          <button type="button" className="tool" aria-label="Redo" title="Redo (Ctrl+Shift+Z)" disabled={redoDepth(state) === 0} onMouseDown={(e) => e.preventDefault()} onClick={() => run(redo)}>↷</button>
+          <button type="button" className="tool" aria-label="Undo" title="Undo (Ctrl+Z)" disabled={!tools.undo} onMouseDown={(e) => e.preventDefault()} onClick={() => run(undo)}>↶</button>
+          <button type="button" className="tool" aria-label="Redo" title="Redo (Ctrl+Shift+Z)" disabled={!tools.redo} onMouseDown={(e) => e.preventDefault()} onClick={() => run(redo)}>↷</button>
         </div>
       )}
       {linking !== null && view.current && (

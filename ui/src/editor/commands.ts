@@ -5,6 +5,7 @@ import type { MarkType, Node } from "prosemirror-model";
 import { Plugin, type Command, type EditorState } from "prosemirror-state";
 import { indentList, insertTab, liftListItem, splitListItem, toggleList } from "./lists";
 import { changedWithinOneBlock } from "./changes";
+import { acrossChunks, blocksOf, forEachBlock } from "./chunks";
 import { RELABEL } from "./convert";
 import { schema } from "./schema";
 
@@ -90,7 +91,7 @@ export const insertSoftBreak: Command = (state, dispatch) => {
  *  between them exactly where there was text ("P F P T P"). */
 function shape(doc: Node): string {
   let out = "";
-  doc.forEach((node) => {
+  forEachBlock(doc, (node) => {
     const isNewTable = node.type === schema.nodes.table && node.attrs.startIndex === null;
     const piece =
       node.type === schema.nodes.fixed
@@ -106,13 +107,11 @@ function shape(doc: Node): string {
 /** Whether every table added here has a paragraph right before and right after it (Docs puts a
  *  new table inside a paragraph, which it splits). */
 function newTablesFramed(doc: Node): boolean {
-  let framed = true;
-  doc.forEach((node, _pos, i) => {
-    if (node.type !== schema.nodes.table || node.attrs.startIndex !== null) return;
-    const paragraph = (n: Node | null) => n?.type === schema.nodes.paragraph;
-    framed &&= i > 0 && paragraph(doc.child(i - 1)) && i + 1 < doc.childCount && paragraph(doc.child(i + 1));
-  });
-  return framed;
+  const blocks = blocksOf(doc);
+  const paragraph = (n: Node | undefined) => n?.type === schema.nodes.paragraph;
+  return blocks.every(
+    (node, i) => node.type !== schema.nodes.table || node.attrs.startIndex !== null || (paragraph(blocks[i - 1]) && paragraph(blocks[i + 1])),
+  );
 }
 
 /** Refuses any edit that would remove, move or copy a fixed part or a table of the document, or
@@ -163,6 +162,13 @@ export function editingKeys(actions: { save: () => void; link: () => void }): Pl
       Enter: splitListItem,
       Backspace: liftListItem,
       ...styles,
+    }),
+    // Chunks are invisible: at a chunk's edge, Backspace and Delete act as anywhere else.
+    keymap({
+      Backspace: acrossChunks(baseKeymap.Backspace, -1),
+      "Mod-Backspace": acrossChunks(baseKeymap["Mod-Backspace"], -1),
+      Delete: acrossChunks(baseKeymap.Delete, 1),
+      "Mod-Delete": acrossChunks(baseKeymap["Mod-Delete"], 1),
     }),
     keymap(baseKeymap),
   ];

@@ -1,6 +1,7 @@
 import type { Mark, Node } from "prosemirror-model";
 import type { EditorState, Transaction } from "prosemirror-state";
 import type { EditBlock, ListKind, StyledRun } from "../types";
+import { chunked, forEachBlock } from "./chunks";
 import { schema, SOFT_BREAK } from "./schema";
 
 type Marks = Omit<StyledRun, "len">;
@@ -93,7 +94,7 @@ function blockNode(block: EditBlock): Node {
 export function toDoc(blocks: EditBlock[]): Node {
   const children = blocks.map(blockNode);
   if (children.length === 0) children.push(schema.nodes.paragraph.create());
-  return schema.nodes.doc.create(null, children);
+  return schema.nodes.doc.create(null, chunked(children));
 }
 
 /** A paragraph node's text, runs, style and list place. */
@@ -166,7 +167,7 @@ function tableBlock(node: Node): EditBlock {
  *  each table's rows and cells. */
 export function fromDoc(doc: Node): EditBlock[] {
   const blocks: EditBlock[] = [];
-  doc.forEach((node) => {
+  forEachBlock(doc, (node) => {
     if (node.type === schema.nodes.fixed) blocks.push({ kind: "fixed", startIndex: node.attrs.startIndex as number });
     else if (node.type === schema.nodes.table) blocks.push(tableBlock(node));
     else blocks.push(paragraphBlock(node));
@@ -208,7 +209,7 @@ export function relabel(state: EditorState, blocks: EditBlock[]): Transaction | 
     return null;
   }
   const tr = state.tr.setMeta("addToHistory", false).setMeta(RELABEL, true);
-  doc.forEach((node, pos, i) => {
+  forEachBlock(doc, (node, pos, i) => {
     const block = blocks[i];
     if (block.kind === "fixed") {
       tr.setNodeAttribute(pos, "startIndex", block.startIndex);

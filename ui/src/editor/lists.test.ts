@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EditorState, TextSelection, type Command } from "prosemirror-state";
 import { DOMParser as PmParser, DOMSerializer } from "prosemirror-model";
+import { forEachBlock } from "./chunks";
 import { fromDoc, toDoc } from "./convert";
 import { flattenPastedLists, indentList, liftListItem, listMarkers, markers, splitListItem, toggleList } from "./lists";
 import { schema } from "./schema";
@@ -30,7 +31,7 @@ function apply(s: EditorState, command: Command): EditorState {
 /** Selects from the `n`th block's `from` to the `m`th block's `to` (text offsets). */
 function select(s: EditorState, n: number, from: number, m = n, to = from): EditorState {
   const starts: number[] = [];
-  s.doc.forEach((_node, pos) => starts.push(pos + 1));
+  forEachBlock(s.doc, (_node, pos) => starts.push(pos + 1));
   return s.apply(s.tr.setSelection(TextSelection.create(s.doc, starts[n] + from, starts[m] + to)));
 }
 

@@ -3,6 +3,7 @@ import { Plugin, TextSelection, type Command, type EditorState, type Transaction
 import { Decoration, DecorationSet } from "prosemirror-view";
 import type { ListKind } from "../types";
 import { changedWithinOneBlock } from "./changes";
+import { blockAfter, blockBefore, forEachBlock } from "./chunks";
 import { schema } from "./schema";
 
 /** Docs' deepest nesting: levels 0 to 8. */
@@ -17,7 +18,7 @@ function selectedParagraphs(state: EditorState): { node: Node; pos: number }[] {
   const { from, to } = state.selection;
   state.doc.nodesBetween(from, to, (node, pos) => {
     if (node.type === schema.nodes.paragraph) out.push({ node, pos });
-    return node.type === schema.nodes.doc;
+    return node.type === schema.nodes.doc || node.type === schema.nodes.chunk;
   });
   return out;
 }
@@ -44,8 +45,8 @@ export function toggleList(kind: ListKind): Command {
     } else {
       const first = paragraphs[0];
       const last = paragraphs[paragraphs.length - 1];
-      const before = state.doc.resolve(first.pos).nodeBefore;
-      const after = state.doc.resolve(last.pos + last.node.nodeSize).nodeAfter;
+      const before = blockBefore(state.doc, first.pos);
+      const after = blockAfter(state.doc, last.pos + last.node.nodeSize);
       const beside = [before, after].find((n) => isItem(n) && n.attrs.listKind === kind);
       const listId = (beside?.attrs.listId as string | undefined) ?? newListId();
       // From the last paragraph up, so that removing tabs moves nothing still to be done.
@@ -149,7 +150,7 @@ export function marker(kind: ListKind, level: number, number: number): string {
 export function markers(doc: Node): Map<number, string> {
   const out = new Map<number, string>();
   const counters = new Map<string, number[]>();
-  doc.forEach((node, pos) => {
+  forEachBlock(doc, (node, pos) => {
     if (!isItem(node)) return;
     const id = node.attrs.listId as string;
     const level = node.attrs.level as number;

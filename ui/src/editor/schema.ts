@@ -17,7 +17,9 @@ const STYLE_TAGS: Record<string, string> = {
 export const SOFT_BREAK = "\u000b";
 
 const nodes: Record<string, NodeSpec> = {
-  doc: { content: "block+" },
+  doc: { content: "chunk+" },
+  // Consecutive blocks, for speed only (see `chunks.ts`): not a Docs structure, and invisible.
+  chunk: { content: "block+", toDOM: () => ["div", { class: "chunk" }, 0] },
   // One Docs paragraph is one paragraph here, whatever its named style: the text offsets of both
   // are the same (JavaScript strings count UTF-16 units, as Google's indexes do).
   // A list item is a paragraph with its list's id, kind ("bullet" or "number") and nesting

@@ -5,7 +5,8 @@ import { mockWindows } from "@tauri-apps/api/mocks";
 import userEvent from "@testing-library/user-event";
 import { TextSelection } from "prosemirror-state";
 import type { EditorView as PmView } from "prosemirror-view";
-import { Editor } from "./Editor";
+import { DRAFT_DELAY_MS, Editor } from "./Editor";
+import { forEachBlock } from "../editor/chunks";
 import { editorViews } from "../editor/RichEditor";
 import { mockCommands, renderWithQuery } from "../test/render";
 import type { EditorView, GoogleDocument } from "../types";
@@ -61,7 +62,7 @@ async function surface(name = "Roadmap") {
 /** The position just after the text of the `n`th block. */
 function endOf(pm: PmView, n: number): number {
   let end = 0;
-  pm.state.doc.forEach((node, pos, index) => {
+  forEachBlock(pm.state.doc, (node, pos, index) => {
     if (index === n) end = pos + node.nodeSize - 1;
   });
   return end;
@@ -103,6 +104,31 @@ describe("Editor", () => {
     expect((calls[kept].args as { blocks: { text?: string }[] }).blocks[1].text).toBe("Ship Tuesday!");
   });
 
+  it("keeps typed edits as a draft once typing pauses, and the toolbar follows the caret", async () => {
+    const calls = mockCommands({
+      editor_document: () => view(),
+      save_draft: (args) => ({ documentId: "d1", baseRevisionId: args.baseRevisionId, blocks: args.blocks, updatedAt: "2026-11-23T10:00:00Z" }),
+    });
+    renderWithQuery(<Editor id="d1" />);
+    const { pm } = await surface();
+    typeAt(pm, "!", endOf(pm, 1));
+    await new Promise((resolve) => setTimeout(resolve, DRAFT_DELAY_MS / 2));
+    typeAt(pm, "?");
+    // One draft, DRAFT_DELAY_MS after the last keystroke, holding both.
+    await new Promise((resolve) => setTimeout(resolve, DRAFT_DELAY_MS / 2 + 200));
+    expect(calls.some((c) => c.cmd === "save_draft")).toBe(false);
+    await waitFor(() => expect(screen.getByText(/Unsaved edits kept at/)).toBeInTheDocument(), { timeout: DRAFT_DELAY_MS });
+    const drafts = calls.filter((c) => c.cmd === "save_draft");
+    expect(drafts).toHaveLength(1);
+    expect((drafts[0].args as { blocks: { text?: string }[] }).blocks[1].text).toBe("Ship Tuesday!?");
+    // Into the bold word: the toolbar shows it.
+    const bold = screen.getByRole("button", { name: "Bold" });
+    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, endOf(pm, 0) + 4))));
+    expect(bold).toHaveAttribute("aria-pressed", "false");
+    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, endOf(pm, 1) - 4))));
+    expect(bold).toHaveAttribute("aria-pressed", "true");
+  }, 15_000);
+
   it("shows styles, character styles and a read-only table on one page", async () => {
     mockCommands({ editor_document: () => view() });
     renderWithQuery(<Editor id="d1" />);
@@ -129,7 +155,7 @@ describe("Editor", () => {
     const { element, pm } = await surface();
     typeAt(pm, " 🎉", endOf(pm, 1));
     // The title becomes a heading; "Ship" becomes bold with Ctrl+B.
-    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, 2))));
+    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, 3))));
     await userEvent.selectOptions(screen.getByLabelText("Paragraph style"), "HEADING_1");
     element.focus();
     act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, endOf(pm, 0) + 2, endOf(pm, 0) + 6))));

@@ -57,7 +57,6 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
   const [editorKey, setEditorKey] = useState(0);
   const edited = useRef<PmNode | null>(null);
   const editor = useRef<RichEditorHandle>(null);
-  const [edits, setEdits] = useState(0);
   // A restored draft is unsaved work.
   const [dirty, setDirty] = useState(Boolean(view.draft));
   const [conflicts, setConflicts] = useState<RebaseConflict[]>([]);
@@ -80,12 +79,18 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
     mutationFn: () => api.saveDraft({ id, baseRevisionId: base, blocks: current() }),
     onSuccess: (d) => setNote(`Unsaved edits kept at ${new Date(d.updatedAt).toLocaleTimeString()}.`),
   });
+  // Kept DRAFT_DELAY_MS after the last edit. A timer, not state: a keystroke must not render the
+  // window again (that was a third of a keystroke's time in a long document).
+  const draftTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const keepDraftSoon = () => {
+    clearTimeout(draftTimer.current);
+    draftTimer.current = setTimeout(() => draft.mutate(), DRAFT_DELAY_MS);
+  };
   useEffect(() => {
-    if (!dirty) return;
-    const timer = setTimeout(() => draft.mutate(), DRAFT_DELAY_MS);
-    return () => clearTimeout(timer);
+    if (dirty) keepDraftSoon();
+    return () => clearTimeout(draftTimer.current);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [edits, blocks, dirty]);
+  }, [blocks, dirty]);
 
   // Closing the window (its close button, Ctrl+W or Close) first keeps what was typed since the
   // last draft, so nothing is lost to a window closed a second after typing.
@@ -218,8 +223,8 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
         readOnly={readOnly}
         onChange={(next) => {
           edited.current = next;
-          setEdits((n) => n + 1);
-          setDirty(true);
+          if (!latest.current.dirty) setDirty(true);
+          keepDraftSoon();
         }}
         onSave={saveNow}
       />
