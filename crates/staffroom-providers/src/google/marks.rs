@@ -60,15 +60,19 @@ struct Marks<'a> {
 impl<'a> Marks<'a> {
     /// A mark is set exactly when Google says `true` (an explicit `false` reads as unset).
     fn of(style: Option<&'a Map<String, Value>>) -> Marks<'a> {
-        let flag = |name: &str| style.and_then(|s| s.get(name)).and_then(Value::as_bool).unwrap_or(false);
-        let link = style.and_then(|s| s.get("link")).and_then(|l| l.get("url")).and_then(Value::as_str);
-        Marks {
-            bold: flag("bold"),
-            italic: flag("italic"),
-            underline: flag("underline"),
-            strikethrough: flag("strikethrough"),
-            link,
+        // One pass over the style's few fields (a plan reads every run of the document).
+        let mut marks = Marks::default();
+        for (name, value) in style.into_iter().flatten() {
+            match name.as_str() {
+                "bold" => marks.bold = value.as_bool().unwrap_or(false),
+                "italic" => marks.italic = value.as_bool().unwrap_or(false),
+                "underline" => marks.underline = value.as_bool().unwrap_or(false),
+                "strikethrough" => marks.strikethrough = value.as_bool().unwrap_or(false),
+                "link" => marks.link = value.get("url").and_then(Value::as_str),
+                _ => {}
+            }
         }
+        marks
     }
 
     fn of_run(run: &'a StyledRun) -> Marks<'a> {
@@ -355,6 +359,29 @@ mod tests {
         assert_eq!(errors[1].field, "blocks[2].runs");
         check("blocks[3]", "abc", &[StyledRun { link: Some("https://x y".into()), ..run(3) }], &mut errors);
         assert_eq!(errors[2].field, "blocks[3].runs[0].link");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_run_is_refused_exactly_when_it_starts_between_a_surrogate_pair(
+            text in "[a😀é中🎉]{1,12}",
+            cuts in proptest::collection::btree_set(1u32..40, 0..5),
+        ) {
+            let len = utf16_len(&text);
+            let mut at = 0;
+            let mut runs = Vec::new();
+            for cut in cuts.into_iter().filter(|c| *c < len).chain([len]) {
+                runs.push(StyledRun { len: cut - at, ..StyledRun::default() });
+                at = cut;
+            }
+            // Where characters start, in UTF-16 units.
+            let starts: Vec<u32> = text.chars().scan(0, |at, c| { let start = *at; *at += c.len_utf16() as u32; Some(start) }).collect();
+            let run_starts: Vec<u32> = runs.iter().scan(0, |at, r| { let start = *at; *at += r.len; Some(start) }).collect();
+            let mut errors = Vec::new();
+            check("blocks[0]", &text, &runs, &mut errors);
+            let splits = run_starts.iter().any(|s| !starts.contains(s));
+            proptest::prop_assert_eq!(!errors.is_empty(), splits, "{:?} {:?}", runs, errors);
+        }
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! missing zero values defaulted as proto3 JSON omits them) and writes the seed's shapes
 //! (`id`, `name`, `textRun.style`): Google's names are accepted as aliases on the way in.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -304,6 +306,15 @@ impl Paragraph {
             })
     }
 
+    /// [`Paragraph::text`], borrowed from the paragraph when it is one run (as most are).
+    pub fn text_borrowed(&self) -> Cow<'_, str> {
+        let mut runs = self.elements.iter().filter_map(|e| e.text_run.as_ref());
+        match (runs.next(), runs.next()) {
+            (Some(only), None) => Cow::Borrowed(only.content.strip_suffix('\n').unwrap_or(&only.content)),
+            _ => Cow::Owned(self.text()),
+        }
+    }
+
     /// The text without the final newline.
     pub fn text(&self) -> String {
         let mut text: String =
@@ -368,7 +379,10 @@ pub struct WriteControl {
 
 /// Length of `s` in UTF-16 code units: the unit of every Docs index.
 pub fn utf16_len(s: &str) -> u32 {
-    s.chars().map(|c| c.len_utf16() as u32).sum()
+    // From the UTF-8 bytes: one unit per character (every byte but a continuation byte), and a
+    // second for a character of four bytes (a surrogate pair). Bytes, not chars, because the
+    // planner measures a whole document several times per save.
+    s.bytes().map(|b| u32::from((b & 0xC0) != 0x80) + u32::from(b >= 0xF0)).sum()
 }
 
 /// Whether Google strips `c` from inserted text: U+0000–U+0008, U+000C–U+001F and the Private
@@ -424,5 +438,12 @@ mod tests {
     #[test]
     fn counts_utf16() {
         assert_eq!(utf16_len("a😀é"), 4);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn counts_utf16_as_an_encoder_does(text in "\\PC*|[a-z\u{80}-\u{7ff}\u{800}-\u{ffff}\u{10000}-\u{10ffff}]{0,40}") {
+            proptest::prop_assert_eq!(utf16_len(&text) as usize, text.encode_utf16().count());
+        }
     }
 }
