@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { baseKeymap } from "prosemirror-commands";
 import { Slice } from "prosemirror-model";
-import { EditorState, TextSelection, type Command } from "prosemirror-state";
-import { acrossChunks, blocksOf, CHUNK_SIZE, unwrapChunks } from "./chunks";
-import { keepStructure } from "./commands";
+import { EditorState, NodeSelection, TextSelection, type Command } from "prosemirror-state";
+import { acrossChunks, blocksOf, CHUNK_SIZE, chunkEdgeKeys, forEachBlock, unwrapChunks } from "./chunks";
+import { enter, keepStructure } from "./commands";
 import { fromDoc, toDoc } from "./convert";
 import { listMarkers, markers, toggleList } from "./lists";
 import { insertTable } from "./tables";
@@ -63,6 +63,31 @@ describe("chunks, which the user never sees", () => {
     // Anywhere else the keys are the editor's usual ones.
     expect(acrossChunks(baseKeymap.Backspace, -1)(caretIn(state(long()), "Paragraph 3."))).toBe(false);
     expect(acrossChunks(baseKeymap.Backspace, -1)(caretIn(state(long()), "Paragraph 0."))).toBe(false);
+  });
+
+  it("leave Enter as it is: twice at a paragraph's end makes a blank line, on a fixed part a paragraph after it", () => {
+    const text = "Paragraph 10.";
+    let s = apply(caretIn(state(long()), text, text.length), enter);
+    s = apply(s, enter);
+    expect(texts(s).slice(10, 13)).toEqual([text, "", ""]);
+    expect(blocksOf(s.doc)).toHaveLength(long().length + 2);
+    expect(s.doc.childCount).toBe(3);
+    // A fixed part first in the second chunk, selected: the new paragraph comes after it.
+    const blocks = long((i) => (i === CHUNK_SIZE ? { kind: "fixed", startIndex: 900 } : p(`Paragraph ${i}.`)));
+    const fixed = state(blocks);
+    let at = -1;
+    forEachBlock(fixed.doc, (node, pos) => {
+      if (node.type.name === "fixed") at = pos;
+    });
+    const after = apply(fixed.apply(fixed.tr.setSelection(NodeSelection.create(fixed.doc, at))), enter);
+    expect(fromDoc(after.doc).slice(CHUNK_SIZE - 1, CHUNK_SIZE + 2).map((b) => b.kind === "paragraph" ? b.text : b.kind)).toEqual([`Paragraph ${CHUNK_SIZE - 1}.`, "fixed", ""]);
+  });
+
+  it("take every deleting key of the base keymap across their edges", () => {
+    expect(Object.keys(chunkEdgeKeys)).toEqual(expect.arrayContaining(["Backspace", "Mod-Backspace", "Shift-Backspace", "Delete", "Mod-Delete"]));
+    const first = `Paragraph ${CHUNK_SIZE}.`;
+    const joined = apply(caretIn(state(long()), first), chunkEdgeKeys["Shift-Backspace"]);
+    expect(texts(joined)[CHUNK_SIZE - 1]).toBe(`Paragraph ${CHUNK_SIZE - 1}.${first}`);
   });
 
   it("number a list across their edges, and a list made there joins the list before it", () => {

@@ -1,5 +1,6 @@
+import { baseKeymap, createParagraphNear, liftEmptyBlock } from "prosemirror-commands";
 import { Fragment, Slice, type Node } from "prosemirror-model";
-import { EditorState, Selection, type Command } from "prosemirror-state";
+import { EditorState, NodeSelection, Selection, TextSelection, type Command } from "prosemirror-state";
 import { schema } from "./schema";
 
 /** Blocks per chunk when a document is loaded.
@@ -56,7 +57,7 @@ export function blockAfter(doc: Node, pos: number): Node | null {
  *  the two chunks first, then does what the key does (`command`): to the user there are no
  *  chunks, and the paragraphs join as anywhere else. */
 export function acrossChunks(command: Command, dir: -1 | 1): Command {
-  return (state, dispatch, view) => {
+  return (state, dispatch) => {
     const $cursor = state.selection.empty ? state.selection.$from : null;
     if (!$cursor || $cursor.depth !== 2 || !$cursor.parent.isTextblock) return false;
     const atEdge =
@@ -67,20 +68,51 @@ export function acrossChunks(command: Command, dir: -1 | 1): Command {
           $cursor.index(0) + 1 < state.doc.childCount;
     if (!atEdge) return false;
     const tr = state.tr.join(dir < 0 ? $cursor.before(1) : $cursor.after(1));
-    // The key's command on the joined document (plugins play no part in it; the whole
-    // transaction passes through them when dispatched).
+    // The key's command on the joined document, without the view (the edge is known from
+    // positions) and without plugins; the whole transaction passes through them when dispatched.
     const joined = EditorState.create({ doc: tr.doc, selection: tr.selection });
     let done = false;
     command(joined, (inner) => {
       inner.steps.forEach((step) => tr.step(step));
       tr.setSelection(Selection.fromJSON(tr.doc, inner.selection.toJSON()));
       done = true;
-    }, view);
+    });
     if (!done) return false;
     dispatch?.(tr.scrollIntoView());
     return true;
   };
 }
+
+/** Every deleting key of ProseMirror's base keymap (Backspace, Delete and their variants, the
+ *  Mac's Ctrl+H and Ctrl+D among them), made to act across a chunk's edge. */
+export const chunkEdgeKeys: Record<string, Command> = (() => {
+  const backward = new Set<Command>([baseKeymap.Backspace, baseKeymap["Mod-Backspace"]]);
+  const forward = new Set<Command>([baseKeymap.Delete, baseKeymap["Mod-Delete"]]);
+  const keys: Record<string, Command> = {};
+  for (const [key, command] of Object.entries(baseKeymap)) {
+    if (backward.has(command)) keys[key] = acrossChunks(command, -1);
+    else if (forward.has(command)) keys[key] = acrossChunks(command, 1);
+  }
+  return keys;
+})();
+
+/** The base keymap's `liftEmptyBlock` (Enter in an empty block), except in a chunk's own
+ *  paragraphs: there it would split the chunk instead of adding a line. */
+export const liftEmptyBlockInside: Command = (state, dispatch) =>
+  state.selection.$from.depth === 2 && state.selection.$from.node(1).type === schema.nodes.chunk ? false : liftEmptyBlock(state, dispatch);
+
+/** Enter on a selected fixed part or table: a new paragraph after it (before it only at the very
+ *  top of the document), as the base keymap's `createParagraphNear` does without chunks. */
+export const paragraphNear: Command = (state, dispatch) => {
+  const selection = state.selection;
+  if (!(selection instanceof NodeSelection) || selection.$from.parent.type !== schema.nodes.chunk) return createParagraphNear(state, dispatch);
+  const side = selection.from === 1 ? selection.from : selection.to;
+  if (dispatch) {
+    const tr = state.tr.insert(side, schema.nodes.paragraph.create());
+    dispatch(tr.setSelection(TextSelection.create(tr.doc, side + 1)).scrollIntoView());
+  }
+  return true;
+};
 
 /** A pasted slice's chunks unwrapped: copied here, a slice holds chunks, which the paste rules
  *  (tables arrive as text) read as blocks. */

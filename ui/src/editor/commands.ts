@@ -1,11 +1,11 @@
-import { baseKeymap, chainCommands, toggleMark } from "prosemirror-commands";
+import { baseKeymap, chainCommands, splitBlock, toggleMark } from "prosemirror-commands";
 import { redo, undo } from "prosemirror-history";
 import { keymap } from "prosemirror-keymap";
 import type { MarkType, Node } from "prosemirror-model";
 import { Plugin, type Command, type EditorState } from "prosemirror-state";
 import { indentList, insertTab, liftListItem, splitListItem, toggleList } from "./lists";
 import { changedWithinOneBlock } from "./changes";
-import { acrossChunks, blocksOf, forEachBlock } from "./chunks";
+import { blocksOf, chunkEdgeKeys, forEachBlock, liftEmptyBlockInside, paragraphNear } from "./chunks";
 import { RELABEL } from "./convert";
 import { schema } from "./schema";
 
@@ -135,6 +135,9 @@ export function normalizeUrl(typed: string): string | null {
   return null;
 }
 
+/** Enter: a list item continues its list; otherwise the base keymap's Enter, read through chunks. */
+export const enter: Command = chainCommands(splitListItem, paragraphNear, liftEmptyBlockInside, splitBlock);
+
 /** Google Docs' own shortcuts, then the usual editing keys. Ctrl+S and Ctrl+K are the window's. */
 export function editingKeys(actions: { save: () => void; link: () => void }): Plugin[] {
   const run = (action: () => void): Command => () => {
@@ -159,17 +162,12 @@ export function editingKeys(actions: { save: () => void; link: () => void }): Pl
       "Mod-Shift-7": toggleList("number"),
       Tab: chainCommands(indentList(1), insertTab),
       "Shift-Tab": indentList(-1),
-      Enter: splitListItem,
+      Enter: enter,
       Backspace: liftListItem,
       ...styles,
     }),
     // Chunks are invisible: at a chunk's edge, Backspace and Delete act as anywhere else.
-    keymap({
-      Backspace: acrossChunks(baseKeymap.Backspace, -1),
-      "Mod-Backspace": acrossChunks(baseKeymap["Mod-Backspace"], -1),
-      Delete: acrossChunks(baseKeymap.Delete, 1),
-      "Mod-Delete": acrossChunks(baseKeymap["Mod-Delete"], 1),
-    }),
+    keymap(chunkEdgeKeys),
     keymap(baseKeymap),
   ];
 }

@@ -223,7 +223,8 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
         readOnly={readOnly}
         onChange={(next) => {
           edited.current = next;
-          if (!latest.current.dirty) setDirty(true);
+          // Always: a save's "nothing unsaved" may not have rendered yet (the same value costs no render).
+          setDirty(true);
           keepDraftSoon();
         }}
         onSave={saveNow}
