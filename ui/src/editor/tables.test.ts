@@ -139,6 +139,16 @@ describe("tables in the editor", () => {
     const cells = Fragment.from(blocksOf(pasted)[1]);
     const inTable = caretAt(state(), "Coffee");
     expect(pasteTablesAsText(new Slice(cells, 0, 0), { state: inTable } as EditorView).content).toBe(cells);
+    // A merged cell pasted into a table becomes a single one, and a list item a plain paragraph:
+    // a cell here holds neither, and the save would refuse the one and drop the other.
+    const merged = schema.nodes.table_row.create(null, [
+      schema.nodes.table_cell.create({ colspan: 2 }, schema.nodes.paragraph.create({ listId: "kix.1", listKind: "bullet" }, schema.text("Wide"))),
+    ]);
+    const fitted = pasteTablesAsText(new Slice(Fragment.from(merged), 0, 0), { state: inTable } as EditorView);
+    const wide = fitted.content.child(0).child(0);
+    expect(wide.attrs.colspan).toBe(1);
+    expect(wide.child(0).attrs.listKind).toBeNull();
+    expect(wide.textContent).toBe("Wide");
     // Identities out of order count as new.
     const shuffled = fromDoc(toDoc([{ ...blocks[1], rows: [{ ...(table(blocks).rows[1]) }, { ...(table(blocks).rows[0]) }] } as EditBlock]));
     expect(table(shuffled).rows.map((r) => r.from)).toEqual([1, undefined]);

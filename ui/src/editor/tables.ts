@@ -12,14 +12,16 @@ export const tablePlugins = [tableEditing(), keymap({ Tab: goToNextCell(1), "Shi
 
 const TABLE_PARTS = new Set(["table", "table_row", "table_cell", "table_header"]);
 
-/** Pasted cells go into the table the caret is in (prosemirror-tables fits them); a table pasted
- *  anywhere else arrives as its cells' paragraphs, since Staffroom adds no new table to a
- *  document. */
+/** Pasted cells go into the table the caret is in (prosemirror-tables fits them), without
+ *  merges or list items, which a cell here cannot hold; a table pasted anywhere else arrives as
+ *  its cells' paragraphs (tables are added with Insert table). */
 export function pasteTablesAsText(pasted: Slice, view: EditorView): Slice {
-  const slice = unwrapChunks(pasted);
+  const inTable = isInTable(view.state);
+  const unwrapped = unwrapChunks(pasted);
+  const slice = inTable ? new Slice(fitForCells(unwrapped.content), unwrapped.openStart, unwrapped.openEnd) : unwrapped;
   const parts: Node[] = [];
   slice.content.forEach((node) => parts.push(node));
-  if (parts.length > 0 && parts.every((node) => TABLE_PARTS.has(node.type.name)) && isInTable(view.state)) return slice;
+  if (parts.length > 0 && parts.every((node) => TABLE_PARTS.has(node.type.name)) && inTable) return slice;
   if (!parts.some((node) => TABLE_PARTS.has(node.type.name))) return slice;
   const flat: Node[] = [];
   for (const node of parts) {
@@ -33,6 +35,27 @@ export function pasteTablesAsText(pasted: Slice, view: EditorView): Slice {
     });
   }
   return new Slice(Fragment.from(flat), 0, 0);
+}
+
+/** Pasted content as a table here holds it: each merged cell a single one (the planner edits
+ *  plain grids; prosemirror-tables pads the rows it leaves short) and each list item a plain
+ *  paragraph (a cell's paragraphs are never list items, which the save would drop silently). */
+function fitForCells(content: Fragment): Fragment {
+  const nodes: Node[] = [];
+  content.forEach((node) => nodes.push(fitForCell(node)));
+  return nodes.every((node, i) => node === content.child(i)) ? content : Fragment.from(nodes);
+}
+
+/** One node of `fitForCells`: itself when it needs no change. */
+function fitForCell(node: Node): Node {
+  if (node.type === schema.nodes.paragraph) {
+    return node.attrs.listKind ? node.type.create({ ...node.attrs, listId: null, listKind: null, level: 0 }, node.content, node.marks) : node;
+  }
+  if (node.isLeaf || node.isTextblock) return node;
+  const merged = TABLE_PARTS.has(node.type.name) && (node.attrs.colspan > 1 || node.attrs.rowspan > 1);
+  const content = fitForCells(node.content);
+  if (!merged && content === node.content) return node;
+  return node.type.create(merged ? { ...node.attrs, colspan: 1, rowspan: 1, colwidth: null } : node.attrs, content, node.marks);
 }
 
 /** A new two-by-two table after the paragraph holding the caret (not inside a table), with a
