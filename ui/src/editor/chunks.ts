@@ -9,8 +9,8 @@ import { schema } from "./schema";
  *  nothing of: they exist so that a keystroke in a long document costs what it costs in a short
  *  one. Both ProseMirror's view update and WebKit's layout walk every child of the node that
  *  changed; with 5,000 blocks at the top that was about 10 ms each per keystroke, with chunks of
- *  50 about one (docs/PERFORMANCE.md). Chunks are never split again after loading: editing only
- *  joins them, which keeps them correct, at worst larger. */
+ *  50 about one (docs/PERFORMANCE.md). Chunks are made on loading and not split again: editing
+ *  joins them at most, which keeps them correct, at worst larger. */
 export const CHUNK_SIZE = 50;
 
 /** The blocks in chunks of `CHUNK_SIZE`. */
