@@ -65,6 +65,20 @@ fn documented_objects_decode_as_the_client_reads_them() {
     );
     assert!(subscription.update_payment_method_url.as_deref().is_some_and(|u| u.starts_with("https://")));
 
+    let invoice = model::invoice_from(&resource(&fixture("subscription-invoice.json")));
+    assert_eq!(
+        (invoice.id.as_str(), invoice.subscription_id.as_str(), invoice.customer_id.as_str()),
+        ("1", "1", "1"),
+        "integer foreign keys read as ids"
+    );
+    assert_eq!((invoice.billing_reason.as_str(), invoice.status.as_str()), ("initial", "paid"));
+    assert_eq!((invoice.total, invoice.refunded_amount, invoice.currency.as_str()), (999, 0, "USD"));
+    assert_eq!((invoice.card_brand.as_deref(), invoice.card_last_four.as_deref()), (Some("visa"), Some("4242")));
+    assert!(invoice.invoice_url.is_some() && invoice.created_at == "2023-01-18T12:16:24Z", "{invoice:?}");
+    let refunded = model::invoice_from(&resource(&fixture("subscription-invoice-refunded.json")));
+    assert_eq!((refunded.status.as_str(), refunded.refunded_amount), ("refunded", 999));
+    assert_eq!(model::invoice_status("partial_refunded"), "partial_refund", "the Laravel package's name, in the SPEC's");
+
     let customer = model::customer_from(&resource(&fixture("customer.json")));
     assert_eq!(
         (customer.name.as_str(), customer.email.as_str(), customer.status.as_str()),
@@ -191,6 +205,8 @@ async fn the_simulator_answers_with_the_documented_objects_field_for_field() {
         "store.json",
         "customer.json",
         "order-item.json",
+        "subscription-invoice.json",
+        "subscription-invoice-refunded.json",
     ] {
         let value = fixture(name);
         let object = resource_object(&value);
@@ -233,7 +249,17 @@ async fn the_simulator_answers_with_the_documented_objects_field_for_field() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert_eq!(
         covered.into_iter().collect::<Vec<_>>(),
-        ["checkouts", "customers", "order-items", "orders", "products", "stores", "subscriptions", "variants"]
+        [
+            "checkouts",
+            "customers",
+            "order-items",
+            "orders",
+            "products",
+            "stores",
+            "subscription-invoices",
+            "subscriptions",
+            "variants"
+        ]
     );
 }
 

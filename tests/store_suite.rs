@@ -13,11 +13,12 @@ use staffroom::auth::validate::LoginInput;
 use staffroom::auth::{Actor, AuthService, LoginError, NewUser};
 use staffroom::events::{EventHub, EventKind, Since};
 use staffroom::payments::model::{
-    format_money, CustomerDto, CustomerStatus, OrderDto, OrderItem, OrderSource, OrderStatus, ProductDto,
+    format_money, CustomerDto, CustomerStatus, InvoiceDto, OrderDto, OrderItem, OrderSource, OrderStatus, ProductDto,
     ProductStatus, SubscriptionDto, SubscriptionStatus, VariantDto,
 };
 use staffroom::payments::store::{
-    like_pattern, CheckoutTerms, CustomerQuery, DaySales, OrderQuery, OrderRecord, OrderSearch, SubscriptionQuery,
+    like_pattern, CheckoutTerms, CustomerQuery, DaySales, InvoiceQuery, OrderQuery, OrderRecord, OrderSearch,
+    SubscriptionQuery,
 };
 use staffroom::payments::summary;
 use staffroom::secrets::Secret;
@@ -88,6 +89,7 @@ on_both_stores!(
     subscriptions_are_replaced_and_filtered,
     subscriptions_are_searched_with_their_plan,
     customers_are_kept_searched_and_found_by_what_changed,
+    invoices_are_kept_listed_by_whose_and_refunds_only_grow,
     orders_are_numbered_once_each_and_updated,
     orders_are_searched_and_filtered,
     sales_by_day_follow_every_change_of_an_order,
@@ -1218,4 +1220,72 @@ async fn a_bad_database_url_is_refused_clearly() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let refused = Postgres::open(&format!("postgres://staffroom@127.0.0.1:{port}/x")).await.expect_err("no server");
     assert!(refused.to_string().contains("cannot reach the database"), "{refused}");
+}
+
+fn invoice(id: &str, subscription: &str, customer: &str, created: &str) -> InvoiceDto {
+    InvoiceDto {
+        id: id.into(),
+        subscription_id: subscription.into(),
+        customer_id: customer.into(),
+        billing_reason: "renewal".into(),
+        status: "paid".into(),
+        total: 1_200,
+        refunded_amount: 0,
+        currency: "USD".into(),
+        card_brand: Some("visa".into()),
+        card_last_four: Some("4242".into()),
+        invoice_url: Some(format!("https://example.com/invoices/{id}")),
+        created_at: created.into(),
+        updated_at: created.into(),
+    }
+}
+
+async fn invoices_are_kept_listed_by_whose_and_refunds_only_grow(db: Db) {
+    let mut first = invoice("11", "1", "1001", "2026-01-01T00:00:00Z");
+    first.billing_reason = "initial".into();
+    let all = vec![
+        first,
+        invoice("12", "1", "1001", "2026-02-01T00:00:00Z"),
+        invoice("13", "1", "1001", "2026-03-01T00:00:00Z"),
+        invoice("21", "2", "1001", "2026-02-15T00:00:00Z"),
+        invoice("31", "3", "", "2026-02-20T00:00:00Z"),
+    ];
+    db.upsert_invoices(all.clone(), "t1".into()).await.unwrap();
+    let ids = |query: InvoiceQuery| {
+        let db = db.clone();
+        async move {
+            let (list, total) = db.list_invoices(query).await.unwrap();
+            (list.into_iter().map(|i| i.id).collect::<Vec<_>>(), total)
+        }
+    };
+    let of_subscription = |id: &str, limit| InvoiceQuery::Subscription { id: id.into(), limit };
+    assert_eq!(ids(of_subscription("1", 10)).await, (vec!["13".into(), "12".into(), "11".into()], 3), "newest first");
+    assert_eq!(
+        ids(of_subscription("1", 2)).await,
+        (vec!["13".into(), "12".into()], 3),
+        "at most the limit, all counted"
+    );
+    let of_customer = InvoiceQuery::Customer { id: "1001".into(), limit: 10 };
+    assert_eq!(ids(of_customer).await.0, ["13", "21", "12", "11"], "every subscription of the customer's");
+    assert_eq!(ids(of_subscription("9", 10)).await, (Vec::<String>::new(), 0));
+    assert_eq!(db.invoice("11".into()).await.unwrap().unwrap(), all[0]);
+    assert!(db.invoice("99".into()).await.unwrap().is_none());
+
+    // A newer reading replaces an invoice; an older one does not; at the same time, the one
+    // with more refunded wins (two refunds in one second).
+    let at = "2026-03-05T00:00:00Z";
+    let mut part = all[2].clone();
+    (part.status, part.refunded_amount, part.updated_at) = ("partial_refund".into(), 500, at.into());
+    let mut whole = part.clone();
+    (whole.status, whole.refunded_amount) = ("refunded".into(), 1_200);
+    db.upsert_invoices(vec![whole.clone()], "t2".into()).await.unwrap();
+    db.upsert_invoices(vec![part.clone()], "t3".into()).await.unwrap();
+    db.upsert_invoices(vec![all[2].clone()], "t4".into()).await.unwrap();
+    assert_eq!(db.invoice("13".into()).await.unwrap().unwrap(), whole);
+    // An event without the link keeps the one known.
+    let mut later = whole.clone();
+    (later.invoice_url, later.updated_at) = (None, "2026-03-06T00:00:00Z".into());
+    db.upsert_invoices(vec![later.clone()], "t5".into()).await.unwrap();
+    let kept = db.invoice("13".into()).await.unwrap().unwrap();
+    assert_eq!((kept.updated_at.as_str(), kept.invoice_url), ("2026-03-06T00:00:00Z", whole.invoice_url));
 }

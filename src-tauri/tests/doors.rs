@@ -277,6 +277,9 @@ fn every_operation_of_both_doors_answers_alike() {
         case("get_subscription", json!({"id": "1"}), Some(json!({"id": "a b"}))),
         case("list_customers", json!({"limit": 3, "search": "a"}), Some(json!({"status": "happy", "limit": 101}))),
         case("get_customer", json!({"id": "1001"}), Some(json!({"id": "x y"}))),
+        case("list_invoices", json!({"id": "2"}), Some(json!({"id": "x y"}))),
+        // No such invoice: every door refuses it alike, and nothing is refunded twice.
+        case("refund_invoice", json!({"id": "1"}), Some(json!({"id": "2001", "amount": 0}))),
         case(
             "act_on_subscription",
             json!({"id": "1", "action": "cancel"}),

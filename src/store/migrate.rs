@@ -27,6 +27,10 @@ const TABLES: &[(&str, &str)] = &[
         "orders",
         "id, number, status, product_id, variant_id, customer_id, email, name, billing_address, metadata, total, currency, checkout_id, checkout_url, provider_order_id, provider_status, paid_at, refunded_at, created_by, created_at, updated_at, provider_updated_at, store_id, subtotal, test_mode, review, refunded_amount, source, order_number, items, discount_total, tax, receipt_url, currency_rate",
     ),
+    (
+        "invoices",
+        "id, subscription_id, customer_id, billing_reason, status, total, refunded_amount, currency, card_brand, card_last_four, invoice_url, created_at, updated_at, synced_at",
+    ),
     ("sync_state", "resource, synced_at, attempted_at, error"),
     (
         "webhook_events",

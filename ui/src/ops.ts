@@ -17,6 +17,8 @@ import type { EditsRequest } from "./bindings/EditsRequest";
 import type { Folder } from "./bindings/Folder";
 import type { GoogleStatus } from "./bindings/GoogleStatus";
 import type { IdRequest } from "./bindings/IdRequest";
+import type { InvoiceEnvelope } from "./bindings/InvoiceEnvelope";
+import type { InvoiceList } from "./bindings/InvoiceList";
 import type { ListCustomersRequest } from "./bindings/ListCustomersRequest";
 import type { ListDocumentsRequest } from "./bindings/ListDocumentsRequest";
 import type { ListOrdersRequest } from "./bindings/ListOrdersRequest";
@@ -74,6 +76,8 @@ export type Operations = {
   get_subscription: { request: IdRequest; response: SubscriptionEnvelope };
   list_customers: { request: ListCustomersRequest; response: CustomerList };
   get_customer: { request: IdRequest; response: CustomerEnvelope };
+  list_invoices: { request: IdRequest; response: InvoiceList };
+  refund_invoice: { request: RefundRequest; response: InvoiceEnvelope };
   act_on_subscription: { request: SubscriptionActionRequest; response: SubscriptionActionResult };
   sync_now: { request: NoInput; response: SyncReport };
   sync_status: { request: NoInput; response: SyncStatus };
@@ -111,7 +115,7 @@ export type Operations = {
 export type Call = <K extends keyof Operations>(op: K, request: Operations[K]["request"]) => Promise<Operations[K]["response"]>;
 
 /** The operations only an admin may call (the rest: any signed-in staff member). */
-export const ADMIN_ONLY: ReadonlySet<keyof Operations> = new Set<keyof Operations>(["list_users", "add_user", "set_user_disabled", "unlock_user", "refund_order", "set_sync_interval", "google_sign_out", "settings", "set_secret", "audit_log", "audit_retention", "set_audit_retention", "set_webhook_receiver", "google_sign_in"]);
+export const ADMIN_ONLY: ReadonlySet<keyof Operations> = new Set<keyof Operations>(["list_users", "add_user", "set_user_disabled", "unlock_user", "refund_order", "refund_invoice", "set_sync_interval", "google_sign_out", "settings", "set_secret", "audit_log", "audit_retention", "set_audit_retention", "set_webhook_receiver", "google_sign_in"]);
 
 /** One function per operation, over `call`. */
 export function client(call: Call) {
@@ -148,6 +152,10 @@ export function client(call: Call) {
     listCustomers: (request: ListCustomersRequest) => call("list_customers", request),
     /** One customer with their revenue, MRR, portal link, newest orders and subscriptions */
     getCustomer: (request: IdRequest) => call("get_customer", request),
+    /** A subscription's invoices (first payment, renewals, plan changes), newest first, from the cache */
+    listInvoices: (request: IdRequest) => call("list_invoices", request),
+    /** Refunds a paid subscription invoice (a renewal), in full or in part */
+    refundInvoice: (request: RefundRequest) => call("refund_invoice", request),
     /** Cancel, resume, pause, unpause or change the plan of a subscription (202 when the customer must confirm) */
     actOnSubscription: (request: SubscriptionActionRequest) => call("act_on_subscription", request),
     /** Syncs products and subscriptions now, after any sync already running */

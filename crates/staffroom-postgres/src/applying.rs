@@ -2,7 +2,7 @@
 //! each event concerns, decide, write the change, and record the outcome with the delivery, under
 //! an advisory lock so that replicas apply one at a time and in order.
 
-use super::{audit, payments, webhooks, Postgres};
+use super::{audit, invoices, payments, webhooks, Postgres};
 use crate::Sql as _;
 use staffroom_core::error::Result;
 use staffroom_core::payments::apply::{decide, failed, review_entry, stale_payment, wanted, Change, Known, Wanted};
@@ -45,7 +45,8 @@ async fn apply_one(tx: &deadpool_postgres::Transaction<'_>, event: &WebhookEvent
         Change::UpsertSubscription(subscription) => {
             payments::upsert_subscription(tx, &subscription, &now_rfc3339()).await?
         }
-        Change::NotePayment { subscription_id, status, at } => {
+        Change::NotePayment { invoice, subscription_id, status, at } => {
+            invoices::upsert_invoice(tx, &invoice, &now_rfc3339()).await?;
             if !payments::note_payment(tx, &subscription_id, &status, &at).await? {
                 return Ok(stale_payment(result));
             }

@@ -12,6 +12,7 @@ pub mod docs;
 pub mod events;
 mod filter;
 pub mod fleet;
+pub mod invoices;
 pub mod meta;
 pub mod payments;
 pub mod tls;
@@ -39,6 +40,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0012_order_search_trigrams.sql"),
     include_str!("../migrations/0013_sales_by_day.sql"),
     include_str!("../migrations/0014_order_buyers.sql"),
+    include_str!("../migrations/0015_invoices.sql"),
 ];
 
 /// The schema version this binary knows.

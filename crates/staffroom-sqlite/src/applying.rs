@@ -2,7 +2,7 @@
 //! event concerns, decide, write the change, and record the outcome with the delivery, a group
 //! in one transaction with a savepoint per event.
 
-use super::{audit, payments, Sqlite};
+use super::{audit, invoices, payments, Sqlite};
 use crate::Sql as _;
 use staffroom_core::error::Result;
 use staffroom_core::payments::apply::{decide, failed, review_entry, stale_payment, wanted, Change, Known, Wanted};
@@ -39,7 +39,8 @@ pub(crate) fn apply_one(conn: &rusqlite::Connection, event: &WebhookEvent) -> Re
             payments::update_order_from_provider(conn, &order)?;
         }
         Change::UpsertSubscription(subscription) => payments::upsert_subscription(conn, &subscription, &now_rfc3339())?,
-        Change::NotePayment { subscription_id, status, at } => {
+        Change::NotePayment { invoice, subscription_id, status, at } => {
+            invoices::upsert_invoice(conn, &invoice, &now_rfc3339())?;
             if !payments::note_payment(conn, &subscription_id, &status, &at)? {
                 return Ok(stale_payment(result));
             }

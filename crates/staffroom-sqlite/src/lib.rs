@@ -12,6 +12,7 @@ pub mod docs;
 pub mod events;
 mod filter;
 pub mod fleet;
+pub mod invoices;
 pub mod meta;
 pub mod payments;
 pub mod webhooks;
@@ -41,6 +42,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0010_customers.sql"),
     include_str!("../migrations/0011_order_search.sql"),
     include_str!("../migrations/0012_sales_by_day.sql"),
+    include_str!("../migrations/0013_invoices.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

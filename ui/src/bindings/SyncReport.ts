@@ -17,6 +17,10 @@ ordersRead: number,
  */
 customersRead: number, 
 /**
+ * Subscription invoices read, likewise.
+ */
+invoicesRead: number, 
+/**
  * Provider requests made.
  */
 requests: number, };

@@ -29,6 +29,8 @@ pub(super) fn operations() -> Vec<OpEntry> {
         OpEntry::of::<payments::GetSubscription>(),
         OpEntry::of::<payments::ListCustomers>(),
         OpEntry::of::<payments::GetCustomer>(),
+        OpEntry::of::<payments::ListInvoices>(),
+        OpEntry::of::<payments::RefundInvoice>(),
         OpEntry::of::<payments::ActOnSubscription>(),
         OpEntry::of::<payments::SyncNow>(),
         OpEntry::of::<payments::GetSyncStatus>(),

@@ -30,6 +30,7 @@ crate::text_enum! {
         OrderCreate = "payments.order_create",
         OrderReview = "payments.order_review",
         OrderRefund = "payments.order_refund",
+        InvoiceRefund = "payments.invoice_refund",
         SubscriptionCancel = "payments.subscription_cancel",
         SubscriptionResume = "payments.subscription_resume",
         SubscriptionPause = "payments.subscription_pause",

@@ -80,9 +80,11 @@ pub enum Change {
         review: Option<(String, serde_json::Value)>,
     },
     UpsertSubscription(SubscriptionDto),
-    /// A subscription's latest payment, kept only if not older than the one noted; if it is, the
+    /// An invoice as the event tells it (kept unless the cached one is newer), and its
+    /// subscription's latest payment, noted only if not older than the one noted; if it is, the
     /// event is stale.
     NotePayment {
+        invoice: Box<model::InvoiceDto>,
         subscription_id: String,
         status: String,
         at: String,
@@ -332,9 +334,13 @@ fn decide_invoice(event: &WebhookEvent) -> (Change, ApplyResult) {
     };
     let status = r.str("status").unwrap_or_else(|| event.name.trim_start_matches("subscription_payment_").to_string());
     let at = model::normalise_time(r.str("updated_at")).unwrap_or_else(now_rfc3339);
+    let mut invoice = model::invoice_from(&r);
+    if invoice.updated_at.is_empty() {
+        invoice.updated_at = at.clone();
+    }
     let result =
         ApplyResult { outcome: Outcome::Applied(None), order_id: None, subscription_id: Some(subscription_id.clone()) };
-    (Change::NotePayment { subscription_id, status, at }, result)
+    (Change::NotePayment { invoice: Box::new(invoice), subscription_id, status, at }, result)
 }
 
 pub fn review_entry<'a>(order_id: &'a str, detail: &serde_json::Value) -> crate::audit::NewAuditEntry<'a> {

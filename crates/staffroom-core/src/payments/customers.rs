@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::model::{self, CustomerDto, OrderDto, PageMeta, SubscriptionDto};
+use super::model::{self, CustomerDto, InvoiceDto, OrderDto, PageMeta, SubscriptionDto};
 use super::store::{like_pattern, CustomerQuery, OrderQuery, SubscriptionQuery};
 use super::sync::{SyncReporter, SyncStep};
 use super::{ops, PaymentService};
@@ -29,7 +29,8 @@ pub struct CustomerList {
     pub meta: PageMeta,
 }
 
-/// A customer with what they bought: the newest orders and subscriptions, and how many of each.
+/// A customer with what they bought: the newest orders, subscriptions and invoices, and how many
+/// of each.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomerDetail {
@@ -39,6 +40,9 @@ pub struct CustomerDetail {
     pub order_count: u64,
     pub subscriptions: Vec<SubscriptionDto>,
     pub subscription_count: u64,
+    /// Their subscriptions' invoices, newest first.
+    pub invoices: Vec<InvoiceDto>,
+    pub invoice_count: u64,
     /// The provider could not be reached: the figures are the last synced, and there is no
     /// portal link.
     pub stale: bool,
@@ -142,7 +146,17 @@ impl PaymentService {
         let subscriptions =
             SubscriptionQuery { page: 1, limit: SHOWN, customer_id: Some(id.to_string()), ..Default::default() };
         let (subscriptions, subscription_count) = self.db.list_subscriptions(subscriptions).await?;
-        Ok(CustomerDetail { customer, orders, order_count, subscriptions, subscription_count, stale })
+        let (invoices, invoice_count) = self.customer_invoices(id, SHOWN).await?;
+        Ok(CustomerDetail {
+            customer,
+            orders,
+            order_count,
+            subscriptions,
+            subscription_count,
+            invoices,
+            invoice_count,
+            stale,
+        })
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod customers;
+pub mod invoices;
 pub mod ops;
 pub mod store;
 pub mod summary;
@@ -73,6 +74,8 @@ pub struct SyncReport {
     pub orders_read: usize,
     /// Customers read, likewise (and those whose orders or subscriptions changed).
     pub customers_read: usize,
+    /// Subscription invoices read, likewise.
+    pub invoices_read: usize,
     /// Provider requests made.
     pub requests: u32,
 }
@@ -397,27 +400,36 @@ impl PaymentService {
 
     async fn sync_holding_the_turn(&self) -> Result<SyncReport> {
         let report = self.sync.reporter();
-        let outcome = async {
-            let products = self.read_catalogue(&report).await;
-            let subscriptions = self.read_subscriptions(&report).await;
-            // Our own orders first: one whose webhook was missed links to the provider's order
-            // before the whole store is read, which would otherwise take that order as new.
-            let reconciled = self.reconcile_orders_reporting(&report).await;
-            let orders = self.read_orders(&report).await;
-            // After the orders and subscriptions: whose of them changed says whose figures did.
-            let customers = self.read_customers(&report).await;
-            let ((products, a), (subscriptions, b), (orders_reconciled, c), (orders, d), (customers, e)) =
-                (products?, subscriptions?, reconciled?, orders?, customers?);
-            Ok(SyncReport {
-                products,
-                subscriptions,
-                orders_reconciled,
-                orders_read: orders,
-                customers_read: customers,
-                requests: a + b + c + d + e,
-            })
-        }
-        .await;
+        let outcome =
+            async {
+                let products = self.read_catalogue(&report).await;
+                let subscriptions = self.read_subscriptions(&report).await;
+                // Our own orders first: one whose webhook was missed links to the provider's order
+                // before the whole store is read, which would otherwise take that order as new.
+                let reconciled = self.reconcile_orders_reporting(&report).await;
+                let orders = self.read_orders(&report).await;
+                // After the orders and subscriptions: whose of them changed says whose figures did.
+                let customers = self.read_customers(&report).await;
+                let invoices = self.read_invoices(&report).await;
+                let (
+                    (products, a),
+                    (subscriptions, b),
+                    (orders_reconciled, c),
+                    (orders, d),
+                    (customers, e),
+                    (invoices, f),
+                ) = (products?, subscriptions?, reconciled?, orders?, customers?, invoices?);
+                Ok(SyncReport {
+                    products,
+                    subscriptions,
+                    orders_reconciled,
+                    orders_read: orders,
+                    customers_read: customers,
+                    invoices_read: invoices,
+                    requests: a + b + c + d + e + f,
+                })
+            }
+            .await;
         report.finished(outcome.as_ref().map(|_| ()));
         outcome
     }

@@ -4,6 +4,7 @@ use serde::Serialize;
 use staffroom_macros::request;
 
 use super::customers::{CustomerEnvelope, CustomerList};
+use super::invoices::{InvoiceEnvelope, InvoiceList};
 use super::model::{
     CustomerStatus, OrderDto, OrderStatusFilter, ProductDto, ProductStatus, SubscriptionDto, SubscriptionStatusFilter,
 };
@@ -74,7 +75,8 @@ pub struct OrderEnvelope {
     pub order: OrderDto,
 }
 
-/// `POST /api/payments/orders/{id}/refund`: all that is left of the order, or `amount` of it.
+/// `POST /api/payments/orders/{id}/refund` and `POST /api/payments/invoices/{id}/refund`: all that
+/// is left of the order or invoice, or `amount` of it.
 #[request]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct RefundRequest {
@@ -413,6 +415,44 @@ impl Operation for GetSubscription {
     async fn run(core: &Core, _: &Caller, request: IdRequest) -> Result<SubscriptionEnvelope> {
         let (subscription, stale) = core.payments.get_subscription(&request.id).await?;
         Ok(SubscriptionEnvelope { subscription, stale })
+    }
+}
+
+pub struct ListInvoices;
+impl Operation for ListInvoices {
+    const SPEC: OpSpec = OpSpec::new(
+        "list_invoices",
+        "payments",
+        "A subscription's invoices (first payment, renewals, plan changes), newest first, from the cache",
+    )
+    .route(Route::get("/api/payments/subscriptions/{id}/invoices"))
+    .errors(&[(404, "not_found: no such subscription")]);
+    type Request = IdRequest;
+    type Response = InvoiceList;
+    async fn run(core: &Core, _: &Caller, request: IdRequest) -> Result<InvoiceList> {
+        core.payments.list_invoices(&request.id).await
+    }
+}
+
+pub struct RefundInvoice;
+impl Operation for RefundInvoice {
+    const SPEC: OpSpec = OpSpec::new(
+        "refund_invoice",
+        "payments",
+        "Refunds a paid subscription invoice (a renewal), in full or in part",
+    )
+    .route(Route::post("/api/payments/invoices/{id}/refund"))
+    .access(Access::Admin)
+    .errors(&[
+        (404, "not_found: no such invoice"),
+        (409, "conflict: only a paid invoice can be refunded, and only what is left of it"),
+    ]);
+    type Request = RefundRequest;
+    type Response = InvoiceEnvelope;
+    async fn run(core: &Core, caller: &Caller, request: RefundRequest) -> Result<InvoiceEnvelope> {
+        Ok(InvoiceEnvelope {
+            invoice: core.payments.refund_invoice(&caller.actor()?, &request.id, request.amount).await?,
+        })
     }
 }
 

@@ -3,8 +3,8 @@
 //! one transaction.
 
 use super::model::{
-    CustomerDto, CustomerStatus, OrderDto, OrderItem, OrderStatus, ProductDto, SubscriptionDto, SubscriptionStatus,
-    VariantDto,
+    CustomerDto, CustomerStatus, InvoiceDto, OrderDto, OrderItem, OrderStatus, ProductDto, SubscriptionDto,
+    SubscriptionStatus, VariantDto,
 };
 use crate::error::Result;
 use crate::webhooks::{ApplyResult, WebhookEvent};
@@ -292,4 +292,26 @@ pub trait CustomerStore {
     /// later than the customer as last read (each by the provider's `updated_at`): it recomputed
     /// their revenue or MRR since. Customers never read count too.
     async fn customers_touched_since(&self, since: String) -> Result<Vec<String>>;
+}
+
+/// Whose invoices a list holds (one of the two), newest first, at most `limit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InvoiceQuery {
+    Subscription { id: String, limit: u32 },
+    Customer { id: String, limit: u32 },
+}
+
+/// The subscriptions' invoices, as the sync and the `subscription_payment_*` events last told.
+#[async_trait::async_trait]
+pub trait InvoiceStore {
+    /// Writes invoices as the provider describes them now; one already newer (by its
+    /// `updated_at`) is kept, and of two at the same time, the one with more refunded: two
+    /// refunds within a second carry the same time, and refunds only grow.
+    async fn upsert_invoices(&self, invoices: Vec<InvoiceDto>, now: String) -> Result<()>;
+
+    /// The invoices `query` asks for, newest first, and how many there are in all.
+    async fn list_invoices(&self, query: InvoiceQuery) -> Result<(Vec<InvoiceDto>, u64)>;
+
+    /// One invoice.
+    async fn invoice(&self, id: String) -> Result<Option<InvoiceDto>>;
 }

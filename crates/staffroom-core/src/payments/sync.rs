@@ -31,6 +31,8 @@ pub enum SyncStep {
     /// The store's orders, page by page.
     Orders,
     Customers,
+    /// The subscriptions' invoices, page by page.
+    Invoices,
     /// The sync has ended (see `error`).
     Done,
 }

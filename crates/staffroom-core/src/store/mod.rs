@@ -16,7 +16,7 @@ use crate::auth::store::AccountStore;
 use crate::docs::store::DocStore;
 use crate::error::Result;
 use crate::events::store::EventKeeping;
-use crate::payments::store::{ApplyingStore, CustomerStore, PaymentStore};
+use crate::payments::store::{ApplyingStore, CustomerStore, InvoiceStore, PaymentStore};
 use crate::webhooks::store::InboxStore;
 
 /// The `meta` table: settings and marks, one text value per key.
@@ -79,6 +79,7 @@ pub trait Store:
     + DocStore
     + PaymentStore
     + CustomerStore
+    + InvoiceStore
     + ApplyingStore
     + InboxStore
     + EventKeeping
@@ -95,6 +96,7 @@ impl<T> Store for T where
         + DocStore
         + PaymentStore
         + CustomerStore
+        + InvoiceStore
         + ApplyingStore
         + InboxStore
         + EventKeeping

@@ -1,6 +1,6 @@
 //! The sandbox checkout page: Pay or Decline. Pay creates the order (and, for a subscription
-//! product, the subscription) and sends signed `order_created` (and `subscription_created`)
-//! webhooks to the app's receiver, retrying like the provider does, so the whole loop works
+//! product, the subscription and its first invoice) and sends signed `order_created` (and
+//! `subscription_created`, `subscription_payment_success`) webhooks to the app's receiver, retrying like the provider does, so the whole loop works
 //! offline.
 
 use std::sync::Arc;
@@ -13,10 +13,10 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde_json::{json, Map, Value};
 
-use super::seed::{Order, Subscription, Variant};
+use super::seed::{Invoice, Order, Subscription, Variant};
 use staffroom_secret::Secret;
 
-use super::{now_stamp, order_json, subscription_json, Checkout, Data, Sim, WebhookIds};
+use super::{invoice_json, now_stamp, order_json, subscription_json, Checkout, Data, Sim, WebhookIds};
 
 pub(super) fn routes() -> Router<Arc<Sim>> {
     Router::new()
@@ -105,8 +105,12 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
             let id = data.subscriptions.iter().map(|s| s.id).max().unwrap_or(0) + 1;
             let made = (order_id, data.orders.last().map(|o| o.created_at.clone()).unwrap_or_default());
             let subscription = subscription_of(&checkout, &variant, product_name, customer_id, made, id);
+            // Its first payment is its first invoice, told as Lemon Squeezy tells a payment.
+            let invoice = first_invoice(data.orders.last().expect("pushed above"), &subscription);
             deliveries.push(("subscription_created", subscription_json(&sim.base, &subscription)));
+            deliveries.push(("subscription_payment_success", invoice_json(&sim.base, &invoice)));
             data.subscriptions.push(subscription);
+            data.invoices.push(invoice);
         }
         data.checkouts.get_mut(&id).expect("checked above").status = if paid { "paid" } else { "declined" };
         deliveries.into_iter().map(|(event, resource)| (event, resource, checkout.custom.clone())).collect::<Vec<_>>()
@@ -208,6 +212,30 @@ fn subscription_of(
         created_at: now.clone(),
         updated_at: now,
         confirm_change_url: None,
+    }
+}
+
+/// The first invoice of a subscription a checkout started: what its order charged.
+fn first_invoice(order: &Order, subscription: &Subscription) -> Invoice {
+    Invoice {
+        id: subscription.id * 1_000 + 1,
+        store_id: subscription.store_id,
+        subscription_id: subscription.id,
+        customer_id: subscription.customer_id,
+        user_name: subscription.user_name.clone(),
+        user_email: subscription.user_email.clone(),
+        billing_reason: "initial",
+        status: "paid",
+        card_brand: Some("visa"),
+        card_last_four: Some("4242"),
+        currency: order.currency.clone(),
+        subtotal: order.subtotal,
+        tax: order.tax,
+        total: order.total,
+        refunded_amount: 0,
+        refunded_at: None,
+        created_at: order.created_at.clone(),
+        updated_at: order.created_at.clone(),
     }
 }
 

@@ -18,7 +18,7 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use self::seed::{Customer, Order, Product, Subscription, Variant};
+use self::seed::{Customer, Invoice, Order, Product, Subscription, Variant};
 use staffroom_secret::Secret;
 
 use crate::Result;
@@ -118,6 +118,7 @@ struct Data {
     customers: Vec<Customer>,
     subscriptions: Vec<Subscription>,
     orders: Vec<Order>,
+    invoices: Vec<Invoice>,
     checkouts: HashMap<String, Checkout>,
 }
 
@@ -169,14 +170,15 @@ impl PaymentSimulator {
         let products = seed::products(options.products);
         let mut customers = seed::customers(options.customers + options.order_customers);
         let subscribers = &customers[..options.customers as usize];
-        let subscriptions = seed::subscriptions(options.subscriptions, &products, subscribers);
+        let mut subscriptions = seed::subscriptions(options.subscriptions, &products, subscribers);
         let until = options.history_until.unwrap_or_else(|| chrono::Utc::now().timestamp());
+        let invoices = seed::invoices(&mut subscriptions, &products, &customers, until);
         let orders = seed::history(options.orders, until, &products, &customers);
         seed::date_customers(&mut customers, &orders, &subscriptions);
         let sim = Arc::new(Sim {
             base: base.clone(),
             api_key: format!("sandbox_{}", uuid::Uuid::new_v4().simple()),
-            data: Mutex::new(Data { products, customers, subscriptions, orders, checkouts: HashMap::new() }),
+            data: Mutex::new(Data { products, customers, subscriptions, orders, invoices, checkouts: HashMap::new() }),
             faults: Mutex::new(Faults::default()),
             rng: Mutex::new(seed::Rng::new(99)),
             arrivals: Mutex::new(Vec::new()),
@@ -204,6 +206,9 @@ impl PaymentSimulator {
             .route("/v1/orders", get(list_orders))
             .route("/v1/orders/{id}", get(one_order))
             .route("/v1/orders/{id}/refund", post(refund_order))
+            .route("/v1/subscription-invoices", get(list_invoices))
+            .route("/v1/subscription-invoices/{id}", get(one_invoice))
+            .route("/v1/subscription-invoices/{id}/refund", post(refund_invoice))
             .route("/v1/order-items", get(list_order_items))
             .route("/v1/order-items/{id}", get(one_order_item))
             .route("/v1/checkouts", post(create_checkout).get(list_checkouts))
@@ -269,6 +274,12 @@ impl PaymentSimulator {
         self.sim.data.lock().unwrap().orders.iter().find(|o| o.id.to_string() == id).map(|o| o.refunded_amount)
     }
 
+    /// A subscription invoice's status and refunded cents, for tests.
+    pub fn invoice(&self, id: &str) -> Option<(String, i64)> {
+        let data = self.sim.data.lock().unwrap();
+        data.invoices.iter().find(|i| i.id.to_string() == id).map(|i| (i.status.to_string(), i.refunded_amount))
+    }
+
     /// A subscription's provider status, for tests.
     pub fn subscription_status(&self, id: u64) -> Option<String> {
         let data = self.sim.data.lock().unwrap();
@@ -296,6 +307,9 @@ impl PaymentSimulator {
         samples.extend([data.orders.first(), data.orders.last()].into_iter().flatten().map(|o| order_json(base, o)));
         samples.extend(data.orders.first().map(|o| order_item_json(base, o)));
         samples.extend(data.checkouts.values().take(1).map(|c| checkout_json(base, c)));
+        // A paid invoice and a refunded one.
+        samples.extend(data.invoices.iter().find(|i| i.status == "paid").map(|i| invoice_json(base, i)));
+        samples.extend(data.invoices.iter().find(|i| i.status == "refunded").map(|i| invoice_json(base, i)));
         samples
     }
 
@@ -691,6 +705,35 @@ fn order_json(base: &str, o: &Order) -> Value {
     })
 }
 
+/// A subscription invoice as the API writes it (`/v1/subscription-invoices`; the data of
+/// `subscription_payment_*` events), every attribute of the SDK's type.
+fn invoice_json(base: &str, i: &Invoice) -> Value {
+    let money = |cents: i64| format_money(cents, &i.currency);
+    let id = i.id.to_string();
+    json!({
+        "type": "subscription-invoices", "id": id,
+        "attributes": {
+            "store_id": i.store_id, "subscription_id": i.subscription_id, "customer_id": i.customer_id,
+            "user_name": i.user_name, "user_email": i.user_email, "billing_reason": i.billing_reason,
+            "card_brand": i.card_brand, "card_last_four": i.card_last_four, "currency": i.currency,
+            "currency_rate": "1.00000000", "status": i.status, "status_formatted": capitalise(&i.status.replace('_', " ")),
+            "refunded": i.status == "refunded", "refunded_at": i.refunded_at,
+            "subtotal": i.subtotal, "discount_total": 0, "tax": i.tax, "tax_inclusive": false, "total": i.total,
+            "refunded_amount": i.refunded_amount,
+            "subtotal_usd": i.subtotal, "discount_total_usd": 0, "tax_usd": i.tax, "total_usd": i.total,
+            "refunded_amount_usd": i.refunded_amount,
+            "subtotal_formatted": money(i.subtotal), "discount_total_formatted": money(0), "tax_formatted": money(i.tax),
+            "total_formatted": money(i.total), "refunded_amount_formatted": money(i.refunded_amount),
+            // A pending or void invoice has no invoice to download yet.
+            "urls": {"invoice_url": matches!(i.status, "paid" | "refunded" | "partial_refund")
+                .then(|| format!("{base}/my-orders/subscription-invoice/{}?signature=sandbox", i.id))},
+            "created_at": i.created_at, "updated_at": i.updated_at, "test_mode": true
+        },
+        "relationships": relationships(base, "subscription-invoices", &id, &["store", "subscription", "customer"]),
+        "links": {"self": format!("{base}/v1/subscription-invoices/{}", i.id)}
+    })
+}
+
 /// The id of an order's one item.
 fn order_item_id(o: &Order) -> u64 {
     o.id + 100_000_000
@@ -1069,6 +1112,77 @@ async fn refund_order(State(sim): State<Arc<Sim>>, Path(id): Path<String>, body:
         );
     }
     document(order)
+}
+
+/// `GET /v1/subscription-invoices`, newest first, with the documented filters (`store_id`,
+/// `status`, `refunded`, `subscription_id`).
+async fn list_invoices(State(sim): State<Arc<Sim>>, Query(params): Params) -> Response {
+    let data = sim.data.lock().unwrap();
+    let mut invoices: Vec<&Invoice> = data.invoices.iter().collect();
+    type Keep = fn(&Invoice, &str) -> bool;
+    let filters: [(&str, Keep); 4] = [
+        ("store_id", |i, v| i.store_id.to_string() == v),
+        ("status", |i, v| i.status == v),
+        ("refunded", |i, v| (i.status == "refunded").to_string() == v),
+        ("subscription_id", |i, v| i.subscription_id.to_string() == v),
+    ];
+    for (name, keep) in filters {
+        if let Some(value) = filter(&params, name) {
+            invoices.retain(|i| keep(i, value));
+        }
+    }
+    invoices.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+    page(&sim, "subscription-invoices", &params, invoices, |i| invoice_json(&sim.base, i))
+}
+
+async fn one_invoice(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    match data.invoices.iter().find(|i| i.id.to_string() == id) {
+        Some(i) => document(invoice_json(&sim.base, i)),
+        None => not_found(),
+    }
+}
+
+/// `POST /v1/subscription-invoices/:id/refund`: as the order refund, for a paid invoice (full or
+/// in part); answers the invoice and sends `subscription_payment_refunded`.
+async fn refund_invoice(State(sim): State<Arc<Sim>>, Path(id): Path<String>, body: axum::body::Bytes) -> Response {
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return jsonapi_error(StatusCode::BAD_REQUEST, "Bad Request", "The body is not JSON.");
+    };
+    if body["data"]["type"] != "subscription-invoices" || body["data"]["id"].as_str() != Some(id.as_str()) {
+        return unprocessable("data.type must be subscription-invoices and data.id the invoice's id");
+    }
+    let amount = &body["data"]["attributes"]["amount"];
+    if !amount.is_null() && amount.as_i64().is_none_or(|a| a < 1) {
+        return unprocessable("The amount must be a positive integer.");
+    }
+    let invoice = {
+        let mut data = sim.data.lock().unwrap();
+        let Some(invoice) = data.invoices.iter_mut().find(|i| i.id.to_string() == id) else { return not_found() };
+        if !matches!(invoice.status, "paid" | "partial_refund") {
+            return unprocessable("This invoice cannot be refunded.");
+        }
+        let refundable = invoice.total - invoice.refunded_amount;
+        let amount = amount.as_i64().unwrap_or(refundable);
+        if amount > refundable {
+            return unprocessable("The refund amount is greater than the amount that can be refunded.");
+        }
+        let now = now_stamp();
+        invoice.refunded_amount += amount;
+        invoice.status = if invoice.refunded_amount == invoice.total { "refunded" } else { "partial_refund" };
+        invoice.refunded_at = Some(now.clone());
+        invoice.updated_at = now;
+        invoice_json(&sim.base, invoice)
+    };
+    checkout::send_webhooks(&sim, vec![("subscription_payment_refunded", invoice.clone(), Map::new())]);
+    if fails_after_commit(&sim) {
+        return jsonapi_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Internal Server Error",
+            "Simulated failure after the refund",
+        );
+    }
+    document(invoice)
 }
 
 async fn create_checkout(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Response {

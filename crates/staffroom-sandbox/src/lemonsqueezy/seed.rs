@@ -338,7 +338,7 @@ pub fn subscriptions(count: u64, products: &[Product], customers: &[Customer]) -
             let plan = plans[(rng.below(plans.len() as u64)) as usize];
             let variant = &plan.variants[1 + (id % 2) as usize];
             let created = BASE + (id as i64 * 3_607) % (300 * 86_400);
-            // Renewal dates lie ahead (into 2027), so cancelled ones can still be resumed.
+            // A placeholder a year ahead: `invoices` makes it the end of the last billed period.
             let renews = created + 400 * 86_400;
             let ends_at = match status {
                 "cancelled" => Some(stamp(renews)),
@@ -368,6 +368,122 @@ pub fn subscriptions(count: u64, products: &[Product], customers: &[Customer]) -
             }
         })
         .collect()
+}
+
+/// A subscription invoice: one per billing period (SPEC section 11, Sandbox).
+#[derive(Debug, Clone)]
+pub struct Invoice {
+    pub id: u64,
+    pub store_id: u64,
+    pub subscription_id: u64,
+    pub customer_id: Option<u64>,
+    pub user_name: String,
+    pub user_email: String,
+    /// `initial`, `renewal` or `updated`.
+    pub billing_reason: &'static str,
+    /// `pending`, `paid`, `void`, `refunded` or `partial_refund`.
+    pub status: &'static str,
+    pub card_brand: Option<&'static str>,
+    pub card_last_four: Option<&'static str>,
+    pub currency: String,
+    pub subtotal: i64,
+    pub tax: i64,
+    pub total: i64,
+    pub refunded_amount: i64,
+    pub refunded_at: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// The start of billing period `n` (0 the first) of a plan billed every `interval`, from `start`.
+pub fn period_start(start: i64, interval: Option<&str>, n: u32) -> i64 {
+    let first = chrono::DateTime::from_timestamp(start, 0).unwrap_or_default();
+    let months = if interval == Some("year") { 12 * n } else { n };
+    first.checked_add_months(chrono::Months::new(months)).unwrap_or(first).timestamp()
+}
+
+/// Every subscription's invoices up to `until` (unix seconds): the first payment when it
+/// started (or when its trial ended), then a renewal each period while it was live; an expired
+/// one stops at its end. A subscription now past due owes its latest renewal (`pending`), an
+/// unpaid one's latest was given up (`void`). About one renewal in eleven was refunded in full
+/// and one in seven in part, a few days later, as a support desk's history has. Each live
+/// subscription's `renews_at` (and a cancelled one's `ends_at`) becomes the end of its last
+/// billed period.
+pub fn invoices(
+    subscriptions: &mut [Subscription],
+    products: &[Product],
+    customers: &[Customer],
+    until: i64,
+) -> Vec<Invoice> {
+    let mut invoices = Vec::new();
+    for sub in subscriptions.iter_mut() {
+        let interval = products
+            .iter()
+            .flat_map(|p| p.variants.iter())
+            .find(|v| v.id == sub.variant_id)
+            .map(|v| (v.interval, v.price));
+        let Some((interval, price)) = interval else { continue };
+        if sub.status == "on_trial" {
+            continue;
+        }
+        let started = chrono::DateTime::parse_from_rfc3339(&sub.created_at).map(|t| t.timestamp()).unwrap_or(BASE);
+        let stop = match sub.status {
+            "expired" => started + 1,
+            _ => until.max(started + 1),
+        };
+        let country = sub.customer_id.and_then(|id| customers.iter().find(|c| c.id == id)).map(|c| c.country.as_str());
+        let (_, _, basis_points) = tax_for(country);
+        let tax = (price * basis_points + 5_000) / 10_000;
+        let card = sub.payment_processor != "paypal";
+        let periods: Vec<i64> =
+            (0..).map(|n| period_start(started, interval, n)).take_while(|at| *at < stop).take(60).collect();
+        let last = periods.len() - 1;
+        for (n, at) in periods.iter().copied().enumerate() {
+            let id = sub.id * 1_000 + n as u64 + 1;
+            let renewal = n > 0;
+            let status = match (n == last && renewal, sub.status) {
+                (true, "past_due") => "pending",
+                (true, "unpaid") => "void",
+                _ if renewal && id % 11 == 0 => "refunded",
+                _ if renewal && id % 7 == 0 => "partial_refund",
+                _ => "paid",
+            };
+            let total = price + tax;
+            let refunded_amount = match status {
+                "refunded" => total,
+                "partial_refund" => total / 2,
+                _ => 0,
+            };
+            let refunded_at = (refunded_amount > 0).then(|| stamp((at + 3 * 86_400).min(until)));
+            invoices.push(Invoice {
+                id,
+                store_id: sub.store_id,
+                subscription_id: sub.id,
+                customer_id: sub.customer_id,
+                user_name: sub.user_name.clone(),
+                user_email: sub.user_email.clone(),
+                billing_reason: if renewal { "renewal" } else { "initial" },
+                status,
+                card_brand: card.then_some("visa"),
+                card_last_four: card.then_some("4242"),
+                currency: "USD".into(),
+                subtotal: price,
+                tax,
+                total,
+                refunded_amount,
+                updated_at: refunded_at.clone().unwrap_or_else(|| stamp(at + 60)),
+                refunded_at,
+                created_at: stamp(at),
+            });
+        }
+        if sub.status != "expired" {
+            sub.renews_at = stamp(period_start(started, interval, periods.len() as u32));
+            if sub.status == "cancelled" {
+                sub.ends_at = Some(sub.renews_at.clone());
+            }
+        }
+    }
+    invoices
 }
 
 /// How far back the seeded order history reaches (SPEC section 11, Sandbox).
@@ -557,6 +673,45 @@ mod tests {
         let (products, customers) = (products(30), customers(460));
         let orders = history(1_600, UNTIL, &products, &customers);
         (products, customers, orders)
+    }
+
+    /// An invoice per billing period of each subscription (SPEC section 11, Sandbox).
+    #[test]
+    fn each_subscription_has_an_invoice_per_period_and_renews_after_the_last() {
+        let (products, customers, _) = shop();
+        let mut subs = subscriptions(245, &products, &customers[..60]);
+        let invoices = invoices(&mut subs, &products, &customers, UNTIL);
+        assert!(invoices.len() > 700, "{}", invoices.len());
+        let ids: std::collections::HashSet<u64> = invoices.iter().map(|i| i.id).collect();
+        assert_eq!(ids.len(), invoices.len(), "ids are unique");
+        for sub in &subs {
+            let theirs: Vec<&Invoice> = invoices.iter().filter(|i| i.subscription_id == sub.id).collect();
+            if sub.status == "on_trial" {
+                assert!(theirs.is_empty());
+                continue;
+            }
+            assert_eq!(theirs[0].billing_reason, "initial");
+            assert_eq!(theirs[0].created_at, sub.created_at, "the first payment when it started");
+            assert!(theirs[1..].iter().all(|i| i.billing_reason == "renewal"));
+            let last = theirs.last().unwrap();
+            match sub.status {
+                "expired" => assert_eq!(theirs.len(), 1),
+                "past_due" if theirs.len() > 1 => assert_eq!(last.status, "pending"),
+                "unpaid" if theirs.len() > 1 => assert_eq!(last.status, "void"),
+                _ => assert!(sub.renews_at > last.created_at && sub.renews_at > stamp(UNTIL - 1), "{sub:?}"),
+            }
+            for i in &theirs {
+                assert!(i.refunded_amount <= i.total && i.created_at.as_str() < stamp(UNTIL).as_str());
+                assert_eq!(i.status == "refunded", i.refunded_amount == i.total && i.total > 0);
+            }
+        }
+        let renewals = invoices.iter().filter(|i| i.billing_reason == "renewal");
+        let (refunded, partly) = renewals.fold((0, 0), |(r, p), i| match i.status {
+            "refunded" => (r + 1, p),
+            "partial_refund" => (r, p + 1),
+            _ => (r, p),
+        });
+        assert!(refunded > 10 && partly > 10, "{refunded} refunded, {partly} partly");
     }
 
     #[test]
