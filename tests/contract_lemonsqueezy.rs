@@ -77,7 +77,11 @@ fn documented_objects_decode_as_the_client_reads_them() {
     assert!(invoice.invoice_url.is_some() && invoice.created_at == "2023-01-18T12:16:24Z", "{invoice:?}");
     let refunded = model::invoice_from(&resource(&fixture("subscription-invoice-refunded.json")));
     assert_eq!((refunded.status.as_str(), refunded.refunded_amount), ("refunded", 999));
-    assert_eq!(model::invoice_status("partial_refunded"), "partial_refund", "the Laravel package's name, in the SPEC's");
+    assert_eq!(
+        model::invoice_status("partial_refunded"),
+        "partial_refund",
+        "the Laravel package's name, in the SPEC's"
+    );
 
     let customer = model::customer_from(&resource(&fixture("customer.json")));
     assert_eq!(

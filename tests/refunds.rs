@@ -211,6 +211,11 @@ async fn an_admin_refunds_a_renewal_in_part_then_in_full_and_the_provider_tells_
     assert_eq!(refunded.len(), 2, "{log}");
     assert!(refunded.iter().all(|e| e["subscriptionId"] == subscription.as_str()), "{log}");
 
+    // A refund is not a payment: the subscription's latest payment is as it was.
+    let (_, sub) = app.get(&format!("/api/payments/subscriptions/{subscription}")).await;
+    let last = sub["subscription"]["lastPaymentStatus"].as_str();
+    assert!(!matches!(last, Some("refunded" | "partial_refund")), "{sub}");
+
     // The subscription's list shows the refund, and so does its customer's page.
     let (_, list) = app.get(&format!("/api/payments/subscriptions/{subscription}/invoices")).await;
     let shown = list["invoices"].as_array().unwrap().iter().find(|i| i["id"] == id.as_str()).unwrap().clone();

@@ -179,6 +179,13 @@ async fn stored_deliveries_apply_once_by_the_order_rules(db: Db) {
     .await;
     let words: Vec<&str> = outcomes.iter().map(|(_, o)| o.split(':').next().unwrap()).collect();
     assert_eq!(words, ["applied", "applied", "stale", "applied", "stale", "ignored"], "{outcomes:?}");
+    // Each payment event's invoice is kept as it tells it, the stale payment's too (it is its own).
+    let status = |id: &'static str| {
+        let db = db.clone();
+        async move { db.invoice(id.into()).await.unwrap().map(|i| (i.subscription_id, i.status)) }
+    };
+    assert_eq!(status("70").await, Some(("501".into(), "paid".into())));
+    assert_eq!(status("69").await, Some(("501".into(), "failed".into())));
     let paid = db.order("o-local".into()).await.unwrap().unwrap();
     assert_eq!(
         (paid.dto.status, paid.dto.total, paid.dto.provider_order_id.as_deref()),

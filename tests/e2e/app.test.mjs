@@ -135,7 +135,7 @@ test("the order turns paid on screen, without a reload, when the sandbox checkou
   const detail = `//*[@aria-label=${literal(`Order ${order.id}`)}]`;
   await click(button("Refund…", detail));
   await find(By.css("[role='alertdialog'][aria-label='Refund']"));
-  await type(By.id("refund-part"), "5");
+  await type(By.css("[role='alertdialog'] input.refund-part"), "5");
   await shot("06b-order-refund-confirm");
   await click(button("Refund", "//*[@role='alertdialog']"));
   await eventually("the refund shown", async () => /Refunded \$\s?5\.00/.test(await textOf(By.xpath(detail))));
@@ -231,7 +231,7 @@ test("from the palette: a storefront order found by e-mail, its customer, a part
   await click(By.xpath(`//table[@aria-label="Customer's orders"]//button[normalize-space()=${literal(label)}]`));
   const detail = `//*[@aria-label=${literal(`Order ${label}`)}]`;
   await click(button("Refund…", detail));
-  await type(By.id("refund-part"), "1,00");
+  await type(By.css("[role='alertdialog'] input.refund-part"), "1,00");
   await click(button("Refund", "//*[@role='alertdialog']"));
   await eventually("the refund shown", async () => /Refunded/.test(await textOf(By.xpath(detail))));
 
@@ -240,6 +240,42 @@ test("from the palette: a storefront order found by e-mail, its customer, a part
     const now = await (await find(netRevenue)).getAttribute("aria-label");
     return now !== before && !/…/.test(now);
   });
+});
+
+test("a renewal is refunded in part from its customer's page, and its subscription shows the refund", async () => {
+  await goTo("Subscriptions");
+  await click(By.css("#sub-status option[value='active']"));
+  const subscriptions = By.xpath("//table[@aria-label='Subscriptions']//tr[@data-id]");
+  await eventually("live subscriptions", async () => (await driver.findElements(subscriptions)).length > 0);
+  // A subscription with a paid renewal (a yearly plan has had none yet): its invoices say so.
+  const paidRenewal = "//tr[@data-id][contains(normalize-space(.),'Renewal')][.//*[normalize-space()='Paid']]";
+  let found = false;
+  for (let n = 1; n <= 10 && !found; n++) {
+    const row = await find(By.xpath(`(//table[@aria-label='Subscriptions']//tr[@data-id])[${n}]`));
+    const aside = `//aside[@aria-label=${literal(`Subscription ${await row.getAttribute("data-id")}`)}]`;
+    await click(By.xpath(`(//table[@aria-label='Subscriptions']//tr[@data-id])[${n}]//button[contains(@class,'row-link')]`));
+    await find(By.xpath(`${aside}//table[@aria-label="Subscription's invoices"] | ${aside}//*[normalize-space()='No invoices yet.']`));
+    found = (await driver.findElements(By.xpath(`${aside}//table[@aria-label="Subscription's invoices"]${paidRenewal}`))).length > 0;
+  }
+  assert.ok(found, "a live subscription with a paid renewal");
+  await shot("08c-subscription-invoices");
+  await click(By.xpath("//aside[contains(@class,'detail')]//a[contains(@href,'customers')]"));
+  await eventually("the customer's page", async () => /Lifetime revenue/.test(await textOf(By.css("section.content"))));
+
+  const invoices = `//table[@aria-label="Customer's invoices"]`;
+  const renewal = await find(By.xpath(`(${invoices}${paidRenewal})[1]`));
+  const id = await renewal.getAttribute("data-id");
+  const row = `${invoices}//tr[@data-id=${literal(id)}]`;
+  await click(By.xpath(`${row}//button[starts-with(@aria-label,'Refund the invoice')]`));
+  await type(By.css("[role='alertdialog'] input.refund-part"), "2,50");
+  await eventually("the amount in the question", async () => /Refund .*2[.,]50 to /.test(await textOf(By.css("[role='alertdialog']"))));
+  await shot("06h-customer-invoice-refund");
+  await click(button("Refund", "//*[@role='alertdialog']"));
+  await eventually("the renewal partly refunded", async () => {
+    const text = await textOf(By.xpath(row));
+    return /Partly refunded/.test(text) && /2[.,]50 refunded/.test(text);
+  });
+  await shot("06i-customer-invoices");
 });
 
 test("a customer is found by e-mail and opens with their orders, subscriptions and revenue", async () => {

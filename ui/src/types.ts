@@ -33,6 +33,8 @@ export type { OrderItem } from "./bindings/OrderItem";
 export type { OrderStatusFilter } from "./bindings/OrderStatusFilter";
 export type { SubscriptionDto as Subscription } from "./bindings/SubscriptionDto";
 export type { SubscriptionList } from "./bindings/SubscriptionList";
+export type { InvoiceDto as Invoice } from "./bindings/InvoiceDto";
+export type { InvoiceList } from "./bindings/InvoiceList";
 export type { SubscriptionActionResult } from "./bindings/SubscriptionActionResult";
 export type { SubscriptionActionRequest } from "./bindings/SubscriptionActionRequest";
 export type { PendingConfirmation } from "./bindings/PendingConfirmation";

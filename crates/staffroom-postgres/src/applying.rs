@@ -45,10 +45,12 @@ async fn apply_one(tx: &deadpool_postgres::Transaction<'_>, event: &WebhookEvent
         Change::UpsertSubscription(subscription) => {
             payments::upsert_subscription(tx, &subscription, &now_rfc3339()).await?
         }
-        Change::NotePayment { invoice, subscription_id, status, at } => {
+        Change::Invoice { invoice, payment } => {
             invoices::upsert_invoice(tx, &invoice, &now_rfc3339()).await?;
-            if !payments::note_payment(tx, &subscription_id, &status, &at).await? {
-                return Ok(stale_payment(result));
+            if let Some(payment) = payment {
+                if !payments::note_payment(tx, &payment.subscription_id, &payment.status, &payment.at).await? {
+                    return Ok(stale_payment(result));
+                }
             }
         }
     }

@@ -39,10 +39,12 @@ pub(crate) fn apply_one(conn: &rusqlite::Connection, event: &WebhookEvent) -> Re
             payments::update_order_from_provider(conn, &order)?;
         }
         Change::UpsertSubscription(subscription) => payments::upsert_subscription(conn, &subscription, &now_rfc3339())?,
-        Change::NotePayment { invoice, subscription_id, status, at } => {
+        Change::Invoice { invoice, payment } => {
             invoices::upsert_invoice(conn, &invoice, &now_rfc3339())?;
-            if !payments::note_payment(conn, &subscription_id, &status, &at)? {
-                return Ok(stale_payment(result));
+            if let Some(payment) = payment {
+                if !payments::note_payment(conn, &payment.subscription_id, &payment.status, &payment.at)? {
+                    return Ok(stale_payment(result));
+                }
             }
         }
     }

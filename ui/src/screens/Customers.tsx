@@ -1,14 +1,16 @@
 import { useDeferredValue, useState } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useLocation } from "wouter";
+import { InvoiceTable } from "../components/Invoices";
 import { ListBody } from "../components/ListBody";
 import { OrderCells } from "../components/OrderCells";
 import { SubscriptionStatusBadge } from "../components/SubscriptionStatus";
 import { useRefetchOnWebhook } from "../events";
+import { can } from "../access";
 import { api, describeError, formatMoney } from "../api";
 import { formatDay, When } from "../format";
 import { paths } from "../links";
-import type { CustomerStatus } from "../types";
+import type { CustomerStatus, User } from "../types";
 
 const PAGE_SIZE = 20;
 
@@ -92,12 +94,13 @@ export function Customers() {
   );
 }
 
-/** A customer's page: who they are, what they brought in, their portal link, their orders and
- *  subscriptions. */
-export function CustomerPage({ id }: { id: string }) {
+/** A customer's page: who they are, what they brought in, their portal link, their orders,
+ *  subscriptions and invoices. */
+export function CustomerPage({ id, user }: { id: string; user: User }) {
   const [, navigate] = useLocation();
   const customer = useQuery({ queryKey: ["customer", id], queryFn: async () => (await api.getCustomer({ id })).customer });
   useRefetchOnWebhook([["customer", id]]);
+  const subscriptionNames = new Map(customer.data?.subscriptions.map((s) => [s.id, s.productName ?? s.productId]));
   const [copied, setCopied] = useState(false);
   const back = <Link href={paths.area("customers")} className="link-text">← Customers</Link>;
   if (customer.isPending) return <section className="content"><p>{back}</p><p className="muted" role="status">Loading the customer…</p></section>;
@@ -171,6 +174,21 @@ export function CustomerPage({ id }: { id: string }) {
             ))}
           </tbody>
         </table>
+      )}
+      <h3>Invoices <span className="muted small">{c.invoiceCount.toLocaleString()}</span></h3>
+      <InvoiceTable
+        invoices={c.invoices}
+        canRefund={can(user, "refund_invoice")}
+        recipient={c.email}
+        label="Customer's invoices"
+        subscriptionLink={(invoice) => (
+          <button type="button" className="row-link" onClick={() => navigate(paths.subscription(invoice.subscriptionId))}>
+            {subscriptionNames.get(invoice.subscriptionId) ?? `#${invoice.subscriptionId}`}
+          </button>
+        )}
+      />
+      {c.invoiceCount > c.invoices.length && (
+        <p className="muted small">The newest {c.invoices.length} of {c.invoiceCount.toLocaleString()} invoices.</p>
       )}
     </section>
   );

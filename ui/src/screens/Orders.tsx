@@ -1,12 +1,13 @@
-import { useDeferredValue, useState, type FormEvent } from "react";
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useDeferredValue, useState } from "react";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { openUrl } from "@tauri-apps/plugin-opener";
 import { useLocation, useRoute } from "wouter";
 import { OrderCells } from "../components/OrderCells";
 import { ListBody } from "../components/ListBody";
+import { RefundForm } from "../components/RefundForm";
 import { useRefetchOnWebhook } from "../events";
 import { can } from "../access";
-import { api, describeError, fieldError, formatMoney, parseAmount } from "../api";
+import { api, describeError, formatMoney } from "../api";
 import { dayAfter } from "../format";
 import { CustomerLink, paths } from "../links";
 import type { Order, OrderStatusFilter, User } from "../types";
@@ -184,42 +185,19 @@ function OrderDetail({ id, canRefund }: { id: string; canRefund: boolean }) {
 /** Refunds an order, all that is left of it or part, after confirming what will be sent. */
 function Refund({ order }: { order: Order }) {
   const queryClient = useQueryClient();
-  const left = order.total - order.refundedAmount;
   const [open, setOpen] = useState(false);
-  const [part, setPart] = useState("");
-  const amount = part.trim() ? parseAmount(part) : left;
-  const problem =
-    amount === null ? "is not an amount (for example 12.50 or 12,50)" : amount < 1 ? "must be more than nothing" : amount > left ? `is more than is left (${formatMoney(left, order.currency)})` : null;
-  const refund = useMutation({
-    mutationFn: () => api.refundOrder({ id: order.id, amount: part.trim() ? amount : null }),
-    onSuccess: (answer) => {
-      setOpen(false);
-      setPart("");
-      queryClient.setQueryData(["order", order.id], answer.order);
-      void queryClient.invalidateQueries({ queryKey: ["orders"] });
-    },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (!problem) refund.mutate();
-  };
   if (!open) return <button type="button" onClick={() => setOpen(true)}>Refund…</button>;
-  const shown = problem ? "" : formatMoney(amount ?? left, order.currency);
   return (
-    <form className="callout stack" role="alertdialog" aria-label="Refund" onSubmit={submit} noValidate>
-      <p>
-        {shown ? `Refund ${shown} to ${order.email}?` : `Refund to ${order.email}?`} Lemon Squeezy returns the money to the customer; it
-        cannot be undone.
-      </p>
-      <label htmlFor="refund-part">Part only (optional; up to {formatMoney(left, order.currency)})</label>
-      <input id="refund-part" inputMode="decimal" placeholder={formatMoney(left, order.currency)} value={part} onChange={(e) => setPart(e.target.value)} />
-      {part.trim() && problem && <p className="error">Amount {problem}</p>}
-      {fieldError(refund.error, "amount") && <p className="error">Amount {fieldError(refund.error, "amount")}</p>}
-      {refund.isError && !fieldError(refund.error, "amount") && <p className="error" role="alert">{describeError(refund.error)}</p>}
-      <div className="row">
-        <button type="button" onClick={() => { setOpen(false); refund.reset(); }}>Keep as is</button>
-        <button type="submit" className="primary" disabled={refund.isPending || problem !== null}>{refund.isPending ? "Refunding…" : "Refund"}</button>
-      </div>
-    </form>
+    <RefundForm
+      left={order.total - order.refundedAmount}
+      currency={order.currency}
+      recipient={order.email}
+      send={async (amount) => queryClient.setQueryData(["order", order.id], (await api.refundOrder({ id: order.id, amount })).order)}
+      onRefunded={() => {
+        setOpen(false);
+        void queryClient.invalidateQueries({ queryKey: ["orders"] });
+      }}
+      onCancel={() => setOpen(false)}
+    />
   );
 }

@@ -140,8 +140,8 @@ function Areas({ info, user, onSignedOut }: Props) {
         </header>
         {area === "products" && <Products />}
         {area === "orders" && <Orders user={user} />}
-        {area === "customers" && (id ? <CustomerPage key={id} id={id} /> : <Customers />)}
-        {area === "subscriptions" && <Subscriptions />}
+        {area === "customers" && (id ? <CustomerPage key={id} id={id} user={user} /> : <Customers />)}
+        {area === "subscriptions" && <Subscriptions user={user} />}
         {area === "documents" && <Documents />}
         {area === "webhooks" && <Webhooks user={user} teamServer={info.signedInTo} />}
         {area === "users" && <Users me={user} />}

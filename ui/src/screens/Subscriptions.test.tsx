@@ -3,7 +3,9 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Subscriptions } from "./Subscriptions";
 import { mockCommands, renderWithQuery } from "../test/render";
-import type { Subscription } from "../types";
+import type { Subscription, User } from "../types";
+
+const admin: User = { id: "u1", email: "ada@example.com", name: "Ada", role: "admin", disabled: false, locked: false };
 
 const sub = (id: string, providerStatus: string, extra: Partial<Subscription> = {}): Subscription => ({
   id, customerId: "c1", status: providerStatus === "cancelled" ? "cancelled" : providerStatus === "expired" ? "expired" : "active",
@@ -22,7 +24,7 @@ describe("Subscriptions", () => {
       list_subscriptions: () => page([sub("s1", "active")]),
       list_products: () => ({ products: [{ id: "p1", name: "Pro plan", slug: "pro", price: 900, currency: "USD", status: "published", createdAt: "", updatedAt: "", priceFormatted: "$9.00" }], meta: { currentPage: 1, totalPages: 1, totalItems: 1 } }),
     });
-    renderWithQuery(<Subscriptions />);
+    renderWithQuery(<Subscriptions user={admin} />);
     await screen.findByText("Customer s1");
     expect(screen.getByText("$9.00 / month")).toBeInTheDocument();
     expect(screen.getByText("Visa ···· 4242")).toBeInTheDocument();
@@ -46,7 +48,7 @@ describe("Subscriptions", () => {
     });
     const writes: string[] = [];
     Object.assign(navigator, { clipboard: { writeText: async (text: string) => void writes.push(text) } });
-    renderWithQuery(<Subscriptions />);
+    renderWithQuery(<Subscriptions user={admin} />);
     const table = await screen.findByRole("table", { name: "Subscriptions" });
     expect(within(table).getByText("Past due")).toHaveClass("provider-past_due");
     expect(within(table).getByText(/payment failed/)).toBeInTheDocument();
@@ -64,7 +66,7 @@ describe("Subscriptions", () => {
       list_subscriptions: () => page([sub("s1", cancelled ? "cancelled" : "active"), sub("s2", "expired")], { totalPages: 1 }),
       act_on_subscription: (args) => { cancelled = args.action === "cancel"; return { subscription: sub("s1", cancelled ? "cancelled" : "active") }; },
     });
-    renderWithQuery(<Subscriptions />);
+    renderWithQuery(<Subscriptions user={admin} />);
     await userEvent.click(await screen.findByRole("button", { name: "Cancel Customer s1" }));
     expect(screen.getByRole("alertdialog", { name: "Confirm" })).toHaveTextContent("Cancel this subscription?");
     await userEvent.click(screen.getByRole("button", { name: "Keep as is" }));
@@ -94,7 +96,7 @@ describe("Subscriptions", () => {
         ],
       } }),
     });
-    renderWithQuery(<Subscriptions />);
+    renderWithQuery(<Subscriptions user={admin} />);
     expect(await screen.findByText(/free access until/)).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Unpause Customer s3" })).toBeInTheDocument();
 
@@ -125,19 +127,19 @@ describe("Subscriptions", () => {
       list_subscriptions: () => page([sub("s1", "active")], { stale: true, totalPages: 1 }),
       act_on_subscription: () => { throw { code: "invalid_request", message: "request: an expired subscription cannot be resumed" }; },
     });
-    const first = renderWithQuery(<Subscriptions />);
+    const first = renderWithQuery(<Subscriptions user={admin} />);
     expect(await screen.findByRole("status")).toHaveTextContent("Lemon Squeezy cannot be reached");
     await userEvent.click(screen.getByRole("button", { name: "Pause Customer s1" }));
     await userEvent.click(screen.getByRole("button", { name: "Pause subscription" }));
     expect(await screen.findByRole("alert")).toHaveTextContent("cannot be resumed (invalid_request)");
     first.unmount();
     mockCommands({ list_subscriptions: () => page([], { totalPages: 0, totalItems: 0 }) });
-    const second = renderWithQuery(<Subscriptions />);
+    const second = renderWithQuery(<Subscriptions user={admin} />);
     expect(screen.getByText("Loading subscriptions…")).toBeInTheDocument();
     expect(await screen.findByText("No subscriptions yet.")).toBeInTheDocument();
     second.unmount();
     mockCommands({ list_subscriptions: () => { throw { code: "unauthorized", message: "No Lemon Squeezy API key is set" }; } });
-    renderWithQuery(<Subscriptions />);
+    renderWithQuery(<Subscriptions user={admin} />);
     expect(await screen.findByRole("alert")).toHaveTextContent("(unauthorized)");
   });
 
@@ -153,7 +155,7 @@ describe("Subscriptions", () => {
         variants: [{ id: "v1", name: "Monthly", price: 900, status: "published", isSubscription: true }, { id: "v2", name: "Yearly", price: 9000, status: "published", isSubscription: true }],
       } }),
     });
-    renderWithQuery(<Subscriptions />);
+    renderWithQuery(<Subscriptions user={admin} />);
     await userEvent.click(await screen.findByRole("button", { name: "Change plan Customer s1" }));
     await userEvent.selectOptions(await screen.findByLabelText("New plan"), "v2");
     await userEvent.click(screen.getByRole("button", { name: "Change plan subscription" }));

@@ -1,13 +1,15 @@
 import { useDeferredValue, useState } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useLocation, useRoute } from "wouter";
+import { InvoiceTable } from "../components/Invoices";
 import { ListBody } from "../components/ListBody";
 import { billingTrouble, paymentMethod, priceLabel, PROVIDER_STATUSES, SubscriptionStatusBadge } from "../components/SubscriptionStatus";
 import { useRefetchOnWebhook } from "../events";
+import { can } from "../access";
 import { api, describeError, formatMoney } from "../api";
 import { formatDay, When } from "../format";
 import { CustomerLink, paths } from "../links";
-import type { PendingConfirmation, Subscription, SubscriptionActionRequest, SubscriptionStatusFilter } from "../types";
+import type { PendingConfirmation, Subscription, SubscriptionActionRequest, SubscriptionStatusFilter, User } from "../types";
 
 const PAGE_SIZE = 20;
 
@@ -58,7 +60,7 @@ const STATUS_CHOICES: [SubscriptionStatusFilter, string][] = [
 /** Subscriptions: found by customer, status (the provider's own) and product; each with its
  *  price, payment method and billing trouble plain to see; confirmed actions; the chosen one's
  *  links for the customer in a pane beside the list. */
-export function Subscriptions() {
+export function Subscriptions({ user }: { user: User }) {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   // The chosen subscription is in the location (#/subscriptions/<id>).
@@ -191,14 +193,14 @@ export function Subscriptions() {
           )}
         </ListBody>
       </div>
-      {selected && <SubscriptionDetail key={selected} id={selected} onClose={() => navigate(paths.area("subscriptions"))} />}
+      {selected && <SubscriptionDetail key={selected} id={selected} canRefund={can(user, "refund_invoice")} onClose={() => navigate(paths.area("subscriptions"))} />}
     </section>
   );
 }
 
 /** The chosen subscription as the provider has it now: plan, payment method, and the links the
  *  customer needs (signed for a day, so read afresh, never kept). */
-function SubscriptionDetail({ id, onClose }: { id: string; onClose: () => void }) {
+function SubscriptionDetail({ id, canRefund, onClose }: { id: string; canRefund: boolean; onClose: () => void }) {
   const answer = useQuery({ queryKey: ["subscription", id], queryFn: () => api.getSubscription({ id }) });
   const [copied, setCopied] = useState<string | null>(null);
   if (answer.isPending) return <aside className="card detail"><p className="muted" role="status">Loading…</p></aside>;
@@ -240,7 +242,22 @@ function SubscriptionDetail({ id, onClose }: { id: string; onClose: () => void }
         {s.portalUrl && <button type="button" onClick={() => void copy("portal", s.portalUrl!)}>Copy portal link</button>}
       </div>
       {copied && <p className="muted small" role="status">Copied the {copied === "card" ? "update-payment" : "portal"} link: it works for 24 hours.</p>}
+      <SubscriptionInvoices id={s.id} canRefund={canRefund} recipient={s.customerEmail ?? s.customerName ?? "the customer"} />
     </aside>
+  );
+}
+
+/** The subscription's invoices, from the cache, kept current by payment events. */
+function SubscriptionInvoices({ id, canRefund, recipient }: { id: string; canRefund: boolean; recipient: string }) {
+  const invoices = useQuery({ queryKey: ["invoices", id], queryFn: () => api.listInvoices({ id }) });
+  useRefetchOnWebhook([["invoices", id]]);
+  return (
+    <div className="stack">
+      <h4>Invoices {invoices.data && <span className="muted small">{invoices.data.meta.totalItems.toLocaleString()}</span>}</h4>
+      {invoices.isPending && <p className="muted small" role="status">Loading invoices…</p>}
+      {invoices.isError && <p className="error" role="alert">{describeError(invoices.error)}</p>}
+      {invoices.data && <InvoiceTable invoices={invoices.data.invoices} canRefund={canRefund} recipient={recipient} label="Subscription's invoices" compact />}
+    </div>
   );
 }
 

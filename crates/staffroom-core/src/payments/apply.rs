@@ -80,15 +80,20 @@ pub enum Change {
         review: Option<(String, serde_json::Value)>,
     },
     UpsertSubscription(SubscriptionDto),
-    /// An invoice as the event tells it (kept unless the cached one is newer), and its
-    /// subscription's latest payment, noted only if not older than the one noted; if it is, the
-    /// event is stale.
-    NotePayment {
+    /// An invoice as the event tells it (kept unless the cached one is newer), and, for a
+    /// payment (a refund is not one), its subscription's latest payment, noted only if not older
+    /// than the one noted; if it is, the event is stale.
+    Invoice {
         invoice: Box<model::InvoiceDto>,
-        subscription_id: String,
-        status: String,
-        at: String,
+        payment: Option<Payment>,
     },
+}
+
+/// A subscription's latest payment, as a `subscription_payment_*` event tells it.
+pub struct Payment {
+    pub subscription_id: String,
+    pub status: String,
+    pub at: String,
 }
 
 pub fn wanted(event: &WebhookEvent) -> Wanted {
@@ -340,7 +345,9 @@ fn decide_invoice(event: &WebhookEvent) -> (Change, ApplyResult) {
     }
     let result =
         ApplyResult { outcome: Outcome::Applied(None), order_id: None, subscription_id: Some(subscription_id.clone()) };
-    (Change::NotePayment { invoice: Box::new(invoice), subscription_id, status, at }, result)
+    // A refund changes the invoice, not how the subscription's payments stand.
+    let payment = (event.name != "subscription_payment_refunded").then_some(Payment { subscription_id, status, at });
+    (Change::Invoice { invoice: Box::new(invoice), payment }, result)
 }
 
 pub fn review_entry<'a>(order_id: &'a str, detail: &serde_json::Value) -> crate::audit::NewAuditEntry<'a> {
