@@ -39,6 +39,7 @@ const VOLATILE: &[&str] = &[
     "ordersReconciled",
     "ordersRead",
     "customersRead",
+    "invoicesRead",
     "renewsAt",
 ];
 
