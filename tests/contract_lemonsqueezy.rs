@@ -211,6 +211,8 @@ async fn the_simulator_answers_with_the_documented_objects_field_for_field() {
         "order-item.json",
         "subscription-invoice.json",
         "subscription-invoice-refunded.json",
+        "license-key.json",
+        "license-key-instance.json",
     ] {
         let value = fixture(name);
         let object = resource_object(&value);
@@ -256,6 +258,8 @@ async fn the_simulator_answers_with_the_documented_objects_field_for_field() {
         [
             "checkouts",
             "customers",
+            "license-key-instances",
+            "license-keys",
             "order-items",
             "orders",
             "products",

@@ -739,3 +739,173 @@ async fn subscriptions_show_price_payment_and_the_providers_statuses() {
     assert_eq!((status, cached["stale"].as_bool()), (200, Some(true)), "{cached}");
     assert!(cached["subscription"]["updatePaymentMethodUrl"].is_null());
 }
+
+/// Polls `path` until `done` holds of its body (at most 5 s); the last body.
+async fn eventually(app: &SandboxApp, path: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let mut body = Value::Null;
+    for _ in 0..100 {
+        body = app.get(path).await.1;
+        if done(&body) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    body
+}
+
+#[tokio::test]
+async fn licence_keys_are_synced_searched_and_shown_whole_only_on_request() {
+    let app = SandboxApp::start().await;
+    let (status, report) = app.post("/api/payments/sync", json!({})).await;
+    assert_eq!(status, 200, "{report}");
+    let (status, all) = app.get("/api/payments/license-keys?limit=100").await;
+    assert_eq!(status, 200, "{all}");
+    let keys = all["licenseKeys"].as_array().unwrap();
+    assert!(keys.len() >= 5 && all["meta"]["totalItems"].as_u64() == Some(keys.len() as u64), "{all}");
+    let created: Vec<&str> = keys.iter().map(|k| k["createdAt"].as_str().unwrap()).collect();
+    assert!(created.windows(2).all(|w| w[0] >= w[1]), "newest first");
+    assert!(keys.iter().all(|k| k["keyShort"].as_str().unwrap().starts_with("XXXX-") && k.get("key").is_none()));
+    assert!(keys.iter().all(|k| k["productName"].is_string()), "the product's name joined from the cache");
+    let statuses: std::collections::BTreeSet<&str> = keys.iter().map(|k| k["status"].as_str().unwrap()).collect();
+    assert!(statuses.contains("active") && statuses.contains("disabled"), "{statuses:?}");
+
+    // Search by e-mail (any case), by the short form, and by a whole key; filter by status,
+    // customer and our order.
+    let key = keys.iter().find(|k| k["status"] == "active").unwrap();
+    let id = key["id"].as_str().unwrap();
+    let email = key["customerEmail"].as_str().unwrap();
+    let ids = |body: &Value| -> Vec<String> {
+        body["licenseKeys"].as_array().unwrap().iter().map(|k| k["id"].as_str().unwrap().to_string()).collect()
+    };
+    let (_, by_email) = app.get(&format!("/api/payments/license-keys?search={}", email.to_uppercase())).await;
+    assert!(ids(&by_email).contains(&id.to_string()), "{by_email}");
+    let short = key["keyShort"].as_str().unwrap();
+    let (_, by_short) = app.get(&format!("/api/payments/license-keys?search={short}")).await;
+    assert_eq!(ids(&by_short), [id]);
+    let (_, disabled) = app.get("/api/payments/license-keys?status=disabled&limit=100").await;
+    assert!(disabled["licenseKeys"].as_array().unwrap().iter().all(|k| k["status"] == "disabled"));
+    let customer = key["customerId"].as_str().unwrap();
+    let (_, theirs) = app.get(&format!("/api/payments/license-keys?customerId={customer}&limit=100")).await;
+    assert!(theirs["licenseKeys"].as_array().unwrap().iter().all(|k| k["customerId"] == customer));
+    let order = key["orderId"].as_str().expect("the order is cached");
+    let (_, of_order) = app.get(&format!("/api/payments/license-keys?orderId={order}")).await;
+    assert_eq!(ids(&of_order), [id]);
+    let (_, page) = app.get(&format!("/api/payments/customers/{customer}")).await;
+    assert!(page["customer"]["licenseKeys"].as_array().unwrap().iter().any(|k| k["id"] == id), "{page}");
+
+    // The whole key and the machines, on request: read from the provider, and audited.
+    let (status, detail) = app.get(&format!("/api/payments/license-keys/{id}")).await;
+    assert_eq!(status, 200, "{detail}");
+    let whole = detail["licenseKey"]["key"].as_str().unwrap();
+    assert!(whole.ends_with(&short[5..]), "{detail}");
+    let machines = detail["licenseKey"]["instances"].as_array().unwrap();
+    assert_eq!(machines.len() as i64, key["activationUsage"].as_i64().unwrap());
+    assert!(machines.iter().all(|m| m["name"].is_string() && m["identifier"].is_string()));
+    let (_, by_whole) = app.get(&format!("/api/payments/license-keys?search={whole}")).await;
+    assert_eq!(ids(&by_whole), [id], "a whole key pasted in finds its key");
+    let entries = app.core.audit.list(50, None).await.unwrap();
+    assert!(
+        entries.iter().any(|e| e.action == "payments.license_key_reveal" && e.target.as_deref() == Some(id)),
+        "{entries:?}"
+    );
+    let stored = stored_text(app.data_dir()).await;
+    assert!(!stored.contains(whole), "the whole key is never kept");
+
+    for bad in ["status=lost", "orderId=a%20b", "limit=0"] {
+        let (status, body) = app.get(&format!("/api/payments/license-keys?{bad}")).await;
+        assert_eq!(status, 400, "{bad}: {body}");
+    }
+    let (status, body) = app.get("/api/payments/license-keys/987654").await;
+    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("not_found")), "{body}");
+}
+
+#[tokio::test]
+async fn admins_disable_enable_and_limit_a_licence_key_and_the_provider_tells_of_each() {
+    let app = SandboxApp::start().await;
+    app.post("/api/payments/sync", json!({})).await;
+    let (_, active) = app.get("/api/payments/license-keys?status=active").await;
+    let id = active["licenseKeys"][0]["id"].as_str().unwrap().to_string();
+    let path = format!("/api/payments/license-keys/{id}");
+    let patch = |body: Value| app.send(reqwest::Method::PATCH, &path, Some(body));
+
+    let (status, body) = patch(json!({"disabled": true})).await;
+    assert_eq!((status, body["licenseKey"]["status"].as_str()), (200, Some("disabled")), "{body}");
+    assert_eq!(app.simulator().license_key(&id).unwrap().0, "disabled");
+    let (status, body) = patch(json!({"disabled": true})).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (409, Some("conflict")), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("already disabled"), "{body}");
+    let (status, body) = patch(json!({"disabled": false})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_ne!(body["licenseKey"]["status"], "disabled");
+    let (status, _) = patch(json!({"disabled": false})).await;
+    assert_eq!(status, 409, "enabling a key that is not disabled");
+
+    let (status, body) = patch(json!({"activationLimit": 7, "expiresAt": "2030-01-01"})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["licenseKey"]["activationLimit"], 7);
+    assert_eq!(body["licenseKey"]["expiresAt"], "2030-01-01T00:00:00Z");
+    let (status, body) = patch(json!({"unlimitedActivations": true, "neverExpires": true})).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["licenseKey"]["activationLimit"].is_null() && body["licenseKey"]["expiresAt"].is_null(), "{body}");
+    assert_eq!(app.simulator().license_key(&id).unwrap().1, None, "unlimited at the provider");
+
+    for (bad, field) in [
+        (json!({}), "disabled"),
+        (json!({"activationLimit": 0}), "activationLimit"),
+        (json!({"activationLimit": 3, "unlimitedActivations": true}), "unlimitedActivations"),
+        (json!({"expiresAt": "soon"}), "expiresAt"),
+        (json!({"expiresAt": "2030-01-01", "neverExpires": true}), "neverExpires"),
+    ] {
+        let (status, body) = patch(bad.clone()).await;
+        assert_eq!((status, bad_fields(&body)), (400, vec![field.to_string()]), "{bad}: {body}");
+    }
+    let (status, _) =
+        app.send(reqwest::Method::PATCH, "/api/payments/license-keys/987654", Some(json!({"disabled": true}))).await;
+    assert_eq!(status, 404);
+
+    // Each change came back as license_key_updated, applied to the cache.
+    let log = eventually(&app, "/api/payments/webhooks?limit=50", |b| {
+        let events = b["events"].as_array().cloned().unwrap_or_default();
+        events.iter().filter(|e| e["eventName"] == "license_key_updated" && e["appliedAt"].is_string()).count() == 4
+    })
+    .await;
+    let updated = log["events"].as_array().unwrap().iter().filter(|e| e["eventName"] == "license_key_updated").count();
+    assert_eq!(updated, 4, "{log}");
+    let entries = app.core.audit.list(50, None).await.unwrap();
+    let audited =
+        entries.iter().filter(|e| e.action == "payments.license_key_update" && e.outcome == "success").count();
+    assert_eq!(audited, 4, "{entries:?}");
+
+    // Staff read keys, but may not change them.
+    let staff = staffroom::auth::NewUser {
+        email: "sam@example.com".into(),
+        name: "Sam".into(),
+        role: staffroom::auth::store::Role::Staff,
+        password: staffroom::secrets::Secret::new("correct horse battery staple 7"),
+    };
+    app.core.auth.add_user(&staffroom::auth::Actor::Cli, staff).await.unwrap();
+    let token = app.sign_in("sam@example.com", "correct horse battery staple 7").await;
+    let change = client().patch(app.base.clone() + &path).bearer_auth(&token).json(&json!({"disabled": true}));
+    assert_eq!(change.send().await.unwrap().status(), 403);
+    let read = client().get(app.base.clone() + "/api/payments/license-keys").bearer_auth(&token);
+    assert_eq!(read.send().await.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn a_paid_order_of_a_product_that_sells_licence_keys_brings_its_key() {
+    let app = SandboxApp::start().await;
+    let (status, created) =
+        app.post("/api/payments/orders", json!({"productId": "13", "email": "buyer@example.com"})).await;
+    assert_eq!(status, 201, "{created}");
+    let order = created["order"]["id"].as_str().unwrap().to_string();
+    let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
+    client().post(checkout_action(&checkout, "pay")).send().await.unwrap();
+    let keys = eventually(&app, &format!("/api/payments/license-keys?orderId={order}"), |b| {
+        b["licenseKeys"].as_array().is_some_and(|k| k.len() == 1)
+    })
+    .await;
+    let key = &keys["licenseKeys"][0];
+    assert_eq!((key["status"].as_str(), key["activationUsage"].as_i64()), (Some("inactive"), Some(0)), "{keys}");
+    assert_eq!(key["customerEmail"], "buyer@example.com");
+    assert!(key["expiresAt"].is_string(), "a three-month licence: {key}");
+}

@@ -13,12 +13,12 @@ use staffroom::auth::validate::LoginInput;
 use staffroom::auth::{Actor, AuthService, LoginError, NewUser};
 use staffroom::events::{EventHub, EventKind, Since};
 use staffroom::payments::model::{
-    format_money, CustomerDto, CustomerStatus, InvoiceDto, OrderDto, OrderItem, OrderSource, OrderStatus, ProductDto,
-    ProductStatus, SubscriptionDto, SubscriptionStatus, VariantDto,
+    format_money, CustomerDto, CustomerStatus, InvoiceDto, LicenseKeyDto, OrderDto, OrderItem, OrderSource,
+    OrderStatus, ProductDto, ProductStatus, SubscriptionDto, SubscriptionStatus, VariantDto,
 };
 use staffroom::payments::store::{
-    like_pattern, CheckoutTerms, CustomerQuery, DaySales, InvoiceQuery, OrderQuery, OrderRecord, OrderSearch,
-    SubscriptionQuery,
+    like_pattern, CheckoutTerms, CustomerQuery, DaySales, InvoiceQuery, LicenseKeyQuery, OrderQuery, OrderRecord,
+    OrderSearch, SubscriptionQuery,
 };
 use staffroom::payments::summary;
 use staffroom::secrets::Secret;
@@ -90,6 +90,7 @@ on_both_stores!(
     subscriptions_are_searched_with_their_plan,
     customers_are_kept_searched_and_found_by_what_changed,
     invoices_are_kept_listed_by_whose_and_refunds_only_grow,
+    licence_keys_are_kept_found_and_joined_to_their_order,
     orders_are_numbered_once_each_and_updated,
     orders_are_searched_and_filtered,
     sales_by_day_follow_every_change_of_an_order,
@@ -1295,4 +1296,76 @@ async fn invoices_are_kept_listed_by_whose_and_refunds_only_grow(db: Db) {
     db.upsert_invoices(vec![later.clone()], "t5".into()).await.unwrap();
     let kept = db.invoice("13".into()).await.unwrap().unwrap();
     assert_eq!((kept.updated_at.as_str(), kept.invoice_url), ("2026-03-06T00:00:00Z", whole.invoice_url));
+}
+
+fn licence_key(id: &str, customer: &str, email: &str, status: &str, created: &str) -> LicenseKeyDto {
+    LicenseKeyDto {
+        id: id.into(),
+        key_short: format!("XXXX-{id}a8f9c98a4"),
+        status: status.into(),
+        activation_limit: Some(3),
+        activation_usage: 1,
+        expires_at: None,
+        order_id: None,
+        provider_order_id: format!("90{id}"),
+        customer_id: customer.into(),
+        customer_name: "Zoë O'Brien".into(),
+        customer_email: email.into(),
+        product_id: "13".into(),
+        product_name: None,
+        created_at: created.into(),
+        updated_at: created.into(),
+    }
+}
+
+async fn licence_keys_are_kept_found_and_joined_to_their_order(db: Db) {
+    let all = vec![
+        licence_key("101", "1001", "zoe@example.com", "active", "2026-01-01T00:00:00Z"),
+        licence_key("102", "1001", "zoe@example.com", "disabled", "2026-02-01T00:00:00Z"),
+        licence_key("103", "1002", "BEN_100%@example.com", "inactive", "2026-03-01T00:00:00Z"),
+    ];
+    db.upsert_license_keys(all.clone(), "t1".into()).await.unwrap();
+    let ids = |query: LicenseKeyQuery| {
+        let db = db.clone();
+        async move {
+            let (page, total) = db.list_license_keys(LicenseKeyQuery { page: 1, limit: 10, ..query }).await.unwrap();
+            assert_eq!(page.len() as u64, total);
+            page.into_iter().map(|k| k.id).collect::<Vec<_>>()
+        }
+    };
+    let search = |text: &str, key: &str| LicenseKeyQuery {
+        search: Some((like_pattern(text), like_pattern(key))),
+        ..Default::default()
+    };
+    assert_eq!(ids(LicenseKeyQuery::default()).await, ["103", "102", "101"], "newest first");
+    assert_eq!(ids(search("ben_100%", "ben_100%")).await, ["103"], "e-mail, any case, % and _ themselves");
+    assert_eq!(ids(search("qq", "102a8f9c98a4")).await, ["102"], "the key's short form");
+    let of = |customer: &str, status: Option<&str>| LicenseKeyQuery {
+        customer_id: Some(customer.into()),
+        status: status.map(str::to_string),
+        ..Default::default()
+    };
+    assert_eq!(ids(of("1001", None)).await, ["102", "101"]);
+    assert_eq!(ids(of("1001", Some("disabled"))).await, ["102"]);
+    let (second, total) =
+        db.list_license_keys(LicenseKeyQuery { page: 2, limit: 2, ..Default::default() }).await.unwrap();
+    assert_eq!((second.len(), total), (1, 3));
+
+    // Our order and the product, joined when cached; a key's order found by our id.
+    assert_eq!(db.license_key("101".into()).await.unwrap().unwrap(), all[0]);
+    let mut ours = order("o-key", "2026-01-01T00:00:00Z");
+    ours.dto.provider_order_id = Some("90101".into());
+    db.insert_order(ours).await.unwrap();
+    let joined = db.license_key("101".into()).await.unwrap().unwrap();
+    assert_eq!(joined.order_id.as_deref(), Some("o-key"));
+    let by_order = LicenseKeyQuery { order_id: Some("o-key".into()), ..Default::default() };
+    assert_eq!(ids(by_order).await, ["101"]);
+    assert!(db.license_key("999".into()).await.unwrap().is_none());
+
+    // A newer reading replaces a key; an older one does not.
+    let mut enabled = all[1].clone();
+    (enabled.status, enabled.updated_at) = ("active".into(), "2026-05-01T00:00:00Z".into());
+    db.upsert_license_keys(vec![enabled.clone()], "t2".into()).await.unwrap();
+    db.upsert_license_keys(vec![all[1].clone()], "t3".into()).await.unwrap();
+    assert_eq!(db.license_key("102".into()).await.unwrap().unwrap(), enabled);
 }

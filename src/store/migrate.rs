@@ -31,6 +31,10 @@ const TABLES: &[(&str, &str)] = &[
         "invoices",
         "id, subscription_id, customer_id, billing_reason, status, total, refunded_amount, currency, card_brand, card_last_four, invoice_url, created_at, updated_at, synced_at",
     ),
+    (
+        "license_keys",
+        "id, key_short, status, activation_limit, activation_usage, expires_at, provider_order_id, customer_id, user_name, user_email, product_id, created_at, updated_at, synced_at",
+    ),
     ("sync_state", "resource, synced_at, attempted_at, error"),
     (
         "webhook_events",

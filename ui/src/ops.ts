@@ -19,8 +19,12 @@ import type { GoogleStatus } from "./bindings/GoogleStatus";
 import type { IdRequest } from "./bindings/IdRequest";
 import type { InvoiceEnvelope } from "./bindings/InvoiceEnvelope";
 import type { InvoiceList } from "./bindings/InvoiceList";
+import type { LicenseKeyDetailEnvelope } from "./bindings/LicenseKeyDetailEnvelope";
+import type { LicenseKeyEnvelope } from "./bindings/LicenseKeyEnvelope";
+import type { LicenseKeyList } from "./bindings/LicenseKeyList";
 import type { ListCustomersRequest } from "./bindings/ListCustomersRequest";
 import type { ListDocumentsRequest } from "./bindings/ListDocumentsRequest";
+import type { ListLicenseKeysRequest } from "./bindings/ListLicenseKeysRequest";
 import type { ListOrdersRequest } from "./bindings/ListOrdersRequest";
 import type { ListProductsRequest } from "./bindings/ListProductsRequest";
 import type { ListSubscriptionsRequest } from "./bindings/ListSubscriptionsRequest";
@@ -54,6 +58,7 @@ import type { SummaryRequest } from "./bindings/SummaryRequest";
 import type { SyncReport } from "./bindings/SyncReport";
 import type { SyncSettings } from "./bindings/SyncSettings";
 import type { SyncStatus } from "./bindings/SyncStatus";
+import type { UpdateLicenseKeyRequest } from "./bindings/UpdateLicenseKeyRequest";
 import type { UserDto } from "./bindings/UserDto";
 import type { WebhookLog } from "./bindings/WebhookLog";
 import type { WebhookLogRequest } from "./bindings/WebhookLogRequest";
@@ -78,6 +83,9 @@ export type Operations = {
   get_customer: { request: IdRequest; response: CustomerEnvelope };
   list_invoices: { request: IdRequest; response: InvoiceList };
   refund_invoice: { request: RefundRequest; response: InvoiceEnvelope };
+  list_license_keys: { request: ListLicenseKeysRequest; response: LicenseKeyList };
+  get_license_key: { request: IdRequest; response: LicenseKeyDetailEnvelope };
+  update_license_key: { request: UpdateLicenseKeyRequest; response: LicenseKeyEnvelope };
   act_on_subscription: { request: SubscriptionActionRequest; response: SubscriptionActionResult };
   sync_now: { request: NoInput; response: SyncReport };
   sync_status: { request: NoInput; response: SyncStatus };
@@ -115,7 +123,7 @@ export type Operations = {
 export type Call = <K extends keyof Operations>(op: K, request: Operations[K]["request"]) => Promise<Operations[K]["response"]>;
 
 /** The operations only an admin may call (the rest: any signed-in staff member). */
-export const ADMIN_ONLY: ReadonlySet<keyof Operations> = new Set<keyof Operations>(["list_users", "add_user", "set_user_disabled", "unlock_user", "refund_order", "refund_invoice", "set_sync_interval", "google_sign_out", "settings", "set_secret", "audit_log", "audit_retention", "set_audit_retention", "set_webhook_receiver", "google_sign_in"]);
+export const ADMIN_ONLY: ReadonlySet<keyof Operations> = new Set<keyof Operations>(["list_users", "add_user", "set_user_disabled", "unlock_user", "refund_order", "refund_invoice", "update_license_key", "set_sync_interval", "google_sign_out", "settings", "set_secret", "audit_log", "audit_retention", "set_audit_retention", "set_webhook_receiver", "google_sign_in"]);
 
 /** One function per operation, over `call`. */
 export function client(call: Call) {
@@ -156,9 +164,15 @@ export function client(call: Call) {
     listInvoices: (request: IdRequest) => call("list_invoices", request),
     /** Refunds a paid subscription invoice (a renewal), in full or in part */
     refundInvoice: (request: RefundRequest) => call("refund_invoice", request),
+    /** The store's licence keys, newest first, by order, customer or status, searched by e-mail or key (short forms only) */
+    listLicenseKeys: (request: ListLicenseKeysRequest) => call("list_license_keys", request),
+    /** One licence key in full, with the machines it is activated on, read from Lemon Squeezy (audited) */
+    getLicenseKey: (request: IdRequest) => call("get_license_key", request),
+    /** Disables or enables a licence key, or changes its activation limit or expiry */
+    updateLicenseKey: (request: UpdateLicenseKeyRequest) => call("update_license_key", request),
     /** Cancel, resume, pause, unpause or change the plan of a subscription (202 when the customer must confirm) */
     actOnSubscription: (request: SubscriptionActionRequest) => call("act_on_subscription", request),
-    /** Syncs products and subscriptions now, after any sync already running */
+    /** Syncs the store's catalogue, orders, customers, subscriptions, invoices and licence keys now, after any sync already running */
     syncNow: () => call("sync_now", {}),
     /** Whether a sync runs, its interval and each resource's last sync */
     syncStatus: () => call("sync_status", {}),

@@ -2,7 +2,7 @@
 //! each event concerns, decide, write the change, and record the outcome with the delivery, under
 //! an advisory lock so that replicas apply one at a time and in order.
 
-use super::{audit, invoices, payments, webhooks, Postgres};
+use super::{audit, invoices, license_keys, payments, webhooks, Postgres};
 use crate::Sql as _;
 use staffroom_core::error::Result;
 use staffroom_core::payments::apply::{decide, failed, review_entry, stale_payment, wanted, Change, Known, Wanted};
@@ -45,6 +45,7 @@ async fn apply_one(tx: &deadpool_postgres::Transaction<'_>, event: &WebhookEvent
         Change::UpsertSubscription(subscription) => {
             payments::upsert_subscription(tx, &subscription, &now_rfc3339()).await?
         }
+        Change::UpsertLicenseKey(key) => license_keys::upsert_license_key(tx, &key, &now_rfc3339()).await?,
         Change::Invoice { invoice, payment } => {
             invoices::upsert_invoice(tx, &invoice, &now_rfc3339()).await?;
             if let Some(payment) = payment {

@@ -13,6 +13,7 @@ pub mod events;
 mod filter;
 pub mod fleet;
 pub mod invoices;
+pub mod license_keys;
 pub mod meta;
 pub mod payments;
 pub mod tls;
@@ -41,6 +42,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0013_sales_by_day.sql"),
     include_str!("../migrations/0014_order_buyers.sql"),
     include_str!("../migrations/0015_invoices.sql"),
+    include_str!("../migrations/0016_license_keys.sql"),
 ];
 
 /// The schema version this binary knows.

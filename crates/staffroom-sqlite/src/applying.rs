@@ -2,7 +2,7 @@
 //! event concerns, decide, write the change, and record the outcome with the delivery, a group
 //! in one transaction with a savepoint per event.
 
-use super::{audit, invoices, payments, Sqlite};
+use super::{audit, invoices, license_keys, payments, Sqlite};
 use crate::Sql as _;
 use staffroom_core::error::Result;
 use staffroom_core::payments::apply::{decide, failed, review_entry, stale_payment, wanted, Change, Known, Wanted};
@@ -39,6 +39,7 @@ pub(crate) fn apply_one(conn: &rusqlite::Connection, event: &WebhookEvent) -> Re
             payments::update_order_from_provider(conn, &order)?;
         }
         Change::UpsertSubscription(subscription) => payments::upsert_subscription(conn, &subscription, &now_rfc3339())?,
+        Change::UpsertLicenseKey(key) => license_keys::upsert_license_key(conn, &key, &now_rfc3339())?,
         Change::Invoice { invoice, payment } => {
             invoices::upsert_invoice(conn, &invoice, &now_rfc3339())?;
             if let Some(payment) = payment {

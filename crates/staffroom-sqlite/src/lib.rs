@@ -13,6 +13,7 @@ pub mod events;
 mod filter;
 pub mod fleet;
 pub mod invoices;
+pub mod license_keys;
 pub mod meta;
 pub mod payments;
 pub mod webhooks;
@@ -43,6 +44,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0011_order_search.sql"),
     include_str!("../migrations/0012_sales_by_day.sql"),
     include_str!("../migrations/0013_invoices.sql"),
+    include_str!("../migrations/0014_license_keys.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -21,6 +21,10 @@ customersRead: number,
  */
 invoicesRead: number, 
 /**
+ * Licence keys read (all once a day, else the newest pages).
+ */
+licenseKeysRead: number, 
+/**
  * Provider requests made.
  */
 requests: number, };

@@ -87,6 +87,8 @@ pub enum Change {
         invoice: Box<model::InvoiceDto>,
         payment: Option<Payment>,
     },
+    /// A licence key as the event tells it (kept unless the cached one is newer).
+    UpsertLicenseKey(Box<model::LicenseKeyDto>),
 }
 
 /// A subscription's latest payment, as a `subscription_payment_*` event tells it.
@@ -110,6 +112,7 @@ pub fn decide(event: &WebhookEvent, known: Known) -> (Change, ApplyResult) {
         ("orders", Known::Order(existing)) => decide_order(event, existing),
         ("subscriptions", Known::Subscription(cached)) => decide_subscription(event, cached),
         ("subscription-invoices", _) => decide_invoice(event),
+        ("license-keys", _) => decide_license_key(event),
         (other, _) => (Change::None, ApplyResult::ignored(format!("no cached {other}"))),
     }
 }
@@ -348,6 +351,17 @@ fn decide_invoice(event: &WebhookEvent) -> (Change, ApplyResult) {
     // A refund changes the invoice, not how the subscription's payments stand.
     let payment = (event.name != "subscription_payment_refunded").then_some(Payment { subscription_id, status, at });
     (Change::Invoice { invoice: Box::new(invoice), payment }, result)
+}
+
+fn decide_license_key(event: &WebhookEvent) -> (Change, ApplyResult) {
+    let key = model::license_key_from(&resource(event));
+    if key.key_short.is_empty() {
+        return (Change::None, ApplyResult::ignored("the licence key has no key"));
+    }
+    (
+        Change::UpsertLicenseKey(Box::new(key)),
+        ApplyResult { outcome: Outcome::Applied(None), order_id: None, subscription_id: None },
+    )
 }
 
 pub fn review_entry<'a>(order_id: &'a str, detail: &serde_json::Value) -> crate::audit::NewAuditEntry<'a> {

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::model::{self, CustomerDto, InvoiceDto, OrderDto, PageMeta, SubscriptionDto};
-use super::store::{like_pattern, CustomerQuery, OrderQuery, SubscriptionQuery};
+use super::model::{self, CustomerDto, InvoiceDto, LicenseKeyDto, OrderDto, PageMeta, SubscriptionDto};
+use super::store::{like_pattern, CustomerQuery, LicenseKeyQuery, OrderQuery, SubscriptionQuery};
 use super::sync::{SyncReporter, SyncStep};
 use super::{ops, PaymentService};
 use crate::error::{Error, Result};
@@ -29,8 +29,8 @@ pub struct CustomerList {
     pub meta: PageMeta,
 }
 
-/// A customer with what they bought: the newest orders, subscriptions and invoices, and how many
-/// of each.
+/// A customer with what they bought: the newest orders, subscriptions, invoices and licence keys,
+/// and how many of each.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomerDetail {
@@ -43,6 +43,9 @@ pub struct CustomerDetail {
     /// Their subscriptions' invoices, newest first.
     pub invoices: Vec<InvoiceDto>,
     pub invoice_count: u64,
+    /// Their licence keys, newest first (short forms only).
+    pub license_keys: Vec<LicenseKeyDto>,
+    pub license_key_count: u64,
     /// The provider could not be reached: the figures are the last synced, and there is no
     /// portal link.
     pub stale: bool,
@@ -147,6 +150,8 @@ impl PaymentService {
             SubscriptionQuery { page: 1, limit: SHOWN, customer_id: Some(id.to_string()), ..Default::default() };
         let (subscriptions, subscription_count) = self.db.list_subscriptions(subscriptions).await?;
         let (invoices, invoice_count) = self.customer_invoices(id, SHOWN).await?;
+        let keys = LicenseKeyQuery { page: 1, limit: SHOWN, customer_id: Some(id.to_string()), ..Default::default() };
+        let (license_keys, license_key_count) = self.db.list_license_keys(keys).await?;
         Ok(CustomerDetail {
             customer,
             orders,
@@ -155,13 +160,15 @@ impl PaymentService {
             subscription_count,
             invoices,
             invoice_count,
+            license_keys,
+            license_key_count,
             stale,
         })
     }
 }
 
 /// Whether the last full read of the customers (RFC 3339) was a day ago or more, or never.
-fn older_than_a_day(at: Option<&str>) -> bool {
+pub(super) fn older_than_a_day(at: Option<&str>) -> bool {
     at.and_then(|at| DateTime::parse_from_rfc3339(at).ok())
         .is_none_or(|at| Utc::now().signed_duration_since(at) >= chrono::Duration::days(1))
 }

@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod customers;
 pub mod invoices;
+pub mod license_keys;
 pub mod ops;
 pub mod store;
 pub mod summary;
@@ -76,6 +77,8 @@ pub struct SyncReport {
     pub customers_read: usize,
     /// Subscription invoices read, likewise.
     pub invoices_read: usize,
+    /// Licence keys read (all once a day, else the newest pages).
+    pub license_keys_read: usize,
     /// Provider requests made.
     pub requests: u32,
 }
@@ -400,36 +403,32 @@ impl PaymentService {
 
     async fn sync_holding_the_turn(&self) -> Result<SyncReport> {
         let report = self.sync.reporter();
-        let outcome =
-            async {
-                let products = self.read_catalogue(&report).await;
-                let subscriptions = self.read_subscriptions(&report).await;
-                // Our own orders first: one whose webhook was missed links to the provider's order
-                // before the whole store is read, which would otherwise take that order as new.
-                let reconciled = self.reconcile_orders_reporting(&report).await;
-                let orders = self.read_orders(&report).await;
-                // After the orders and subscriptions: whose of them changed says whose figures did.
-                let customers = self.read_customers(&report).await;
-                let invoices = self.read_invoices(&report).await;
-                let (
-                    (products, a),
-                    (subscriptions, b),
-                    (orders_reconciled, c),
-                    (orders, d),
-                    (customers, e),
-                    (invoices, f),
-                ) = (products?, subscriptions?, reconciled?, orders?, customers?, invoices?);
-                Ok(SyncReport {
-                    products,
-                    subscriptions,
-                    orders_reconciled,
-                    orders_read: orders,
-                    customers_read: customers,
-                    invoices_read: invoices,
-                    requests: a + b + c + d + e + f,
-                })
-            }
-            .await;
+        let outcome = async {
+            let products = self.read_catalogue(&report).await;
+            let subscriptions = self.read_subscriptions(&report).await;
+            // Our own orders first: one whose webhook was missed links to the provider's order
+            // before the whole store is read, which would otherwise take that order as new.
+            let reconciled = self.reconcile_orders_reporting(&report).await;
+            let orders = self.read_orders(&report).await;
+            // After the orders and subscriptions: whose of them changed says whose figures did.
+            let customers = self.read_customers(&report).await;
+            let invoices = self.read_invoices(&report).await;
+            let license_keys = self.read_license_keys(&report).await;
+            let (products, a) = products?;
+            let ((subscriptions, b), (orders_reconciled, c), (orders, d)) = (subscriptions?, reconciled?, orders?);
+            let ((customers, e), (invoices, f), (license_keys, g)) = (customers?, invoices?, license_keys?);
+            Ok(SyncReport {
+                products,
+                subscriptions,
+                orders_reconciled,
+                orders_read: orders,
+                customers_read: customers,
+                invoices_read: invoices,
+                license_keys_read: license_keys,
+                requests: a + b + c + d + e + f + g,
+            })
+        }
+        .await;
         report.finished(outcome.as_ref().map(|_| ()));
         outcome
     }

@@ -5,8 +5,10 @@ use staffroom_macros::request;
 
 use super::customers::{CustomerEnvelope, CustomerList};
 use super::invoices::{InvoiceEnvelope, InvoiceList};
+use super::license_keys::{LicenseKeyDetailEnvelope, LicenseKeyEnvelope, LicenseKeyList};
 use super::model::{
-    CustomerStatus, OrderDto, OrderStatusFilter, ProductDto, ProductStatus, SubscriptionDto, SubscriptionStatusFilter,
+    CustomerStatus, LicenseKeyStatus, OrderDto, OrderStatusFilter, ProductDto, ProductStatus, SubscriptionDto,
+    SubscriptionStatusFilter,
 };
 use super::summary::SalesSummaryEnvelope;
 use super::sync::SyncStatus;
@@ -276,6 +278,76 @@ impl Request for SubscriptionActionRequest {
     }
 }
 
+/// `GET /api/payments/license-keys`.
+#[request]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListLicenseKeysRequest {
+    #[field(min = 1, max = 2147483647)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub page: Option<u32>,
+    /// Default 10.
+    #[field(min = 1, max = 100)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub limit: Option<u32>,
+    /// Our order's id.
+    #[field(pattern = "^[A-Za-z0-9-]{1,64}$", message = "is not a valid id")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub order_id: Option<String>,
+    /// The provider's customer id.
+    #[field(pattern = "^[A-Za-z0-9_-]{1,64}$", message = "must be a provider customer id (letters, digits, - or _)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub customer_id: Option<String>,
+    #[field(choice)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub status: Option<LicenseKeyStatus>,
+    /// Part of the customer's e-mail or of the key (its short form `XXXX-…`, or the whole key).
+    #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
+    #[field(with = search)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub search: Option<String>,
+}
+
+/// `PATCH /api/payments/license-keys/{id}`: at least one change.
+#[request]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateLicenseKeyRequest {
+    #[field(pattern = "^[A-Za-z0-9-]{1,64}$", message = "is not a valid id")]
+    pub id: String,
+    /// Disable (true) or enable again (false).
+    #[field(flag)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub disabled: Option<bool>,
+    /// How many machines it may be activated on.
+    #[field(min = 1, max = 10000)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub activation_limit: Option<u32>,
+    /// No limit on machines (not with `activationLimit`).
+    #[field(flag)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub unlimited_activations: Option<bool>,
+    /// When it stops working: an RFC 3339 time, or a date (its 00:00 UTC).
+    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub expires_at: Option<String>,
+    /// Never expires (not with `expiresAt`).
+    #[field(flag)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub never_expires: Option<bool>,
+}
+
 /// `PUT /api/payments/sync`: a new interval between background syncs.
 #[request(only = "is not a field of this request")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
@@ -456,6 +528,59 @@ impl Operation for RefundInvoice {
     }
 }
 
+pub struct ListLicenseKeys;
+impl Operation for ListLicenseKeys {
+    const SPEC: OpSpec = OpSpec::new(
+        "list_license_keys",
+        "payments",
+        "The store's licence keys, newest first, by order, customer or status, searched by e-mail or key (short forms only)",
+    )
+    .route(Route::get("/api/payments/license-keys"));
+    type Request = ListLicenseKeysRequest;
+    type Response = LicenseKeyList;
+    async fn run(core: &Core, _: &Caller, request: ListLicenseKeysRequest) -> Result<LicenseKeyList> {
+        core.payments.list_license_keys(&request).await
+    }
+}
+
+pub struct GetLicenseKey;
+impl Operation for GetLicenseKey {
+    const SPEC: OpSpec = OpSpec::new(
+        "get_license_key",
+        "payments",
+        "One licence key in full, with the machines it is activated on, read from Lemon Squeezy (audited)",
+    )
+    .route(Route::get("/api/payments/license-keys/{id}"))
+    .errors(&[(404, "not_found: no such licence key")]);
+    type Request = IdRequest;
+    type Response = LicenseKeyDetailEnvelope;
+    async fn run(core: &Core, caller: &Caller, request: IdRequest) -> Result<LicenseKeyDetailEnvelope> {
+        Ok(LicenseKeyDetailEnvelope {
+            license_key: core.payments.get_license_key(&caller.actor()?, &request.id).await?,
+        })
+    }
+}
+
+pub struct UpdateLicenseKey;
+impl Operation for UpdateLicenseKey {
+    const SPEC: OpSpec = OpSpec::new(
+        "update_license_key",
+        "payments",
+        "Disables or enables a licence key, or changes its activation limit or expiry",
+    )
+    .route(Route::patch("/api/payments/license-keys/{id}"))
+    .access(Access::Admin)
+    .errors(&[
+        (404, "not_found: no such licence key"),
+        (409, "conflict: the key is already disabled (or, to enable, not disabled)"),
+    ]);
+    type Request = UpdateLicenseKeyRequest;
+    type Response = LicenseKeyEnvelope;
+    async fn run(core: &Core, caller: &Caller, request: UpdateLicenseKeyRequest) -> Result<LicenseKeyEnvelope> {
+        Ok(LicenseKeyEnvelope { license_key: core.payments.update_license_key(&caller.actor()?, &request).await? })
+    }
+}
+
 pub struct ListCustomers;
 impl Operation for ListCustomers {
     const SPEC: OpSpec =
@@ -511,7 +636,7 @@ impl Operation for ActOnSubscription {
 pub struct SyncNow;
 impl Operation for SyncNow {
     const SPEC: OpSpec =
-        OpSpec::new("sync_now", "payments", "Syncs products and subscriptions now, after any sync already running")
+        OpSpec::new("sync_now", "payments", "Syncs the store's catalogue, orders, customers, subscriptions, invoices and licence keys now, after any sync already running")
             .route(Route::post("/api/payments/sync"));
     type Request = NoInput;
     type Response = SyncReport;

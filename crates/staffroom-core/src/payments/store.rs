@@ -3,8 +3,8 @@
 //! one transaction.
 
 use super::model::{
-    CustomerDto, CustomerStatus, InvoiceDto, OrderDto, OrderItem, OrderStatus, ProductDto, SubscriptionDto,
-    SubscriptionStatus, VariantDto,
+    CustomerDto, CustomerStatus, InvoiceDto, LicenseKeyDto, OrderDto, OrderItem, OrderStatus, ProductDto,
+    SubscriptionDto, SubscriptionStatus, VariantDto,
 };
 use crate::error::Result;
 use crate::webhooks::{ApplyResult, WebhookEvent};
@@ -314,4 +314,34 @@ pub trait InvoiceStore {
 
     /// One invoice.
     async fn invoice(&self, id: String) -> Result<Option<InvoiceDto>>;
+}
+
+/// Which licence keys a page of `GET /license-keys` holds, newest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LicenseKeyQuery {
+    pub page: u32,
+    pub limit: u32,
+    /// Our order's id.
+    pub order_id: Option<String>,
+    pub customer_id: Option<String>,
+    pub status: Option<String>,
+    /// [`like_pattern`]s: one for the customer's e-mail, one for the key's short form (made of
+    /// the last 12 characters of a whole key pasted in).
+    pub search: Option<(String, String)>,
+}
+
+/// The store's licence keys, short forms only, as the sync and the `license_key_*` events last
+/// told.
+#[async_trait::async_trait]
+pub trait LicenseKeyStore {
+    /// Writes licence keys as the provider describes them now; one already newer (by its
+    /// `updated_at`) is kept.
+    async fn upsert_license_keys(&self, keys: Vec<LicenseKeyDto>, now: String) -> Result<()>;
+
+    /// A page of the keys `query` asks for, newest first, each with our order's id and the
+    /// product's name when they are cached, and how many match.
+    async fn list_license_keys(&self, query: LicenseKeyQuery) -> Result<(Vec<LicenseKeyDto>, u64)>;
+
+    /// One licence key, as [`list_license_keys`](LicenseKeyStore::list_license_keys) shows it.
+    async fn license_key(&self, id: String) -> Result<Option<LicenseKeyDto>>;
 }

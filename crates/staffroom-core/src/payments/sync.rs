@@ -33,6 +33,8 @@ pub enum SyncStep {
     Customers,
     /// The subscriptions' invoices, page by page.
     Invoices,
+    /// The store's licence keys.
+    LicenseKeys,
     /// The sync has ended (see `error`).
     Done,
 }

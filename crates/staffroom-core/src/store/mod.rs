@@ -16,7 +16,7 @@ use crate::auth::store::AccountStore;
 use crate::docs::store::DocStore;
 use crate::error::Result;
 use crate::events::store::EventKeeping;
-use crate::payments::store::{ApplyingStore, CustomerStore, InvoiceStore, PaymentStore};
+use crate::payments::store::{ApplyingStore, CustomerStore, InvoiceStore, LicenseKeyStore, PaymentStore};
 use crate::webhooks::store::InboxStore;
 
 /// The `meta` table: settings and marks, one text value per key.
@@ -80,6 +80,7 @@ pub trait Store:
     + PaymentStore
     + CustomerStore
     + InvoiceStore
+    + LicenseKeyStore
     + ApplyingStore
     + InboxStore
     + EventKeeping
@@ -97,6 +98,7 @@ impl<T> Store for T where
         + PaymentStore
         + CustomerStore
         + InvoiceStore
+        + LicenseKeyStore
         + ApplyingStore
         + InboxStore
         + EventKeeping

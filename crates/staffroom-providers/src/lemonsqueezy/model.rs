@@ -342,6 +342,99 @@ pub fn invoice_from(resource: &Resource) -> InvoiceDto {
     }
 }
 
+staffroom_base::text_enum! {
+    /// A licence key's status (the License API's four).
+    pub enum LicenseKeyStatus {
+        Inactive = "inactive",
+        Active = "active",
+        Expired = "expired",
+        Disabled = "disabled",
+    }
+}
+
+/// A licence key (SPEC section 11), as staff see it in lists: its short form only. The full key
+/// is read from the provider when asked for ([`LicenseKeyDetail`]) and never kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LicenseKeyDto {
+    pub id: String,
+    /// "XXXX-" and the key's last 12 characters.
+    pub key_short: String,
+    /// `inactive` (on no machine), `active`, `expired` or `disabled`.
+    pub status: String,
+    /// How many machines it may be activated on (none: unlimited).
+    pub activation_limit: Option<i64>,
+    /// How many it is activated on.
+    pub activation_usage: i64,
+    /// When it stops working (none: never).
+    pub expires_at: Option<String>,
+    /// Our order's id, when the order is cached.
+    pub order_id: Option<String>,
+    pub provider_order_id: String,
+    /// The provider's customer id.
+    pub customer_id: String,
+    pub customer_name: String,
+    pub customer_email: String,
+    pub product_id: String,
+    /// The cached product's name.
+    pub product_name: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// A machine a licence key is activated on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LicenseInstanceDto {
+    pub id: String,
+    /// The name the activating app gave it.
+    pub name: String,
+    /// The `instance_id` the License API answered when it was activated.
+    pub identifier: String,
+    pub created_at: String,
+}
+
+/// A licence key with its full key and the machines it is activated on, read afresh.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LicenseKeyDetail {
+    #[serde(flatten)]
+    pub license_key: LicenseKeyDto,
+    pub key: String,
+    pub instances: Vec<LicenseInstanceDto>,
+}
+
+/// A licence key from the provider's resource (without the full key, which is not kept).
+pub fn license_key_from(resource: &Resource) -> LicenseKeyDto {
+    LicenseKeyDto {
+        id: resource.id.clone(),
+        key_short: resource.str("key_short").unwrap_or_default(),
+        status: resource.str("status").unwrap_or_else(|| "inactive".into()),
+        activation_limit: resource.int("activation_limit"),
+        activation_usage: resource.int("instances_count").unwrap_or(0),
+        expires_at: normalise_time(resource.str("expires_at")),
+        order_id: None,
+        provider_order_id: resource.str("order_id").unwrap_or_default(),
+        customer_id: resource.str("customer_id").unwrap_or_default(),
+        customer_name: resource.str("user_name").unwrap_or_default(),
+        customer_email: resource.str("user_email").unwrap_or_default(),
+        product_id: resource.str("product_id").unwrap_or_default(),
+        product_name: None,
+        created_at: normalise_time(resource.str("created_at")).unwrap_or_default(),
+        updated_at: normalise_time(resource.str("updated_at")).unwrap_or_default(),
+    }
+}
+
+/// A machine a key is activated on, from the provider's resource.
+pub fn license_instance_from(resource: &Resource) -> LicenseInstanceDto {
+    LicenseInstanceDto {
+        id: resource.id.clone(),
+        name: resource.str("name").unwrap_or_default(),
+        identifier: resource.str("identifier").unwrap_or_default(),
+        created_at: normalise_time(resource.str("created_at")).unwrap_or_default(),
+    }
+}
+
 /// A webhook event applied to an order, for its history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]

@@ -1,6 +1,7 @@
 //! The sandbox checkout page: Pay or Decline. Pay creates the order (and, for a subscription
-//! product, the subscription and its first invoice) and sends signed `order_created` (and
-//! `subscription_created`, `subscription_payment_success`) webhooks to the app's receiver, retrying like the provider does, so the whole loop works
+//! product, the subscription and its first invoice; for one that sells licence keys, a key) and
+//! sends signed `order_created` (and `subscription_created`, `subscription_payment_success`,
+//! `license_key_created`) webhooks to the app's receiver, retrying like the provider does, so the whole loop works
 //! offline.
 
 use std::sync::Arc;
@@ -13,10 +14,12 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde_json::{json, Map, Value};
 
-use super::seed::{Invoice, Order, Subscription, Variant};
+use super::seed::{Invoice, LicenseKey, Order, Subscription, Variant};
 use staffroom_secret::Secret;
 
-use super::{invoice_json, now_stamp, order_json, subscription_json, Checkout, Data, Sim, WebhookIds};
+use super::{
+    invoice_json, license_key_json, now_stamp, order_json, subscription_json, Checkout, Data, Sim, WebhookIds,
+};
 
 pub(super) fn routes() -> Router<Arc<Sim>> {
     Router::new()
@@ -100,6 +103,12 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
                 + 1;
         let order = order_of(&checkout, &variant, &product_name, customer_id, (order_id, number), paid);
         let mut deliveries = vec![("order_created", order_json(&sim.base, &order))];
+        // A product that sells licence keys sends its key alongside the order.
+        if let Some((limit, months)) = super::seed::licence_terms(variant.product_id, &variant.name).filter(|_| paid) {
+            let key = licence_key_of(&data, &order, limit, months);
+            deliveries.push(("license_key_created", license_key_json(&sim.base, &key, chrono::Utc::now().timestamp())));
+            data.license_keys.push(key);
+        }
         data.orders.push(order);
         if paid && variant.is_subscription {
             let id = data.subscriptions.iter().map(|s| s.id).max().unwrap_or(0) + 1;
@@ -212,6 +221,29 @@ fn subscription_of(
         created_at: now.clone(),
         updated_at: now,
         confirm_change_url: None,
+    }
+}
+
+/// The licence key a paid order of a product that sells them comes with: a new key, on no
+/// machine yet.
+fn licence_key_of(data: &Data, order: &Order, limit: i64, months: Option<u32>) -> LicenseKey {
+    let created = chrono::Utc::now().timestamp();
+    LicenseKey {
+        id: data.license_keys.iter().map(|k| k.id).max().unwrap_or(3_000) + 1,
+        store_id: order.store_id,
+        customer_id: order.customer_id,
+        order_id: order.id,
+        order_item_id: order.id + 100_000_000,
+        product_id: order.product_id,
+        user_name: order.user_name.clone(),
+        user_email: order.user_email.clone(),
+        key: uuid::Uuid::new_v4().to_string().to_uppercase(),
+        activation_limit: Some(limit),
+        disabled: false,
+        expires_at: months.map(|m| super::seed::stamp(super::seed::period_start(created, Some("month"), m))),
+        instances: Vec::new(),
+        created_at: order.created_at.clone(),
+        updated_at: order.created_at.clone(),
     }
 }
 

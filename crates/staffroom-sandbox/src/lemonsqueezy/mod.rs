@@ -18,7 +18,7 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use self::seed::{Customer, Invoice, Order, Product, Subscription, Variant};
+use self::seed::{Customer, Invoice, LicenseKey, Order, Product, Subscription, Variant};
 use staffroom_secret::Secret;
 
 use crate::Result;
@@ -119,6 +119,7 @@ struct Data {
     subscriptions: Vec<Subscription>,
     orders: Vec<Order>,
     invoices: Vec<Invoice>,
+    license_keys: Vec<LicenseKey>,
     checkouts: HashMap<String, Checkout>,
 }
 
@@ -174,11 +175,20 @@ impl PaymentSimulator {
         let until = options.history_until.unwrap_or_else(|| chrono::Utc::now().timestamp());
         let invoices = seed::invoices(&mut subscriptions, &products, &customers, until);
         let orders = seed::history(options.orders, until, &products, &customers);
+        let license_keys = seed::license_keys(&orders, until);
         seed::date_customers(&mut customers, &orders, &subscriptions);
         let sim = Arc::new(Sim {
             base: base.clone(),
             api_key: format!("sandbox_{}", uuid::Uuid::new_v4().simple()),
-            data: Mutex::new(Data { products, customers, subscriptions, orders, invoices, checkouts: HashMap::new() }),
+            data: Mutex::new(Data {
+                products,
+                customers,
+                subscriptions,
+                orders,
+                invoices,
+                license_keys,
+                checkouts: HashMap::new(),
+            }),
             faults: Mutex::new(Faults::default()),
             rng: Mutex::new(seed::Rng::new(99)),
             arrivals: Mutex::new(Vec::new()),
@@ -209,6 +219,10 @@ impl PaymentSimulator {
             .route("/v1/subscription-invoices", get(list_invoices))
             .route("/v1/subscription-invoices/{id}", get(one_invoice))
             .route("/v1/subscription-invoices/{id}/refund", post(refund_invoice))
+            .route("/v1/license-keys", get(list_license_keys))
+            .route("/v1/license-keys/{id}", get(one_license_key).patch(patch_license_key))
+            .route("/v1/license-key-instances", get(list_instances))
+            .route("/v1/license-key-instances/{id}", get(one_instance))
             .route("/v1/order-items", get(list_order_items))
             .route("/v1/order-items/{id}", get(one_order_item))
             .route("/v1/checkouts", post(create_checkout).get(list_checkouts))
@@ -274,6 +288,16 @@ impl PaymentSimulator {
         self.sim.data.lock().unwrap().orders.iter().find(|o| o.id.to_string() == id).map(|o| o.refunded_amount)
     }
 
+    /// A licence key's status and activation limit, for tests.
+    pub fn license_key(&self, id: &str) -> Option<(String, Option<i64>)> {
+        let data = self.sim.data.lock().unwrap();
+        let now = chrono::Utc::now().timestamp();
+        data.license_keys
+            .iter()
+            .find(|k| k.id.to_string() == id)
+            .map(|k| (k.status(now).to_string(), k.activation_limit))
+    }
+
     /// A subscription invoice's status and refunded cents, for tests.
     pub fn invoice(&self, id: &str) -> Option<(String, i64)> {
         let data = self.sim.data.lock().unwrap();
@@ -307,7 +331,11 @@ impl PaymentSimulator {
         samples.extend([data.orders.first(), data.orders.last()].into_iter().flatten().map(|o| order_json(base, o)));
         samples.extend(data.orders.first().map(|o| order_item_json(base, o)));
         samples.extend(data.checkouts.values().take(1).map(|c| checkout_json(base, c)));
-        // A paid invoice and a refunded one.
+        // A licence key, one of its machines, a paid invoice and a refunded one.
+        let now = chrono::Utc::now().timestamp();
+        samples
+            .extend(data.license_keys.iter().find(|k| !k.instances.is_empty()).map(|k| license_key_json(base, k, now)));
+        samples.extend(data.license_keys.iter().find_map(|k| Some(instance_json(base, k.id, k.instances.first()?))));
         samples.extend(data.invoices.iter().find(|i| i.status == "paid").map(|i| invoice_json(base, i)));
         samples.extend(data.invoices.iter().find(|i| i.status == "refunded").map(|i| invoice_json(base, i)));
         samples
@@ -565,6 +593,8 @@ fn product_json(base: &str, p: &Product) -> Value {
 
 fn variant_json(base: &str, v: &Variant) -> Value {
     let id = v.id.to_string();
+    let terms = seed::licence_terms(v.product_id, &v.name);
+    let months = terms.and_then(|(_, months)| months);
     json!({
         "type": "variants", "id": id,
         "attributes": {
@@ -573,8 +603,10 @@ fn variant_json(base: &str, v: &Variant) -> Value {
             "interval_count": if v.is_subscription { json!(1) } else { Value::Null },
             "has_free_trial": false, "trial_interval": "day", "trial_interval_count": 30,
             "pay_what_you_want": false, "min_price": 0, "suggested_price": 0,
-            "has_license_keys": false, "license_activation_limit": 5, "is_license_limit_unlimited": false,
-            "license_length_value": 1, "license_length_unit": "years", "is_license_length_unlimited": false,
+            "has_license_keys": terms.is_some(), "license_activation_limit": terms.map_or(5, |(limit, _)| limit),
+            "is_license_limit_unlimited": false,
+            "license_length_value": months.unwrap_or(1), "license_length_unit": if months.is_some() { "months" } else { "years" },
+            "is_license_length_unlimited": terms.is_some() && months.is_none(),
             "sort": v.sort, "status": v.status, "status_formatted": capitalise(v.status), "test_mode": true,
             "created_at": seed::stamp(1_767_225_600), "updated_at": seed::stamp(1_767_225_600)
         },
@@ -731,6 +763,40 @@ fn invoice_json(base: &str, i: &Invoice) -> Value {
         },
         "relationships": relationships(base, "subscription-invoices", &id, &["store", "subscription", "customer"]),
         "links": {"self": format!("{base}/v1/subscription-invoices/{}", i.id)}
+    })
+}
+
+/// A licence key as the API writes it (`/v1/license-keys`; the data of `license_key_*`
+/// events), every attribute of the SDK's type, its status as of `now`.
+fn license_key_json(base: &str, k: &LicenseKey, now: i64) -> Value {
+    let id = k.id.to_string();
+    let status = k.status(now);
+    json!({
+        "type": "license-keys", "id": id,
+        "attributes": {
+            "store_id": k.store_id, "customer_id": k.customer_id, "order_id": k.order_id, "order_item_id": k.order_item_id,
+            "product_id": k.product_id, "user_name": k.user_name, "user_email": k.user_email, "key": k.key,
+            "key_short": k.key_short(), "activation_limit": k.activation_limit, "instances_count": k.instances.len(),
+            // An integer, as the docs' example writes it; no `test_mode`, as their attribute list has none.
+            "disabled": u8::from(k.disabled), "status": status, "status_formatted": capitalise(status),
+            "expires_at": k.expires_at, "created_at": k.created_at, "updated_at": k.updated_at
+        },
+        "relationships": relationships(base, "license-keys", &id, &["store", "customer", "order", "order-item", "product", "license-key-instances"]),
+        "links": {"self": format!("{base}/v1/license-keys/{}", k.id)}
+    })
+}
+
+/// One activation of a licence key, as `/v1/license-key-instances` writes it.
+fn instance_json(base: &str, key_id: u64, i: &seed::Instance) -> Value {
+    let id = i.id.to_string();
+    json!({
+        "type": "license-key-instances", "id": id,
+        "attributes": {
+            "license_key_id": key_id, "identifier": i.identifier, "name": i.name,
+            "created_at": i.created_at, "updated_at": i.created_at
+        },
+        "relationships": relationships(base, "license-key-instances", &id, &["license-key"]),
+        "links": {"self": format!("{base}/v1/license-key-instances/{}", i.id)}
     })
 }
 
@@ -1183,6 +1249,111 @@ async fn refund_invoice(State(sim): State<Arc<Sim>>, Path(id): Path<String>, bod
         );
     }
     document(invoice)
+}
+
+/// `GET /v1/license-keys` with the documented filters (`store_id`, `order_id`, `order_item_id`,
+/// `product_id`, `status`), "ordered by id in descending order" as the docs say (their links say
+/// `sort=id`; the client reads both ends, so either order serves it).
+async fn list_license_keys(State(sim): State<Arc<Sim>>, Query(params): Params) -> Response {
+    let data = sim.data.lock().unwrap();
+    let now = chrono::Utc::now().timestamp();
+    let mut keys: Vec<&LicenseKey> = data.license_keys.iter().collect();
+    for name in ["store_id", "order_id", "order_item_id", "product_id", "status"] {
+        if let Some(value) = filter(&params, name) {
+            keys.retain(|k| {
+                let field = match name {
+                    "store_id" => k.store_id.to_string(),
+                    "order_id" => k.order_id.to_string(),
+                    "order_item_id" => k.order_item_id.to_string(),
+                    "product_id" => k.product_id.to_string(),
+                    _ => k.status(now).to_string(),
+                };
+                field == value
+            });
+        }
+    }
+    keys.sort_by_key(|k| std::cmp::Reverse(k.id));
+    page(&sim, "license-keys", &params, keys, |k| license_key_json(&sim.base, k, now))
+}
+
+async fn one_license_key(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    match data.license_keys.iter().find(|k| k.id.to_string() == id) {
+        Some(k) => document(license_key_json(&sim.base, k, chrono::Utc::now().timestamp())),
+        None => not_found(),
+    }
+}
+
+/// `PATCH /v1/license-keys/:id`: `activation_limit` (a positive integer, or null for unlimited),
+/// `expires_at` (ISO 8601, or null for never) and `disabled`; answers the key and sends
+/// `license_key_updated`.
+async fn patch_license_key(State(sim): State<Arc<Sim>>, Path(id): Path<String>, body: axum::body::Bytes) -> Response {
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return jsonapi_error(StatusCode::BAD_REQUEST, "Bad Request", "The body is not JSON.");
+    };
+    if body["data"]["type"] != "license-keys" || body["data"]["id"].as_str() != Some(id.as_str()) {
+        return unprocessable("data.type must be license-keys and data.id the key's id");
+    }
+    let attributes = body["data"]["attributes"].as_object().cloned().unwrap_or_default();
+    let limit = match attributes.get("activation_limit") {
+        None => None,
+        Some(Value::Null) => Some(None),
+        Some(v) => match v.as_i64().filter(|n| *n >= 1) {
+            Some(n) => Some(Some(n)),
+            None => return unprocessable("The activation limit must be a positive integer or null."),
+        },
+    };
+    let expires = match attributes.get("expires_at") {
+        None => None,
+        Some(Value::Null) => Some(None),
+        Some(Value::String(at)) if chrono::DateTime::parse_from_rfc3339(at).is_ok() => Some(Some(at.clone())),
+        Some(_) => return unprocessable("The expires at must be an ISO 8601 date-time or null."),
+    };
+    let disabled = match attributes.get("disabled") {
+        None => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => return unprocessable("The disabled field must be true or false."),
+    };
+    let key = {
+        let mut data = sim.data.lock().unwrap();
+        let Some(key) = data.license_keys.iter_mut().find(|k| k.id.to_string() == id) else { return not_found() };
+        if let Some(limit) = limit {
+            key.activation_limit = limit;
+        }
+        if let Some(expires) = expires {
+            key.expires_at = expires;
+        }
+        if let Some(disabled) = disabled {
+            key.disabled = disabled;
+        }
+        key.updated_at = now_stamp();
+        license_key_json(&sim.base, key, chrono::Utc::now().timestamp())
+    };
+    checkout::send_webhooks(&sim, vec![("license_key_updated", key.clone(), Map::new())]);
+    document(key)
+}
+
+/// `GET /v1/license-key-instances`, filtered by `license_key_id`.
+async fn list_instances(State(sim): State<Arc<Sim>>, Query(params): Params) -> Response {
+    let data = sim.data.lock().unwrap();
+    let wanted = filter(&params, "license_key_id");
+    let instances: Vec<(u64, &seed::Instance)> = data
+        .license_keys
+        .iter()
+        .filter(|k| wanted.is_none_or(|id| k.id.to_string() == id))
+        .flat_map(|k| k.instances.iter().map(move |i| (k.id, i)))
+        .collect();
+    page(&sim, "license-key-instances", &params, instances, |(key, i)| instance_json(&sim.base, key, i))
+}
+
+async fn one_instance(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+    let data = sim.data.lock().unwrap();
+    let found =
+        data.license_keys.iter().find_map(|k| Some((k.id, k.instances.iter().find(|i| i.id.to_string() == id)?)));
+    match found {
+        Some((key, i)) => document(instance_json(&sim.base, key, i)),
+        None => not_found(),
+    }
 }
 
 async fn create_checkout(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Response {

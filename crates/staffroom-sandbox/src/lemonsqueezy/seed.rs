@@ -486,6 +486,130 @@ pub fn invoices(
     invoices
 }
 
+/// A licence key and the machines it is activated on.
+#[derive(Debug, Clone)]
+pub struct LicenseKey {
+    pub id: u64,
+    pub store_id: u64,
+    pub customer_id: u64,
+    pub order_id: u64,
+    pub order_item_id: u64,
+    pub product_id: u64,
+    pub user_name: String,
+    pub user_email: String,
+    pub key: String,
+    /// `None` is unlimited.
+    pub activation_limit: Option<i64>,
+    pub disabled: bool,
+    pub expires_at: Option<String>,
+    pub instances: Vec<Instance>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// One activation of a licence key: a machine.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub id: u64,
+    pub identifier: String,
+    pub name: String,
+    pub created_at: String,
+}
+
+impl LicenseKey {
+    /// `inactive`, `active`, `expired` or `disabled`, as the License API names them, at `now`.
+    pub fn status(&self, now: i64) -> &'static str {
+        let expired = self
+            .expires_at
+            .as_deref()
+            .and_then(|at| chrono::DateTime::parse_from_rfc3339(at).ok())
+            .is_some_and(|at| at.timestamp() <= now);
+        match () {
+            _ if self.disabled => "disabled",
+            _ if expired => "expired",
+            _ if self.instances.is_empty() => "inactive",
+            _ => "active",
+        }
+    }
+
+    /// "XXXX-" and the key's last 12 characters, as the API shortens it.
+    pub fn key_short(&self) -> String {
+        format!("XXXX-{}", &self.key[self.key.len().saturating_sub(12)..])
+    }
+}
+
+/// The licence terms of a product that sells licence keys: how many machines a key may be
+/// activated on (a variant named "Team" on ten), and how many months it lasts (`None`: for
+/// ever). Four of the store's one-off products sell them; the rest do not.
+pub fn licence_terms(product_id: u64, variant_name: &str) -> Option<(i64, Option<u32>)> {
+    let months = match product_id {
+        13 => Some(3),
+        17 | 21 => Some(12),
+        25 => None,
+        _ => return None,
+    };
+    Some((if variant_name == "Team" { 10 } else { 3 }, months))
+}
+
+const MACHINES: [&str; 8] = [
+    "MacBook Pro",
+    "DESKTOP-4F2KQ7",
+    "ubuntu-workstation",
+    "Studio iMac",
+    "ThinkPad X1",
+    "office-pc-02",
+    "Mac mini (build)",
+    "surface-laptop",
+];
+
+/// A licence key for each paid order of a product that sells them (SPEC section 11, Sandbox):
+/// activated on none to all of its machines; disabled when the order was refunded in full, and
+/// one in twenty-three by hand; a three-month licence bought long enough ago has expired.
+pub fn license_keys(orders: &[Order], until: i64) -> Vec<LicenseKey> {
+    let mut rng = Rng::new(31);
+    orders
+        .iter()
+        .filter(|o| o.store_id == STORE_ID && matches!(o.status, "paid" | "refunded" | "partial_refund"))
+        .filter_map(|o| Some((o, licence_terms(o.product_id, &o.variant_name)?)))
+        .enumerate()
+        .map(|(n, (o, (limit, months)))| {
+            let id = 3_001 + n as u64;
+            let created = chrono::DateTime::parse_from_rfc3339(&o.created_at).map(|t| t.timestamp()).unwrap_or(BASE);
+            let expires = months.map(|m| period_start(created, Some("month"), m));
+            let used = rng.below(limit as u64 + 1) as usize;
+            let instances = (0..used)
+                .map(|i| Instance {
+                    id: id * 100 + i as u64,
+                    identifier: uuid_from(&mut rng),
+                    name: format!(
+                        "{} · {}",
+                        o.user_name.split(' ').next().unwrap_or("Buyer"),
+                        MACHINES[(n + i) % MACHINES.len()]
+                    ),
+                    created_at: stamp((created + 600 + i as i64 * 86_400).min(until)),
+                })
+                .collect();
+            LicenseKey {
+                id,
+                store_id: o.store_id,
+                customer_id: o.customer_id,
+                order_id: o.id,
+                order_item_id: o.id + 100_000_000,
+                product_id: o.product_id,
+                user_name: o.user_name.clone(),
+                user_email: o.user_email.clone(),
+                key: uuid_from(&mut rng).to_uppercase(),
+                activation_limit: Some(limit),
+                disabled: o.status == "refunded" || n % 23 == 22,
+                expires_at: expires.map(stamp),
+                instances,
+                created_at: o.created_at.clone(),
+                updated_at: o.updated_at.clone(),
+            }
+        })
+        .collect()
+}
+
 /// How far back the seeded order history reaches (SPEC section 11, Sandbox).
 pub const HISTORY_DAYS: i64 = 180;
 
@@ -673,6 +797,26 @@ mod tests {
         let (products, customers) = (products(30), customers(460));
         let orders = history(1_600, UNTIL, &products, &customers);
         (products, customers, orders)
+    }
+
+    /// Licence keys for the products that sell them, with activations, some disabled or expired.
+    #[test]
+    fn licence_keys_come_with_the_orders_of_products_that_sell_them() {
+        let (_, _, orders) = shop();
+        let keys = license_keys(&orders, UNTIL);
+        assert!(keys.len() > 100, "{}", keys.len());
+        let statuses: std::collections::BTreeSet<&str> = keys.iter().map(|k| k.status(UNTIL)).collect();
+        assert_eq!(statuses.into_iter().collect::<Vec<_>>(), ["active", "disabled", "expired", "inactive"]);
+        for key in &keys {
+            let order = orders.iter().find(|o| o.id == key.order_id).unwrap();
+            assert!(licence_terms(order.product_id, &order.variant_name).is_some());
+            assert!(key.instances.len() as i64 <= key.activation_limit.unwrap());
+            assert_eq!(key.key_short().len(), 17);
+            assert!(key.key.ends_with(&key.key_short()[5..]));
+            if order.status == "refunded" {
+                assert_eq!(key.status(UNTIL), "disabled");
+            }
+        }
     }
 
     /// An invoice per billing period of each subscription (SPEC section 11, Sandbox).

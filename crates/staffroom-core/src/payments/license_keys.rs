@@ -1,0 +1,267 @@
+//! The store's licence keys (SPEC section 11): read by the sync and the `license_key_*` events,
+//! listed and searched from the cache (short forms only), shown whole with the machines they are
+//! activated on when staff ask (read afresh, audited, never kept), and disabled, enabled, or
+//! given another limit or expiry by admins.
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use super::model::{self, LicenseKeyDetail, LicenseKeyDto, PageMeta};
+use super::ops::{ListLicenseKeysRequest, UpdateLicenseKeyRequest};
+use super::store::{like_pattern, LicenseKeyQuery};
+use super::sync::{SyncReporter, SyncStep};
+use super::{validate_id, PaymentService};
+use crate::audit::AuditAction;
+use crate::auth::Actor;
+use crate::error::{Error, Result};
+use crate::time::now_rfc3339;
+
+/// The `meta` key of when every page of licence keys was last read.
+const READ_IN_FULL: &str = "license_keys_read_in_full_at";
+
+/// `GET /license-keys`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LicenseKeyList {
+    pub license_keys: Vec<LicenseKeyDto>,
+    pub meta: PageMeta,
+}
+
+/// `{licenseKey}`, with the full key and the machines.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LicenseKeyDetailEnvelope {
+    pub license_key: LicenseKeyDetail,
+}
+
+/// `{licenseKey}`, as lists show it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct LicenseKeyEnvelope {
+    pub license_key: LicenseKeyDto,
+}
+
+/// What staff search keys by: an e-mail, or the key's short form; a whole key pasted in is
+/// found by its last 12 characters, which its short form keeps.
+fn search_patterns(text: &str) -> (String, String) {
+    let key_part = if text.chars().count() > 12 && text.contains('-') {
+        let tail: String = text.chars().rev().take(12).collect::<Vec<_>>().into_iter().rev().collect();
+        like_pattern(&tail)
+    } else {
+        like_pattern(text)
+    };
+    (like_pattern(text), key_part)
+}
+
+impl PaymentService {
+    /// The store's licence keys. The provider lists them by id (its docs say newest first, its
+    /// links `sort=id`), with no time to stop at, so every page is read on the first sync and
+    /// once a day; in between, the first and the last page, which hold the newest keys either
+    /// way, and the `license_key_*` events tell of changes to older ones.
+    pub(super) async fn read_license_keys(&self, report: &SyncReporter) -> Result<(usize, u32)> {
+        let outcome = async {
+            let store_id = self.store_id().await?;
+            let started = now_rfc3339();
+            let every_page = super::customers::older_than_a_day(self.db.meta(READ_IN_FULL).await?.as_deref());
+            let ours = |r: &super::jsonapi::Resource| r.str("store_id").is_none_or(|store| store == store_id);
+            let query = [("filter[store_id]", store_id.clone())];
+            let (mut read, mut requests) = (0, 0);
+            if every_page {
+                let mut pages = self.client.pages("license-keys", &query);
+                while let Some(page) = pages.next().await? {
+                    report.step(SyncStep::LicenseKeys, pages.read, pages.total.map(|t| t.max(pages.read)));
+                    let keys: Vec<LicenseKeyDto> =
+                        page.iter().filter(|r| ours(r)).map(model::license_key_from).collect();
+                    read += keys.len();
+                    self.db.upsert_license_keys(keys, now_rfc3339()).await?;
+                }
+                requests = pages.read;
+                self.db.set_meta(READ_IN_FULL, started.clone()).await?;
+            } else {
+                let page = |n: u32| {
+                    let mut query = query.to_vec();
+                    query.extend([("page[size]", "100".to_string()), ("page[number]", n.to_string())]);
+                    async move { self.client.get("license-keys", &query).await }
+                };
+                let first = page(1).await?;
+                let last = first.last_page().unwrap_or(1);
+                let mut resources = first.resources()?;
+                requests += 1;
+                if last > 1 {
+                    resources.extend(page(last).await?.resources()?);
+                    requests += 1;
+                }
+                report.step(SyncStep::LicenseKeys, requests, Some(requests));
+                let keys: Vec<LicenseKeyDto> =
+                    resources.iter().filter(|r| ours(r)).map(model::license_key_from).collect();
+                read = keys.len();
+                self.db.upsert_license_keys(keys, now_rfc3339()).await?;
+            }
+            self.db.record_sync("license_keys", started, None).await?;
+            Ok::<_, Error>((read, requests))
+        }
+        .await;
+        if let Err(err) = &outcome {
+            self.db.record_sync("license_keys", now_rfc3339(), Some(err.message.clone())).await?;
+        }
+        outcome
+    }
+
+    /// `GET /license-keys`: from the cache, newest first.
+    pub async fn list_license_keys(&self, request: &ListLicenseKeysRequest) -> Result<LicenseKeyList> {
+        let (page, limit) = (request.page.unwrap_or(1), request.limit.unwrap_or(10));
+        let query = LicenseKeyQuery {
+            page,
+            limit,
+            order_id: request.order_id.clone(),
+            customer_id: request.customer_id.clone(),
+            status: request.status.map(|s| s.as_str().to_string()),
+            search: request.search.as_deref().map(search_patterns),
+        };
+        let (license_keys, total) = self.db.list_license_keys(query).await?;
+        let meta = self.meta_for("license_keys", PageMeta::new(page, limit, total), false).await?;
+        Ok(LicenseKeyList { license_keys, meta })
+    }
+
+    /// `GET /license-keys/{id}`: the whole key and the machines it is activated on, read from
+    /// the provider (the whole key is never kept), and audited: who saw which key.
+    pub async fn get_license_key(&self, actor: &Actor, id: &str) -> Result<LicenseKeyDetail> {
+        validate_id("id", id)?;
+        let store_id = self.store_id().await?;
+        let read = async {
+            let resource = self.client.get_one(&format!("license-keys/{id}")).await?;
+            if resource.str("store_id").is_some_and(|store| store != store_id) {
+                return Err(Error::not_found(format!("No licence key {id} in this store")));
+            }
+            let query = [("filter[license_key_id]", id.to_string())];
+            let (instances, _) = self.client.get_all("license-key-instances", &query).await?;
+            Ok((resource, instances))
+        }
+        .await;
+        let outcome = match &read {
+            Ok(_) => "success".to_string(),
+            Err(err) => format!("failure: {}", err.code.as_str()),
+        };
+        let (resource, instances) = match read {
+            Ok(read) => read,
+            Err(err) => {
+                self.audit.record(actor.audit_name(), AuditAction::LicenseKeyReveal, Some(id), &outcome, None).await;
+                return Err(err);
+            }
+        };
+        let key = resource.str("key").unwrap_or_default();
+        self.db.upsert_license_keys(vec![model::license_key_from(&resource)], now_rfc3339()).await?;
+        let cached = self.db.license_key(id.to_string()).await?.unwrap_or_else(|| model::license_key_from(&resource));
+        let detail = json!({"keyShort": cached.key_short, "customer": cached.customer_email});
+        self.audit.record(actor.audit_name(), AuditAction::LicenseKeyReveal, Some(id), &outcome, Some(detail)).await;
+        let instances = instances.iter().map(model::license_instance_from).collect();
+        Ok(LicenseKeyDetail { license_key: cached, key, instances })
+    }
+
+    /// `PATCH /license-keys/{id}` (admins): disable or enable a key, change how many machines
+    /// it may be activated on, or when it expires. A key is disabled or enabled from the state
+    /// the provider has now; asking for the state it is already in is refused.
+    pub async fn update_license_key(&self, actor: &Actor, request: &UpdateLicenseKeyRequest) -> Result<LicenseKeyDto> {
+        actor.require_admin()?;
+        let id = request.id.as_str();
+        validate_id("id", id)?;
+        let attributes = changes(request)?;
+        let path = format!("license-keys/{id}");
+        let store_id = self.store_id().await?;
+        let now = self.client.get_one(&path).await?;
+        if now.str("store_id").is_some_and(|store| store != store_id) {
+            return Err(Error::not_found(format!("No licence key {id} in this store")));
+        }
+        let disabled_now = now.str("status").as_deref() == Some("disabled");
+        match request.disabled {
+            Some(true) if disabled_now => return Err(Error::conflict("This licence key is already disabled", None)),
+            Some(false) if !disabled_now => return Err(Error::conflict("This licence key is not disabled", None)),
+            _ => {}
+        }
+        let body = json!({"data": {"type": "license-keys", "id": id, "attributes": attributes}});
+        let updated = self.client.patch(&path, &body).await;
+        let outcome = match &updated {
+            Ok(_) => "success".to_string(),
+            Err(err) => format!("failure: {}", err.code.as_str()),
+        };
+        let detail = Value::Object(attributes);
+        self.audit.record(actor.audit_name(), AuditAction::LicenseKeyUpdate, Some(id), &outcome, Some(detail)).await;
+        self.db.upsert_license_keys(vec![model::license_key_from(&updated?)], now_rfc3339()).await?;
+        self.db.license_key(id.to_string()).await?.ok_or_else(|| Error::not_found(format!("No licence key {id}")))
+    }
+}
+
+/// The provider's attributes for what `request` changes; none, or two that contradict each
+/// other, is refused naming the fields.
+fn changes(request: &UpdateLicenseKeyRequest) -> Result<Map<String, Value>> {
+    let mut attributes = Map::new();
+    if let Some(disabled) = request.disabled {
+        attributes.insert("disabled".into(), json!(disabled));
+    }
+    match (request.activation_limit, request.unlimited_activations) {
+        (Some(_), Some(true)) => {
+            return Err(Error::invalid_field("unlimitedActivations", "cannot be given with an activation limit"))
+        }
+        (Some(limit), _) => _ = attributes.insert("activation_limit".into(), json!(limit)),
+        (None, Some(true)) => _ = attributes.insert("activation_limit".into(), Value::Null),
+        _ => {}
+    }
+    match (&request.expires_at, request.never_expires) {
+        (Some(_), Some(true)) => return Err(Error::invalid_field("neverExpires", "cannot be given with an expiry")),
+        (Some(at), _) => {
+            let at = super::validate::instant(at).ok_or_else(|| Error::invalid_field("expiresAt", "is not a time"))?;
+            attributes.insert("expires_at".into(), json!(at));
+        }
+        (None, Some(true)) => _ = attributes.insert("expires_at".into(), Value::Null),
+        _ => {}
+    }
+    if attributes.is_empty() {
+        return Err(Error::invalid_field(
+            "disabled",
+            "nothing to change: give disabled, activationLimit, unlimitedActivations, expiresAt or neverExpires",
+        ));
+    }
+    Ok(attributes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_whole_key_is_found_by_its_short_form() {
+        let (email, key) = search_patterns("80e15db5-c796-436b-850c-8f9c98a48abe");
+        assert_eq!(key, "%8f9c98a48abe%");
+        assert_eq!(email, "%80e15db5-c796-436b-850c-8f9c98a48abe%");
+        assert_eq!(search_patterns("ada@example.com").1, "%ada@example.com%");
+        assert_eq!(search_patterns("XXXX-8f9c98a48abe").1, "%8f9c98a48abe%");
+    }
+
+    #[test]
+    fn an_update_changes_something_and_never_two_contradicting_things() {
+        let request = |f: fn(&mut UpdateLicenseKeyRequest)| {
+            let mut r = UpdateLicenseKeyRequest { id: "1".into(), ..Default::default() };
+            f(&mut r);
+            changes(&r)
+        };
+        assert!(request(|_| {}).is_err());
+        assert_eq!(
+            request(|r| r.disabled = Some(true)).unwrap(),
+            json!({"disabled": true}).as_object().unwrap().clone()
+        );
+        assert_eq!(
+            request(|r| r.unlimited_activations = Some(true)).unwrap(),
+            json!({"activation_limit": null}).as_object().unwrap().clone()
+        );
+        assert!(request(|r| (r.activation_limit, r.unlimited_activations) = (Some(3), Some(true))).is_err());
+        assert!(request(|r| (r.expires_at, r.never_expires) = (Some("2027-01-01".into()), Some(true))).is_err());
+        assert_eq!(
+            request(|r| r.expires_at = Some("2027-01-01".into())).unwrap(),
+            json!({"expires_at": "2027-01-01T00:00:00Z"}).as_object().unwrap().clone()
+        );
+        assert_eq!(
+            request(|r| r.unlimited_activations = Some(false)).unwrap_err().message,
+            changes(&UpdateLicenseKeyRequest { id: "1".into(), ..Default::default() }).unwrap_err().message
+        );
+    }
+}
