@@ -278,6 +278,32 @@ test("a renewal is refunded in part from its customer's page, and its subscripti
   await shot("06i-customer-invoices");
 });
 
+test("a licence key is found by its customer's e-mail, shown whole with its machines, and disabled", async () => {
+  await goTo("Licence keys");
+  await click(By.css("#key-status option[value='active']"));
+  const rows = By.xpath("//table[@aria-label='Licence keys']//tr[@data-id]");
+  await eventually("active keys only", async () => {
+    const all = await driver.findElements(rows);
+    const active = await driver.findElements(By.xpath("//table[@aria-label='Licence keys']//tr[@data-id][.//*[normalize-space()='Active']]"));
+    return all.length > 0 && all.length === active.length;
+  });
+  const first = await find(By.xpath("(//table[@aria-label='Licence keys']//tr[@data-id])[1]"));
+  const id = await first.getAttribute("data-id");
+  const email = await textOf(By.xpath(`//tr[@data-id=${literal(id)}]/td[2]/div[contains(@class,'muted')]`));
+  await type(By.css("input[aria-label='Search licence keys']"), email);
+  const row = `//table[@aria-label='Licence keys']//tr[@data-id=${literal(id)}]`;
+  await eventually("the customer's keys", async () => (await driver.findElements(By.xpath(row))).length === 1);
+  // Every status again: a key disabled below stays in the list.
+  await click(By.css("#key-status option[value='']"));
+  await click(By.xpath(`${row}//button[normalize-space()='Key and machines']`));
+  await eventually("the whole key and its machines", async () => /since/.test(await textOf(By.css("[aria-label='The whole key']"))));
+  await shot("09a-licence-key-whole");
+  await click(By.xpath(`${row}//button[normalize-space()='Disable…']`));
+  await click(button("Disable", `${row}//*[@role='group']`));
+  await eventually("the key disabled", async () => /Disabled/.test(await textOf(By.xpath(row))) && /Enable/.test(await textOf(By.xpath(row))));
+  await shot("09b-licence-key-disabled");
+});
+
 test("a customer is found by e-mail and opens with their orders, subscriptions and revenue", async () => {
   await goTo("Customers");
   const rows = By.xpath("//table[@aria-label='Customers']//tr[@data-id]");

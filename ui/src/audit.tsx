@@ -11,6 +11,7 @@ export const AUDIT_ACTIONS: [string, [string, string][]][] = [
   ["Sign-in", [["auth.sign_in", "Signed in"], ["auth.account_locked", "Account locked"], ["auth.sign_out", "Signed out"], ["auth.session_ended", "Session ended"]]],
   ["Users", [["users.add", "Added a user"], ["users.disable", "Disabled a user"], ["users.enable", "Enabled a user"], ["users.set_password", "Set a password"], ["users.unlock", "Unlocked a user"]]],
   ["Orders", [["payments.order_create", "Created an order"], ["payments.order_refund", "Refunded an order"], ["payments.order_review", "Order held for review"]]],
+  ["Billing", [["payments.invoice_refund", "Refunded an invoice"], ["payments.license_key_reveal", "Showed a licence key"], ["payments.license_key_update", "Changed a licence key"]]],
   ["Subscriptions", [["payments.subscription_cancel", "Cancelled"], ["payments.subscription_resume", "Resumed"], ["payments.subscription_pause", "Paused"], ["payments.subscription_unpause", "Unpaused"], ["payments.subscription_change_plan", "Changed plan"]]],
   ["Documents", [["docs.create", "Created a document"], ["docs.edit", "Edited a document"], ["docs.share", "Shared a document"]]],
   ["Settings", [["settings.sync_interval", "Sync interval"], ["settings.audit_retention", "Audit retention"], ["settings.secret_set", "Set a credential"], ["settings.google_sign_in", "Connected Google"], ["settings.google_sign_out", "Disconnected Google"], ["settings.webhook_receiver", "Webhook receiver"]]],
@@ -79,6 +80,29 @@ export function auditSentence(entry: AuditEntry, nameOf: (email: string) => stri
       const amount = typeof detail.amount === "number" && typeof detail.currency === "string" ? formatMoney(detail.amount, detail.currency) : null;
       const order = typeof detail.order === "string" ? detail.order : "an order";
       return <>{actor} {tried("refunded", "tried to refund")} {amount ? `${amount} of ` : ""}order {link(paths.order(target), order)}</>;
+    }
+    case "payments.invoice_refund": {
+      const amount = typeof detail.amount === "number" && typeof detail.currency === "string" ? formatMoney(detail.amount, detail.currency) : null;
+      const subscription = typeof detail.subscription === "string" ? detail.subscription : null;
+      return (
+        <>
+          {actor} {tried("refunded", "tried to refund")} {amount ? `${amount} of ` : ""}invoice {target}
+          {subscription ? <> of subscription {link(paths.subscription(subscription), subscription)}</> : null}
+        </>
+      );
+    }
+    case "payments.license_key_reveal": {
+      const short = typeof detail.keyShort === "string" ? detail.keyShort : target;
+      const customer = typeof detail.customer === "string" ? ` (${detail.customer})` : "";
+      return <>{actor} {tried("looked at the whole licence key", "tried to look at licence key")} {short}{customer}</>;
+    }
+    case "payments.license_key_update": {
+      const changes = [
+        detail.disabled === true ? "disabled it" : detail.disabled === false ? "enabled it" : null,
+        "activation_limit" in detail ? (detail.activation_limit === null ? "removed its machine limit" : `limited it to ${String(detail.activation_limit)} machines`) : null,
+        "expires_at" in detail ? (detail.expires_at === null ? "made it never expire" : `made it expire ${String(detail.expires_at).slice(0, 10)}`) : null,
+      ].filter(Boolean);
+      return <>{actor} {tried("changed", "tried to change")} licence key {target}{changes.length ? `: ${changes.join(", ")}` : ""}</>;
     }
     case "docs.create": {
       const name = typeof detail.name === "string" ? `“${detail.name}”` : "a document";

@@ -35,6 +35,8 @@ export type { SubscriptionDto as Subscription } from "./bindings/SubscriptionDto
 export type { SubscriptionList } from "./bindings/SubscriptionList";
 export type { InvoiceDto as Invoice } from "./bindings/InvoiceDto";
 export type { InvoiceList } from "./bindings/InvoiceList";
+export type { LicenseKeyDto as LicenseKey } from "./bindings/LicenseKeyDto";
+export type { LicenseKeyStatus } from "./bindings/LicenseKeyStatus";
 export type { SubscriptionActionResult } from "./bindings/SubscriptionActionResult";
 export type { SubscriptionActionRequest } from "./bindings/SubscriptionActionRequest";
 export type { PendingConfirmation } from "./bindings/PendingConfirmation";

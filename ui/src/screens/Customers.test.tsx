@@ -48,7 +48,7 @@ describe("Customers", () => {
   it("shows a customer's figures, orders and subscriptions, and copies the portal link", async () => {
     const detail: CustomerDetail = {
       ...customer("1001", "Ada Lovelace", "ada@example.com", { portalUrl: "https://store.example/billing?signature=x" }),
-      orders: [order], orderCount: 1, subscriptions: [subscription], subscriptionCount: 1, invoices: [], invoiceCount: 0, stale: false,
+      orders: [order], orderCount: 1, subscriptions: [subscription], subscriptionCount: 1, invoices: [], invoiceCount: 0, licenseKeys: [], licenseKeyCount: 0, stale: false,
     };
     mockCommands({ get_customer: () => ({ customer: detail }) });
     const writes: string[] = [];
@@ -66,7 +66,7 @@ describe("Customers", () => {
   });
 
   it("says when the figures are from the cache, and offers no portal link then", async () => {
-    const detail: CustomerDetail = { ...customer("1001", "Ada Lovelace", "ada@example.com"), orders: [], orderCount: 0, subscriptions: [], subscriptionCount: 0, invoices: [], invoiceCount: 0, stale: true };
+    const detail: CustomerDetail = { ...customer("1001", "Ada Lovelace", "ada@example.com"), orders: [], orderCount: 0, subscriptions: [], subscriptionCount: 0, invoices: [], invoiceCount: 0, licenseKeys: [], licenseKeyCount: 0, stale: true };
     mockCommands({ get_customer: () => ({ customer: detail }) });
     renderWithQuery(<CustomerPage id="1001" user={admin} />);
     expect(await screen.findByText(/cannot be reached: these figures are as last synced/)).toBeInTheDocument();
@@ -87,7 +87,7 @@ describe("Customers", () => {
     ];
     const detail: CustomerDetail = {
       ...customer("1001", "Ada Lovelace", "ada@example.com"),
-      orders: [], orderCount: 0, subscriptions: [subscription], subscriptionCount: 1, invoices, invoiceCount: 3, stale: false,
+      orders: [], orderCount: 0, subscriptions: [subscription], subscriptionCount: 1, invoices, invoiceCount: 3, licenseKeys: [], licenseKeyCount: 0, stale: false,
     };
     const calls = mockCommands({
       get_customer: () => ({ customer: detail }),

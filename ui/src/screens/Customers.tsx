@@ -2,6 +2,7 @@ import { useDeferredValue, useState } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useLocation } from "wouter";
 import { InvoiceTable } from "../components/Invoices";
+import { LicenseKeyTable } from "../components/LicenseKeys";
 import { ListBody } from "../components/ListBody";
 import { OrderCells } from "../components/OrderCells";
 import { SubscriptionStatusBadge } from "../components/SubscriptionStatus";
@@ -190,6 +191,8 @@ export function CustomerPage({ id, user }: { id: string; user: User }) {
       {c.invoiceCount > c.invoices.length && (
         <p className="muted small">The newest {c.invoices.length} of {c.invoiceCount.toLocaleString()} invoices.</p>
       )}
+      <h3>Licence keys <span className="muted small">{c.licenseKeyCount.toLocaleString()}</span></h3>
+      <LicenseKeyTable keys={c.licenseKeys} canChange={can(user, "update_license_key")} label="Customer's licence keys" />
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { openUrl } from "@tauri-apps/plugin-opener";
 import { useLocation, useRoute } from "wouter";
 import { OrderCells } from "../components/OrderCells";
 import { ListBody } from "../components/ListBody";
+import { OrderLicenseKeys } from "../components/LicenseKeys";
 import { RefundForm } from "../components/RefundForm";
 import { useRefetchOnWebhook } from "../events";
 import { can } from "../access";
@@ -166,6 +167,7 @@ function OrderDetail({ id, canRefund }: { id: string; canRefund: boolean }) {
           <strong>Needs review:</strong> a payment event did not match this order's checkout, so it was not marked paid ({o.review}). Check the order in Lemon Squeezy.
         </p>
       )}
+      <OrderLicenseKeys orderId={o.id} />
       <h4>Events</h4>
       {(o.events ?? []).length === 0 ? (
         <p className="muted">No webhook has arrived for this order yet.</p>

@@ -14,6 +14,7 @@ import { paths } from "../links";
 import type { Operations } from "../ops";
 import { CustomerPage, Customers } from "./Customers";
 import { Documents } from "./Documents";
+import { LicenseKeys } from "./LicenseKeys";
 import { Orders } from "./Orders";
 import { Overview } from "./Overview";
 import { Subscriptions } from "./Subscriptions";
@@ -28,6 +29,7 @@ type Area =
   | "orders"
   | "customers"
   | "subscriptions"
+  | "license-keys"
   | "documents"
   | "webhooks"
   | "users"
@@ -38,6 +40,7 @@ const AREAS: { id: Area; label: string }[] = [
   { id: "orders", label: "Orders" },
   { id: "customers", label: "Customers" },
   { id: "subscriptions", label: "Subscriptions" },
+  { id: "license-keys", label: "Licence keys" },
   { id: "documents", label: "Documents" },
   { id: "webhooks", label: "Webhooks" },
   { id: "users", label: "Users & audit" },
@@ -142,6 +145,7 @@ function Areas({ info, user, onSignedOut }: Props) {
         {area === "orders" && <Orders user={user} />}
         {area === "customers" && (id ? <CustomerPage key={id} id={id} user={user} /> : <Customers />)}
         {area === "subscriptions" && <Subscriptions user={user} />}
+        {area === "license-keys" && <LicenseKeys user={user} />}
         {area === "documents" && <Documents />}
         {area === "webhooks" && <Webhooks user={user} teamServer={info.signedInTo} />}
         {area === "users" && <Users me={user} />}

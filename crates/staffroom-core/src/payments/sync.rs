@@ -21,7 +21,7 @@ const INTERVAL_SETTING: &str = "payments_sync_interval_secs";
 
 /// What a running sync is reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema, ts_rs::TS)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum SyncStep {
     Products,
     Variants,

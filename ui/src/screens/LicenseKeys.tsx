@@ -1,0 +1,58 @@
+import { useDeferredValue, useState } from "react";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { ListBody } from "../components/ListBody";
+import { KEY_STATUSES, LicenseKeyTable } from "../components/LicenseKeys";
+import { useRefetchOnWebhook } from "../events";
+import { can } from "../access";
+import { api } from "../api";
+import type { LicenseKeyStatus, User } from "../types";
+
+const PAGE_SIZE = 20;
+
+/** Licence keys: the store's keys, newest first, found by the customer's e-mail or by the key
+ *  (its short form, or the whole key a customer pasted into an e-mail). */
+export function LicenseKeys({ user }: { user: User }) {
+  const [page, setPage] = useState(1);
+  const [text, setText] = useState("");
+  const [status, setStatus] = useState<LicenseKeyStatus | "">("");
+  const search = useDeferredValue(text.trim());
+  const list = useQuery({
+    queryKey: ["license-keys", page, search, status],
+    queryFn: () => api.listLicenseKeys({ page, limit: PAGE_SIZE, search: search || null, status: status || null }),
+    placeholderData: keepPreviousData,
+  });
+  useRefetchOnWebhook([["license-keys"]]);
+  const filtered = Boolean(search || status);
+  return (
+    <section className="content" aria-labelledby="keys-title">
+      <div className="stack">
+        <div className="toolbar"><h2 id="keys-title">Licence keys</h2></div>
+        <div className="toolbar filters" role="search" aria-label="Find licence keys">
+          <input
+            className="search"
+            type="search"
+            aria-label="Search licence keys"
+            placeholder="E-mail or key"
+            value={text}
+            onChange={(e) => { setText(e.target.value); setPage(1); }}
+          />
+          <label htmlFor="key-status" className="muted">Status</label>
+          <select id="key-status" value={status} onChange={(e) => { setStatus(e.target.value as LicenseKeyStatus | ""); setPage(1); }}>
+            <option value="">All</option>
+            {Object.entries(KEY_STATUSES).map(([value, [label]]) => <option key={value} value={value}>{label}</option>)}
+          </select>
+          {filtered && <button type="button" className="link" onClick={() => { setText(""); setStatus(""); setPage(1); }}>Clear</button>}
+        </div>
+        <ListBody
+          query={list}
+          items={list.data?.licenseKeys}
+          noun="licence keys"
+          empty={filtered ? "No licence keys match." : "No licence keys yet: they come with orders of products that sell them."}
+          onPage={setPage}
+        >
+          {(keys) => <LicenseKeyTable keys={keys} canChange={can(user, "update_license_key")} label="Licence keys" showCustomer />}
+        </ListBody>
+      </div>
+    </section>
+  );
+}
