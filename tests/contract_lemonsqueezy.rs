@@ -83,6 +83,18 @@ fn documented_objects_decode_as_the_client_reads_them() {
         "the Laravel package's name, in the SPEC's"
     );
 
+    let key = model::license_key_from(&resource(&fixture("license-key.json")));
+    assert_eq!((key.key_short.as_str(), key.status.as_str()), ("XXXX-8f9c98a48abe", "inactive"));
+    assert_eq!((key.activation_limit, key.activation_usage, key.expires_at.as_deref()), (Some(5), 0, None));
+    assert_eq!((key.provider_order_id.as_str(), key.customer_id.as_str(), key.product_id.as_str()), ("1", "1", "1"));
+    assert_eq!(key.customer_email, "johndoe@example.com");
+    let machine = model::license_instance_from(&resource(&fixture("license-key-instance.json")));
+    assert_eq!(
+        (machine.name.as_str(), machine.identifier.as_str()),
+        ("example.com", "f70a79fa-6054-433e-9c1b-6075344292e4")
+    );
+    assert_eq!(machine.created_at, "2022-11-14T11:45:39Z");
+
     let customer = model::customer_from(&resource(&fixture("customer.json")));
     assert_eq!(
         (customer.name.as_str(), customer.email.as_str(), customer.status.as_str()),

@@ -912,4 +912,10 @@ async fn a_paid_order_of_a_product_that_sells_licence_keys_brings_its_key() {
     assert_eq!((key["status"].as_str(), key["activationUsage"].as_i64()), (Some("inactive"), Some(0)), "{keys}");
     assert_eq!(key["customerEmail"], "buyer@example.com");
     assert!(key["expiresAt"].is_string(), "a three-month licence: {key}");
+    // The license_key_created delivery carried the whole key; nothing kept it.
+    let (_, detail) = app.get(&format!("/api/payments/license-keys/{}", key["id"].as_str().unwrap())).await;
+    let whole = detail["licenseKey"]["key"].as_str().unwrap();
+    let (_, log) = app.get("/api/payments/webhooks?limit=20").await;
+    assert!(log["events"].as_array().unwrap().iter().any(|e| e["eventName"] == "license_key_created"), "{log}");
+    assert!(!stored_text(app.data_dir()).await.contains(whole), "the whole key is not in the data dir");
 }

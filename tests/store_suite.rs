@@ -1356,16 +1356,36 @@ async fn licence_keys_are_kept_found_and_joined_to_their_order(db: Db) {
     let mut ours = order("o-key", "2026-01-01T00:00:00Z");
     ours.dto.provider_order_id = Some("90101".into());
     db.insert_order(ours).await.unwrap();
+    db.replace_products(vec![product("13", "Golden Workshop", ProductStatus::Published)], vec![], "t1".into())
+        .await
+        .unwrap();
     let joined = db.license_key("101".into()).await.unwrap().unwrap();
     assert_eq!(joined.order_id.as_deref(), Some("o-key"));
+    assert_eq!(joined.product_name.as_deref(), Some("Golden Workshop"));
     let by_order = LicenseKeyQuery { order_id: Some("o-key".into()), ..Default::default() };
     assert_eq!(ids(by_order).await, ["101"]);
     assert!(db.license_key("999".into()).await.unwrap().is_none());
+
+    // A key whose expiry has passed is found as expired, not as active, before any new reading.
+    let mut lapsed = licence_key("104", "1003", "kai@example.com", "active", "2026-04-01T00:00:00Z");
+    lapsed.expires_at = Some("2026-07-01T00:00:00Z".into());
+    db.upsert_license_keys(vec![lapsed], "t1".into()).await.unwrap();
+    let at = |status: &str| LicenseKeyQuery {
+        status: Some(status.into()),
+        now: "2026-11-26T10:00:00.000Z".into(),
+        ..Default::default()
+    };
+    assert_eq!(ids(at("expired")).await, ["104"]);
+    assert_eq!(ids(at("active")).await, ["101"]);
+    assert_eq!(ids(at("inactive")).await, ["103"]);
+    let before_expiry = LicenseKeyQuery { now: "2026-06-01T00:00:00.000Z".into(), ..at("active") };
+    assert_eq!(ids(before_expiry).await, ["104", "101"]);
 
     // A newer reading replaces a key; an older one does not.
     let mut enabled = all[1].clone();
     (enabled.status, enabled.updated_at) = ("active".into(), "2026-05-01T00:00:00Z".into());
     db.upsert_license_keys(vec![enabled.clone()], "t2".into()).await.unwrap();
     db.upsert_license_keys(vec![all[1].clone()], "t3".into()).await.unwrap();
-    assert_eq!(db.license_key("102".into()).await.unwrap().unwrap(), enabled);
+    let kept = db.license_key("102".into()).await.unwrap().unwrap();
+    assert_eq!(kept, LicenseKeyDto { product_name: Some("Golden Workshop".into()), ..enabled });
 }

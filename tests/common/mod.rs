@@ -433,6 +433,12 @@ pub async fn stored_text(data_dir: &Path) -> String {
                     text.push('\n');
                 }
             }
+            // `bytea` prints as hex above: the inbox's bodies as the text they hold.
+            let bodies = client.query("SELECT convert_from(body, 'UTF8') FROM webhook_events", &[]).await.unwrap();
+            for row in bodies {
+                text.push_str(row.get::<_, &str>(0));
+                text.push('\n');
+            }
             text
         }
         None => {

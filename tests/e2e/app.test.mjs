@@ -292,14 +292,18 @@ test("a licence key is found by its customer's e-mail, shown whole with its mach
   const email = await textOf(By.xpath(`//tr[@data-id=${literal(id)}]/td[2]/div[contains(@class,'muted')]`));
   await type(By.css("input[aria-label='Search licence keys']"), email);
   const row = `//table[@aria-label='Licence keys']//tr[@data-id=${literal(id)}]`;
-  await eventually("the customer's keys", async () => (await driver.findElements(By.xpath(row))).length === 1);
+  await eventually("that customer's keys alone", async () => {
+    const shown = await driver.findElements(rows);
+    const theirs = await driver.findElements(By.xpath(`//table[@aria-label='Licence keys']//tr[@data-id][.//*[normalize-space()=${literal(email)}]]`));
+    return shown.length > 0 && shown.length === theirs.length && (await driver.findElements(By.xpath(row))).length === 1;
+  });
   // Every status again: a key disabled below stays in the list.
   await click(By.css("#key-status option[value='']"));
-  await click(By.xpath(`${row}//button[normalize-space()='Key and machines']`));
+  await click(By.xpath(`${row}//button[starts-with(@aria-label,'Key and machines')]`));
   await eventually("the whole key and its machines", async () => /since/.test(await textOf(By.css("[aria-label='The whole key']"))));
   await shot("09a-licence-key-whole");
-  await click(By.xpath(`${row}//button[normalize-space()='Disable…']`));
-  await click(button("Disable", `${row}//*[@role='group']`));
+  await click(By.xpath(`${row}//button[starts-with(@aria-label,'Disable')]`));
+  await click(By.xpath(`${row}//*[@role='group']//button[normalize-space()='Disable']`));
   await eventually("the key disabled", async () => /Disabled/.test(await textOf(By.xpath(row))) && /Enable/.test(await textOf(By.xpath(row))));
   await shot("09b-licence-key-disabled");
 });

@@ -43,6 +43,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0014_order_buyers.sql"),
     include_str!("../migrations/0015_invoices.sql"),
     include_str!("../migrations/0016_license_keys.sql"),
+    include_str!("../migrations/0017_inbox_without_licence_keys.sql"),
 ];
 
 /// The schema version this binary knows.

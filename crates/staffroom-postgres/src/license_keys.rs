@@ -81,7 +81,22 @@ pub async fn list_license_keys(db: &impl GenericClient, query: &LicenseKeyQuery)
     let mut w = Where::default();
     w.and_if("o.id = ?", query.order_id.clone());
     w.and_if("k.customer_id = ?", query.customer_id.clone());
-    w.and_if("k.status = ?", query.status.clone());
+    match query.status.as_deref() {
+        Some("expired") => {
+            let stored = w.bind("k.status = ?", "expired".to_string());
+            let passed = w.bind("k.expires_at <= ?", query.now.clone());
+            w.and(format!("({stored} OR (k.status IN ('active', 'inactive') AND {passed}))"));
+        }
+        Some(status) => {
+            let stored = w.bind("k.status = ?", status.to_string());
+            w.and(stored);
+            if status != "disabled" {
+                let passed = w.bind("k.expires_at > ?", query.now.clone());
+                w.and(format!("(k.expires_at IS NULL OR {passed})"));
+            }
+        }
+        None => {}
+    }
     if let Some((email, key)) = query.search.clone() {
         let email = w.bind("k.user_email ILIKE ?", email);
         let key = w.bind("k.key_short ILIKE ?", key);

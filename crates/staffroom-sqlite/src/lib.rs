@@ -45,6 +45,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0012_sales_by_day.sql"),
     include_str!("../migrations/0013_invoices.sql"),
     include_str!("../migrations/0014_license_keys.sql"),
+    include_str!("../migrations/0015_inbox_without_licence_keys.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

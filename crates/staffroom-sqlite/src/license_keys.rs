@@ -82,7 +82,19 @@ pub fn list_license_keys(conn: &Connection, query: &LicenseKeyQuery) -> Result<(
     }
     if let Some(status) = &query.status {
         values.push(status);
-        conditions.push(format!("k.status = ?{}", values.len()));
+        let s = values.len();
+        if status == "disabled" {
+            conditions.push(format!("k.status = ?{s}"));
+        } else {
+            values.push(&query.now);
+            let now = values.len();
+            conditions.push(match status.as_str() {
+                "expired" => {
+                    format!("(k.status = ?{s} OR (k.status IN ('active', 'inactive') AND k.expires_at <= ?{now}))")
+                }
+                _ => format!("(k.status = ?{s} AND (k.expires_at IS NULL OR k.expires_at > ?{now}))"),
+            });
+        }
     }
     if let Some((email, key)) = &query.search {
         values.push(email);

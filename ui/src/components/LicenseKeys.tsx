@@ -55,7 +55,13 @@ export function LicenseKeyTable({ keys, canChange, label, showCustomer = false }
                   <code className="nowrap">{key.keyShort}</code>
                   <div className="muted small">
                     {key.productName ?? `Product ${key.productId}`}
-                    <button type="button" className="link" aria-expanded={open?.id === key.id && open.what === "show"} onClick={() => toggle("show")}>
+                    <button
+                      type="button"
+                      className="link"
+                      aria-expanded={open?.id === key.id && open.what === "show"}
+                      aria-label={`Key and machines of ${key.keyShort}`}
+                      onClick={() => toggle("show")}
+                    >
                       Key and machines
                     </button>
                   </div>
@@ -73,7 +79,12 @@ export function LicenseKeyTable({ keys, canChange, label, showCustomer = false }
                   <td>
                     <div className="row nowrap">
                       <DisableButton licenseKey={key} />
-                      <button type="button" aria-expanded={open?.id === key.id && open.what === "change"} onClick={() => toggle("change")}>
+                      <button
+                        type="button"
+                        aria-expanded={open?.id === key.id && open.what === "change"}
+                        aria-label={`Change the limit or expiry of ${key.keyShort}…`}
+                        onClick={() => toggle("change")}
+                      >
                         Change…
                       </button>
                     </div>
@@ -113,18 +124,30 @@ function DisableButton({ licenseKey: key }: { licenseKey: LicenseKey }) {
     mutationFn: () => api.updateLicenseKey({ id: key.id, disabled: !disabled }),
     onSuccess: () => { setConfirming(false); changed(); },
   });
-  if (change.isError) return <span className="error small" role="alert">{describeError(change.error)}</span>;
+  if (change.isError) {
+    return (
+      <span className="row nowrap">
+        <span className="error small" role="alert">{describeError(change.error)}</span>
+        <button type="button" className="link" onClick={() => { change.reset(); setConfirming(false); changed(); }}>OK</button>
+      </span>
+    );
+  }
   if (!disabled && confirming) {
     return (
       <span className="row nowrap" role="group" aria-label="Disable this key?">
         <span className="small">Apps using it stop working.</span>
-        <button type="button" className="danger" disabled={change.isPending} onClick={() => change.mutate()}>Disable</button>
+        <button type="button" className="danger" disabled={change.isPending} onClick={() => change.mutate()} aria-label={`Disable ${key.keyShort}`}>Disable</button>
         <button type="button" className="link" onClick={() => setConfirming(false)}>Keep</button>
       </span>
     );
   }
   return (
-    <button type="button" disabled={change.isPending} onClick={() => (disabled ? change.mutate() : setConfirming(true))}>
+    <button
+      type="button"
+      disabled={change.isPending}
+      onClick={() => (disabled ? change.mutate() : setConfirming(true))}
+      aria-label={`${disabled ? "Enable" : "Disable"} ${key.keyShort}${disabled ? "" : "…"}`}
+    >
       {disabled ? "Enable" : "Disable…"}
     </button>
   );
@@ -166,12 +189,15 @@ function ChangeTerms({ licenseKey: key, onDone }: { licenseKey: LicenseKey; onDo
   const [never, setNever] = useState(key.expiresAt === null);
   const limitNumber = Number(limit);
   const limitProblem = unlimited ? null : !/^\d+$/.test(limit.trim()) || limitNumber < 1 ? "must be a whole number of machines, at least 1" : null;
-  const expiryProblem = never || expiry ? null : "pick a date, or choose never";
+  const expiryProblem = never || expiry ? null : "needs a date, or tick Never";
+  // Only what was changed is sent: an expiry kept as it was keeps its time of day.
+  const limitChanged = unlimited ? key.activationLimit !== null : key.activationLimit !== limitNumber;
+  const expiryChanged = never ? key.expiresAt !== null : key.expiresAt?.slice(0, 10) !== expiry;
   const save = useMutation({
     mutationFn: () => api.updateLicenseKey({
       id: key.id,
-      ...(unlimited ? { unlimitedActivations: true } : { activationLimit: limitNumber }),
-      ...(never ? { neverExpires: true } : { expiresAt: expiry }),
+      ...(limitChanged ? (unlimited ? { unlimitedActivations: true } : { activationLimit: limitNumber }) : {}),
+      ...(expiryChanged ? (never ? { neverExpires: true } : { expiresAt: expiry }) : {}),
     }),
     onSuccess: () => { changed(); onDone(); },
   });
@@ -196,13 +222,14 @@ function ChangeTerms({ licenseKey: key, onDone }: { licenseKey: LicenseKey; onDo
         <input id={ids.never} type="checkbox" checked={never} onChange={(e) => setNever(e.target.checked)} />
         <label htmlFor={ids.never}>Never</label>
       </div>
+      {expiryProblem && <p className="error">Expiry {expiryProblem}</p>}
       {fieldError(save.error, "expiresAt") && <p className="error">Expiry {fieldError(save.error, "expiresAt")}</p>}
       {save.isError && !fieldError(save.error, "activationLimit") && !fieldError(save.error, "expiresAt") && (
         <p className="error" role="alert">{describeError(save.error)}</p>
       )}
       <div className="row">
         <button type="button" onClick={onDone}>Cancel</button>
-        <button type="submit" className="primary" disabled={save.isPending || limitProblem !== null || expiryProblem !== null}>
+        <button type="submit" className="primary" disabled={save.isPending || limitProblem !== null || expiryProblem !== null || !(limitChanged || expiryChanged)}>
           {save.isPending ? "Saving…" : "Save"}
         </button>
       </div>
@@ -215,6 +242,7 @@ function ChangeTerms({ licenseKey: key, onDone }: { licenseKey: LicenseKey; onDo
 export function OrderLicenseKeys({ orderId }: { orderId: string }) {
   const keys = useQuery({ queryKey: ["license-keys", "order", orderId], queryFn: () => api.listLicenseKeys({ orderId, limit: 10 }) });
   const [shown, setShown] = useState<string | null>(null);
+  if (keys.isError) return <p className="error small" role="alert">Licence keys: {describeError(keys.error)}</p>;
   if (!keys.data || keys.data.licenseKeys.length === 0) return null;
   return (
     <>
@@ -226,7 +254,13 @@ export function OrderLicenseKeys({ orderId }: { orderId: string }) {
             <li key={key.id} data-id={key.id}>
               <code>{key.keyShort}</code> <span className={`status ${tone}`}>{status}</span>{" "}
               <span className="muted small">{activations(key)} machines</span>
-              <button type="button" className="link" aria-expanded={shown === key.id} onClick={() => setShown(shown === key.id ? null : key.id)}>
+              <button
+                type="button"
+                className="link"
+                aria-expanded={shown === key.id}
+                aria-label={`Key and machines of ${key.keyShort}`}
+                onClick={() => setShown(shown === key.id ? null : key.id)}
+              >
                 Key and machines
               </button>
               {shown === key.id && <WholeKey id={key.id} />}

@@ -193,6 +193,9 @@ export function CustomerPage({ id, user }: { id: string; user: User }) {
       )}
       <h3>Licence keys <span className="muted small">{c.licenseKeyCount.toLocaleString()}</span></h3>
       <LicenseKeyTable keys={c.licenseKeys} canChange={can(user, "update_license_key")} label="Customer's licence keys" />
+      {c.licenseKeyCount > c.licenseKeys.length && (
+        <p className="muted small">The newest {c.licenseKeys.length} of {c.licenseKeyCount.toLocaleString()} licence keys.</p>
+      )}
     </section>
   );
 }

@@ -58,7 +58,7 @@ export function Orders({ user }: { user: User }) {
     placeholderData: keepPreviousData,
   });
   // A webhook applied by the core changes an order: refetch, no reload.
-  useRefetchOnWebhook([["orders"], ["order"]]);
+  useRefetchOnWebhook([["orders"], ["order"], ["license-keys"]]);
   const change = (next: Partial<Filters>) => {
     setFilters((f) => ({ ...f, ...next }));
     setPage(1);

@@ -150,8 +150,16 @@ impl PaymentService {
             SubscriptionQuery { page: 1, limit: SHOWN, customer_id: Some(id.to_string()), ..Default::default() };
         let (subscriptions, subscription_count) = self.db.list_subscriptions(subscriptions).await?;
         let (invoices, invoice_count) = self.customer_invoices(id, SHOWN).await?;
-        let keys = LicenseKeyQuery { page: 1, limit: SHOWN, customer_id: Some(id.to_string()), ..Default::default() };
+        let now = now_rfc3339();
+        let keys = LicenseKeyQuery {
+            page: 1,
+            limit: SHOWN,
+            customer_id: Some(id.to_string()),
+            now: now.clone(),
+            ..Default::default()
+        };
         let (license_keys, license_key_count) = self.db.list_license_keys(keys).await?;
+        let license_keys = license_keys.into_iter().map(|k| super::license_keys::as_of(k, &now)).collect();
         Ok(CustomerDetail {
             customer,
             orders,
@@ -174,7 +182,7 @@ pub(super) fn older_than_a_day(at: Option<&str>) -> bool {
 }
 
 /// A minute before a sync began, for the provider's clock.
-fn a_minute_before(at: &str) -> Option<DateTime<Utc>> {
+pub(super) fn a_minute_before(at: &str) -> Option<DateTime<Utc>> {
     let at = DateTime::parse_from_rfc3339(at).ok()?;
     Some((at - chrono::Duration::minutes(1)).with_timezone(&Utc))
 }

@@ -113,7 +113,11 @@ impl PaymentService {
         let refundable = before.total - before.refunded_amount;
         if !refundable_status(&before.status) || refundable <= 0 {
             self.db.upsert_invoices(vec![before.clone()], now_rfc3339()).await?;
-            return Err(Error::conflict("This invoice has already been refunded in full", None));
+            let why = match before.status.as_str() {
+                "refunded" | "partial_refund" | "paid" => "This invoice has already been refunded in full".to_string(),
+                other => format!("Only a paid invoice can be refunded; this one is {}", other.replace('_', " ")),
+            };
+            return Err(Error::conflict(why, None));
         }
         if let Some(amount) = amount.filter(|a| i64::from(*a) > refundable) {
             let money = model::format_money(refundable, &before.currency);

@@ -55,9 +55,10 @@ fn search_patterns(text: &str) -> (String, String) {
 
 impl PaymentService {
     /// The store's licence keys. The provider lists them by id (its docs say newest first, its
-    /// links `sort=id`), with no time to stop at, so every page is read on the first sync and
-    /// once a day; in between, the first and the last page, which hold the newest keys either
-    /// way, and the `license_key_*` events tell of changes to older ones.
+    /// links `sort=id`), so every page is read on the first sync and once a day; in between,
+    /// from the newest end (the first page when its ids fall, else the last page backwards)
+    /// until a page with nothing new, and the `license_key_*` events tell of changes to older
+    /// ones.
     pub(super) async fn read_license_keys(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let outcome = async {
             let store_id = self.store_id().await?;
@@ -78,6 +79,14 @@ impl PaymentService {
                 requests = pages.read;
                 self.db.set_meta(READ_IN_FULL, started.clone()).await?;
             } else {
+                // A key made or changed since the last sync (less a minute for the provider's
+                // clock) is new; the first page read after one with nothing new is not needed.
+                let since = self.db.sync_state("license_keys").await?.synced_at;
+                let since = since.as_deref().and_then(super::customers::a_minute_before);
+                let new = |k: &LicenseKeyDto| {
+                    let updated = chrono::DateTime::parse_from_rfc3339(&k.updated_at).ok();
+                    since.zip(updated).is_none_or(|(since, updated)| updated >= since)
+                };
                 let page = |n: u32| {
                     let mut query = query.to_vec();
                     query.extend([("page[size]", "100".to_string()), ("page[number]", n.to_string())]);
@@ -85,17 +94,24 @@ impl PaymentService {
                 };
                 let first = page(1).await?;
                 let last = first.last_page().unwrap_or(1);
-                let mut resources = first.resources()?;
-                requests += 1;
-                if last > 1 {
-                    resources.extend(page(last).await?.resources()?);
+                let resources = first.resources()?;
+                let ids: Vec<u64> = resources.iter().filter_map(|r| r.id.parse().ok()).collect();
+                let newest_first = ids.windows(2).next().is_none_or(|w| w[0] > w[1]);
+                let mut number = 1;
+                let mut resources = Some(resources);
+                while let Some(page_read) = resources.take() {
                     requests += 1;
+                    report.step(SyncStep::LicenseKeys, requests, None);
+                    let keys: Vec<LicenseKeyDto> =
+                        page_read.iter().filter(|r| ours(r)).map(model::license_key_from).collect();
+                    let had_new = keys.iter().any(new);
+                    read += keys.len();
+                    self.db.upsert_license_keys(keys, now_rfc3339()).await?;
+                    if let Some(next) = next_page(newest_first, number, last, had_new) {
+                        number = next;
+                        resources = Some(page(next).await?.resources()?);
+                    }
                 }
-                report.step(SyncStep::LicenseKeys, requests, Some(requests));
-                let keys: Vec<LicenseKeyDto> =
-                    resources.iter().filter(|r| ours(r)).map(model::license_key_from).collect();
-                read = keys.len();
-                self.db.upsert_license_keys(keys, now_rfc3339()).await?;
             }
             self.db.record_sync("license_keys", started, None).await?;
             Ok::<_, Error>((read, requests))
@@ -116,9 +132,12 @@ impl PaymentService {
             order_id: request.order_id.clone(),
             customer_id: request.customer_id.clone(),
             status: request.status.map(|s| s.as_str().to_string()),
+            now: now_rfc3339(),
             search: request.search.as_deref().map(search_patterns),
         };
+        let now = query.now.clone();
         let (license_keys, total) = self.db.list_license_keys(query).await?;
+        let license_keys = license_keys.into_iter().map(|k| as_of(k, &now)).collect();
         let meta = self.meta_for("license_keys", PageMeta::new(page, limit, total), false).await?;
         Ok(LicenseKeyList { license_keys, meta })
     }
@@ -150,12 +169,16 @@ impl PaymentService {
             }
         };
         let key = resource.str("key").unwrap_or_default();
-        self.db.upsert_license_keys(vec![model::license_key_from(&resource)], now_rfc3339()).await?;
-        let cached = self.db.license_key(id.to_string()).await?.unwrap_or_else(|| model::license_key_from(&resource));
-        let detail = json!({"keyShort": cached.key_short, "customer": cached.customer_email});
+        let mut read = model::license_key_from(&resource);
+        self.db.upsert_license_keys(vec![read.clone()], now_rfc3339()).await?;
+        // As the provider has it now, with our order's id and the product's name from the cache.
+        if let Some(cached) = self.db.license_key(id.to_string()).await? {
+            (read.order_id, read.product_name) = (cached.order_id, cached.product_name);
+        }
+        let detail = json!({"keyShort": read.key_short, "customer": read.customer_email});
         self.audit.record(actor.audit_name(), AuditAction::LicenseKeyReveal, Some(id), &outcome, Some(detail)).await;
         let instances = instances.iter().map(model::license_instance_from).collect();
-        Ok(LicenseKeyDetail { license_key: cached, key, instances })
+        Ok(LicenseKeyDetail { license_key: as_of(read, &now_rfc3339()), key, instances })
     }
 
     /// `PATCH /license-keys/{id}` (admins): disable or enable a key, change how many machines
@@ -172,7 +195,11 @@ impl PaymentService {
         if now.str("store_id").is_some_and(|store| store != store_id) {
             return Err(Error::not_found(format!("No licence key {id} in this store")));
         }
-        let disabled_now = now.str("status").as_deref() == Some("disabled");
+        // The provider's own flag: a disabled key may also show as expired.
+        let disabled_now = now
+            .bool("disabled")
+            .or_else(|| now.int("disabled").map(|n| n != 0))
+            .unwrap_or(now.str("status").as_deref() == Some("disabled"));
         match request.disabled {
             Some(true) if disabled_now => return Err(Error::conflict("This licence key is already disabled", None)),
             Some(false) if !disabled_now => return Err(Error::conflict("This licence key is not disabled", None)),
@@ -188,6 +215,27 @@ impl PaymentService {
         self.audit.record(actor.audit_name(), AuditAction::LicenseKeyUpdate, Some(id), &outcome, Some(detail)).await;
         self.db.upsert_license_keys(vec![model::license_key_from(&updated?)], now_rfc3339()).await?;
         self.db.license_key(id.to_string()).await?.ok_or_else(|| Error::not_found(format!("No licence key {id}")))
+    }
+}
+
+/// `key` as it stands at `now`: one whose expiry has passed is expired, though the provider's
+/// status has not been read since.
+pub(super) fn as_of(mut key: LicenseKeyDto, now: &str) -> LicenseKeyDto {
+    let passed = key.expires_at.as_deref().is_some_and(|at| at <= now);
+    if passed && matches!(key.status.as_str(), "active" | "inactive") {
+        key.status = "expired".into();
+    }
+    key
+}
+
+/// The page to read after page `read` of `last`, from the newest end: forwards when the first
+/// page holds the newest keys; else the last page next, then backwards (page 1, read first, is
+/// the oldest). None at the other end, or after a page (past the first) with nothing new.
+fn next_page(newest_first: bool, read: u32, last: u32, had_new: bool) -> Option<u32> {
+    match (newest_first, read) {
+        (true, _) => (had_new && read < last).then_some(read + 1),
+        (false, 1) => (last > 1).then_some(last),
+        (false, _) => (had_new && read > 2).then_some(read - 1),
     }
 }
 
@@ -227,6 +275,39 @@ fn changes(request: &UpdateLicenseKeyRequest) -> Result<Map<String, Value>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_past_its_expiry_is_expired() {
+        let key = |status: &str, expires: Option<&str>| LicenseKeyDto {
+            status: status.into(),
+            expires_at: expires.map(str::to_string),
+            ..model::license_key_from(&super::super::jsonapi::Resource {
+                id: "1".into(),
+                kind: "license-keys".into(),
+                attributes: Default::default(),
+            })
+        };
+        let now = "2026-11-26T10:00:00.000Z";
+        assert_eq!(as_of(key("active", Some("2026-11-01T00:00:00Z")), now).status, "expired");
+        assert_eq!(as_of(key("inactive", Some("2026-11-26T09:59:59Z")), now).status, "expired");
+        assert_eq!(as_of(key("active", Some("2027-01-01T00:00:00Z")), now).status, "active");
+        assert_eq!(as_of(key("disabled", Some("2026-11-01T00:00:00Z")), now).status, "disabled");
+        assert_eq!(as_of(key("active", None), now).status, "active");
+    }
+
+    #[test]
+    fn the_newest_keys_are_read_from_whichever_end_holds_them() {
+        // Newest first: forwards while pages hold something new.
+        assert_eq!(next_page(true, 1, 5, true), Some(2));
+        assert_eq!(next_page(true, 2, 5, false), None);
+        assert_eq!(next_page(true, 5, 5, true), None);
+        // Oldest first: the last page whatever the first held, then backwards, never page 1 again.
+        assert_eq!(next_page(false, 1, 5, false), Some(5));
+        assert_eq!(next_page(false, 5, 5, true), Some(4));
+        assert_eq!(next_page(false, 4, 5, false), None);
+        assert_eq!(next_page(false, 2, 5, true), None);
+        assert_eq!(next_page(false, 1, 1, true), None);
+    }
 
     #[test]
     fn a_whole_key_is_found_by_its_short_form() {

@@ -324,7 +324,11 @@ pub struct LicenseKeyQuery {
     /// Our order's id.
     pub order_id: Option<String>,
     pub customer_id: Option<String>,
+    /// A key whose expiry has passed by `now` counts as `expired` whatever its stored status
+    /// (the provider's may not have been read since).
     pub status: Option<String>,
+    /// RFC 3339, as the cache writes times.
+    pub now: String,
     /// [`like_pattern`]s: one for the customer's e-mail, one for the key's short form (made of
     /// the last 12 characters of a whole key pasted in).
     pub search: Option<(String, String)>,

@@ -277,7 +277,7 @@ impl WebhookReceiver {
                 event_name: event.name.clone(),
                 resource_type: event.resource_type.clone(),
                 resource_id: event.resource_id.clone(),
-                body: body.to_vec(),
+                body: kept_body(&value, body),
                 received_at: crate::time::now_rfc3339(),
             })
             .await?;
@@ -295,6 +295,20 @@ impl WebhookReceiver {
             }
         }
     }
+}
+
+/// The body as the inbox keeps it: whole, but for a licence key's `key`, a customer's credential
+/// that is never kept anywhere (applying an event reads everything else; the short form stays).
+fn kept_body(value: &Value, body: &[u8]) -> Vec<u8> {
+    let key = value.pointer("/data/attributes/key");
+    if value.pointer("/data/type").and_then(Value::as_str) != Some("license-keys") || key.is_none() {
+        return body.to_vec();
+    }
+    let mut kept = value.clone();
+    if let Some(attributes) = kept.pointer_mut("/data/attributes").and_then(Value::as_object_mut) {
+        attributes.remove("key");
+    }
+    serde_json::to_vec(&kept).unwrap_or_else(|_| body.to_vec())
 }
 
 /// What makes two deliveries the same event. `meta.webhook_id` is undocumented (it may name the
@@ -457,6 +471,21 @@ async fn sweep_inbox(reader: InboxReader, applier: Arc<dyn EventApplier>, feed: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_licence_keys_whole_key_is_not_kept_in_the_inbox() {
+        let body = br#"{"meta":{"event_name":"license_key_created"},"data":{"type":"license-keys","id":"7","attributes":{"key":"80E15DB5-C796-436B-850C-8F9C98A48ABE","key_short":"XXXX-8F9C98A48ABE"}}}"#;
+        let value: Value = serde_json::from_slice(body).unwrap();
+        let kept = String::from_utf8(kept_body(&value, body)).unwrap();
+        assert!(!kept.contains("80E15DB5") && kept.contains("XXXX-8F9C98A48ABE"), "{kept}");
+        let order =
+            br#"{"meta":{"event_name":"order_created"},"data":{"type":"orders","id":"1","attributes":{"key":"x"}}}"#;
+        assert_eq!(
+            kept_body(&serde_json::from_slice(order).unwrap(), order),
+            order.to_vec(),
+            "other bodies as they came"
+        );
+    }
 
     #[test]
     fn json_media_types() {

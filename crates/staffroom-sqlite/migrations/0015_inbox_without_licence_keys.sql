@@ -1,0 +1,5 @@
+-- Deliveries about licence keys kept before keys were understood still hold each whole key, a
+-- customer's credential that is never kept (the short form stays): take it out.
+UPDATE webhook_events
+SET body = CAST(json_remove(CAST(body AS TEXT), '$.data.attributes.key') AS BLOB)
+WHERE resource_type = 'license-keys' AND json_valid(CAST(body AS TEXT));
