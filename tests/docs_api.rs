@@ -451,14 +451,7 @@ async fn the_editor_saves_through_the_planner_and_never_overwrites_silently() {
     let (status, draft) = app.get(&format!("/api/docs/documents/{DOC}/draft")).await;
     assert_eq!((status, draft["baseRevisionId"].as_str()), (200, base.revision_id.as_deref()));
     // A draft is its author's: a colleague neither sees it nor can drop it.
-    let colleague = staffroom::auth::NewUser {
-        email: "sam@example.com".into(),
-        name: "Sam".into(),
-        role: staffroom::auth::store::Role::Staff,
-        password: staffroom::secrets::Secret::new("correct horse battery staple 7"),
-    };
-    app.core.auth.add_user(&staffroom::auth::Actor::Cli, colleague).await.unwrap();
-    let sam = app.sign_in("sam@example.com", "correct horse battery staple 7").await;
+    let sam = app.staff_token().await;
     let draft_url = format!("{}/api/docs/documents/{DOC}/draft", app.base);
     assert_eq!(client().get(&draft_url).bearer_auth(&sam).send().await.unwrap().status(), 404);
     assert_eq!(client().delete(&draft_url).bearer_auth(&sam).send().await.unwrap().status(), 204);

@@ -744,19 +744,6 @@ async fn subscriptions_show_price_payment_and_the_providers_statuses() {
     assert!(cached["subscription"]["updatePaymentMethodUrl"].is_null());
 }
 
-/// Polls `path` until `done` holds of its body (at most 5 s); the last body.
-async fn eventually(app: &SandboxApp, path: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let mut body = Value::Null;
-    for _ in 0..100 {
-        body = app.get(path).await.1;
-        if done(&body) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    body
-}
-
 #[tokio::test]
 async fn licence_keys_are_synced_searched_and_shown_whole_only_on_request() {
     let app = SandboxApp::start().await;
@@ -868,11 +855,12 @@ async fn admins_disable_enable_and_limit_a_licence_key_and_the_provider_tells_of
     assert_eq!(status, 404);
 
     // Each change came back as license_key_updated, applied to the cache.
-    let log = eventually(&app, "/api/payments/webhooks?limit=50", |b| {
-        let events = b["events"].as_array().cloned().unwrap_or_default();
-        events.iter().filter(|e| e["eventName"] == "license_key_updated" && e["appliedAt"].is_string()).count() == 4
-    })
-    .await;
+    let log = app
+        .eventually("/api/payments/webhooks?limit=50", |b| {
+            let events = b["events"].as_array().cloned().unwrap_or_default();
+            events.iter().filter(|e| e["eventName"] == "license_key_updated" && e["appliedAt"].is_string()).count() == 4
+        })
+        .await;
     let updated = log["events"].as_array().unwrap().iter().filter(|e| e["eventName"] == "license_key_updated").count();
     assert_eq!(updated, 4, "{log}");
     let entries = app.core.audit.list(50, None).await.unwrap();
@@ -881,14 +869,7 @@ async fn admins_disable_enable_and_limit_a_licence_key_and_the_provider_tells_of
     assert_eq!(audited, 4, "{entries:?}");
 
     // Staff read keys, but may not change them.
-    let staff = staffroom::auth::NewUser {
-        email: "sam@example.com".into(),
-        name: "Sam".into(),
-        role: staffroom::auth::store::Role::Staff,
-        password: staffroom::secrets::Secret::new("correct horse battery staple 7"),
-    };
-    app.core.auth.add_user(&staffroom::auth::Actor::Cli, staff).await.unwrap();
-    let token = app.sign_in("sam@example.com", "correct horse battery staple 7").await;
+    let token = app.staff_token().await;
     let change = client().patch(app.base.clone() + &path).bearer_auth(&token).json(&json!({"disabled": true}));
     assert_eq!(change.send().await.unwrap().status(), 403);
     let read = client().get(app.base.clone() + "/api/payments/license-keys").bearer_auth(&token);
@@ -904,10 +885,11 @@ async fn a_paid_order_of_a_product_that_sells_licence_keys_brings_its_key() {
     let order = created["order"]["id"].as_str().unwrap().to_string();
     let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
     client().post(checkout_action(&checkout, "pay")).send().await.unwrap();
-    let keys = eventually(&app, &format!("/api/payments/license-keys?orderId={order}"), |b| {
-        b["licenseKeys"].as_array().is_some_and(|k| k.len() == 1)
-    })
-    .await;
+    let keys = app
+        .eventually(&format!("/api/payments/license-keys?orderId={order}"), |b| {
+            b["licenseKeys"].as_array().is_some_and(|k| k.len() == 1)
+        })
+        .await;
     let key = &keys["licenseKeys"][0];
     assert_eq!((key["status"].as_str(), key["activationUsage"].as_i64()), (Some("inactive"), Some(0)), "{keys}");
     assert_eq!(key["customerEmail"], "buyer@example.com");

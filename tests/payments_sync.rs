@@ -8,11 +8,9 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::{json, Value};
-use staffroom::auth::store::Role;
-use staffroom::auth::{Actor, NewUser};
+use staffroom::auth::Actor;
 use staffroom::payments::sync::{SyncProgress, SyncStep};
 use staffroom::sandbox::lemonsqueezy::Faults;
-use staffroom::secrets::Secret;
 
 /// Everything a sync reports, up to and including its `Done`.
 async fn progress_of(app: &SandboxApp) -> (u16, Value, Vec<SyncProgress>) {
@@ -133,14 +131,7 @@ async fn an_admin_changes_the_interval_within_a_minute_to_a_day_and_it_is_audite
     assert_eq!(app.get("/api/payments/sync").await.1["intervalSecs"], 3600, "refusals change nothing");
 
     // Staff who are not admins may look and sync, not reschedule.
-    let staff = NewUser {
-        email: "sam@example.com".into(),
-        name: "Sam".into(),
-        role: Role::Staff,
-        password: Secret::new("correct horse battery staple 7"),
-    };
-    app.core.auth.add_user(&Actor::Cli, staff).await.unwrap();
-    let token = app.sign_in("sam@example.com", "correct horse battery staple 7").await;
+    let token = app.staff_token().await;
     let as_staff = client().put(format!("{}/api/payments/sync", app.base)).bearer_auth(&token);
     let refused = as_staff.json(&json!({ "intervalSecs": 60 })).send().await.unwrap();
     // Not allowed (403), which a client tells from signed out (401).

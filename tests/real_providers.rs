@@ -260,9 +260,12 @@ async fn events_of_one_purchase_sharing_a_webhook_id_are_all_applied() {
         let (_, created) = app.post("/api/payments/orders", json!({"productId": "2", "email": email})).await;
         let id = created["order"]["id"].as_str().unwrap().to_string();
         let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
-        client().post(checkout_action(&checkout, "pay")).send().await.unwrap();
+        let paid = client().post(checkout_action(&checkout, "pay")).send().await.unwrap();
+        assert!(paid.status().is_success(), "{ids:?}: the checkout page answered {}", paid.status());
         let order = eventually(&app, &format!("/api/payments/orders/{id}"), |b| b["order"]["status"] == "paid").await;
-        assert_eq!(order["order"]["status"], "paid", "{ids:?}: {order}");
+        // Once seen flaky (pending, no events): say what the inbox held if it happens again.
+        let log = app.get("/api/payments/webhooks?limit=20").await.1;
+        assert_eq!(order["order"]["status"], "paid", "{ids:?}: {order}\nwebhook log: {log}");
         let subs = eventually(&app, "/api/payments/subscriptions?limit=100", |b| {
             b["subscriptions"].as_array().unwrap().iter().any(|s| s["customerEmail"] == email.as_str())
         })

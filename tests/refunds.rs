@@ -5,27 +5,9 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::*;
 use serde_json::{json, Value};
-use staffroom::auth::store::Role;
-use staffroom::auth::{Actor, NewUser};
 use staffroom::sandbox::lemonsqueezy::Faults;
-use staffroom::secrets::Secret;
-
-/// Polls `path` until `done` holds of its body (at most 5 s); the last body.
-async fn eventually(app: &SandboxApp, path: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let mut body = Value::Null;
-    for _ in 0..100 {
-        body = app.get(path).await.1;
-        if done(&body) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    body
-}
 
 /// A new order of product `product`, paid at the sandbox checkout: its id and its body.
 async fn paid_order(app: &SandboxApp, product: &str) -> (String, Value) {
@@ -35,7 +17,7 @@ async fn paid_order(app: &SandboxApp, product: &str) -> (String, Value) {
     let id = created["order"]["id"].as_str().unwrap().to_string();
     let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
     client().post(checkout_action(&checkout, "pay")).send().await.unwrap();
-    let order = eventually(app, &format!("/api/payments/orders/{id}"), |b| b["order"]["status"] == "paid").await;
+    let order = app.eventually(&format!("/api/payments/orders/{id}"), |b| b["order"]["status"] == "paid").await;
     assert_eq!(order["order"]["status"], "paid", "{order}");
     (id, order["order"].clone())
 }
@@ -65,10 +47,11 @@ async fn an_admin_refunds_a_paid_order_in_part_then_in_full() {
     assert_eq!((status, body["error"]["code"].as_str()), (409, Some("conflict")), "{body}");
 
     // The provider tells of each refund with order_refunded, applied to the order.
-    let order = eventually(&app, &format!("/api/payments/orders/{id}"), |b| {
-        b["order"]["events"].as_array().unwrap().iter().filter(|e| e["eventName"] == "order_refunded").count() == 2
-    })
-    .await;
+    let order = app
+        .eventually(&format!("/api/payments/orders/{id}"), |b| {
+            b["order"]["events"].as_array().unwrap().iter().filter(|e| e["eventName"] == "order_refunded").count() == 2
+        })
+        .await;
     let refunded_events =
         order["order"]["events"].as_array().unwrap().iter().filter(|e| e["eventName"] == "order_refunded").count();
     assert_eq!(refunded_events, 2, "{order}");
@@ -116,14 +99,7 @@ async fn only_a_paid_order_is_refunded_and_only_by_an_admin() {
     }
 
     let (id, _) = paid_order(&app, "11").await;
-    let staff = NewUser {
-        email: "sam@example.com".into(),
-        name: "Sam".into(),
-        role: Role::Staff,
-        password: Secret::new("correct horse battery staple 7"),
-    };
-    app.core.auth.add_user(&Actor::Cli, staff).await.unwrap();
-    let token = app.sign_in("sam@example.com", "correct horse battery staple 7").await;
+    let token = app.staff_token().await;
     let response = client()
         .post(format!("{}/api/payments/orders/{id}/refund", app.base))
         .bearer_auth(&token)
@@ -196,12 +172,13 @@ async fn an_admin_refunds_a_renewal_in_part_then_in_full_and_the_provider_tells_
     assert_eq!((status, body["error"]["code"].as_str()), (409, Some("conflict")), "{body}");
 
     // The provider's subscription_payment_refunded events reach the log and name the subscription.
-    let log = eventually(&app, "/api/payments/webhooks?limit=50", |b| {
-        let events = b["events"].as_array().cloned().unwrap_or_default();
-        let applied = |e: &&Value| e["eventName"] == "subscription_payment_refunded" && e["appliedAt"].is_string();
-        events.iter().filter(applied).count() == 2
-    })
-    .await;
+    let log = app
+        .eventually("/api/payments/webhooks?limit=50", |b| {
+            let events = b["events"].as_array().cloned().unwrap_or_default();
+            let applied = |e: &&Value| e["eventName"] == "subscription_payment_refunded" && e["appliedAt"].is_string();
+            events.iter().filter(applied).count() == 2
+        })
+        .await;
     let refunded: Vec<&Value> = log["events"]
         .as_array()
         .unwrap()
@@ -253,14 +230,7 @@ async fn only_a_paid_invoice_is_refunded_and_only_by_an_admin() {
 
     let (_, paid) = synced_invoice(&app, "active", |i| i["status"] == "paid").await;
     let paid = paid["id"].as_str().unwrap().to_string();
-    let staff = NewUser {
-        email: "sam@example.com".into(),
-        name: "Sam".into(),
-        role: Role::Staff,
-        password: Secret::new("correct horse battery staple 7"),
-    };
-    app.core.auth.add_user(&Actor::Cli, staff).await.unwrap();
-    let token = app.sign_in("sam@example.com", "correct horse battery staple 7").await;
+    let token = app.staff_token().await;
     let refund = client().post(format!("{}/api/payments/invoices/{paid}/refund", app.base)).bearer_auth(&token);
     assert_eq!(refund.json(&json!({})).send().await.unwrap().status(), 403);
     // Staff read invoices all the same.

@@ -358,7 +358,35 @@ impl SandboxApp {
             client().post(format!("{}{path}", self.base)).bearer_auth(&self.token).json(&body).send().await.unwrap();
         (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
     }
+
+    /// GETs `path` as the demo admin until `done` holds of its body (at most 5 s); the last body.
+    pub async fn eventually(&self, path: &str, done: impl Fn(&Value) -> bool) -> Value {
+        let mut body = Value::Null;
+        for _ in 0..100 {
+            body = self.get(path).await.1;
+            if done(&body) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        body
+    }
+
+    /// Adds Sam, a staff member who is not an admin, and signs him in; his access token.
+    pub async fn staff_token(&self) -> String {
+        let sam = staffroom::auth::NewUser {
+            email: "sam@example.com".into(),
+            name: "Sam".into(),
+            role: staffroom::auth::store::Role::Staff,
+            password: staffroom::secrets::Secret::new(STAFF_PASSWORD),
+        };
+        self.core.auth.add_user(&staffroom::auth::Actor::Cli, sam).await.unwrap();
+        self.sign_in("sam@example.com", STAFF_PASSWORD).await
+    }
 }
+
+/// The password of [`SandboxApp::staff_token`]'s staff member.
+pub const STAFF_PASSWORD: &str = "correct horse battery staple 7";
 
 /// Signs in at the server at `base`; the access token.
 async fn sign_in_at(base: &str, email: &str, password: &str) -> String {
