@@ -80,7 +80,7 @@ impl PaymentService {
                 self.db.set_meta(READ_IN_FULL, started.clone()).await?;
             } else {
                 // A key made or changed since the last sync (less a minute for the provider's
-                // clock) is new; the first page read after one with nothing new is not needed.
+                // clock) is new; reading stops after a page (past the first) with nothing new.
                 let since = self.db.sync_state("license_keys").await?.synced_at;
                 let since = since.as_deref().and_then(super::customers::a_minute_before);
                 let new = |k: &LicenseKeyDto| {
