@@ -187,6 +187,31 @@ async fn stored_deliveries_apply_once_by_the_order_rules(db: Db) {
     };
     assert_eq!(status("70").await, Some(("501".into(), "paid".into())));
     assert_eq!(status("69").await, Some(("501".into(), "failed".into())));
+    // A refund told before the payment it refunds changes nothing, and says so; so does a
+    // licence key older than the one kept.
+    let key = |minute: u32| {
+        event(serde_json::json!({"meta": {"event_name": "license_key_updated"},
+            "data": {"type": "license-keys", "id": "5", "attributes": {"key_short": "XXXX-8f9c98a48abe",
+                     "status": "active", "updated_at": format!("2026-11-23T10:{minute:02}:00Z")}}}))
+    };
+    let late = store_and_apply(
+        &db,
+        vec![
+            event(serde_json::json!({"meta": {"event_name": "subscription_payment_refunded"},
+                "data": {"type": "subscription-invoices", "id": "70",
+                         "attributes": {"subscription_id": 501, "status": "refunded", "updated_at": "2026-11-23T10:01:00Z"}}})),
+            key(30),
+            key(20),
+        ],
+    )
+    .await;
+    let words: Vec<&str> = late.iter().map(|(_, o)| o.as_str()).collect();
+    assert_eq!(
+        words,
+        ["stale: older than the cached invoice", "applied", "stale: older than the cached licence key"],
+        "{late:?}"
+    );
+    assert_eq!(status("70").await, Some(("501".into(), "paid".into())));
     let paid = db.order("o-local".into()).await.unwrap().unwrap();
     assert_eq!(
         (paid.dto.status, paid.dto.total, paid.dto.provider_order_id.as_deref()),

@@ -5,7 +5,9 @@
 use super::{audit, invoices, license_keys, payments, webhooks, Postgres};
 use crate::Sql as _;
 use staffroom_core::error::Result;
-use staffroom_core::payments::apply::{decide, failed, review_entry, stale_payment, wanted, Change, Known, Wanted};
+use staffroom_core::payments::apply::{
+    decide, failed, review_entry, stale, stale_payment, wanted, Change, Known, Wanted, OLDER_INVOICE, OLDER_LICENSE_KEY,
+};
 use staffroom_core::payments::model::SubscriptionDto;
 use staffroom_core::payments::store::ApplyingStore;
 use staffroom_core::time::now_rfc3339;
@@ -45,13 +47,21 @@ async fn apply_one(tx: &deadpool_postgres::Transaction<'_>, event: &WebhookEvent
         Change::UpsertSubscription(subscription) => {
             payments::upsert_subscription(tx, &subscription, &now_rfc3339()).await?
         }
-        Change::UpsertLicenseKey(key) => license_keys::upsert_license_key(tx, &key, &now_rfc3339()).await?,
+        Change::UpsertLicenseKey(key) => {
+            if !license_keys::upsert_license_key(tx, &key, &now_rfc3339()).await? {
+                return Ok(stale(result, OLDER_LICENSE_KEY));
+            }
+        }
         Change::Invoice { invoice, payment } => {
-            invoices::upsert_invoice(tx, &invoice, &now_rfc3339()).await?;
-            if let Some(payment) = payment {
-                if !payments::note_payment(tx, &payment.subscription_id, &payment.status, &payment.at).await? {
-                    return Ok(stale_payment(result));
+            let written = invoices::upsert_invoice(tx, &invoice, &now_rfc3339()).await?;
+            match payment {
+                Some(payment) => {
+                    if !payments::note_payment(tx, &payment.subscription_id, &payment.status, &payment.at).await? {
+                        return Ok(stale_payment(result));
+                    }
                 }
+                None if !written => return Ok(stale(result, OLDER_INVOICE)),
+                None => {}
             }
         }
     }

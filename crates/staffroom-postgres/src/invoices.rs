@@ -31,8 +31,8 @@ fn invoice_of(row: &Row) -> InvoiceDto {
 }
 
 /// Writes one invoice, inside the caller's transaction; one kept newer stays as it is, and of two
-/// told at the same time, the one with more refunded (refunds only grow).
-pub async fn upsert_invoice(db: &impl GenericClient, i: &InvoiceDto, now: &str) -> Result<()> {
+/// told at the same time, the one with more refunded (refunds only grow). Whether it was written.
+pub async fn upsert_invoice(db: &impl GenericClient, i: &InvoiceDto, now: &str) -> Result<bool> {
     let upsert = db
         .prepare_cached(
             "INSERT INTO invoices (id, subscription_id, customer_id, billing_reason, status, total, refunded_amount,
@@ -46,28 +46,29 @@ pub async fn upsert_invoice(db: &impl GenericClient, i: &InvoiceDto, now: &str) 
         )
         .await
         .sql()?;
-    db.execute(
-        &upsert,
-        &[
-            &i.id,
-            &i.subscription_id,
-            &i.customer_id,
-            &i.billing_reason,
-            &i.status,
-            &i.total,
-            &i.refunded_amount,
-            &i.currency,
-            &i.card_brand,
-            &i.card_last_four,
-            &i.invoice_url,
-            &i.created_at,
-            &i.updated_at,
-            &now,
-        ],
-    )
-    .await
-    .sql()?;
-    Ok(())
+    let written = db
+        .execute(
+            &upsert,
+            &[
+                &i.id,
+                &i.subscription_id,
+                &i.customer_id,
+                &i.billing_reason,
+                &i.status,
+                &i.total,
+                &i.refunded_amount,
+                &i.currency,
+                &i.card_brand,
+                &i.card_last_four,
+                &i.invoice_url,
+                &i.created_at,
+                &i.updated_at,
+                &now,
+            ],
+        )
+        .await
+        .sql()?;
+    Ok(written > 0)
 }
 
 /// The invoices of one subscription or one customer, newest first (ids in byte order, as SQLite

@@ -37,8 +37,9 @@ fn key_of(row: &Row) -> LicenseKeyDto {
     }
 }
 
-/// Writes one key, inside the caller's transaction; one kept newer stays as it is.
-pub async fn upsert_license_key(db: &impl GenericClient, k: &LicenseKeyDto, now: &str) -> Result<()> {
+/// Writes one key, inside the caller's transaction; one kept newer stays as it is. Whether it
+/// was written.
+pub async fn upsert_license_key(db: &impl GenericClient, k: &LicenseKeyDto, now: &str) -> Result<bool> {
     let upsert = db
         .prepare_cached(
             "INSERT INTO license_keys (id, key_short, status, activation_limit, activation_usage, expires_at,
@@ -52,28 +53,29 @@ pub async fn upsert_license_key(db: &impl GenericClient, k: &LicenseKeyDto, now:
         )
         .await
         .sql()?;
-    db.execute(
-        &upsert,
-        &[
-            &k.id,
-            &k.key_short,
-            &k.status,
-            &k.activation_limit,
-            &k.activation_usage,
-            &k.expires_at,
-            &k.provider_order_id,
-            &k.customer_id,
-            &k.customer_name,
-            &k.customer_email,
-            &k.product_id,
-            &k.created_at,
-            &k.updated_at,
-            &now,
-        ],
-    )
-    .await
-    .sql()?;
-    Ok(())
+    let written = db
+        .execute(
+            &upsert,
+            &[
+                &k.id,
+                &k.key_short,
+                &k.status,
+                &k.activation_limit,
+                &k.activation_usage,
+                &k.expires_at,
+                &k.provider_order_id,
+                &k.customer_id,
+                &k.customer_name,
+                &k.customer_email,
+                &k.product_id,
+                &k.created_at,
+                &k.updated_at,
+                &now,
+            ],
+        )
+        .await
+        .sql()?;
+    Ok(written > 0)
 }
 
 /// A page of keys, newest first (ids in byte order, as SQLite compares them), and how many match.

@@ -5,7 +5,9 @@
 use super::{audit, invoices, license_keys, payments, Sqlite};
 use crate::Sql as _;
 use staffroom_core::error::Result;
-use staffroom_core::payments::apply::{decide, failed, review_entry, stale_payment, wanted, Change, Known, Wanted};
+use staffroom_core::payments::apply::{
+    decide, failed, review_entry, stale, stale_payment, wanted, Change, Known, Wanted, OLDER_INVOICE, OLDER_LICENSE_KEY,
+};
 use staffroom_core::payments::store::ApplyingStore;
 use staffroom_core::time::now_rfc3339;
 use staffroom_core::webhooks::{ApplyResult, WebhookEvent};
@@ -39,13 +41,21 @@ pub(crate) fn apply_one(conn: &rusqlite::Connection, event: &WebhookEvent) -> Re
             payments::update_order_from_provider(conn, &order)?;
         }
         Change::UpsertSubscription(subscription) => payments::upsert_subscription(conn, &subscription, &now_rfc3339())?,
-        Change::UpsertLicenseKey(key) => license_keys::upsert_license_key(conn, &key, &now_rfc3339())?,
+        Change::UpsertLicenseKey(key) => {
+            if !license_keys::upsert_license_key(conn, &key, &now_rfc3339())? {
+                return Ok(stale(result, OLDER_LICENSE_KEY));
+            }
+        }
         Change::Invoice { invoice, payment } => {
-            invoices::upsert_invoice(conn, &invoice, &now_rfc3339())?;
-            if let Some(payment) = payment {
-                if !payments::note_payment(conn, &payment.subscription_id, &payment.status, &payment.at)? {
-                    return Ok(stale_payment(result));
+            let written = invoices::upsert_invoice(conn, &invoice, &now_rfc3339())?;
+            match payment {
+                Some(payment) => {
+                    if !payments::note_payment(conn, &payment.subscription_id, &payment.status, &payment.at)? {
+                        return Ok(stale_payment(result));
+                    }
                 }
+                None if !written => return Ok(stale(result, OLDER_INVOICE)),
+                None => {}
             }
         }
     }

@@ -30,36 +30,37 @@ fn invoice_from_row(row: &Row<'_>) -> rusqlite::Result<InvoiceDto> {
 }
 
 /// Writes one invoice, inside the caller's transaction; one kept newer stays as it is, and of two
-/// told at the same time, the one with more refunded (refunds only grow).
-pub fn upsert_invoice(conn: &Connection, i: &InvoiceDto, now: &str) -> Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO invoices (id, subscription_id, customer_id, billing_reason, status, total, refunded_amount,
+/// told at the same time, the one with more refunded (refunds only grow). Whether it was written.
+pub fn upsert_invoice(conn: &Connection, i: &InvoiceDto, now: &str) -> Result<bool> {
+    let written = conn
+        .prepare_cached(
+            "INSERT INTO invoices (id, subscription_id, customer_id, billing_reason, status, total, refunded_amount,
                                currency, card_brand, card_last_four, invoice_url, created_at, updated_at, synced_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
          ON CONFLICT(id) DO UPDATE SET subscription_id = ?2, customer_id = ?3, billing_reason = ?4, status = ?5,
                 total = ?6, refunded_amount = ?7, currency = ?8, card_brand = ?9, card_last_four = ?10,
                 invoice_url = coalesce(?11, invoice_url), created_at = ?12, updated_at = ?13, synced_at = ?14
          WHERE invoices.updated_at < ?13 OR (invoices.updated_at = ?13 AND invoices.refunded_amount <= ?7)",
-    )
-    .sql()?
-    .execute(params![
-        i.id,
-        i.subscription_id,
-        i.customer_id,
-        i.billing_reason,
-        i.status,
-        i.total,
-        i.refunded_amount,
-        i.currency,
-        i.card_brand,
-        i.card_last_four,
-        i.invoice_url,
-        i.created_at,
-        i.updated_at,
-        now
-    ])
-    .sql()?;
-    Ok(())
+        )
+        .sql()?
+        .execute(params![
+            i.id,
+            i.subscription_id,
+            i.customer_id,
+            i.billing_reason,
+            i.status,
+            i.total,
+            i.refunded_amount,
+            i.currency,
+            i.card_brand,
+            i.card_last_four,
+            i.invoice_url,
+            i.created_at,
+            i.updated_at,
+            now
+        ])
+        .sql()?;
+    Ok(written > 0)
 }
 
 /// The invoices of one subscription or one customer, newest first, and how many there are.

@@ -35,9 +35,11 @@ fn key_from_row(row: &Row<'_>) -> rusqlite::Result<LicenseKeyDto> {
     })
 }
 
-/// Writes one key, inside the caller's transaction; one kept newer stays as it is.
-pub fn upsert_license_key(conn: &Connection, k: &LicenseKeyDto, now: &str) -> Result<()> {
-    conn.prepare_cached(
+/// Writes one key, inside the caller's transaction; one kept newer stays as it is. Whether it
+/// was written.
+pub fn upsert_license_key(conn: &Connection, k: &LicenseKeyDto, now: &str) -> Result<bool> {
+    let written = conn
+        .prepare_cached(
         "INSERT INTO license_keys (id, key_short, status, activation_limit, activation_usage, expires_at, provider_order_id,
                                    customer_id, user_name, user_email, product_id, created_at, updated_at, synced_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
@@ -64,7 +66,7 @@ pub fn upsert_license_key(conn: &Connection, k: &LicenseKeyDto, now: &str) -> Re
         now
     ])
     .sql()?;
-    Ok(())
+    Ok(written > 0)
 }
 
 /// A page of keys, newest first, and how many match (only the conditions asked for are in the

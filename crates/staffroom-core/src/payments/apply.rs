@@ -119,8 +119,19 @@ pub fn decide(event: &WebhookEvent, known: Known) -> (Change, ApplyResult) {
 
 /// The outcome of a payment note that turned out older than the one kept.
 pub fn stale_payment(result: ApplyResult) -> ApplyResult {
-    ApplyResult { outcome: Outcome::Stale("older than the latest payment".into()), ..result }
+    stale(result, "older than the latest payment")
 }
+
+/// The outcome of a change the store did not write because what it keeps is newer (`why`).
+pub fn stale(result: ApplyResult, why: &str) -> ApplyResult {
+    ApplyResult { outcome: Outcome::Stale(why.into()), ..result }
+}
+
+/// Why an invoice event changed nothing: its invoice older than the cached one, and no payment
+/// of its own to note.
+pub const OLDER_INVOICE: &str = "older than the cached invoice";
+/// Why a licence-key event changed nothing.
+pub const OLDER_LICENSE_KEY: &str = "older than the cached licence key";
 
 fn decide_order(event: &WebhookEvent, existing: Option<OrderRecord>) -> (Change, ApplyResult) {
     let r = resource(event);
