@@ -73,6 +73,22 @@ describe("Licence keys", () => {
     expect(calls.filter((c) => c.cmd === "update_license_key").map((c) => c.args)).toEqual([{ id: "12", activationLimit: 5, neverExpires: true }]);
   });
 
+  it("sends only what was changed: a new limit leaves the expiry, and its time of day, alone", async () => {
+    const calls = mockCommands({
+      list_license_keys: () => page([key("12", "active", { expiresAt: "2027-02-01T13:22:05Z" })]),
+      update_license_key: () => ({ licenseKey: key("12", "active", { activationLimit: 4 }) }),
+    });
+    renderWithQuery(<LicenseKeys user={admin} />);
+    await userEvent.click(await screen.findByRole("button", { name: /Change the limit or expiry/ }));
+    const form = screen.getByRole("form", { name: "Limit or expiry" });
+    expect(within(form).getByRole("button", { name: "Save" })).toBeDisabled();
+    const machines = within(form).getByLabelText("Machines");
+    await userEvent.clear(machines);
+    await userEvent.type(machines, "4");
+    await userEvent.click(within(form).getByRole("button", { name: "Save" }));
+    expect(calls.filter((c) => c.cmd === "update_license_key").map((c) => c.args)).toEqual([{ id: "12", activationLimit: 4 }]);
+  });
+
   it("lets staff see keys and their machines, but not change them", async () => {
     mockCommands({ list_license_keys: () => page([key("12", "active")]) });
     renderWithQuery(<LicenseKeys user={staff} />);

@@ -150,7 +150,7 @@ impl PaymentService {
             SubscriptionQuery { page: 1, limit: SHOWN, customer_id: Some(id.to_string()), ..Default::default() };
         let (subscriptions, subscription_count) = self.db.list_subscriptions(subscriptions).await?;
         let (invoices, invoice_count) = self.customer_invoices(id, SHOWN).await?;
-        let now = now_rfc3339();
+        let now = super::license_keys::expiry_clock();
         let keys = LicenseKeyQuery {
             page: 1,
             limit: SHOWN,

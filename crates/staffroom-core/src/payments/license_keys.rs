@@ -132,7 +132,7 @@ impl PaymentService {
             order_id: request.order_id.clone(),
             customer_id: request.customer_id.clone(),
             status: request.status.map(|s| s.as_str().to_string()),
-            now: now_rfc3339(),
+            now: expiry_clock(),
             search: request.search.as_deref().map(search_patterns),
         };
         let now = query.now.clone();
@@ -178,7 +178,7 @@ impl PaymentService {
         let detail = json!({"keyShort": read.key_short, "customer": read.customer_email});
         self.audit.record(actor.audit_name(), AuditAction::LicenseKeyReveal, Some(id), &outcome, Some(detail)).await;
         let instances = instances.iter().map(model::license_instance_from).collect();
-        Ok(LicenseKeyDetail { license_key: as_of(read, &now_rfc3339()), key, instances })
+        Ok(LicenseKeyDetail { license_key: as_of(read, &expiry_clock()), key, instances })
     }
 
     /// `PATCH /license-keys/{id}` (admins): disable or enable a key, change how many machines
@@ -218,10 +218,17 @@ impl PaymentService {
     }
 }
 
+/// Now, written as the cache writes a whole-second expiry (`…T10:00:00Z`), so that the stores
+/// compare the two as text in time order (`…00.123Z` would sort before `…00Z`).
+pub(super) fn expiry_clock() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
 /// `key` as it stands at `now`: one whose expiry has passed is expired, though the provider's
 /// status has not been read since.
 pub(super) fn as_of(mut key: LicenseKeyDto, now: &str) -> LicenseKeyDto {
-    let passed = key.expires_at.as_deref().is_some_and(|at| at <= now);
+    let time = |at: &str| chrono::DateTime::parse_from_rfc3339(at).ok();
+    let passed = key.expires_at.as_deref().and_then(time).zip(time(now)).is_some_and(|(at, now)| at <= now);
     if passed && matches!(key.status.as_str(), "active" | "inactive") {
         key.status = "expired".into();
     }

@@ -327,7 +327,7 @@ pub struct LicenseKeyQuery {
     /// A key whose expiry has passed by `now` counts as `expired` whatever its stored status
     /// (the provider's may not have been read since).
     pub status: Option<String>,
-    /// RFC 3339, as the cache writes times.
+    /// RFC 3339 in whole seconds (`…T10:00:00Z`), as the cache writes an expiry.
     pub now: String,
     /// [`like_pattern`]s: one for the customer's e-mail, one for the key's short form (made of
     /// the last 12 characters of a whole key pasted in).
