@@ -821,6 +821,7 @@ async fn admins_disable_enable_and_limit_a_licence_key_and_the_provider_tells_of
 
     let (status, body) = patch(json!({"disabled": true})).await;
     assert_eq!((status, body["licenseKey"]["status"].as_str()), (200, Some("disabled")), "{body}");
+    assert_eq!(body["licenseKey"]["disabled"], true, "{body}");
     assert_eq!(app.simulator().license_key(&id).unwrap().0, "disabled");
     let (status, body) = patch(json!({"disabled": true})).await;
     assert_eq!((status, body["error"]["code"].as_str()), (409, Some("conflict")), "{body}");

@@ -1328,6 +1328,7 @@ fn licence_key(id: &str, customer: &str, email: &str, status: &str, created: &st
         id: id.into(),
         key_short: format!("XXXX-{id}a8f9c98a4"),
         status: status.into(),
+        disabled: status == "disabled",
         activation_limit: Some(3),
         activation_usage: 1,
         expires_at: None,
@@ -1401,6 +1402,12 @@ async fn licence_keys_are_kept_found_and_joined_to_their_order(db: Db) {
         ..Default::default()
     };
     assert_eq!(ids(at("expired")).await, ["104"]);
+    let mut both = licence_key("105", "1003", "kai@example.com", "expired", "2026-03-15T00:00:00Z");
+    both.disabled = true;
+    db.upsert_license_keys(vec![both], "t1".into()).await.unwrap();
+    assert_eq!(ids(at("expired")).await, ["104"], "disabled by hand, though also expired");
+    assert_eq!(ids(at("disabled")).await, ["105", "102"]);
+    assert!(db.license_key("105".into()).await.unwrap().unwrap().disabled);
     assert_eq!(ids(at("active")).await, ["101"]);
     assert_eq!(ids(at("inactive")).await, ["103"]);
     let before_expiry = LicenseKeyQuery { now: "2026-06-01T00:00:00.000Z".into(), ..at("active") };

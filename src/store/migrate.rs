@@ -33,7 +33,7 @@ const TABLES: &[(&str, &str)] = &[
     ),
     (
         "license_keys",
-        "id, key_short, status, activation_limit, activation_usage, expires_at, provider_order_id, customer_id, user_name, user_email, product_id, created_at, updated_at, synced_at",
+        "id, key_short, status, disabled, activation_limit, activation_usage, expires_at, provider_order_id, customer_id, user_name, user_email, product_id, created_at, updated_at, synced_at",
     ),
     ("sync_state", "resource, synced_at, attempted_at, error"),
     (

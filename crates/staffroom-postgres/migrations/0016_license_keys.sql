@@ -5,6 +5,7 @@ CREATE TABLE license_keys (
     id                TEXT PRIMARY KEY,         -- the provider's licence key id
     key_short         TEXT NOT NULL,            -- "XXXX-" and the key's last 12 characters
     status            TEXT NOT NULL,            -- inactive | active | expired | disabled
+    disabled          BOOLEAN NOT NULL DEFAULT false, -- by hand (the provider's flag)
     activation_limit  BIGINT,                   -- NULL: unlimited
     activation_usage  BIGINT NOT NULL DEFAULT 0,
     expires_at        TEXT,

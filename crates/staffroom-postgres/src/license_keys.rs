@@ -12,7 +12,8 @@ use staffroom_core::payments::store::{LicenseKeyQuery, LicenseKeyStore};
 
 /// A key with our order's id and the product's name, when they are cached.
 const KEY_FROM: &str = "SELECT k.id, k.key_short, k.status, k.activation_limit, k.activation_usage, k.expires_at, o.id,
-        k.provider_order_id, k.customer_id, k.user_name, k.user_email, k.product_id, p.name, k.created_at, k.updated_at
+        k.provider_order_id, k.customer_id, k.user_name, k.user_email, k.product_id, p.name, k.created_at, k.updated_at,
+        k.disabled
      FROM license_keys k
      LEFT JOIN orders o ON o.provider_order_id = k.provider_order_id
      LEFT JOIN products p ON p.id = k.product_id";
@@ -34,6 +35,7 @@ fn key_of(row: &Row) -> LicenseKeyDto {
         product_name: row.get(12),
         created_at: row.get(13),
         updated_at: row.get(14),
+        disabled: row.get(15),
     }
 }
 
@@ -44,11 +46,11 @@ pub async fn upsert_license_key(db: &impl GenericClient, k: &LicenseKeyDto, now:
         .prepare_cached(
             "INSERT INTO license_keys (id, key_short, status, activation_limit, activation_usage, expires_at,
                                        provider_order_id, customer_id, user_name, user_email, product_id, created_at,
-                                       updated_at, synced_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                                       updated_at, synced_at, disabled)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
              ON CONFLICT (id) DO UPDATE SET key_short = $2, status = $3, activation_limit = $4, activation_usage = $5,
                     expires_at = $6, provider_order_id = $7, customer_id = $8, user_name = $9, user_email = $10,
-                    product_id = $11, created_at = $12, updated_at = $13, synced_at = $14
+                    product_id = $11, created_at = $12, updated_at = $13, synced_at = $14, disabled = $15
              WHERE license_keys.updated_at <= $13",
         )
         .await
@@ -71,6 +73,7 @@ pub async fn upsert_license_key(db: &impl GenericClient, k: &LicenseKeyDto, now:
                 &k.created_at,
                 &k.updated_at,
                 &now,
+                &k.disabled,
             ],
         )
         .await
@@ -83,19 +86,21 @@ pub async fn list_license_keys(db: &impl GenericClient, query: &LicenseKeyQuery)
     let mut w = Where::default();
     w.and_if("o.id = ?", query.order_id.clone());
     w.and_if("k.customer_id = ?", query.customer_id.clone());
+    // A key disabled by hand is disabled, whatever status the provider also reports.
     match query.status.as_deref() {
+        Some("disabled") => {
+            let stored = w.bind("k.status = ?", "disabled".to_string());
+            w.and(format!("({stored} OR k.disabled)"));
+        }
         Some("expired") => {
             let stored = w.bind("k.status = ?", "expired".to_string());
             let passed = w.bind("k.expires_at <= ?", query.now.clone());
-            w.and(format!("({stored} OR (k.status IN ('active', 'inactive') AND {passed}))"));
+            w.and(format!("NOT k.disabled AND ({stored} OR (k.status IN ('active', 'inactive') AND {passed}))"));
         }
         Some(status) => {
             let stored = w.bind("k.status = ?", status.to_string());
-            w.and(stored);
-            if status != "disabled" {
-                let passed = w.bind("k.expires_at > ?", query.now.clone());
-                w.and(format!("(k.expires_at IS NULL OR {passed})"));
-            }
+            let passed = w.bind("k.expires_at > ?", query.now.clone());
+            w.and(format!("NOT k.disabled AND {stored} AND (k.expires_at IS NULL OR {passed})"));
         }
         None => {}
     }

@@ -10,7 +10,8 @@ use staffroom_core::payments::store::{LicenseKeyQuery, LicenseKeyStore};
 
 /// A key with our order's id and the product's name, when they are cached.
 const KEY_FROM: &str = "SELECT k.id, k.key_short, k.status, k.activation_limit, k.activation_usage, k.expires_at, o.id,
-        k.provider_order_id, k.customer_id, k.user_name, k.user_email, k.product_id, p.name, k.created_at, k.updated_at
+        k.provider_order_id, k.customer_id, k.user_name, k.user_email, k.product_id, p.name, k.created_at, k.updated_at,
+        k.disabled
      FROM license_keys k
      LEFT JOIN orders o ON o.provider_order_id = k.provider_order_id
      LEFT JOIN products p ON p.id = k.product_id";
@@ -32,6 +33,7 @@ fn key_from_row(row: &Row<'_>) -> rusqlite::Result<LicenseKeyDto> {
         product_name: row.get(12)?,
         created_at: row.get(13)?,
         updated_at: row.get(14)?,
+        disabled: row.get(15)?,
     })
 }
 
@@ -41,11 +43,11 @@ pub fn upsert_license_key(conn: &Connection, k: &LicenseKeyDto, now: &str) -> Re
     let written = conn
         .prepare_cached(
         "INSERT INTO license_keys (id, key_short, status, activation_limit, activation_usage, expires_at, provider_order_id,
-                                   customer_id, user_name, user_email, product_id, created_at, updated_at, synced_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                                   customer_id, user_name, user_email, product_id, created_at, updated_at, synced_at, disabled)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
          ON CONFLICT(id) DO UPDATE SET key_short = ?2, status = ?3, activation_limit = ?4, activation_usage = ?5,
                 expires_at = ?6, provider_order_id = ?7, customer_id = ?8, user_name = ?9, user_email = ?10,
-                product_id = ?11, created_at = ?12, updated_at = ?13, synced_at = ?14
+                product_id = ?11, created_at = ?12, updated_at = ?13, synced_at = ?14, disabled = ?15
          WHERE license_keys.updated_at <= ?13",
     )
     .sql()?
@@ -63,7 +65,8 @@ pub fn upsert_license_key(conn: &Connection, k: &LicenseKeyDto, now: &str) -> Re
         k.product_id,
         k.created_at,
         k.updated_at,
-        now
+        now,
+        k.disabled
     ])
     .sql()?;
     Ok(written > 0)
@@ -85,16 +88,17 @@ pub fn list_license_keys(conn: &Connection, query: &LicenseKeyQuery) -> Result<(
     if let Some(status) = &query.status {
         values.push(status);
         let s = values.len();
+        // A key disabled by hand is disabled, whatever status the provider also reports.
         if status == "disabled" {
-            conditions.push(format!("k.status = ?{s}"));
+            conditions.push(format!("(k.status = ?{s} OR k.disabled)"));
         } else {
             values.push(&query.now);
             let now = values.len();
             conditions.push(match status.as_str() {
-                "expired" => {
-                    format!("(k.status = ?{s} OR (k.status IN ('active', 'inactive') AND k.expires_at <= ?{now}))")
-                }
-                _ => format!("(k.status = ?{s} AND (k.expires_at IS NULL OR k.expires_at > ?{now}))"),
+                "expired" => format!(
+                    "NOT k.disabled AND (k.status = ?{s} OR (k.status IN ('active', 'inactive') AND k.expires_at <= ?{now}))"
+                ),
+                _ => format!("NOT k.disabled AND k.status = ?{s} AND (k.expires_at IS NULL OR k.expires_at > ?{now})"),
             });
         }
     }

@@ -14,6 +14,10 @@ keyShort: string,
  */
 status: string, 
 /**
+ * Disabled by hand (the provider's own flag: such a key may also be reported expired).
+ */
+disabled: boolean, 
+/**
  * How many machines it may be activated on (none: unlimited).
  */
 activationLimit: number | null, 

@@ -13,6 +13,11 @@ export const KEY_STATUSES: Record<LicenseKeyStatus, [string, string]> = {
   disabled: ["Disabled", "status-refunded"],
 };
 
+/** A key disabled by hand shows as disabled, whatever status the provider also reports. */
+function shownStatus(key: LicenseKey): LicenseKeyStatus {
+  return key.disabled ? "disabled" : (key.status as LicenseKeyStatus);
+}
+
 /** "2 of 3 machines", "1 machine (no limit)". */
 function activations(key: LicenseKey): string {
   const used = `${key.activationUsage}`;
@@ -46,11 +51,11 @@ export function LicenseKeyTable({ keys, canChange, label, showCustomer = false }
       </thead>
       <tbody>
         {keys.map((key) => {
-          const [status, tone] = KEY_STATUSES[key.status as LicenseKeyStatus] ?? [key.status, ""];
+          const [status, tone] = KEY_STATUSES[shownStatus(key)] ?? [key.status, ""];
           const toggle = (what: "show" | "change") => setOpen(open?.id === key.id && open.what === what ? null : { id: key.id, what });
           return (
             <Fragment key={key.id}>
-              <tr data-id={key.id} className={key.status === "disabled" ? "ended" : undefined}>
+              <tr data-id={key.id} className={key.disabled ? "ended" : undefined}>
                 <td>
                   <code className="nowrap">{key.keyShort}</code>
                   <div className="muted small">
@@ -119,7 +124,7 @@ function useKeyChanged() {
 function DisableButton({ licenseKey: key }: { licenseKey: LicenseKey }) {
   const changed = useKeyChanged();
   const [confirming, setConfirming] = useState(false);
-  const disabled = key.status === "disabled";
+  const disabled = key.disabled;
   const change = useMutation({
     mutationFn: () => api.updateLicenseKey({ id: key.id, disabled: !disabled }),
     onSuccess: () => { setConfirming(false); changed(); },
@@ -249,7 +254,7 @@ export function OrderLicenseKeys({ orderId }: { orderId: string }) {
       <h4>Licence keys</h4>
       <ul className="plain" aria-label="Order's licence keys">
         {keys.data.licenseKeys.map((key) => {
-          const [status, tone] = KEY_STATUSES[key.status as LicenseKeyStatus] ?? [key.status, ""];
+          const [status, tone] = KEY_STATUSES[shownStatus(key)] ?? [key.status, ""];
           return (
             <li key={key.id} data-id={key.id}>
               <code>{key.keyShort}</code> <span className={`status ${tone}`}>{status}</span>{" "}

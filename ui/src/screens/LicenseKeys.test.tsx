@@ -9,7 +9,7 @@ const admin: User = { id: "u1", email: "ada@example.com", name: "Ada", role: "ad
 const staff: User = { ...admin, id: "u2", role: "staff" };
 
 const key = (id: string, status: string, extra: Partial<LicenseKey> = {}): LicenseKey => ({
-  id, keyShort: `XXXX-${id}8f9c98a48a`, status, activationLimit: 3, activationUsage: status === "active" ? 2 : 0,
+  id, keyShort: `XXXX-${id}8f9c98a48a`, status, disabled: status === "disabled", activationLimit: 3, activationUsage: status === "active" ? 2 : 0,
   expiresAt: null, orderId: "o1", providerOrderId: "2001", customerId: "1001", customerName: "Zoë O'Brien",
   customerEmail: "zoe@example.com", productId: "13", productName: "Golden Workshop", createdAt: "2026-11-01T10:00:00Z",
   updatedAt: "2026-11-01T10:00:00Z", ...extra,

@@ -213,8 +213,14 @@ impl PaymentService {
         };
         let detail = Value::Object(attributes);
         self.audit.record(actor.audit_name(), AuditAction::LicenseKeyUpdate, Some(id), &outcome, Some(detail)).await;
-        self.db.upsert_license_keys(vec![model::license_key_from(&updated?)], now_rfc3339()).await?;
-        self.db.license_key(id.to_string()).await?.ok_or_else(|| Error::not_found(format!("No licence key {id}")))
+        let mut read = model::license_key_from(&updated?);
+        self.db.upsert_license_keys(vec![read.clone()], now_rfc3339()).await?;
+        // The provider's answer, not the cache: a `license_key_updated` of an earlier change
+        // told in the same second may have just overwritten it (times have whole seconds).
+        if let Some(cached) = self.db.license_key(id.to_string()).await? {
+            (read.order_id, read.product_name) = (cached.order_id, cached.product_name);
+        }
+        Ok(as_of(read, &expiry_clock()))
     }
 }
 
@@ -229,7 +235,7 @@ pub(super) fn expiry_clock() -> String {
 pub(super) fn as_of(mut key: LicenseKeyDto, now: &str) -> LicenseKeyDto {
     let time = |at: &str| chrono::DateTime::parse_from_rfc3339(at).ok();
     let passed = key.expires_at.as_deref().and_then(time).zip(time(now)).is_some_and(|(at, now)| at <= now);
-    if passed && matches!(key.status.as_str(), "active" | "inactive") {
+    if passed && !key.disabled && matches!(key.status.as_str(), "active" | "inactive") {
         key.status = "expired".into();
     }
     key

@@ -362,6 +362,8 @@ pub struct LicenseKeyDto {
     pub key_short: String,
     /// `inactive` (on no machine), `active`, `expired` or `disabled`.
     pub status: String,
+    /// Disabled by hand (the provider's own flag: such a key may also be reported expired).
+    pub disabled: bool,
     /// How many machines it may be activated on (none: unlimited).
     pub activation_limit: Option<i64>,
     /// How many it is activated on.
@@ -410,6 +412,11 @@ pub fn license_key_from(resource: &Resource) -> LicenseKeyDto {
         id: resource.id.clone(),
         key_short: resource.str("key_short").unwrap_or_default(),
         status: resource.str("status").unwrap_or_else(|| "inactive".into()),
+        // The docs' example writes 0 or 1, their description "true".
+        disabled: resource
+            .bool("disabled")
+            .or_else(|| resource.int("disabled").map(|n| n != 0))
+            .unwrap_or(resource.str("status").as_deref() == Some("disabled")),
         activation_limit: resource.int("activation_limit"),
         activation_usage: resource.int("instances_count").unwrap_or(0),
         expires_at: normalise_time(resource.str("expires_at")),
