@@ -381,14 +381,7 @@ async fn the_sandbox_checkout_loop_turns_an_order_paid() {
     assert!(page.contains("id=\"pay\"") && page.contains("id=\"decline\""));
     let paid = client().post(checkout_action(&checkout, "pay")).send().await.unwrap().text().await.unwrap();
     assert!(paid.contains("Payment complete"));
-    let mut detail = Value::Null;
-    for _ in 0..100 {
-        detail = app.get(&format!("/api/payments/orders/{id}")).await.1;
-        if detail["order"]["status"] == "paid" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let detail = app.eventually(&format!("/api/payments/orders/{id}"), |d| d["order"]["status"] == "paid").await;
     assert_eq!(detail["order"]["status"], "paid", "{detail}");
     assert!(detail["order"]["paidAt"].is_string());
     assert_eq!(detail["order"]["events"][0]["eventName"], "order_created");
@@ -398,15 +391,10 @@ async fn the_sandbox_checkout_loop_turns_an_order_paid() {
     let (_, created) = app.post("/api/payments/orders", json!({"productId": "2", "email": "lee@example.com"})).await;
     let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
     client().post(checkout_action(&checkout, "pay")).send().await.unwrap();
-    let mut found = false;
-    for _ in 0..100 {
-        let (_, subs) = app.get("/api/payments/subscriptions?limit=100").await;
-        if subs["subscriptions"].as_array().unwrap().iter().any(|s| s["customerEmail"] == "lee@example.com") {
-            found = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let lees = |subs: &Value| {
+        subs["subscriptions"].as_array().unwrap().iter().any(|s| s["customerEmail"] == "lee@example.com")
+    };
+    let found = lees(&app.eventually("/api/payments/subscriptions?limit=100", lees).await);
     assert!(found, "subscription_created was applied");
 
     // Decline turns a pending order failed.
@@ -414,15 +402,8 @@ async fn the_sandbox_checkout_loop_turns_an_order_paid() {
     let id = created["order"]["id"].as_str().unwrap().to_string();
     let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
     client().post(checkout_action(&checkout, "decline")).send().await.unwrap();
-    let mut status = Value::Null;
-    for _ in 0..100 {
-        status = app.get(&format!("/api/payments/orders/{id}")).await.1["order"]["status"].clone();
-        if status == "failed" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(status, "failed");
+    let detail = app.eventually(&format!("/api/payments/orders/{id}"), |d| d["order"]["status"] == "failed").await;
+    assert_eq!(detail["order"]["status"], "failed", "{detail}");
 }
 
 #[tokio::test]

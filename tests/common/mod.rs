@@ -359,17 +359,19 @@ impl SandboxApp {
         (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
     }
 
-    /// GETs `path` as the demo admin until `done` holds of its body (at most 5 s); the last body.
+    /// GETs `path` as the demo admin until `done` holds of its body; the last body. It waits up
+    /// to 20 s: longer than the simulator's webhook retries (1 + 3 + 9 s, like the provider's),
+    /// so a delivery refused once on a busy machine still arrives in time. Waiting costs nothing
+    /// when the answer comes at once.
     pub async fn eventually(&self, path: &str, done: impl Fn(&Value) -> bool) -> Value {
-        let mut body = Value::Null;
-        for _ in 0..100 {
-            body = self.get(path).await.1;
-            if done(&body) {
-                break;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let body = self.get(path).await.1;
+            if done(&body) || std::time::Instant::now() >= deadline {
+                return body;
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
-        body
     }
 
     /// Adds Sam, a staff member who is not an admin, and signs him in; his access token.
