@@ -83,6 +83,14 @@ fn documented_objects_decode_as_the_client_reads_them() {
         "the Laravel package's name, in the SPEC's"
     );
 
+    let discount = model::discount_from(&resource(&fixture("discount.json")));
+    assert_eq!((discount.code.as_str(), discount.amount, discount.amount_type.as_str()), ("10PERC", 10, "percent"));
+    assert_eq!((discount.max_redemptions, discount.variant_ids.len()), (None, 0), "no limits: {discount:?}");
+    assert_eq!(discount.created_at, "2021-05-24T14:15:06Z");
+    let redemption = model::redemption_from(&resource(&fixture("discount-redemption.json")));
+    assert_eq!((redemption.discount_id.as_str(), redemption.provider_order_id.as_str()), ("1", "1"));
+    assert_eq!(redemption.amount, 999);
+
     let key = model::license_key_from(&resource(&fixture("license-key.json")));
     assert_eq!((key.key_short.as_str(), key.status.as_str()), ("XXXX-8f9c98a48abe", "inactive"));
     assert_eq!((key.activation_limit, key.activation_usage, key.expires_at.as_deref()), (Some(5), 0, None));
@@ -225,6 +233,8 @@ async fn the_simulator_answers_with_the_documented_objects_field_for_field() {
         "subscription-invoice-refunded.json",
         "license-key.json",
         "license-key-instance.json",
+        "discount.json",
+        "discount-redemption.json",
     ] {
         let value = fixture(name);
         let object = resource_object(&value);
@@ -270,6 +280,8 @@ async fn the_simulator_answers_with_the_documented_objects_field_for_field() {
         [
             "checkouts",
             "customers",
+            "discount-redemptions",
+            "discounts",
             "license-key-instances",
             "license-keys",
             "order-items",

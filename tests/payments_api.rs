@@ -460,9 +460,9 @@ async fn the_whole_stores_orders_are_synced_searched_and_filtered() {
     let before = app.simulator().request_count();
     let (_, again) = app.post("/api/payments/sync", json!({})).await;
     assert!(again["ordersRead"].as_u64().unwrap() <= 200, "a page or two of orders: {again}");
-    // Products and variants, three pages of subscriptions, a page or two of orders, customers
-    // and invoices, and both ends of the licence keys.
-    assert!(app.simulator().request_count() - before <= 12, "a handful of requests: {again}");
+    // Products and variants, three pages of subscriptions, a page or two of orders, customers,
+    // invoices and discount redemptions, both ends of the licence keys, and the discounts.
+    assert!(app.simulator().request_count() - before <= 15, "a handful of requests: {again}");
     let (_, same) = app.get("/api/payments/orders?limit=1").await;
     assert_eq!(same["meta"]["totalItems"], total, "nothing read twice");
 
@@ -645,9 +645,9 @@ async fn customers_are_synced_searched_and_shown_with_what_they_bought() {
     let before = app.simulator().request_count();
     let (_, again) = app.post("/api/payments/sync", json!({})).await;
     assert_eq!(again["customersRead"], 100, "{again}");
-    // Products and variants, three pages of subscriptions, a page or two of orders, customers
-    // and invoices, and both ends of the licence keys.
-    assert!(app.simulator().request_count() - before <= 12, "a handful of requests: {again}");
+    // Products and variants, three pages of subscriptions, a page or two of orders, customers,
+    // invoices and discount redemptions, both ends of the licence keys, and the discounts.
+    assert!(app.simulator().request_count() - before <= 15, "a handful of requests: {again}");
 
     // With the provider down, the page is the cached customer, marked stale, without a link.
     app.simulator().set_faults(Faults { error_rate: 1.0, ..Default::default() });
@@ -882,4 +882,116 @@ async fn a_paid_order_of_a_product_that_sells_licence_keys_brings_its_key() {
     let (_, log) = app.get("/api/payments/webhooks?limit=20").await;
     assert!(log["events"].as_array().unwrap().iter().any(|e| e["eventName"] == "license_key_created"), "{log}");
     assert!(!stored_text(app.data_dir()).await.contains(whole), "the whole key is not in the data dir");
+}
+
+#[tokio::test]
+async fn discounts_are_synced_with_their_redemptions_and_made_and_deleted_by_admins() {
+    let app = SandboxApp::start().await;
+    let (_, report) = app.post("/api/payments/sync", json!({})).await;
+    assert!(report["discountsRead"].as_u64().unwrap() >= 8, "{report}");
+    let (status, list) = app.get("/api/payments/discounts?limit=100").await;
+    assert_eq!(status, 200, "{list}");
+    let discounts = list["discounts"].as_array().unwrap();
+    let codes: Vec<&str> = discounts.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert!(codes.contains(&"LAUNCH10") && codes.contains(&"TEAM50"), "{codes:?}");
+    assert!(!codes.contains(&"HERBST10"), "another store's discount is not this store's");
+    assert_eq!(list["currency"], "USD");
+    // The seeded orders that took a discount redeemed one of them (one in eight of the hundred).
+    let used: u64 = discounts.iter().map(|d| d["redemptionCount"].as_u64().unwrap()).sum();
+    assert!(used >= 5, "{list}");
+    let most = discounts.iter().max_by_key(|d| d["redemptionCount"].as_u64()).unwrap();
+    let latest = &most["redemptions"][0];
+    assert!(latest["orderId"].is_string() && latest["customerEmail"].is_string(), "joined with its order: {latest}");
+    assert!(latest["amount"].as_i64().unwrap() > 0);
+    let team = discounts.iter().find(|d| d["code"] == "TEAM50").unwrap();
+    assert!(!team["variantIds"].as_array().unwrap().is_empty(), "its variants came with include=variants: {team}");
+    assert_eq!(team["maxRedemptions"], 10);
+    let (_, found) = app.get("/api/payments/discounts?search=friends").await;
+    assert_eq!(found["discounts"].as_array().unwrap().len(), 1, "{found}");
+
+    // Refusals, each on its field; nothing made.
+    let good = json!({"name": "Summer", "code": "SUMMER30", "amount": 30, "amountType": "percent"});
+    let with = |change: Value| {
+        let mut body = good.clone();
+        body.as_object_mut().unwrap().extend(change.as_object().unwrap().clone());
+        body
+    };
+    for (bad, field, says) in [
+        (with(json!({"code": "summer30"})), "code", "capital letters"),
+        (with(json!({"code": "LAUNCH10"})), "code", "already the code of"),
+        (with(json!({"amount": 150})), "amount", "1 to 100"),
+        (with(json!({"amountType": "fixed", "amount": 5000, "variantIds": ["110"]})), "amount", "more than the price"),
+        (with(json!({"duration": "repeating"})), "durationInMonths", "required"),
+        (with(json!({"durationInMonths": 3})), "durationInMonths", "only a repeating"),
+        (with(json!({"expiresAt": "2020-01-01"})), "expiresAt", "past"),
+        (with(json!({"startsAt": "2031-01-01", "expiresAt": "2030-01-01"})), "expiresAt", "after the start"),
+        (with(json!({"variantIds": ["999999"]})), "variantIds", "no variant"),
+        (with(json!({"name": "  "})), "name", "blank"),
+    ] {
+        let (status, body) = app.post("/api/payments/discounts", bad.clone()).await;
+        assert_eq!((status, bad_fields(&body)), (400, vec![field.to_string()]), "{bad}: {body}");
+        let message = body["error"]["details"]["fields"][0]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{bad}: {message}");
+    }
+    let token = app.staff_token().await;
+    let as_staff = client().post(app.base.clone() + "/api/payments/discounts").bearer_auth(&token).json(&good);
+    assert_eq!(as_staff.send().await.unwrap().status(), 403);
+
+    // Made at the provider, limited as asked, and in the list at once.
+    let body = with(json!({"duration": "repeating", "durationInMonths": 6, "maxRedemptions": 50,
+                           "expiresAt": "2030-06-30", "variantIds": ["110"]}));
+    let (status, made) = app.post("/api/payments/discounts", body).await;
+    assert_eq!(status, 201, "{made}");
+    let made = &made["discount"];
+    assert_eq!((made["code"].as_str(), made["durationInMonths"].as_i64()), (Some("SUMMER30"), Some(6)), "{made}");
+    assert_eq!((made["maxRedemptions"].as_i64(), made["expiresAt"].as_str()), (Some(50), Some("2030-06-30T00:00:00Z")));
+    let id = made["id"].as_str().unwrap().to_string();
+    // A sync reads it back from the provider, limits and all.
+    app.post("/api/payments/sync", json!({})).await;
+    let (_, list) = app.get("/api/payments/discounts?search=SUMMER30").await;
+    assert_eq!(list["discounts"][0]["variantIds"], json!(["110"]), "{list}");
+
+    let path = format!("/api/payments/discounts/{id}");
+    let as_staff = client().delete(app.base.clone() + &path).bearer_auth(&token);
+    assert_eq!(as_staff.send().await.unwrap().status(), 403);
+    let (status, _) = app.send(reqwest::Method::DELETE, &path, None).await;
+    assert_eq!(status, 204);
+    let (status, body) = app.send(reqwest::Method::DELETE, &path, None).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("not_found")), "{body}");
+    let (_, list) = app.get("/api/payments/discounts?search=SUMMER30").await;
+    assert_eq!(list["discounts"].as_array().unwrap().len(), 0, "{list}");
+    let entries = app.core.audit.list(50, None).await.unwrap();
+    let made = entries.iter().filter(|e| e.action == "payments.discount_create" && e.outcome == "success").count();
+    let deleted = entries.iter().filter(|e| e.action == "payments.discount_delete" && e.outcome == "success").count();
+    assert_eq!((made, deleted), (1, 1), "{entries:?}");
+}
+
+#[tokio::test]
+async fn an_order_with_a_discount_code_is_charged_less_and_redeems_it() {
+    let app = SandboxApp::start().await;
+    for (code, says) in
+        [("NOPE123", "no discount"), ("EARLYBIRD30", "expired"), ("YEARLY2027", "draft"), ("TEAM50", "before")]
+    {
+        let body = json!({"productId": "11", "email": "buyer@example.com", "discountCode": code});
+        let (status, refused) = app.post("/api/payments/orders", body).await;
+        assert_eq!((status, bad_fields(&refused)), (400, vec!["discountCode".to_string()]), "{code}: {refused}");
+        assert!(refused["error"]["details"]["fields"][0]["message"].as_str().unwrap().contains(says), "{refused}");
+    }
+    let body = json!({"productId": "11", "email": "buyer@example.com", "discountCode": "launch10"});
+    let (status, created) = app.post("/api/payments/orders", body).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["order"]["id"].as_str().unwrap().to_string();
+    let checkout = created["order"]["checkoutUrl"].as_str().unwrap().to_string();
+    let page = client().get(&checkout).send().await.unwrap().text().await.unwrap();
+    assert!(page.contains("Discount LAUNCH10") && page.contains("$29.70"), "the checkout shows the reduced total");
+    client().post(checkout_action(&checkout, "pay")).send().await.unwrap();
+    let order = app.eventually(&format!("/api/payments/orders/{id}"), |b| b["order"]["status"] == "paid").await;
+    let order = &order["order"];
+    assert_eq!((order["subtotal"].as_i64(), order["discountTotal"].as_i64()), (Some(3300), Some(330)), "{order}");
+    assert_eq!(order["total"], 2970, "{order}");
+    // The provider recorded the redemption; the next sync shows it against our order.
+    app.post("/api/payments/sync", json!({})).await;
+    let (_, list) = app.get("/api/payments/discounts?search=LAUNCH10").await;
+    let latest = &list["discounts"][0]["redemptions"][0];
+    assert_eq!((latest["orderId"].as_str(), latest["amount"].as_i64()), (Some(id.as_str()), Some(330)), "{list}");
 }

@@ -13,12 +13,12 @@ use staffroom::auth::validate::LoginInput;
 use staffroom::auth::{Actor, AuthService, LoginError, NewUser};
 use staffroom::events::{EventHub, EventKind, Since};
 use staffroom::payments::model::{
-    format_money, CustomerDto, CustomerStatus, InvoiceDto, LicenseKeyDto, OrderDto, OrderItem, OrderSource,
-    OrderStatus, ProductDto, ProductStatus, SubscriptionDto, SubscriptionStatus, VariantDto,
+    format_money, CustomerDto, CustomerStatus, DiscountDto, DiscountRedemptionDto, InvoiceDto, LicenseKeyDto, OrderDto,
+    OrderItem, OrderSource, OrderStatus, ProductDto, ProductStatus, SubscriptionDto, SubscriptionStatus, VariantDto,
 };
 use staffroom::payments::store::{
-    like_pattern, CheckoutTerms, CustomerQuery, DaySales, InvoiceQuery, LicenseKeyQuery, OrderQuery, OrderRecord,
-    OrderSearch, SubscriptionQuery,
+    like_pattern, CheckoutTerms, CustomerQuery, DaySales, DiscountQuery, InvoiceQuery, LicenseKeyQuery, OrderQuery,
+    OrderRecord, OrderSearch, SubscriptionQuery,
 };
 use staffroom::payments::summary;
 use staffroom::secrets::Secret;
@@ -91,6 +91,7 @@ on_both_stores!(
     customers_are_kept_searched_and_found_by_what_changed,
     invoices_are_kept_listed_by_whose_and_refunds_only_grow,
     licence_keys_are_kept_found_and_joined_to_their_order,
+    discounts_are_replaced_with_their_redemptions_kept,
     orders_are_numbered_once_each_and_updated,
     orders_are_searched_and_filtered,
     sales_by_day_follow_every_change_of_an_order,
@@ -1420,4 +1421,90 @@ async fn licence_keys_are_kept_found_and_joined_to_their_order(db: Db) {
     db.upsert_license_keys(vec![all[1].clone()], "t3".into()).await.unwrap();
     let kept = db.license_key("102".into()).await.unwrap().unwrap();
     assert_eq!(kept, LicenseKeyDto { product_name: Some("Golden Workshop".into()), ..enabled });
+}
+
+fn discount(id: &str, code: &str, created: &str) -> DiscountDto {
+    DiscountDto {
+        id: id.into(),
+        name: format!("Discount {code}"),
+        code: code.into(),
+        amount: 20,
+        amount_type: "percent".into(),
+        duration: "once".into(),
+        duration_in_months: 1,
+        starts_at: None,
+        expires_at: None,
+        max_redemptions: None,
+        variant_ids: Vec::new(),
+        status: "published".into(),
+        created_at: created.into(),
+        updated_at: created.into(),
+        redemption_count: 0,
+        redemptions: Vec::new(),
+    }
+}
+
+fn redemption(id: &str, discount: &str, order: &str, at: &str) -> DiscountRedemptionDto {
+    DiscountRedemptionDto {
+        id: id.into(),
+        discount_id: discount.into(),
+        provider_order_id: order.into(),
+        order_id: None,
+        order_number: None,
+        customer_email: None,
+        amount: 400,
+        currency: None,
+        created_at: at.into(),
+    }
+}
+
+async fn discounts_are_replaced_with_their_redemptions_kept(db: Db) {
+    let mut limited = discount("2", "TEAM_50%", "2026-02-01T00:00:00Z");
+    (limited.variant_ids, limited.max_redemptions) = (vec!["11".into(), "12".into()], Some(10));
+    let all = vec![discount("1", "LAUNCH10", "2026-01-01T00:00:00Z"), limited.clone()];
+    db.replace_discounts(all, "t1".into()).await.unwrap();
+    let page = |search: Option<&str>| {
+        let db = db.clone();
+        let search = search.map(like_pattern);
+        async move { db.list_discounts(DiscountQuery { page: 1, limit: 10, search }).await.unwrap() }
+    };
+    let (found, total) = page(None).await;
+    assert_eq!((found.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), total), (vec!["2", "1"], 2), "newest first");
+    assert_eq!(found[0], limited, "kept as written, variants and all");
+    assert_eq!(page(Some("team_50%")).await.0.len(), 1, "code, any case, % and _ themselves");
+    assert_eq!(page(Some("discount launch")).await.0.len(), 1, "or the name");
+    assert_eq!(page(Some("team_5%0")).await.0.len(), 0);
+
+    // Redemptions: newest first, joined with our order when cached; written once.
+    let mut ours = order("o-used", "2026-03-01T00:00:00Z");
+    ours.dto.provider_order_id = Some("9001".into());
+    db.insert_order(ours).await.unwrap();
+    let used = vec![
+        redemption("1", "1", "9001", "2026-03-01T00:00:00Z"),
+        redemption("2", "1", "9002", "2026-03-02T00:00:00Z"),
+        redemption("3", "2", "9003", "2026-03-03T00:00:00Z"),
+    ];
+    db.insert_redemptions(used.clone()).await.unwrap();
+    db.insert_redemptions(used[..1].to_vec()).await.unwrap();
+    let launch = db.discount("1".into()).await.unwrap().unwrap();
+    assert_eq!(launch.redemption_count, 2);
+    assert_eq!(launch.redemptions.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["2", "1"]);
+    let joined = &launch.redemptions[1];
+    assert_eq!(
+        (joined.order_id.as_deref(), joined.customer_email.as_deref()),
+        (Some("o-used"), Some("buyer@example.com"))
+    );
+    assert_eq!(joined.currency.as_deref(), Some("EUR"));
+    assert!(launch.redemptions[0].order_id.is_none(), "an order not cached yet");
+
+    // A full reading without "2" drops it; one made here is added; one deleted here goes.
+    db.replace_discounts(vec![discount("1", "LAUNCH10", "2026-01-01T00:00:00Z")], "t2".into()).await.unwrap();
+    assert!(db.discount("2".into()).await.unwrap().is_none());
+    db.upsert_discount(discount("3", "SUMMER30", "2026-04-01T00:00:00Z"), "t3".into()).await.unwrap();
+    assert_eq!(page(None).await.1, 2);
+    db.delete_discount("1".into()).await.unwrap();
+    assert_eq!(page(None).await.0.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), ["3"]);
+    // The redemptions stay: they are the orders' history, shown again if the discount returns.
+    db.upsert_discount(discount("1", "LAUNCH10", "2026-01-01T00:00:00Z"), "t4".into()).await.unwrap();
+    assert_eq!(db.discount("1".into()).await.unwrap().unwrap().redemption_count, 2);
 }

@@ -41,6 +41,7 @@ const VOLATILE: &[&str] = &[
     "customersRead",
     "invoicesRead",
     "licenseKeysRead",
+    "discountsRead",
     "renewsAt",
 ];
 
@@ -287,6 +288,14 @@ fn every_operation_of_both_doors_answers_alike() {
         // each door would leave its own entry).
         case("get_license_key", json!({"id": "1"}), Some(json!({"id": "a b"}))),
         case("update_license_key", json!({"id": "1", "disabled": true}), Some(json!({"id": "1"}))),
+        case("list_discounts", json!({"limit": 5, "search": "launch"}), Some(json!({"limit": 101}))),
+        // A code in use: every door refuses it alike (a new one would be made once, by one door).
+        case(
+            "create_discount",
+            json!({"name": "Again", "code": "LAUNCH10", "amount": 10, "amountType": "percent"}),
+            Some(json!({"name": "Bad", "code": "lower", "amount": 10, "amountType": "percent"})),
+        ),
+        case("delete_discount", json!({"id": "999999"}), Some(json!({"id": "a b"}))),
         case(
             "act_on_subscription",
             json!({"id": "1", "action": "cancel"}),

@@ -35,6 +35,11 @@ const TABLES: &[(&str, &str)] = &[
         "license_keys",
         "id, key_short, status, disabled, activation_limit, activation_usage, expires_at, provider_order_id, customer_id, user_name, user_email, product_id, created_at, updated_at, synced_at",
     ),
+    (
+        "discounts",
+        "id, name, code, amount, amount_type, duration, duration_in_months, starts_at, expires_at, max_redemptions, variant_ids, status, created_at, updated_at, synced_at",
+    ),
+    ("discount_redemptions", "id, discount_id, provider_order_id, amount, created_at"),
     ("sync_state", "resource, synced_at, attempted_at, error"),
     (
         "webhook_events",

@@ -5,9 +5,12 @@ import type { AppInfo } from "./bindings/desktop/AppInfo";
 import type { AuditEntry } from "./bindings/AuditEntry";
 import type { AuditLogRequest } from "./bindings/AuditLogRequest";
 import type { AuditRetention } from "./bindings/AuditRetention";
+import type { CreateDiscountRequest } from "./bindings/CreateDiscountRequest";
 import type { CreateDocument } from "./bindings/CreateDocument";
 import type { CustomerEnvelope } from "./bindings/CustomerEnvelope";
 import type { CustomerList } from "./bindings/CustomerList";
+import type { DiscountEnvelope } from "./bindings/DiscountEnvelope";
+import type { DiscountList } from "./bindings/DiscountList";
 import type { DocumentEnvelope } from "./bindings/DocumentEnvelope";
 import type { DocumentIdRequest } from "./bindings/DocumentIdRequest";
 import type { DocumentList } from "./bindings/DocumentList";
@@ -23,6 +26,7 @@ import type { LicenseKeyDetailEnvelope } from "./bindings/LicenseKeyDetailEnvelo
 import type { LicenseKeyEnvelope } from "./bindings/LicenseKeyEnvelope";
 import type { LicenseKeyList } from "./bindings/LicenseKeyList";
 import type { ListCustomersRequest } from "./bindings/ListCustomersRequest";
+import type { ListDiscountsRequest } from "./bindings/ListDiscountsRequest";
 import type { ListDocumentsRequest } from "./bindings/ListDocumentsRequest";
 import type { ListLicenseKeysRequest } from "./bindings/ListLicenseKeysRequest";
 import type { ListOrdersRequest } from "./bindings/ListOrdersRequest";
@@ -86,6 +90,9 @@ export type Operations = {
   list_license_keys: { request: ListLicenseKeysRequest; response: LicenseKeyList };
   get_license_key: { request: IdRequest; response: LicenseKeyDetailEnvelope };
   update_license_key: { request: UpdateLicenseKeyRequest; response: LicenseKeyEnvelope };
+  list_discounts: { request: ListDiscountsRequest; response: DiscountList };
+  create_discount: { request: CreateDiscountRequest; response: DiscountEnvelope };
+  delete_discount: { request: IdRequest; response: null };
   act_on_subscription: { request: SubscriptionActionRequest; response: SubscriptionActionResult };
   sync_now: { request: NoInput; response: SyncReport };
   sync_status: { request: NoInput; response: SyncStatus };
@@ -123,7 +130,7 @@ export type Operations = {
 export type Call = <K extends keyof Operations>(op: K, request: Operations[K]["request"]) => Promise<Operations[K]["response"]>;
 
 /** The operations only an admin may call (the rest: any signed-in staff member). */
-export const ADMIN_ONLY: ReadonlySet<keyof Operations> = new Set<keyof Operations>(["list_users", "add_user", "set_user_disabled", "unlock_user", "refund_order", "refund_invoice", "update_license_key", "set_sync_interval", "google_sign_out", "settings", "set_secret", "audit_log", "audit_retention", "set_audit_retention", "set_webhook_receiver", "google_sign_in"]);
+export const ADMIN_ONLY: ReadonlySet<keyof Operations> = new Set<keyof Operations>(["list_users", "add_user", "set_user_disabled", "unlock_user", "refund_order", "refund_invoice", "update_license_key", "create_discount", "delete_discount", "set_sync_interval", "google_sign_out", "settings", "set_secret", "audit_log", "audit_retention", "set_audit_retention", "set_webhook_receiver", "google_sign_in"]);
 
 /** One function per operation, over `call`. */
 export function client(call: Call) {
@@ -170,6 +177,12 @@ export function client(call: Call) {
     getLicenseKey: (request: IdRequest) => call("get_license_key", request),
     /** Disables or enables a licence key, or changes its activation limit or expiry */
     updateLicenseKey: (request: UpdateLicenseKeyRequest) => call("update_license_key", request),
+    /** The store's discount codes, newest first, each with its redemptions, searched by code or name */
+    listDiscounts: (request: ListDiscountsRequest) => call("list_discounts", request),
+    /** Makes a discount code at Lemon Squeezy */
+    createDiscount: (request: CreateDiscountRequest) => call("create_discount", request),
+    /** Deletes a discount code at Lemon Squeezy */
+    deleteDiscount: (request: IdRequest) => call("delete_discount", request),
     /** Cancel, resume, pause, unpause or change the plan of a subscription (202 when the customer must confirm) */
     actOnSubscription: (request: SubscriptionActionRequest) => call("act_on_subscription", request),
     /** Syncs the store's catalogue, orders, customers, subscriptions, invoices and licence keys now, after any sync already running */

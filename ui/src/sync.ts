@@ -4,7 +4,7 @@ import { listen } from "@tauri-apps/api/event";
 import type { SyncProgress } from "./types";
 
 /** The lists a payments sync refreshes, refetched when one ends. */
-const SYNCED_QUERIES = ["products", "subscriptions", "orders", "customers", "customer", "invoices", "license-keys", "summary", "sync-status"];
+const SYNCED_QUERIES = ["products", "subscriptions", "orders", "customers", "customer", "invoices", "license-keys", "discounts", "summary", "sync-status"];
 
 function refetchSynced(queryClient: QueryClient) {
   for (const key of SYNCED_QUERIES) void queryClient.invalidateQueries({ queryKey: [key] });
@@ -34,6 +34,7 @@ const READING: Record<Exclude<SyncProgress["step"], "done" | "pending">, string>
   customers: "customers",
   invoices: "invoices",
   license_keys: "licence keys",
+  discounts: "discounts",
 };
 
 /** A progress step as people read it: "Syncing subscriptions: page 2 of 3". */

@@ -8,6 +8,7 @@ pub mod accounts;
 pub mod applying;
 pub mod audit;
 pub mod customers;
+pub mod discounts;
 pub mod docs;
 pub mod events;
 mod filter;
@@ -44,6 +45,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0015_invoices.sql"),
     include_str!("../migrations/0016_license_keys.sql"),
     include_str!("../migrations/0017_inbox_without_licence_keys.sql"),
+    include_str!("../migrations/0018_discounts.sql"),
 ];
 
 /// The schema version this binary knows.

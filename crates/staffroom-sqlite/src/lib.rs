@@ -8,6 +8,7 @@ pub mod accounts;
 pub mod applying;
 pub mod audit;
 pub mod customers;
+pub mod discounts;
 pub mod docs;
 pub mod events;
 mod filter;
@@ -46,6 +47,7 @@ const MIGRATION_FILES: &[&str] = &[
     include_str!("../migrations/0013_invoices.sql"),
     include_str!("../migrations/0014_license_keys.sql"),
     include_str!("../migrations/0015_inbox_without_licence_keys.sql"),
+    include_str!("../migrations/0016_discounts.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -15,5 +15,6 @@ billingAddress?: ({ country: string } & Record<string, string>) | null,
 /**
  * Passed to the checkout: at most 50 keys of 1 to 40 characters, 16 KiB as JSON;
  * `order_id` is Staffroom's own.
+ * A discount code the checkout applies (capital letters and digits; typed in any case).
  */
-metadata?: Record<string, unknown>, };
+discountCode?: string | null, metadata?: Record<string, unknown>, };

@@ -25,6 +25,10 @@ invoicesRead: number,
  */
 licenseKeysRead: number, 
 /**
+ * Discounts read (all of them, each sync).
+ */
+discountsRead: number, 
+/**
  * Provider requests made.
  */
 requests: number, };

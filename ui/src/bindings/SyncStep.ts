@@ -3,4 +3,4 @@
 /**
  * What a running sync is reading.
  */
-export type SyncStep = "products" | "variants" | "subscriptions" | "pending" | "orders" | "customers" | "invoices" | "license_keys" | "done";
+export type SyncStep = "products" | "variants" | "subscriptions" | "pending" | "orders" | "customers" | "invoices" | "license_keys" | "discounts" | "done";

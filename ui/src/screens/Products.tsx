@@ -108,6 +108,7 @@ function CreateOrder({ product }: { product: Product }) {
   const [email, setEmail] = useState("");
   const [name, setName] = useState("");
   const [country, setCountry] = useState("");
+  const [discountCode, setDiscountCode] = useState("");
   const [copied, setCopied] = useState(false);
   const create = useMutation({
     mutationFn: async () =>
@@ -117,6 +118,7 @@ function CreateOrder({ product }: { product: Product }) {
         email,
         name: name || undefined,
         billingAddress: country ? { country: country.toUpperCase() } : undefined,
+        discountCode: discountCode.trim() || undefined,
       })).order,
   });
   const submit = (event: FormEvent) => {
@@ -143,7 +145,18 @@ function CreateOrder({ product }: { product: Product }) {
       <label htmlFor="order-country">Country code (optional, e.g. GB)</label>
       <input id="order-country" value={country} maxLength={2} onChange={(e) => setCountry(e.target.value)} aria-invalid={Boolean(problem("billingAddress.country"))} />
       {problem("billingAddress.country") && <p className="field-error">Country {problem("billingAddress.country")}</p>}
-      {create.isError && !problem("email") && !problem("billingAddress.country") && (
+      <label htmlFor="order-discount">Discount code (optional)</label>
+      <input
+        id="order-discount"
+        className="code-input"
+        value={discountCode}
+        autoCapitalize="characters"
+        spellCheck={false}
+        onChange={(e) => setDiscountCode(e.target.value.toUpperCase())}
+        aria-invalid={Boolean(problem("discountCode"))}
+      />
+      {problem("discountCode") && <p className="field-error">Discount code: {problem("discountCode")}</p>}
+      {create.isError && !problem("email") && !problem("billingAddress.country") && !problem("discountCode") && (
         <p className="error" role="alert">{describeError(create.error)}</p>
       )}
       <button type="submit" className="primary" disabled={create.isPending}>

@@ -14,6 +14,7 @@ import { paths } from "../links";
 import type { Operations } from "../ops";
 import { CustomerPage, Customers } from "./Customers";
 import { Documents } from "./Documents";
+import { Discounts } from "./Discounts";
 import { LicenseKeys } from "./LicenseKeys";
 import { Orders } from "./Orders";
 import { Overview } from "./Overview";
@@ -30,6 +31,7 @@ type Area =
   | "customers"
   | "subscriptions"
   | "license-keys"
+  | "discounts"
   | "documents"
   | "webhooks"
   | "users"
@@ -41,6 +43,7 @@ const AREAS: { id: Area; label: string }[] = [
   { id: "customers", label: "Customers" },
   { id: "subscriptions", label: "Subscriptions" },
   { id: "license-keys", label: "Licence keys" },
+  { id: "discounts", label: "Discounts" },
   { id: "documents", label: "Documents" },
   { id: "webhooks", label: "Webhooks" },
   { id: "users", label: "Users & audit" },
@@ -146,6 +149,7 @@ function Areas({ info, user, onSignedOut }: Props) {
         {area === "customers" && (id ? <CustomerPage key={id} id={id} user={user} /> : <Customers />)}
         {area === "subscriptions" && <Subscriptions user={user} />}
         {area === "license-keys" && <LicenseKeys user={user} />}
+        {area === "discounts" && <Discounts user={user} />}
         {area === "documents" && <Documents />}
         {area === "webhooks" && <Webhooks user={user} teamServer={info.signedInTo} />}
         {area === "users" && <Users me={user} />}

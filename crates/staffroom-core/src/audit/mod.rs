@@ -31,6 +31,8 @@ crate::text_enum! {
         OrderReview = "payments.order_review",
         OrderRefund = "payments.order_refund",
         InvoiceRefund = "payments.invoice_refund",
+        DiscountCreate = "payments.discount_create",
+        DiscountDelete = "payments.discount_delete",
         LicenseKeyReveal = "payments.license_key_reveal",
         LicenseKeyUpdate = "payments.license_key_update",
         SubscriptionCancel = "payments.subscription_cancel",

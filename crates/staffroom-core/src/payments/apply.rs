@@ -49,7 +49,12 @@ fn older(event: Option<&str>, cached: Option<&str>) -> bool {
 }
 
 fn resource(event: &WebhookEvent) -> Resource {
-    Resource { id: event.resource_id.clone(), kind: event.resource_type.clone(), attributes: event.attributes.clone() }
+    Resource {
+        id: event.resource_id.clone(),
+        kind: event.resource_type.clone(),
+        attributes: event.attributes.clone(),
+        related: Default::default(),
+    }
 }
 
 /// What an event concerns, to be read before deciding.

@@ -298,6 +298,7 @@ mod tests {
                 id: "1".into(),
                 kind: "license-keys".into(),
                 attributes: Default::default(),
+                related: Default::default(),
             })
         };
         let now = "2026-11-26T10:00:00.000Z";

@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod customers;
+pub mod discounts;
 pub mod invoices;
 pub mod license_keys;
 pub mod ops;
@@ -79,6 +80,8 @@ pub struct SyncReport {
     pub invoices_read: usize,
     /// Licence keys read (all once a day, else the newest pages).
     pub license_keys_read: usize,
+    /// Discounts read (all of them, each sync).
+    pub discounts_read: usize,
     /// Provider requests made.
     pub requests: u32,
 }
@@ -414,9 +417,11 @@ impl PaymentService {
             let customers = self.read_customers(&report).await;
             let invoices = self.read_invoices(&report).await;
             let license_keys = self.read_license_keys(&report).await;
+            let discounts = self.read_discounts(&report).await;
             let (products, a) = products?;
             let ((subscriptions, b), (orders_reconciled, c), (orders, d)) = (subscriptions?, reconciled?, orders?);
             let ((customers, e), (invoices, f), (license_keys, g)) = (customers?, invoices?, license_keys?);
+            let (discounts, h) = discounts?;
             Ok(SyncReport {
                 products,
                 subscriptions,
@@ -425,7 +430,8 @@ impl PaymentService {
                 customers_read: customers,
                 invoices_read: invoices,
                 license_keys_read: license_keys,
-                requests: a + b + c + d + e + f + g,
+                discounts_read: discounts,
+                requests: a + b + c + d + e + f + g + h,
             })
         }
         .await;
@@ -617,6 +623,9 @@ impl PaymentService {
         let variant = sellable_variant(&product, new.variant_id.as_deref())?;
         let order_id = uuid::Uuid::new_v4().to_string();
         let store_id = self.store_id().await?;
+        if let Some(code) = &new.discount_code {
+            self.check_discount_code(&store_id, code, &variant.id).await?;
+        }
         let request = checkout_request(&new, &order_id, &store_id, &variant.id);
         let checkout = match self.create_checkout(&request, &store_id, &variant.id, &order_id).await {
             Ok(checkout) => checkout,
@@ -1046,6 +1055,9 @@ fn checkout_request(new: &validate::NewOrder, order_id: &str, store_id: &str, va
     }
     if let Some(address) = &new.billing_address {
         checkout_data["billing_address"] = Value::Object(address.clone());
+    }
+    if let Some(code) = &new.discount_code {
+        checkout_data["discount_code"] = code.clone().into();
     }
     json!({"data": {
         "type": "checkouts",

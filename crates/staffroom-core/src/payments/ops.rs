@@ -4,11 +4,12 @@ use serde::Serialize;
 use staffroom_macros::request;
 
 use super::customers::{CustomerEnvelope, CustomerList};
+use super::discounts::{DiscountEnvelope, DiscountList};
 use super::invoices::{InvoiceEnvelope, InvoiceList};
 use super::license_keys::{LicenseKeyDetailEnvelope, LicenseKeyEnvelope, LicenseKeyList};
 use super::model::{
-    CustomerStatus, LicenseKeyStatus, OrderDto, OrderStatusFilter, ProductDto, ProductStatus, SubscriptionDto,
-    SubscriptionStatusFilter,
+    CustomerStatus, DiscountAmountType, DiscountDuration, LicenseKeyStatus, OrderDto, OrderStatusFilter, ProductDto,
+    ProductStatus, SubscriptionDto, SubscriptionStatusFilter,
 };
 use super::summary::SalesSummaryEnvelope;
 use super::sync::SyncStatus;
@@ -314,6 +315,95 @@ pub struct ListLicenseKeysRequest {
     pub search: Option<String>,
 }
 
+/// `GET /api/payments/discounts`.
+#[request]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListDiscountsRequest {
+    #[field(min = 1, max = 2147483647)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub page: Option<u32>,
+    /// Default 10.
+    #[field(min = 1, max = 100)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub limit: Option<u32>,
+    /// Part of the code or the name.
+    #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
+    #[field(with = search)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub search: Option<String>,
+}
+
+/// `POST /api/payments/discounts`: a new discount code.
+#[request]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateDiscountRequest {
+    /// What staff call it (customers see the code).
+    #[field(pattern = "^[^\\x00-\\x1f]{1,200}$", message = "must be 1 to 200 characters, without control characters")]
+    pub name: String,
+    /// What customers type at checkout: 3 to 256 capital letters and digits.
+    #[field(pattern = "^[A-Z0-9]{3,256}$", message = "must be 3 to 256 capital letters and digits, without spaces")]
+    pub code: String,
+    /// A percentage (1 to 100) or cents, as `amountType` says.
+    #[field(min = 1, max = 100000000)]
+    pub amount: u32,
+    #[field(choice)]
+    pub amount_type: DiscountAmountType,
+    /// Default `once`.
+    #[field(choice)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub duration: Option<DiscountDuration>,
+    /// How many months a `repeating` discount applies (a yearly plan's first two payments: 24).
+    #[field(min = 1, max = 120)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub duration_in_months: Option<u32>,
+    /// From when it can be used: an RFC 3339 time, or a date (its 00:00 UTC).
+    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub starts_at: Option<String>,
+    /// When it stops working.
+    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub expires_at: Option<String>,
+    /// How many times it may be used in all (none: no limit).
+    #[field(min = 1, max = 1000000)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub max_redemptions: Option<u32>,
+    /// The variants it is limited to (none or empty: every product).
+    #[schema(max_items = 100)]
+    #[field(with = variant_ids)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub variant_ids: Option<Vec<String>>,
+}
+
+/// A list of up to 100 variant ids, each once.
+fn variant_ids(fields: &mut Fields) -> Option<Vec<String>> {
+    let value = fields.value("variantIds").filter(|v| !v.is_null())?;
+    let ids: Option<Vec<String>> = value.as_array().filter(|items| items.len() <= 100).and_then(|items| {
+        items.iter().map(|i| i.as_str().filter(|s| validate::is_id(s)).map(str::to_string)).collect()
+    });
+    match ids {
+        Some(mut ids) => {
+            ids.dedup();
+            Some(ids)
+        }
+        None => {
+            fields.problem("variantIds", "must be a list of at most 100 variant ids");
+            None
+        }
+    }
+}
+
 /// `PATCH /api/payments/license-keys/{id}`: at least one change.
 #[request]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
@@ -578,6 +668,47 @@ impl Operation for UpdateLicenseKey {
     type Response = LicenseKeyEnvelope;
     async fn run(core: &Core, caller: &Caller, request: UpdateLicenseKeyRequest) -> Result<LicenseKeyEnvelope> {
         Ok(LicenseKeyEnvelope { license_key: core.payments.update_license_key(&caller.actor()?, &request).await? })
+    }
+}
+
+pub struct ListDiscounts;
+impl Operation for ListDiscounts {
+    const SPEC: OpSpec = OpSpec::new(
+        "list_discounts",
+        "payments",
+        "The store's discount codes, newest first, each with its redemptions, searched by code or name",
+    )
+    .route(Route::get("/api/payments/discounts"));
+    type Request = ListDiscountsRequest;
+    type Response = DiscountList;
+    async fn run(core: &Core, _: &Caller, request: ListDiscountsRequest) -> Result<DiscountList> {
+        core.payments.list_discounts(&request).await
+    }
+}
+
+pub struct CreateDiscount;
+impl Operation for CreateDiscount {
+    const SPEC: OpSpec = OpSpec::new("create_discount", "payments", "Makes a discount code at Lemon Squeezy")
+        .route(Route::post("/api/payments/discounts").status(201))
+        .access(Access::Admin)
+        .errors(&[(400, "invalid_request: a field is wrong, the code is in use, or a fixed amount is above a price")]);
+    type Request = CreateDiscountRequest;
+    type Response = DiscountEnvelope;
+    async fn run(core: &Core, caller: &Caller, request: CreateDiscountRequest) -> Result<DiscountEnvelope> {
+        Ok(DiscountEnvelope { discount: core.payments.create_discount(&caller.actor()?, &request).await? })
+    }
+}
+
+pub struct DeleteDiscount;
+impl Operation for DeleteDiscount {
+    const SPEC: OpSpec = OpSpec::new("delete_discount", "payments", "Deletes a discount code at Lemon Squeezy")
+        .route(Route::delete("/api/payments/discounts/{id}").status(204))
+        .access(Access::Admin)
+        .errors(&[(404, "not_found: no such discount")]);
+    type Request = IdRequest;
+    type Response = ();
+    async fn run(core: &Core, caller: &Caller, request: IdRequest) -> Result<()> {
+        core.payments.delete_discount(&caller.actor()?, &request.id).await
     }
 }
 

@@ -3,8 +3,8 @@
 //! one transaction.
 
 use super::model::{
-    CustomerDto, CustomerStatus, InvoiceDto, LicenseKeyDto, OrderDto, OrderItem, OrderStatus, ProductDto,
-    SubscriptionDto, SubscriptionStatus, VariantDto,
+    CustomerDto, CustomerStatus, DiscountDto, DiscountRedemptionDto, InvoiceDto, LicenseKeyDto, OrderDto, OrderItem,
+    OrderStatus, ProductDto, SubscriptionDto, SubscriptionStatus, VariantDto,
 };
 use crate::error::Result;
 use crate::webhooks::{ApplyResult, WebhookEvent};
@@ -348,4 +348,38 @@ pub trait LicenseKeyStore {
 
     /// One licence key, as [`list_license_keys`](LicenseKeyStore::list_license_keys) shows it.
     async fn license_key(&self, id: String) -> Result<Option<LicenseKeyDto>>;
+}
+
+/// Which discounts a page of `GET /discounts` holds, newest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DiscountQuery {
+    pub page: u32,
+    pub limit: u32,
+    /// A [`like_pattern`] for the code or the name.
+    pub search: Option<String>,
+}
+
+/// The store's discounts and their redemptions, as the sync and Staffroom's own changes last
+/// told (the provider sends no webhook for them).
+#[async_trait::async_trait]
+pub trait DiscountStore {
+    /// Makes the cached discounts exactly `discounts`, the provider's whole list: one deleted in
+    /// its dashboard since goes. Redemptions stay: they are the orders' history.
+    async fn replace_discounts(&self, discounts: Vec<DiscountDto>, now: String) -> Result<()>;
+
+    /// Writes one discount (made here).
+    async fn upsert_discount(&self, discount: DiscountDto, now: String) -> Result<()>;
+
+    /// Forgets one discount (deleted here, or found gone).
+    async fn delete_discount(&self, id: String) -> Result<()>;
+
+    /// Writes redemptions; one already kept stays (they never change once made).
+    async fn insert_redemptions(&self, redemptions: Vec<DiscountRedemptionDto>) -> Result<()>;
+
+    /// A page of discounts, newest first, each with how many redemptions it has and its latest
+    /// 20 (with our order's id, number and buyer when the order is cached), and how many match.
+    async fn list_discounts(&self, query: DiscountQuery) -> Result<(Vec<DiscountDto>, u64)>;
+
+    /// One discount, as [`list_discounts`](DiscountStore::list_discounts) shows it.
+    async fn discount(&self, id: String) -> Result<Option<DiscountDto>>;
 }

@@ -35,6 +35,8 @@ pub enum SyncStep {
     Invoices,
     /// The store's licence keys.
     LicenseKeys,
+    /// The store's discounts and their redemptions.
+    Discounts,
     /// The sync has ended (see `error`).
     Done,
 }

@@ -56,6 +56,11 @@ pub struct NewOrder {
     pub billing_address: Option<Map<String, Value>>,
     /// Passed to the checkout: at most 50 keys of 1 to 40 characters, 16 KiB as JSON;
     /// `order_id` is Staffroom's own.
+    /// A discount code the checkout applies (capital letters and digits; typed in any case).
+    #[schema(min_length = 3, max_length = 256, pattern = "^[A-Za-z0-9]{3,256}$")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub discount_code: Option<String>,
     #[schema(schema_with = metadata_schema)]
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     #[ts(optional, type = "Record<string, unknown>")]
@@ -131,9 +136,10 @@ pub fn new_order(body: &Value) -> Result<NewOrder> {
     let name = name_field(object.get("name"), &mut errors);
     let billing_address = billing_address_field(object.get("billingAddress"), &mut errors);
     let metadata = metadata_field(object.get("metadata"), &mut errors);
+    let discount_code = discount_code_field(object.get("discountCode"), &mut errors);
     match (product_id, email) {
         (Some(product_id), Some(email)) if errors.is_empty() => {
-            Ok(NewOrder { product_id, variant_id, customer_id, email, name, billing_address, metadata })
+            Ok(NewOrder { product_id, variant_id, customer_id, email, name, billing_address, discount_code, metadata })
         }
         _ => Err(Error::invalid(errors)),
     }
@@ -164,6 +170,23 @@ fn name_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<Str
         }
         Some(_) => {
             errors.push(FieldError::new("name", "must be a string"));
+            None
+        }
+    }
+}
+
+/// A discount code, upper-cased: 3 to 256 letters and digits, blank as absent.
+fn discount_code_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<String> {
+    match value {
+        None | Some(Value::Null) => None,
+        Some(Value::String(code)) if code.trim().is_empty() => None,
+        Some(Value::String(code))
+            if (3..=256).contains(&code.trim().len()) && code.trim().chars().all(|c| c.is_ascii_alphanumeric()) =>
+        {
+            Some(code.trim().to_ascii_uppercase())
+        }
+        Some(_) => {
+            errors.push(FieldError::new("discountCode", "must be 3 to 256 letters and digits"));
             None
         }
     }

@@ -16,7 +16,9 @@ use crate::auth::store::AccountStore;
 use crate::docs::store::DocStore;
 use crate::error::Result;
 use crate::events::store::EventKeeping;
-use crate::payments::store::{ApplyingStore, CustomerStore, InvoiceStore, LicenseKeyStore, PaymentStore};
+use crate::payments::store::{
+    ApplyingStore, CustomerStore, DiscountStore, InvoiceStore, LicenseKeyStore, PaymentStore,
+};
 use crate::webhooks::store::InboxStore;
 
 /// The `meta` table: settings and marks, one text value per key.
@@ -81,6 +83,7 @@ pub trait Store:
     + CustomerStore
     + InvoiceStore
     + LicenseKeyStore
+    + DiscountStore
     + ApplyingStore
     + InboxStore
     + EventKeeping
@@ -99,6 +102,7 @@ impl<T> Store for T where
         + CustomerStore
         + InvoiceStore
         + LicenseKeyStore
+        + DiscountStore
         + ApplyingStore
         + InboxStore
         + EventKeeping

@@ -202,6 +202,12 @@ impl LemonSqueezyClient {
         parse_document(self.send(Method::PATCH, self.url(path)?, Some(body), Replay::Safe).await?)?.resource()
     }
 
+    /// `DELETE` a resource that answers `204 No Content` (discounts). Not replayed: a second
+    /// delete of what the first removed would answer 404.
+    pub async fn delete_nothing(&self, path: &str) -> Result<()> {
+        self.send(Method::DELETE, self.url(path)?, None, Replay::Unsafe).await.map(|_| ())
+    }
+
     /// `DELETE` a resource that answers with its new state (subscriptions do); cancelling twice
     /// cancels once.
     pub async fn delete(&self, path: &str) -> Result<Resource> {
@@ -222,6 +228,12 @@ fn provider_detail(body: &[u8]) -> Option<String> {
     let value: Value = serde_json::from_slice(body).ok()?;
     let first = value.get("errors")?.get(0)?;
     first.get("detail").or_else(|| first.get("title")).and_then(Value::as_str).map(str::to_string)
+}
+
+/// The `source.pointer` of the provider's first error, if it has one.
+fn provider_pointer(body: &[u8]) -> Option<String> {
+    let value: Value = serde_json::from_slice(body).ok()?;
+    value.get("errors")?.get(0)?.get("source")?.get("pointer")?.as_str().map(str::to_string)
 }
 
 /// The error Staffroom makes of a refusal Lemon Squeezy answered with `status` and `body`.
@@ -257,11 +269,12 @@ fn finish(method: &str, path: &str, outcome: Attempt) -> Result<Value> {
                 .with_details(serde_json::json!({ "provider": PROVIDER })),
                 // Staffroom checks every field before it asks, so a 422 is the provider refusing
                 // what the resource's state forbids (an expired subscription cancelled).
+                // The attribute it names (`source.pointer`, JSON:API's), when it names one.
                 StatusCode::UNPROCESSABLE_ENTITY => Error::conflict(
                     detail.unwrap_or_else(|| "Lemon Squeezy refused the change in the resource's state".into()),
                     None,
                 )
-                .with_details(serde_json::json!({ "provider": PROVIDER })),
+                .with_details(serde_json::json!({ "provider": PROVIDER, "pointer": provider_pointer(&body) })),
                 other => Error::integration(
                     PROVIDER,
                     Some(other.as_u16()),

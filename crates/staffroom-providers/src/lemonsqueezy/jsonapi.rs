@@ -23,6 +23,8 @@ pub struct Resource {
     pub id: String,
     pub kind: String,
     pub attributes: Map<String, Value>,
+    /// The ids each relationship names in its `data` (the API sends them with `include`).
+    pub related: Map<String, Value>,
 }
 
 fn bad(what: &str) -> Error {
@@ -44,7 +46,12 @@ impl Resource {
         let id = value.get("id").and_then(id_of).ok_or_else(|| bad("a resource without an id"))?;
         let kind = value.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
         let attributes = value.get("attributes").and_then(Value::as_object).cloned().unwrap_or_default();
-        Ok(Resource { id, kind, attributes })
+        let related = value
+            .get("relationships")
+            .and_then(Value::as_object)
+            .map(|all| all.iter().filter_map(|(name, r)| Some((name.clone(), r.get("data")?.clone()))).collect())
+            .unwrap_or_default();
+        Ok(Resource { id, kind, attributes, related })
     }
 
     /// A string attribute (numbers are turned into strings; null and absent are `None`).
@@ -63,6 +70,15 @@ impl Resource {
             Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f.round() as i64)),
             Value::String(s) => s.parse().ok(),
             _ => None,
+        }
+    }
+
+    /// The ids relationship `name` names (none when the answer did not include them).
+    pub fn related_ids(&self, name: &str) -> Vec<String> {
+        match self.related.get(name) {
+            Some(Value::Array(items)) => items.iter().filter_map(|i| i.get("id").and_then(id_of)).collect(),
+            Some(one @ Value::Object(_)) => one.get("id").and_then(id_of).into_iter().collect(),
+            _ => Vec::new(),
         }
     }
 

@@ -72,6 +72,24 @@ staffroom_base::text_enum! {
     }
 }
 
+staffroom_base::text_enum! {
+    /// What a discount's amount is: a percentage, or cents of the store's currency.
+    pub enum DiscountAmountType {
+        Percent = "percent",
+        Fixed = "fixed",
+    }
+}
+
+staffroom_base::text_enum! {
+    /// Which of a subscription's payments a discount applies to: the first, the first
+    /// `durationInMonths` months' worth, or all.
+    pub enum DiscountDuration {
+        Once = "once",
+        Repeating = "repeating",
+        Forever = "forever",
+    }
+}
+
 /// One line of an order: what was sold, how many, at what price (cents, the order's currency).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
@@ -438,6 +456,99 @@ pub fn license_instance_from(resource: &Resource) -> LicenseInstanceDto {
         id: resource.id.clone(),
         name: resource.str("name").unwrap_or_default(),
         identifier: resource.str("identifier").unwrap_or_default(),
+        created_at: normalise_time(resource.str("created_at")).unwrap_or_default(),
+    }
+}
+
+/// A discount code of the store, as the sync and Staffroom's own changes last told, with how
+/// often it was used.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscountDto {
+    pub id: String,
+    pub name: String,
+    /// What customers type at checkout: capital letters and digits.
+    pub code: String,
+    /// A percentage (`percent`) or cents of the store's currency (`fixed`).
+    pub amount: i64,
+    /// `percent` or `fixed`.
+    pub amount_type: String,
+    /// For subscriptions: `once` (the first payment), `repeating` (for `durationInMonths`) or
+    /// `forever`.
+    pub duration: String,
+    pub duration_in_months: i64,
+    pub starts_at: Option<String>,
+    pub expires_at: Option<String>,
+    /// How many times it may be redeemed (none: no limit).
+    pub max_redemptions: Option<i64>,
+    /// The variants it is limited to (empty: every product).
+    pub variant_ids: Vec<String>,
+    /// `draft` or `published`.
+    pub status: String,
+    pub created_at: String,
+    pub updated_at: String,
+    /// How many times it was redeemed, of the redemptions cached.
+    pub redemption_count: u64,
+    /// The latest redemptions, newest first (at most 20).
+    pub redemptions: Vec<DiscountRedemptionDto>,
+}
+
+/// A discount applied to an order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscountRedemptionDto {
+    pub id: String,
+    pub discount_id: String,
+    pub provider_order_id: String,
+    /// Our order's id, its number and buyer, when the order is cached.
+    pub order_id: Option<String>,
+    pub order_number: Option<i64>,
+    pub customer_email: Option<String>,
+    /// Cents taken off, in `currency` (the order's; the store's when the order is not cached).
+    pub amount: i64,
+    pub currency: Option<String>,
+    pub created_at: String,
+}
+
+/// A discount from the provider's resource (its variants when the answer included them), with
+/// no redemptions yet.
+pub fn discount_from(resource: &Resource) -> DiscountDto {
+    let limited = resource.bool("is_limited_redemptions").unwrap_or(false);
+    DiscountDto {
+        id: resource.id.clone(),
+        name: resource.str("name").unwrap_or_default(),
+        code: resource.str("code").unwrap_or_default(),
+        amount: resource.int("amount").unwrap_or(0),
+        amount_type: resource.str("amount_type").unwrap_or_else(|| "percent".into()),
+        duration: resource.str("duration").unwrap_or_else(|| "once".into()),
+        duration_in_months: resource.int("duration_in_months").unwrap_or(1),
+        starts_at: normalise_time(resource.str("starts_at")),
+        expires_at: normalise_time(resource.str("expires_at")),
+        max_redemptions: resource.int("max_redemptions").filter(|_| limited),
+        variant_ids: if resource.bool("is_limited_to_products").unwrap_or(false) {
+            resource.related_ids("variants")
+        } else {
+            Vec::new()
+        },
+        status: resource.str("status").unwrap_or_else(|| "published".into()),
+        created_at: normalise_time(resource.str("created_at")).unwrap_or_default(),
+        updated_at: normalise_time(resource.str("updated_at")).unwrap_or_default(),
+        redemption_count: 0,
+        redemptions: Vec::new(),
+    }
+}
+
+/// A redemption from the provider's resource (the order's side is filled from the cache).
+pub fn redemption_from(resource: &Resource) -> DiscountRedemptionDto {
+    DiscountRedemptionDto {
+        id: resource.id.clone(),
+        discount_id: resource.str("discount_id").unwrap_or_default(),
+        provider_order_id: resource.str("order_id").unwrap_or_default(),
+        order_id: None,
+        order_number: None,
+        customer_email: None,
+        amount: resource.int("amount").unwrap_or(0),
+        currency: None,
         created_at: normalise_time(resource.str("created_at")).unwrap_or_default(),
     }
 }

@@ -55,15 +55,35 @@ async fn page(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
     let (Some(variant), Some(product)) = (variant, product) else {
         return (StatusCode::NOT_FOUND, shell("Checkout not found", "<h1>Checkout not found</h1>")).into_response();
     };
+    let currency = super::seed::store_currency(product.store_id);
+    let code = checkout.data["discount_code"].as_str();
+    let discount =
+        super::discounts::for_checkout(&data.discounts, &data.redemptions, code, checkout.store_id, variant.id);
+    let (price, discount_line) = match (discount, code) {
+        (Some(d), _) => {
+            let off = d.off(variant.price);
+            let line = format!(
+                r#"<p id="discount">Discount {}: −{}</p>"#,
+                escape(&d.code),
+                super::format_money(off, currency)
+            );
+            (variant.price - off, line)
+        }
+        (None, Some(code)) if !code.is_empty() => (
+            variant.price,
+            format!(r#"<p id="discount">The code {} does not apply to this checkout.</p>"#, escape(code)),
+        ),
+        _ => (variant.price, String::new()),
+    };
     let body = match checkout.status {
         "open" => format!(
-            r#"<h1>{} — {}</h1><p class="total">{}</p><p>For {} &lt;{}&gt;</p>
+            r#"<h1>{} — {}</h1>{discount_line}<p class="total">{}</p><p>For {} &lt;{}&gt;</p>
 <p>This is a simulated payment: no money moves.</p>
 <form method="post" action="/checkout/custom/{id}/pay" style="display:inline"><button id="pay" type="submit">Pay</button></form>
 <form method="post" action="/checkout/custom/{id}/decline" style="display:inline"><button id="decline" type="submit">Decline</button></form>"#,
             escape(&product.name),
             escape(&variant.name),
-            super::format_money(variant.price, super::seed::store_currency(product.store_id)),
+            super::format_money(price, currency),
             escape(&checkout.name),
             escape(&checkout.email),
         ),
@@ -101,7 +121,17 @@ async fn finish(sim: Arc<Sim>, id: String, paid: bool) -> Response {
         let number =
             data.orders.iter().filter(|o| o.store_id == checkout.store_id).map(|o| o.order_number).max().unwrap_or(0)
                 + 1;
-        let order = order_of(&checkout, &variant, &product_name, customer_id, (order_id, number), paid);
+        let code = checkout.data["discount_code"].as_str();
+        let discount =
+            super::discounts::for_checkout(&data.discounts, &data.redemptions, code, checkout.store_id, variant.id)
+                .cloned();
+        let off = discount.as_ref().map_or(0, |d| d.off(variant.price));
+        let order = order_of(&checkout, &variant, &product_name, customer_id, (order_id, number), paid, off);
+        // A paid order that took a discount redeemed it.
+        if let Some(discount) = discount.filter(|_| paid) {
+            let id = data.redemptions.iter().map(|r| r.id).max().unwrap_or(0) + 1;
+            data.redemptions.push(super::discounts::redemption(id, &discount, &order));
+        }
         let mut deliveries = vec![("order_created", order_json(&sim.base, &order))];
         // A product that sells licence keys sends its key alongside the order.
         if let Some((limit, months)) = super::seed::licence_terms(variant.product_id, &variant.name).filter(|_| paid) {
@@ -148,8 +178,8 @@ fn customer_of(data: &mut Data, checkout: &Checkout) -> u64 {
     id
 }
 
-/// The order a finished checkout makes: paid or failed. The merchant of record adds the buyer's
-/// VAT on top of the price.
+/// The order a finished checkout makes: paid or failed, with `discount` cents off. The merchant
+/// of record adds the buyer's VAT on top of the discounted price.
 fn order_of(
     checkout: &Checkout,
     variant: &Variant,
@@ -157,10 +187,11 @@ fn order_of(
     customer_id: u64,
     (id, order_number): (u64, u64),
     paid: bool,
+    discount: i64,
 ) -> Order {
     let now = now_stamp();
     let (tax_name, tax_rate, basis_points) = super::seed::tax_for(checkout.country.as_deref());
-    let tax = (variant.price * basis_points + 5_000) / 10_000;
+    let tax = ((variant.price - discount) * basis_points + 5_000) / 10_000;
     Order {
         id,
         store_id: checkout.store_id,
@@ -173,9 +204,9 @@ fn order_of(
         currency: super::seed::store_currency(checkout.store_id).to_string(),
         currency_rate: super::seed::usd_rate(super::seed::store_currency(checkout.store_id)),
         subtotal: variant.price,
-        discount_total: 0,
+        discount_total: discount,
         tax,
-        total: variant.price + tax,
+        total: variant.price - discount + tax,
         tax_name,
         tax_rate,
         refunded_amount: 0,

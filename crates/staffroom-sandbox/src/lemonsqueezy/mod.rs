@@ -3,6 +3,7 @@
 //! tests; and a checkout page whose Pay button sends signed webhooks to the app's receiver.
 
 mod checkout;
+mod discounts;
 pub mod seed;
 
 use std::collections::HashMap;
@@ -120,6 +121,8 @@ struct Data {
     orders: Vec<Order>,
     invoices: Vec<Invoice>,
     license_keys: Vec<LicenseKey>,
+    discounts: Vec<discounts::Discount>,
+    redemptions: Vec<discounts::Redemption>,
     checkouts: HashMap<String, Checkout>,
 }
 
@@ -176,6 +179,7 @@ impl PaymentSimulator {
         let invoices = seed::invoices(&mut subscriptions, &products, &customers, until);
         let orders = seed::history(options.orders, until, &products, &customers);
         let license_keys = seed::license_keys(&orders, until);
+        let (discounts, redemptions) = discounts::seed(&orders, &products, until);
         seed::date_customers(&mut customers, &orders, &subscriptions);
         let sim = Arc::new(Sim {
             base: base.clone(),
@@ -187,6 +191,8 @@ impl PaymentSimulator {
                 orders,
                 invoices,
                 license_keys,
+                discounts,
+                redemptions,
                 checkouts: HashMap::new(),
             }),
             faults: Mutex::new(Faults::default()),
@@ -227,6 +233,7 @@ impl PaymentSimulator {
             .route("/v1/order-items/{id}", get(one_order_item))
             .route("/v1/checkouts", post(create_checkout).get(list_checkouts))
             .route("/v1/checkouts/{id}", get(one_checkout))
+            .merge(discounts::routes())
             .fallback(|| async { jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "No such endpoint") })
             .layer(axum::middleware::from_fn_with_state(sim.clone(), gate));
         let app = Router::new()
@@ -338,6 +345,10 @@ impl PaymentSimulator {
         samples.extend(data.license_keys.iter().find_map(|k| Some(instance_json(base, k.id, k.instances.first()?))));
         samples.extend(data.invoices.iter().find(|i| i.status == "paid").map(|i| invoice_json(base, i)));
         samples.extend(data.invoices.iter().find(|i| i.status == "refunded").map(|i| invoice_json(base, i)));
+        // A discount limited to variants (with them included) and a redemption.
+        samples
+            .extend(data.discounts.iter().find(|d| !d.variant_ids.is_empty()).map(|d| discounts::json(base, d, true)));
+        samples.extend(data.redemptions.first().map(|r| discounts::redemption_json(base, r)));
         samples
     }
 
@@ -498,6 +509,22 @@ fn page<T>(
     items: Vec<T>,
     render: impl Fn(T) -> Value,
 ) -> Response {
+    jsonapi_response(StatusCode::OK, page_body(sim, path, params, items, render))
+}
+
+/// A JSON:API document answered with `status`.
+fn jsonapi_response(status: StatusCode, body: Value) -> Response {
+    (status, [("content-type", JSONAPI)], Json(body)).into_response()
+}
+
+/// The document of one page of a list (see [`page`]), for a caller that adds to it.
+fn page_body<T>(
+    sim: &Sim,
+    path: &str,
+    params: &HashMap<String, String>,
+    items: Vec<T>,
+    render: impl Fn(T) -> Value,
+) -> Value {
     let number = params.get("page[number]").and_then(|v| v.parse::<usize>().ok()).filter(|n| *n >= 1).unwrap_or(1);
     let size =
         params.get("page[size]").and_then(|v| v.parse::<usize>().ok()).filter(|n| *n >= 1).unwrap_or(10).min(100);
@@ -515,6 +542,10 @@ fn page<T>(
             for (k, v) in &filters {
                 q.append_pair(k, v);
             }
+            // What the list included, every page includes.
+            if let Some(include) = params.get("include") {
+                q.append_pair("include", include);
+            }
             q.append_pair("page[number]", &n.to_string());
             q.append_pair("page[size]", &size.to_string());
         }
@@ -528,7 +559,7 @@ fn page<T>(
         links["prev"] = link(number - 1).into();
     }
     let shown = data.len();
-    let body = json!({
+    json!({
         "jsonapi": {"version": "1.0"},
         "meta": {"page": {
             "currentPage": number, "from": if shown > 0 { from + 1 } else { 0 }, "lastPage": last,
@@ -536,8 +567,7 @@ fn page<T>(
         }},
         "links": links,
         "data": data
-    });
-    (StatusCode::OK, [("content-type", "application/vnd.api+json")], Json(body)).into_response()
+    })
 }
 
 fn not_found() -> Response {
