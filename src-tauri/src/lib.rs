@@ -6,6 +6,7 @@
 pub mod backend;
 mod call;
 pub mod links;
+mod notify;
 pub mod ops;
 pub mod place;
 pub mod relay;
@@ -77,6 +78,7 @@ pub fn run() {
             }
         }))
         .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
             let log_dir = app.path().app_log_dir().ok();
             let guard = staffroom::logging::init(log_dir.as_deref());
@@ -87,6 +89,7 @@ pub fn run() {
             forward_webhook_feed(app.handle().clone(), &core);
             forward_sync_progress(app.handle().clone(), &core);
             forward_document_saves(app.handle().clone(), &core);
+            notify::open_on_click(app.handle()).map_err(|e| e.message)?;
             let state = DesktopState::new(core);
             if let Some(url) = &server {
                 let url = team::server_url(url)

@@ -74,6 +74,7 @@ desktop_operations!(
     OpenEditor,
     GoogleSignIn,
     Reconnect,
+    crate::notify::ShowNotification,
 );
 
 /// The declaration of the desktop operation `name`.

@@ -308,6 +308,60 @@ test("a licence key is found by its customer's e-mail, shown whole with its mach
   await shot("09b-licence-key-disabled");
 });
 
+test("a discount is made, a checkout paid with its code, and the order shows the discount", async () => {
+  await goTo("Discounts");
+  await find(By.xpath("//table[@aria-label='Discounts']//tr[@data-id]"));
+  await click(button("New discount"));
+  const form = "//form[@aria-label='New discount']";
+  await type(By.id("discount-name"), "E2E autumn");
+  await type(By.id("discount-code"), "launch10");
+  await type(By.id("discount-amount"), "20");
+  await click(button("Create discount", form));
+  // A code already in use is refused on its field.
+  await eventually("the code refused", async () => /already the code of/.test(await textOf(By.xpath(form))));
+  await shot("09c-discount-code-in-use");
+  await driver.findElement(By.id("discount-code")).clear();
+  await type(By.id("discount-code"), "autumn20");
+  await click(button("Create discount", form));
+  const row = "//table[@aria-label='Discounts']//tr[@data-id][.//code[normalize-space()='AUTUMN20']]";
+  await eventually("the new discount listed", async () => (await driver.findElements(By.xpath(row))).length === 1);
+  assert.match(await textOf(By.xpath(row)), /20 %/);
+
+  // An order of the first published product, with the code, paid at the sandbox checkout.
+  await goTo("Products");
+  await click(By.css("#status-filter option[value='published']"));
+  await eventually("the published filter", async () => (await driver.findElements(By.css(".status-draft"))).length === 0);
+  await click(By.css("table[aria-label='Products'] tbody tr:first-child button.row-link"));
+  await find(By.css("form[aria-label='Create order']"));
+  await type(By.id("order-email"), "e2e.discount@example.com");
+  await type(By.id("order-discount"), "autumn20");
+  await click(button("Create order", "//form[@aria-label='Create order']"));
+  const created = await find(By.css("[aria-label='Order created']"));
+  const id = (await created.getText()).match(/Order (\S+)/)?.[1];
+  const checkoutUrl = await created.findElement(By.css("code")).getText();
+  const page = await (await fetch(checkoutUrl)).text();
+  assert.match(page, /Discount AUTUMN20/, "the checkout shows the discount");
+  const payUrl = new URL(checkoutUrl);
+  payUrl.search = "";
+  payUrl.pathname += "/pay";
+  assert.ok((await fetch(payUrl, { method: "POST", redirect: "manual" })).status < 400);
+
+  await goTo("Orders");
+  await click(By.css(`tr[data-id='${id}'] button.row-link`));
+  const detail = By.css(`[aria-label='Order ${id}']`);
+  await eventually("the paid order with its discount", async () => /paid/.test(await textOf(detail)) && /Discount/.test(await textOf(detail)));
+  await shot("09d-order-with-discount");
+
+  // Sync now, from the palette: the discount then shows the order that used it.
+  await goTo("Discounts");
+  await driver.actions().keyDown(Key.CONTROL).sendKeys("k").keyUp(Key.CONTROL).perform();
+  await type(By.css("[role='dialog'][aria-label='Search everywhere'] input[role='combobox']"), "Sync now" + Key.ENTER);
+  await click(By.xpath(`${row}//button`));
+  await eventually("the redemption after the sync", async () =>
+    /e2e\.discount@example\.com/.test(await textOf(By.xpath("//section[@aria-labelledby='discounts-title']"))));
+  await shot("09e-discount-redemptions");
+});
+
 test("a customer is found by e-mail and opens with their orders, subscriptions and revenue", async () => {
   await goTo("Customers");
   const rows = By.xpath("//table[@aria-label='Customers']//tr[@data-id]");

@@ -36,6 +36,7 @@ import type { LoginRequest } from "./bindings/desktop/LoginRequest";
 import type { NewAccount } from "./bindings/NewAccount";
 import type { NewOrder } from "./bindings/NewOrder";
 import type { NoInput } from "./bindings/NoInput";
+import type { NotificationRequest } from "./bindings/desktop/NotificationRequest";
 import type { OpenEditorRequest } from "./bindings/desktop/OpenEditorRequest";
 import type { OrderEnvelope } from "./bindings/OrderEnvelope";
 import type { OrderList } from "./bindings/OrderList";
@@ -124,6 +125,7 @@ export type Operations = {
   open_editor: { request: OpenEditorRequest; response: null };
   google_sign_in: { request: NoInput; response: GoogleStatus };
   reconnect: { request: NoInput; response: null };
+  show_notification: { request: NotificationRequest; response: null };
 };
 
 /** Calls one operation; rejects with the error object. */
@@ -245,5 +247,7 @@ export function client(call: Call) {
     googleSignIn: () => call("google_sign_in", {}),
     /** Checks that the team server can be reached again */
     reconnect: () => call("reconnect", {}),
+    /** Shows a desktop notification that opens a screen when clicked */
+    showNotification: (request: NotificationRequest) => call("show_notification", request),
   };
 }

@@ -10,6 +10,7 @@ import { useRefetchOnWebhook } from "../events";
 import { can } from "../access";
 import { api, describeError, formatMoney } from "../api";
 import { dayAfter } from "../format";
+import { rememberOwnRefund } from "../notifications";
 import { CustomerLink, paths } from "../links";
 import type { Order, OrderStatusFilter, User } from "../types";
 
@@ -194,7 +195,10 @@ function Refund({ order }: { order: Order }) {
       left={order.total - order.refundedAmount}
       currency={order.currency}
       recipient={order.email}
-      send={async (amount) => queryClient.setQueryData(["order", order.id], (await api.refundOrder({ id: order.id, amount })).order)}
+      send={async (amount) => {
+        rememberOwnRefund(order.id);
+        queryClient.setQueryData(["order", order.id], (await api.refundOrder({ id: order.id, amount })).order);
+      }}
       onRefunded={() => {
         setOpen(false);
         void queryClient.invalidateQueries({ queryKey: ["orders"] });

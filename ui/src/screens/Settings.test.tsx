@@ -3,7 +3,10 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Settings } from "./Settings";
 import { mockCommands, renderWithQuery } from "../test/render";
-import type { SettingsView, SyncStatus } from "../types";
+import type { SettingsView, SyncStatus, User } from "../types";
+
+const admin: User = { id: "u1", email: "ada@example.com", name: "Ada", role: "admin", disabled: false, locked: false };
+const staff: User = { ...admin, id: "u2", email: "sam@example.com", name: "Sam", role: "staff" };
 
 const view = (signedIn: boolean): SettingsView => ({
   sandbox: true,
@@ -28,7 +31,7 @@ const syncStatus = (intervalSecs: number, running = false): SyncStatus => ({
 describe("Settings", () => {
   it("shows a team server's credentials read-only, with where each comes from", async () => {
     const calls = mockCommands({ settings: () => view(false), sync_status: () => syncStatus(300) });
-    renderWithQuery(<Settings teamServer="https://staff.example.com" />);
+    renderWithQuery(<Settings user={admin} teamServer="https://staff.example.com" />);
     expect(await screen.findByText("https://staff.example.com")).toBeInTheDocument();
     const credentials = screen.getByRole("table", { name: "Credentials" });
     expect(within(credentials).getByText("sandbox (generated)")).toBeInTheDocument();
@@ -43,7 +46,7 @@ describe("Settings", () => {
       sync_status: () => syncStatus(300),
       google_sign_in: () => { signedIn = true; return view(true).google; },
     });
-    renderWithQuery(<Settings teamServer="https://staff.example.com" />);
+    renderWithQuery(<Settings user={admin} teamServer="https://staff.example.com" />);
     expect(await screen.findByText(/the server finishes the sign-in and keeps the tokens/)).toBeInTheDocument();
     expect(await screen.findByText(/read from a copy on the team server/)).toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "Sign in with Google" }));
@@ -59,7 +62,7 @@ describe("Settings", () => {
       google_sign_in: () => { signedIn = true; return view(true).google; },
       google_sign_out: () => { signedIn = false; return view(false).google; },
     });
-    renderWithQuery(<Settings />);
+    renderWithQuery(<Settings user={admin} />);
     expect(screen.getByText("Loading settings…")).toBeInTheDocument();
     const google = await screen.findByRole("heading", { name: "Google" });
     expect(within(google.parentElement!).getByRole("status")).toHaveTextContent("Not signed in");
@@ -71,7 +74,7 @@ describe("Settings", () => {
 
   it("stores a credential without ever showing it, and says where each comes from", async () => {
     const calls = mockCommands({ settings: () => view(false), sync_status: () => syncStatus(300), set_secret: () => null });
-    renderWithQuery(<Settings />);
+    renderWithQuery(<Settings user={admin} />);
     const table = await screen.findByRole("table", { name: "Credentials" });
     expect(within(table).getByText("sandbox (generated)")).toBeInTheDocument();
     expect(screen.getByLabelText("Simulators")).toHaveTextContent("payments at http://127.0.0.1:41001, Google at http://127.0.0.1:41002");
@@ -92,7 +95,7 @@ describe("Settings", () => {
       set_sync_interval: (args) => { interval = args.intervalSecs as number; return syncStatus(interval); },
       sync_now: () => syncStatus(interval),
     });
-    renderWithQuery(<Settings />);
+    renderWithQuery(<Settings user={admin} />);
     const table = await screen.findByRole("table", { name: "Last syncs" });
     expect(within(table).getByText("never")).toBeInTheDocument();
     expect(within(table).getByText("Failed: Lemon Squeezy did not answer in time")).toBeInTheDocument();
@@ -111,7 +114,7 @@ describe("Settings", () => {
       sync_status: () => syncStatus(90, true),
       set_sync_interval: () => { throw { code: "invalid_request", message: "intervalSecs must be from 60 to 86400 seconds" }; },
     });
-    renderWithQuery(<Settings />);
+    renderWithQuery(<Settings user={admin} />);
     expect(await screen.findByLabelText("Sync every")).toHaveDisplayValue("90 seconds");
     expect(screen.getByRole("button", { name: "Syncing…" })).toBeDisabled();
     await userEvent.selectOptions(screen.getByLabelText("Sync every"), "60");
@@ -120,7 +123,18 @@ describe("Settings", () => {
 
   it("says when settings cannot be read (not an admin)", async () => {
     mockCommands({ settings: () => { throw { code: "forbidden", message: "Only an admin can do this" }; } });
-    renderWithQuery(<Settings />);
+    renderWithQuery(<Settings user={admin} />);
     expect(await screen.findByRole("alert")).toHaveTextContent("Only an admin can do this (forbidden)");
+  });
+  it("lets staff switch their own notifications, kept for them on this computer, without the admin settings", async () => {
+    const calls = mockCommands({});
+    renderWithQuery(<Settings user={staff} />);
+    const box = screen.getByRole("checkbox", { name: "An order is paid" });
+    expect(box).toBeChecked();
+    await userEvent.click(box);
+    expect(box).not.toBeChecked();
+    expect(JSON.parse(localStorage.getItem("staffroom.notifications.u2")!)).toMatchObject({ orderPaid: false, paymentFailed: true });
+    expect(screen.getByText(/is for admins/)).toBeInTheDocument();
+    expect(calls.some((c) => c.cmd === "settings")).toBe(false);
   });
 });

@@ -3,7 +3,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, describeError, fieldError } from "../api";
 import { ThemeSwitch } from "../theme";
 import { useRefetchSynced } from "../sync";
-import type { SyncStatus } from "../types";
+import { can } from "../access";
+import { NOTIFICATION_KINDS, useNotificationSettings } from "../notifications";
+import type { SyncStatus, User } from "../types";
 
 interface Props {
   /** The team server signed in to: these are its settings, and its credentials live on its
@@ -11,9 +13,41 @@ interface Props {
   teamServer?: string | null;
 }
 
-/** Settings (admins): Google sign-in, provider credentials into the keyring, the payments sync,
- *  mode, theme. */
-export function Settings({ teamServer }: Props) {
+/** Settings: everyone's own (notifications, theme); for admins, also Google sign-in, provider
+ *  credentials into the keyring, the payments sync and the mode. */
+export function Settings({ teamServer, user }: Props & { user: User }) {
+  if (can(user, "settings")) return <AdminSettings teamServer={teamServer} user={user} />;
+  return (
+    <section className="content stack" aria-labelledby="settings-title">
+      <h2 id="settings-title">Settings</h2>
+      <div className="columns">
+        <NotificationsCard user={user} />
+        <div className="card stack">
+          <div className="row"><span>Theme</span><ThemeSwitch /></div>
+          <p className="muted small">The rest of Settings (credentials, Google, the sync) is for admins.</p>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+/** Which desktop notifications this person wants, on this computer. */
+function NotificationsCard({ user }: { user: User }) {
+  const [settings, change] = useNotificationSettings(user);
+  return (
+    <fieldset className="card stack" aria-labelledby="notifications-title">
+      <h3 id="notifications-title">Notifications</h3>
+      <p className="muted small">Shown by your desktop when a webhook tells of it; a click opens it here.</p>
+      {NOTIFICATION_KINDS.map(([kind, label]) => (
+        <label key={kind} className="row">
+          <input type="checkbox" checked={settings[kind]} onChange={(e) => change(kind, e.target.checked)} /> {label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function AdminSettings({ teamServer, user }: Props & { user: User }) {
   const queryClient = useQueryClient();
   const view = useQuery({ queryKey: ["settings"], queryFn: api.settings });
   const refresh = () => {
@@ -63,6 +97,7 @@ export function Settings({ teamServer }: Props) {
               </p>
             )}
           </div>
+          <NotificationsCard user={user} />
           <SyncCard teamServer={teamServer} />
           <div className="card stack">
             <h3>{teamServer ? "The team server" : "This app"}</h3>

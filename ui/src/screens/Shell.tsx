@@ -15,6 +15,7 @@ import type { Operations } from "../ops";
 import { CustomerPage, Customers } from "./Customers";
 import { Documents } from "./Documents";
 import { Discounts } from "./Discounts";
+import { useDesktopNotifications } from "../notifications";
 import { LicenseKeys } from "./LicenseKeys";
 import { Orders } from "./Orders";
 import { Overview } from "./Overview";
@@ -74,7 +75,7 @@ function place(location: string, user: User): { area: Area; id?: string } {
 }
 
 /** The operation an area opens with: an area shows for whoever may call it. */
-const OPENS_WITH: Partial<Record<Area, keyof Operations>> = { users: "list_users", settings: "settings" };
+const OPENS_WITH: Partial<Record<Area, keyof Operations>> = { users: "list_users" };
 
 function allowed(area: Area, user: User): boolean {
   const op = OPENS_WITH[area];
@@ -91,6 +92,7 @@ function Areas({ info, user, onSignedOut }: Props) {
   const [palette, setPalette] = useState(false);
   const refetchSynced = useRefetchSynced();
   const syncNow = useMutation({ mutationFn: api.syncNow, onSettled: refetchSynced });
+  useDesktopNotifications(user);
   // Ctrl+K (⌘K on a Mac) opens the palette from any screen.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -153,7 +155,7 @@ function Areas({ info, user, onSignedOut }: Props) {
         {area === "documents" && <Documents />}
         {area === "webhooks" && <Webhooks user={user} teamServer={info.signedInTo} />}
         {area === "users" && <Users me={user} />}
-        {area === "settings" && <Settings teamServer={info.signedInTo} />}
+        {area === "settings" && <Settings teamServer={info.signedInTo} user={user} />}
         {area === "overview" && <Overview info={info} user={user} onGo={setArea} />}
         {palette && (
           <Palette
