@@ -995,3 +995,32 @@ async fn an_order_with_a_discount_code_is_charged_less_and_redeems_it() {
     let latest = &list["discounts"][0]["redemptions"][0];
     assert_eq!((latest["orderId"].as_str(), latest["amount"].as_i64()), (Some(id.as_str()), Some(330)), "{list}");
 }
+
+#[tokio::test]
+async fn a_renewal_failed_in_the_sandbox_arrives_as_the_provider_tells_it() {
+    let app = SandboxApp::start().await;
+    let sandbox = app.simulator().base_url().to_string();
+    let failed: Value = client()
+        .post(format!("{sandbox}/__sandbox/renewal-failed"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = failed["subscriptionId"].as_str().expect("an active subscription failed its renewal").to_string();
+    let invoices = app
+        .eventually(&format!("/api/payments/subscriptions/{id}/invoices"), |b| {
+            b["invoices"][0]["id"] == failed["invoiceId"] && b["invoices"][0]["status"] == "pending"
+        })
+        .await;
+    assert_eq!(invoices["invoices"][0]["billingReason"], "renewal", "{invoices}");
+    let (_, subscription) = app.get(&format!("/api/payments/subscriptions/{id}")).await;
+    assert_eq!(subscription["subscription"]["providerStatus"], "past_due", "{subscription}");
+    let (_, log) = app.get("/api/payments/webhooks?limit=10").await;
+    let names: Vec<&str> = log["events"].as_array().unwrap().iter().filter_map(|e| e["eventName"].as_str()).collect();
+    assert!(names.contains(&"subscription_payment_failed") && names.contains(&"subscription_updated"), "{names:?}");
+    let missing = client().post(format!("{sandbox}/__sandbox/renewal-failed")).json(&json!({"subscriptionId": "0"}));
+    assert_eq!(missing.send().await.unwrap().status(), 404);
+}

@@ -7,6 +7,7 @@
 
 import { after, before, beforeEach, test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { By, Key } from "selenium-webdriver";
 import {
   button,
@@ -360,6 +361,42 @@ test("a discount is made, a checkout paid with its code, and the order shows the
   await eventually("the redemption after the sync", async () =>
     /e2e\.discount@example\.com/.test(await textOf(By.xpath("//section[@aria-labelledby='discounts-title']"))));
   await shot("09e-discount-redemptions");
+});
+
+/** The desktop's notifications so far, as the session's notification server (the run's
+ *  python-dbusmock `notification_daemon`) recorded them: each one's summary, in order. Its ids
+ *  count from 1, one per notification. */
+function notificationsShown() {
+  const calls = execFileSync("gdbus", ["call", "--session", "-d", "org.freedesktop.Notifications", "-o", "/org/freedesktop/Notifications",
+    "-m", "org.freedesktop.DBus.Mock.GetMethodCalls", "Notify"], { encoding: "utf8" });
+  // Each call: ([uint64] time, [<'app'>, <uint32 0>, <'icon'>, <'summary'>, <'body'>, <['default', '']>, <{…}>, <-1>])
+  return [...calls.matchAll(/\((?:uint64 )?\d+, \[<'[^']*'>, <uint32 \d+>, <'[^']*'>, <'([^']*)'>, <'([^']*)'>, <\[([^\]]*)\]>/g)]
+    .map(([, summary, body, actions]) => ({ summary, body, actions }));
+}
+
+test("a renewal that fails is told by a desktop notification, and clicking it opens the subscription", async () => {
+  await goTo("Overview");
+  // The sandbox's Lemon Squeezy declines the next renewal of one of the store's subscriptions.
+  const sandbox = new URL(order.checkoutUrl).origin;
+  const failed = await (await fetch(`${sandbox}/__sandbox/renewal-failed`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json();
+  assert.ok(failed.subscriptionId, JSON.stringify(failed));
+  let id = 0;
+  await eventually("the payment-failed notification", async () => {
+    const shown = notificationsShown();
+    id = shown.findIndex((n) => n.summary === "Subscription payment failed") + 1;
+    return id > 0;
+  });
+  const notice = notificationsShown()[id - 1];
+  assert.match(notice.actions, /'default'/, "the notification can be clicked");
+  // An earlier test paid an order: it was told too.
+  assert.ok(notificationsShown().some((n) => n.summary.startsWith("Order paid: ")), JSON.stringify(notificationsShown()));
+  await shot("09f-before-notification-click");
+  // The click: the notification server says its default action was invoked.
+  execFileSync("gdbus", ["call", "--session", "-d", "org.freedesktop.Notifications", "-o", "/org/freedesktop/Notifications",
+    "-m", "org.freedesktop.DBus.Mock.EmitSignal", "org.freedesktop.Notifications", "ActionInvoked", "us", `[<uint32 ${id}>, <"default">]`]);
+  const panel = By.css(`[aria-label='Subscription ${failed.subscriptionId}']`);
+  await eventually("the subscription opened", async () => /past due|Payment due|failed/i.test(await textOf(panel)));
+  await shot("09g-notification-opened-subscription");
 });
 
 test("a customer is found by e-mail and opens with their orders, subscriptions and revenue", async () => {

@@ -5,6 +5,7 @@
 mod checkout;
 mod discounts;
 pub mod seed;
+mod triggers;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -240,6 +241,7 @@ impl PaymentSimulator {
             .merge(api)
             .route("/__sandbox/faults", post(set_faults).get(get_faults))
             .route("/__sandbox/stats", get(stats))
+            .route("/__sandbox/renewal-failed", post(triggers::renewal_failed))
             .merge(checkout::routes())
             .with_state(sim.clone());
         Ok((PaymentSimulator { sim, shutdown: Arc::new(tokio::sync::Notify::new()) }, app))
