@@ -303,6 +303,9 @@ impl SandboxApp {
         config.secret_backend = staffroom::secrets::SecretBackend::Memory;
         config.payments.client.request_timeout = std::time::Duration::from_millis(700);
         config.payments.client.retry.max_total = std::time::Duration::from_secs(3);
+        // A provider that fails every request fails a whole sync (eight lists) in seconds, not
+        // in three seconds a list.
+        config.payments.client.retry.backoff_base = std::time::Duration::from_millis(50);
         config.docs.client.request_timeout = std::time::Duration::from_millis(700);
         config.docs.client.retry.max_total = std::time::Duration::from_secs(3);
         config.docs.client.retry.backoff_base = std::time::Duration::from_millis(50);
