@@ -1462,7 +1462,7 @@ async fn discounts_are_replaced_with_their_redemptions_kept(db: Db) {
     let mut limited = discount("2", "TEAM_50%", "2026-02-01T00:00:00Z");
     (limited.variant_ids, limited.max_redemptions) = (vec!["11".into(), "12".into()], Some(10));
     let all = vec![discount("1", "LAUNCH10", "2026-01-01T00:00:00Z"), limited.clone()];
-    db.replace_discounts(all, "t1".into()).await.unwrap();
+    db.replace_discounts(all, "2026-05-01T00:00:00Z".into(), "2026-05-01T00:00:01Z".into()).await.unwrap();
     let page = |search: Option<&str>| {
         let db = db.clone();
         let search = search.map(like_pattern);
@@ -1497,14 +1497,16 @@ async fn discounts_are_replaced_with_their_redemptions_kept(db: Db) {
     assert_eq!(joined.currency.as_deref(), Some("EUR"));
     assert!(launch.redemptions[0].order_id.is_none(), "an order not cached yet");
 
-    // A full reading without "2" drops it; one made here is added; one deleted here goes.
-    db.replace_discounts(vec![discount("1", "LAUNCH10", "2026-01-01T00:00:00Z")], "t2".into()).await.unwrap();
+    // A full reading without "2" drops it, but not "3", made here while the list was read.
+    db.upsert_discount(discount("3", "SUMMER30", "2026-04-01T00:00:00Z"), "2026-05-02T00:00:05Z".into()).await.unwrap();
+    let one = vec![discount("1", "LAUNCH10", "2026-01-01T00:00:00Z")];
+    db.replace_discounts(one, "2026-05-02T00:00:00Z".into(), "2026-05-02T00:00:09Z".into()).await.unwrap();
     assert!(db.discount("2".into()).await.unwrap().is_none());
-    db.upsert_discount(discount("3", "SUMMER30", "2026-04-01T00:00:00Z"), "t3".into()).await.unwrap();
-    assert_eq!(page(None).await.1, 2);
+    assert_eq!(page(None).await.0.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), ["3", "1"]);
+    // One deleted here goes.
     db.delete_discount("1".into()).await.unwrap();
     assert_eq!(page(None).await.0.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), ["3"]);
     // The redemptions stay: they are the orders' history, shown again if the discount returns.
-    db.upsert_discount(discount("1", "LAUNCH10", "2026-01-01T00:00:00Z"), "t4".into()).await.unwrap();
+    db.upsert_discount(discount("1", "LAUNCH10", "2026-01-01T00:00:00Z"), "2026-05-03T00:00:00Z".into()).await.unwrap();
     assert_eq!(db.discount("1".into()).await.unwrap().unwrap().redemption_count, 2);
 }

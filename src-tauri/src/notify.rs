@@ -40,7 +40,9 @@ impl Request for NotificationRequest {
     fn from_input(input: &Input) -> Result<Self> {
         let mut fields = Fields::new(input);
         let title = fields.required_string("title").unwrap_or_default().to_string();
-        if title.chars().count() > 120 || title.chars().any(char::is_control) {
+        if fields.value("title").is_some()
+            && (title.trim().is_empty() || title.chars().count() > 120 || title.chars().any(char::is_control))
+        {
             fields.problem("title", "must be 1 to 120 characters, without control characters");
         }
         let body = fields.string("body").unwrap_or_default().to_string();
@@ -48,7 +50,7 @@ impl Request for NotificationRequest {
             fields.problem("body", "must be at most 400 characters");
         }
         let route = fields.required_string("route").unwrap_or_default().to_string();
-        if !route.is_empty() && !is_route(&route) {
+        if fields.value("route").is_some() && !is_route(&route) {
             fields.problem("route", "must be an order, subscription or customer screen, e.g. /orders/{id}");
         }
         fields.finish(|| NotificationRequest { title, body, route })
@@ -67,11 +69,21 @@ impl DesktopOperation for ShowNotification {
         cx.app
             .notification()
             .builder()
-            .title(request.title)
-            .body(request.body)
+            .title(plain(&request.title))
+            .body(plain(&request.body))
             .extra("route", request.route)
             .show()
             .map_err(|e| Error::internal("showing a notification", e))
+    }
+}
+
+/// Text shown as written: Linux notification servers read a body as markup (`<b>`, `<a href>`),
+/// and a buyer's name is theirs to choose.
+fn plain(text: &str) -> String {
+    if cfg!(all(unix, not(target_os = "macos"))) {
+        text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    } else {
+        text.to_string()
     }
 }
 
@@ -99,7 +111,7 @@ pub fn open_on_click<R: Runtime>(app: &AppHandle<R>) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::is_route;
+    use super::{is_route, plain};
 
     #[test]
     fn only_the_apps_own_screens_are_opened() {
@@ -109,6 +121,17 @@ mod tests {
         for bad in ["", "/", "orders/1", "/settings", "/orders/", "/orders/a b", "https://evil.example", "/orders/1/2"]
         {
             assert!(!is_route(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_buyers_name_is_shown_as_written_not_as_markup() {
+        let shown = plain("Zoë <b>O'Brien</b> & <a href=\"https://evil.example\">co</a>");
+        if cfg!(target_os = "linux") {
+            assert_eq!(
+                shown,
+                "Zoë &lt;b&gt;O'Brien&lt;/b&gt; &amp; &lt;a href=\"https://evil.example\"&gt;co&lt;/a&gt;"
+            );
         }
     }
 }

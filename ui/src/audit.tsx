@@ -11,7 +11,7 @@ export const AUDIT_ACTIONS: [string, [string, string][]][] = [
   ["Sign-in", [["auth.sign_in", "Signed in"], ["auth.account_locked", "Account locked"], ["auth.sign_out", "Signed out"], ["auth.session_ended", "Session ended"]]],
   ["Users", [["users.add", "Added a user"], ["users.disable", "Disabled a user"], ["users.enable", "Enabled a user"], ["users.set_password", "Set a password"], ["users.unlock", "Unlocked a user"]]],
   ["Orders", [["payments.order_create", "Created an order"], ["payments.order_refund", "Refunded an order"], ["payments.order_review", "Order held for review"]]],
-  ["Billing", [["payments.invoice_refund", "Refunded an invoice"], ["payments.license_key_reveal", "Showed a licence key"], ["payments.license_key_update", "Changed a licence key"]]],
+  ["Billing", [["payments.invoice_refund", "Refunded an invoice"], ["payments.license_key_reveal", "Showed a licence key"], ["payments.license_key_update", "Changed a licence key"], ["payments.discount_create", "Made a discount"], ["payments.discount_delete", "Deleted a discount"]]],
   ["Subscriptions", [["payments.subscription_cancel", "Cancelled"], ["payments.subscription_resume", "Resumed"], ["payments.subscription_pause", "Paused"], ["payments.subscription_unpause", "Unpaused"], ["payments.subscription_change_plan", "Changed plan"]]],
   ["Documents", [["docs.create", "Created a document"], ["docs.edit", "Edited a document"], ["docs.share", "Shared a document"]]],
   ["Settings", [["settings.sync_interval", "Sync interval"], ["settings.audit_retention", "Audit retention"], ["settings.secret_set", "Set a credential"], ["settings.google_sign_in", "Connected Google"], ["settings.google_sign_out", "Disconnected Google"], ["settings.webhook_receiver", "Webhook receiver"]]],
@@ -103,6 +103,16 @@ export function auditSentence(entry: AuditEntry, nameOf: (email: string) => stri
         "expires_at" in detail ? (detail.expires_at === null ? "made it never expire" : `made it expire ${String(detail.expires_at).slice(0, 10)}`) : null,
       ].filter(Boolean);
       return <>{actor} {tried("changed", "tried to change")} licence key {target}{changes.length ? `: ${changes.join(", ")}` : ""}</>;
+    }
+    case "payments.discount_create": {
+      const code = typeof detail.code === "string" ? detail.code : target;
+      const fixed = typeof detail.amount === "number" && typeof detail.currency === "string" ? ` (${formatMoney(detail.amount, detail.currency)} off)` : "";
+      const off = detail.amountType === "percent" && typeof detail.amount === "number" ? ` (${detail.amount} % off)` : fixed;
+      return <>{actor} {tried("made", "tried to make")} the discount code {code}{off}</>;
+    }
+    case "payments.discount_delete": {
+      const code = typeof detail.code === "string" ? detail.code : `discount ${target}`;
+      return <>{actor} {tried("deleted", "tried to delete")} the discount code {code}</>;
     }
     case "docs.create": {
       const name = typeof detail.name === "string" ? `“${detail.name}”` : "a document";

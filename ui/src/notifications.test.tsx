@@ -3,7 +3,7 @@ import { screen, waitFor } from "@testing-library/react";
 import { emit } from "@tauri-apps/api/event";
 import { Router, useLocation } from "wouter";
 import { memoryLocation } from "wouter/memory-location";
-import { rememberOwnRefund, saveNotificationSettings, useDesktopNotifications } from "./notifications";
+import { ownRefund, saveNotificationSettings, useDesktopNotifications } from "./notifications";
 import { mockCommands, renderWithQuery } from "./test/render";
 import type { User } from "./types";
 
@@ -49,20 +49,25 @@ describe("desktop notifications", () => {
     expect(shown(calls)[1]).toEqual({ title: "Subscription payment failed", body: "Kai · Pro plan", route: "/subscriptions/77" });
 
     // A refund made from this window is not news; one made elsewhere is.
-    rememberOwnRefund("o1");
+    await ownRefund("o1", async () => null);
     await emit("webhook", applied("order_refunded"));
     await emit("webhook", applied("order_refunded", { orderId: "o2" }));
     await waitFor(() => expect(shown(calls)).toHaveLength(3));
-    expect(shown(calls)[2]).toMatchObject({ route: "/orders/o2", body: "zoe@example.com" });
+    expect(shown(calls)[2]).toEqual({ title: "Refund made on order #1042", body: "$5.00 refunded in all · zoe@example.com", route: "/orders/o2" });
 
     // Switched off: nothing; received but not applied, or of no interest: nothing.
     saveNotificationSettings(sam, { orderPaid: false, paymentFailed: true, subscriptionCancelled: true, refund: true });
     await emit("webhook", applied("order_created", { orderId: "o3" }));
     await emit("webhook", { ...applied("subscription_payment_failed"), kind: "received" });
     await emit("webhook", applied("subscription_updated"));
+    await emit("webhook", applied("subscription_payment_failed", { outcome: "stale: an older payment" }));
     await emit("webhook", applied("subscription_cancelled"));
     await waitFor(() => expect(shown(calls)).toHaveLength(4));
     expect(shown(calls)[3]).toMatchObject({ title: "Subscription cancelled" });
+    // Whatever was wrongly on its way has had time to arrive.
+    await new Promise((settle) => setTimeout(settle, 100));
+    expect(shown(calls)).toHaveLength(4);
+    expect(calls.some((c) => c.cmd === "get_order" && c.args.id === "o3")).toBe(false);
 
     // The click, as the desktop tells of it.
     await emit("open-item", "/subscriptions/77");

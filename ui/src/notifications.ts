@@ -38,9 +38,16 @@ export function saveNotificationSettings(user: User, settings: NotificationSetti
 const ownRefunds = new Map<string, number>();
 const OWN_REFUND_MEMORY_MS = 10 * 60_000;
 
-/** Remembers that this window refunded `id` (our order id, or an invoice's id). */
-export function rememberOwnRefund(id: string) {
+/** Refunds `id` (our order id, or an invoice's id) with `refund`, remembering meanwhile that
+ *  this window did it: the provider's event may arrive before the answer does. */
+export async function ownRefund<T>(id: string, refund: () => Promise<T>): Promise<T> {
   ownRefunds.set(id, Date.now());
+  try {
+    return await refund();
+  } catch (error) {
+    ownRefunds.delete(id);
+    throw error;
+  }
 }
 
 function isOwnRefund(id: string | null): boolean {
@@ -56,15 +63,33 @@ export interface Notice {
 }
 
 /** A delivery older than this when it arrives was missed while the app was away (a team
- *  server's stream catching up): it is counted, not told one by one. */
-export const LATE_AFTER_MS = 2 * 60_000;
+ *  server's stream catching up): it is counted, not told one by one. Generous, because the time
+ *  is the server's clock and the age is read on this computer's. */
+export const LATE_AFTER_MS = 10 * 60_000;
+
+/** The deliveries notifications are about: what changed, applied (not held, stale, ignored or
+ *  failed, which change nothing). */
+const TOLD: Record<string, NotificationKind> = {
+  order_created: "orderPaid",
+  order_paid: "orderPaid",
+  subscription_payment_failed: "paymentFailed",
+  subscription_cancelled: "subscriptionCancelled",
+  order_refunded: "refund",
+  subscription_payment_refunded: "refund",
+};
+
+function kindOf(item: FeedItem): NotificationKind | null {
+  const applied = item.kind === "applied" && (item.outcome === "applied" || Boolean(item.outcome?.startsWith("applied:")));
+  return applied && item.eventName ? (TOLD[item.eventName] ?? null) : null;
+}
 
 /** What an applied delivery is worth telling, if anything: the order or subscription it names
  *  is read for the sentence. */
 export async function noticeOf(item: FeedItem): Promise<Notice | null> {
-  if (item.kind !== "applied") return null;
+  if (!kindOf(item)) return null;
   switch (item.eventName) {
-    case "order_created": {
+    case "order_created":
+    case "order_paid": {
       if (!item.orderId) return null;
       const { order } = await api.getOrder({ id: item.orderId });
       if (order.status !== "paid") return null;
@@ -86,7 +111,8 @@ export async function noticeOf(item: FeedItem): Promise<Notice | null> {
       if (!item.orderId || isOwnRefund(item.orderId)) return null;
       const { order } = await api.getOrder({ id: item.orderId });
       const number = order.orderNumber ? `#${order.orderNumber}` : order.orderId;
-      return { kind: "refund", title: `Refund made: ${formatMoney(order.refundedAmount, order.currency)} of ${number}`, body: order.email, route: paths.order(order.id) };
+      const body = `${formatMoney(order.refundedAmount, order.currency)} refunded in all · ${order.email}`;
+      return { kind: "refund", title: `Refund made on order ${number}`, body, route: paths.order(order.id) };
     }
     case "subscription_payment_refunded": {
       if (!item.subscriptionId || isOwnRefund(item.resourceId)) return null;
@@ -110,12 +136,12 @@ export function useDesktopNotifications(user: User) {
       void api.showNotification({ title: notice.title, body: notice.body, route: notice.route }).catch(() => undefined);
     };
     const stopFeed = listen<FeedItem>("webhook", ({ payload }) => {
-      if (payload.kind !== "applied") return;
+      const kind = kindOf(payload);
+      if (!kind || !loadNotificationSettings(user)[kind]) return;
       if (Date.now() - Date.parse(payload.at) > LATE_AFTER_MS) {
         late += 1;
         clearTimeout(flush);
         flush = setTimeout(() => {
-          if (!Object.values(loadNotificationSettings(user)).some(Boolean)) return;
           const body = "They are in the lists now; the Webhooks screen has each one.";
           void api.showNotification({ title: `${late} payment events while Staffroom was away`, body, route: "/webhooks" }).catch(() => undefined);
           late = 0;

@@ -136,10 +136,10 @@ async fn list_discounts(db: &impl GenericClient, query: &DiscountQuery) -> Resul
 
 #[async_trait::async_trait]
 impl DiscountStore for Postgres {
-    async fn replace_discounts(&self, discounts: Vec<DiscountDto>, now: String) -> Result<()> {
+    async fn replace_discounts(&self, discounts: Vec<DiscountDto>, started: String, now: String) -> Result<()> {
         let mut db = self.client().await?;
         let tx = db.transaction().await.sql()?;
-        tx.execute("DELETE FROM discounts", &[]).await.sql()?;
+        tx.execute("DELETE FROM discounts WHERE synced_at < $1", &[&started]).await.sql()?;
         for discount in &discounts {
             upsert_discount(&tx, discount, &now).await?;
         }

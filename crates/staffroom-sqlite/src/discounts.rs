@@ -131,10 +131,10 @@ fn list_discounts(conn: &Connection, query: &DiscountQuery) -> Result<(Vec<Disco
 
 #[async_trait::async_trait]
 impl DiscountStore for Sqlite {
-    async fn replace_discounts(&self, discounts: Vec<DiscountDto>, now: String) -> Result<()> {
+    async fn replace_discounts(&self, discounts: Vec<DiscountDto>, started: String, now: String) -> Result<()> {
         self.write(move |conn| {
             let tx = conn.transaction().sql()?;
-            tx.execute("DELETE FROM discounts", []).sql()?;
+            tx.execute("DELETE FROM discounts WHERE synced_at < ?1", [&started]).sql()?;
             for discount in &discounts {
                 upsert_discount(&tx, discount, &now)?;
             }

@@ -13,8 +13,11 @@ variantId?: string | null, customerId?: string | null, email: string, name?: str
  */
 billingAddress?: ({ country: string } & Record<string, string>) | null, 
 /**
+ * A discount code the checkout applies: 3 to 256 letters and digits, in any case.
+ */
+discountCode?: string | null, 
+/**
  * Passed to the checkout: at most 50 keys of 1 to 40 characters, 16 KiB as JSON;
  * `order_id` is Staffroom's own.
- * A discount code the checkout applies (capital letters and digits; typed in any case).
  */
-discountCode?: string | null, metadata?: Record<string, unknown>, };
+metadata?: Record<string, unknown>, };

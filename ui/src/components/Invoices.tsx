@@ -2,7 +2,7 @@ import { Fragment, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { openUrl } from "@tauri-apps/plugin-opener";
 import { api, formatMoney } from "../api";
-import { rememberOwnRefund } from "../notifications";
+import { ownRefund } from "../notifications";
 import { formatDay } from "../format";
 import { RefundForm } from "./RefundForm";
 import type { Invoice } from "../types";
@@ -96,10 +96,7 @@ export function InvoiceTable({ invoices, canRefund, recipient, subscriptionLink,
                         left={invoice.total - invoice.refundedAmount}
                         currency={invoice.currency}
                         recipient={recipient}
-                        send={(amount) => {
-                          rememberOwnRefund(invoice.id);
-                          return api.refundInvoice({ id: invoice.id, amount });
-                        }}
+                        send={(amount) => ownRefund(invoice.id, () => api.refundInvoice({ id: invoice.id, amount }))}
                         onRefunded={() => {
                           setRefunding(null);
                           setDone(invoice.id);

@@ -207,7 +207,8 @@ function NewDiscount({ currency, onDone }: { currency: string; onDone: () => voi
       duration,
       durationInMonths: duration === "repeating" ? Number(months) : null,
       startsAt: startsAt || null,
-      expiresAt: expiresAt || null,
+      // A discount that expires on a day can still be used that day.
+      expiresAt: expiresAt ? `${expiresAt}T23:59:59Z` : null,
       maxRedemptions: limit.trim() ? Number(limit) : null,
       variantIds: variants.length ? variants : null,
     });

@@ -10,7 +10,7 @@ import { useRefetchOnWebhook } from "../events";
 import { can } from "../access";
 import { api, describeError, formatMoney } from "../api";
 import { dayAfter } from "../format";
-import { rememberOwnRefund } from "../notifications";
+import { ownRefund } from "../notifications";
 import { CustomerLink, paths } from "../links";
 import type { Order, OrderStatusFilter, User } from "../types";
 
@@ -196,8 +196,8 @@ function Refund({ order }: { order: Order }) {
       currency={order.currency}
       recipient={order.email}
       send={async (amount) => {
-        rememberOwnRefund(order.id);
-        queryClient.setQueryData(["order", order.id], (await api.refundOrder({ id: order.id, amount })).order);
+        const refunded = await ownRefund(order.id, () => api.refundOrder({ id: order.id, amount }));
+        queryClient.setQueryData(["order", order.id], refunded.order);
       }}
       onRefunded={() => {
         setOpen(false);

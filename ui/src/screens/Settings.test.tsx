@@ -121,11 +121,12 @@ describe("Settings", () => {
     expect(await screen.findByRole("alert")).toHaveTextContent("intervalSecs must be from 60 to 86400 seconds (invalid_request)");
   });
 
-  it("says when settings cannot be read (not an admin)", async () => {
+  it("says when the settings cannot be read (an admin made staff meanwhile)", async () => {
     mockCommands({ settings: () => { throw { code: "forbidden", message: "Only an admin can do this" }; } });
     renderWithQuery(<Settings user={admin} />);
     expect(await screen.findByRole("alert")).toHaveTextContent("Only an admin can do this (forbidden)");
   });
+
   it("lets staff switch their own notifications, kept for them on this computer, without the admin settings", async () => {
     const calls = mockCommands({});
     renderWithQuery(<Settings user={staff} />);

@@ -52,7 +52,7 @@ impl PaymentService {
                 .collect();
             let ours: std::collections::HashSet<String> = discounts.iter().map(|d| d.id.clone()).collect();
             let read = discounts.len();
-            self.db.replace_discounts(discounts, now_rfc3339()).await?;
+            self.db.replace_discounts(discounts, started.clone(), now_rfc3339()).await?;
 
             // Redemptions have no store filter: those of another store's discounts are skipped.
             let since = self.db.sync_state("discount_redemptions").await?.synced_at;
@@ -135,7 +135,9 @@ impl PaymentService {
             Ok(_) => "success".to_string(),
             Err(err) => format!("failure: {}", err.code.as_str()),
         };
-        let detail = json!({"code": new.code, "amount": new.amount, "amountType": new.amount_type});
+        let currency = self.db.meta("lemonsqueezy_currency").await?.unwrap_or_else(|| "USD".into());
+        let detail =
+            json!({"code": new.code, "amount": new.amount, "amountType": new.amount_type, "currency": currency});
         self.audit.record(actor.audit_name(), AuditAction::DiscountCreate, Some(&target), &outcome, Some(detail)).await;
         result
     }

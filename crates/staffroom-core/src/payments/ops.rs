@@ -393,9 +393,9 @@ fn variant_ids(fields: &mut Fields) -> Option<Vec<String>> {
         items.iter().map(|i| i.as_str().filter(|s| validate::is_id(s)).map(str::to_string)).collect()
     });
     match ids {
-        Some(mut ids) => {
-            ids.dedup();
-            Some(ids)
+        Some(ids) => {
+            let mut seen = std::collections::HashSet::new();
+            Some(ids.into_iter().filter(|id| seen.insert(id.clone())).collect())
         }
         None => {
             fields.problem("variantIds", "must be a list of at most 100 variant ids");

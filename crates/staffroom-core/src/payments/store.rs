@@ -363,9 +363,10 @@ pub struct DiscountQuery {
 /// told (the provider sends no webhook for them).
 #[async_trait::async_trait]
 pub trait DiscountStore {
-    /// Makes the cached discounts exactly `discounts`, the provider's whole list: one deleted in
-    /// its dashboard since goes. Redemptions stay: they are the orders' history.
-    async fn replace_discounts(&self, discounts: Vec<DiscountDto>, now: String) -> Result<()>;
+    /// Makes the cached discounts `discounts`, the provider's whole list as read from `started`:
+    /// one deleted in its dashboard since goes, one made here while the list was read (written
+    /// at or after `started`) stays. Redemptions stay: they are the orders' history.
+    async fn replace_discounts(&self, discounts: Vec<DiscountDto>, started: String, now: String) -> Result<()>;
 
     /// Writes one discount (made here).
     async fn upsert_discount(&self, discount: DiscountDto, now: String) -> Result<()>;

@@ -54,13 +54,13 @@ pub struct NewOrder {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "({ country: string } & Record<string, string>) | null")]
     pub billing_address: Option<Map<String, Value>>,
-    /// Passed to the checkout: at most 50 keys of 1 to 40 characters, 16 KiB as JSON;
-    /// `order_id` is Staffroom's own.
-    /// A discount code the checkout applies (capital letters and digits; typed in any case).
+    /// A discount code the checkout applies: 3 to 256 letters and digits, in any case.
     #[schema(min_length = 3, max_length = 256, pattern = "^[A-Za-z0-9]{3,256}$")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub discount_code: Option<String>,
+    /// Passed to the checkout: at most 50 keys of 1 to 40 characters, 16 KiB as JSON;
+    /// `order_id` is Staffroom's own.
     #[schema(schema_with = metadata_schema)]
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     #[ts(optional, type = "Record<string, unknown>")]
@@ -175,15 +175,14 @@ fn name_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<Str
     }
 }
 
-/// A discount code, upper-cased: 3 to 256 letters and digits, blank as absent.
+/// A discount code, upper-cased (the provider's codes are capitals): 3 to 256 letters and digits.
 fn discount_code_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<String> {
     match value {
         None | Some(Value::Null) => None,
-        Some(Value::String(code)) if code.trim().is_empty() => None,
         Some(Value::String(code))
-            if (3..=256).contains(&code.trim().len()) && code.trim().chars().all(|c| c.is_ascii_alphanumeric()) =>
+            if (3..=256).contains(&code.len()) && code.chars().all(|c| c.is_ascii_alphanumeric()) =>
         {
-            Some(code.trim().to_ascii_uppercase())
+            Some(code.to_ascii_uppercase())
         }
         Some(_) => {
             errors.push(FieldError::new("discountCode", "must be 3 to 256 letters and digits"));

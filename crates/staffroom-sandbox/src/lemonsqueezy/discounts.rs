@@ -375,7 +375,15 @@ async fn create(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Respons
         }
         let now = now_stamp();
         let discount = Discount {
-            id: data.discounts.iter().map(|d| d.id).max().unwrap_or(0) + 1,
+            // Never an id a deleted discount had: its redemptions still name it.
+            id: data
+                .discounts
+                .iter()
+                .map(|d| d.id)
+                .chain(data.redemptions.iter().map(|r| r.discount_id))
+                .max()
+                .unwrap_or(0)
+                + 1,
             store_id: store,
             name: name.to_string(),
             code: code.to_string(),

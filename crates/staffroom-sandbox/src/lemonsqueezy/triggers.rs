@@ -28,7 +28,7 @@ pub(super) async fn renewal_failed(State(sim): State<Arc<Sim>>, body: Option<Jso
     let wanted = body.and_then(|Json(b)| b.subscription_id);
     let (subscription, invoice) = {
         let mut data = sim.data.lock().unwrap();
-        let found = data.subscriptions.iter_mut().filter(|s| s.store_id == STORE_ID).rev().find(|s| match &wanted {
+        let found = data.subscriptions.iter().filter(|s| s.store_id == STORE_ID).rev().find(|s| match &wanted {
             Some(id) => s.id.to_string() == *id,
             None => s.status == "active",
         });
@@ -36,15 +36,17 @@ pub(super) async fn renewal_failed(State(sim): State<Arc<Sim>>, body: Option<Jso
             let why = json!({"error": "no such subscription, or none active, to fail a renewal of"});
             return (StatusCode::NOT_FOUND, Json(why)).into_response();
         };
+        let id = subscription.id;
+        let last = data.invoices.iter().filter(|i| i.subscription_id == id).max_by_key(|i| i.id).cloned();
+        let Some(last) = last else {
+            let why = json!({"error": "the subscription has no invoice to renew"});
+            return (StatusCode::CONFLICT, Json(why)).into_response();
+        };
         let now = now_stamp();
+        let subscription = data.subscriptions.iter_mut().find(|s| s.id == id).expect("found above");
         subscription.status = "past_due";
         subscription.updated_at = now.clone();
         let subscription = subscription.clone();
-        let last = data.invoices.iter().filter(|i| i.subscription_id == subscription.id).max_by_key(|i| i.id).cloned();
-        let Some(last) = last else {
-            return (StatusCode::CONFLICT, Json(json!({"error": "the subscription has no invoice to renew"})))
-                .into_response();
-        };
         let invoice = Invoice {
             id: last.id + 1,
             billing_reason: "renewal",
