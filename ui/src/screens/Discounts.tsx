@@ -232,8 +232,8 @@ function NewDiscount({ currency, onDone }: { currency: string; onDone: () => voi
         </div>
         <span id="discount-kind">Takes off</span>
         <div className="row" role="radiogroup" aria-labelledby="discount-kind">
-          <label><input type="radio" name="amount-type" checked={amountType === "percent"} onChange={() => setAmountType("percent")} /> a percentage</label>
-          <label><input type="radio" name="amount-type" checked={amountType === "fixed"} onChange={() => setAmountType("fixed")} /> a fixed amount ({currency})</label>
+          <label className="check"><input type="radio" name="amount-type" checked={amountType === "percent"} onChange={() => setAmountType("percent")} /> a percentage</label>
+          <label className="check"><input type="radio" name="amount-type" checked={amountType === "fixed"} onChange={() => setAmountType("fixed")} /> a fixed amount ({currency})</label>
         </div>
         <label htmlFor="discount-amount">{amountType === "percent" ? "Percentage" : "Amount"}</label>
         <div>
@@ -248,7 +248,7 @@ function NewDiscount({ currency, onDone }: { currency: string; onDone: () => voi
             <option value="forever">every payment</option>
           </select>
           {duration === "repeating" && (
-            <label>for <input aria-label="Months" type="number" min={1} max={120} value={months} onChange={(e) => setMonths(e.target.value)} className="narrow" /> months</label>
+            <label className="check">for <input aria-label="Months" type="number" min={1} max={120} value={months} onChange={(e) => setMonths(e.target.value)} className="narrow" /> months</label>
           )}
           {problem("durationInMonths") && <p className="field-error">Months {problem("durationInMonths")}</p>}
         </div>
@@ -269,7 +269,7 @@ function NewDiscount({ currency, onDone }: { currency: string; onDone: () => voi
         </div>
         <span id="discount-products">Products</span>
         <div className="stack">
-          <label>
+          <label className="check">
             <input type="checkbox" checked={limited} onChange={(e) => { setLimited(e.target.checked); if (!e.target.checked) setVariants([]); }} />
             {" "}Only some products
           </label>
@@ -297,7 +297,7 @@ function VariantPicker({ chosen, onToggle }: { chosen: string[]; onToggle: (id: 
   return (
     <fieldset className="variant-picks" aria-label="Variants the discount is limited to">
       {details.map(({ data }) => data && (data.product.variants ?? []).filter((v) => v.status === "published").map((v) => (
-        <label key={v.id} className="nowrap">
+        <label key={v.id} className="check nowrap">
           <input type="checkbox" checked={chosen.includes(v.id)} onChange={() => onToggle(v.id)} />
           {" "}{data.product.name} — {v.name} ({formatMoney(v.price, data.product.currency)})
         </label>

@@ -39,7 +39,7 @@ function NotificationsCard({ user }: { user: User }) {
       <h3 id="notifications-title">Notifications</h3>
       <p className="muted small">Shown by your desktop when a webhook tells of it; a click opens it here.</p>
       {NOTIFICATION_KINDS.map(([kind, label]) => (
-        <label key={kind} className="row">
+        <label key={kind} className="check">
           <input type="checkbox" checked={settings[kind]} onChange={(e) => change(kind, e.target.checked)} /> {label}
         </label>
       ))}
