@@ -316,7 +316,19 @@ impl SandboxApp {
         core.connect_sandbox_webhooks(&base).unwrap();
         tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
         let token = sign_in_at(&base, DEMO_EMAIL, DEMO_PASSWORD).await;
-        SandboxApp { core, base, token, _dir: dir }
+        let app = SandboxApp { core, base, token, _dir: dir };
+        // The background sync a long-running core starts at once: tests begin after it, so a
+        // checkout paid in a test does not race it for the database on a busy machine (its
+        // webhooks were refused, retried and, after four tries, lost).
+        let synced = app
+            .eventually("/api/payments/sync", |s| {
+                let resources = s["resources"].as_array().cloned().unwrap_or_default();
+                s["running"] == false
+                    && resources.iter().any(|r| r["resource"] == "customers" && r["attemptedAt"].is_string())
+            })
+            .await;
+        assert_eq!(synced["running"], false, "the first sync did not end: {synced}");
+        app
     }
 
     /// The core's data dir.
@@ -363,11 +375,11 @@ impl SandboxApp {
     }
 
     /// GETs `path` as the demo admin until `done` holds of its body; the last body. It waits up
-    /// to 20 s: longer than the simulator's webhook retries (1 + 3 + 9 s, like the provider's),
-    /// so a delivery refused once on a busy machine still arrives in time. Waiting costs nothing
-    /// when the answer comes at once.
+    /// to 30 s: longer than two deliveries in a row each retried as the simulator does (1 + 3 +
+    /// 9 s, like the provider), so deliveries refused on a busy machine still arrive in time.
+    /// Waiting costs nothing when the answer comes at once.
     pub async fn eventually(&self, path: &str, done: impl Fn(&Value) -> bool) -> Value {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         loop {
             let body = self.get(path).await.1;
             if done(&body) || std::time::Instant::now() >= deadline {

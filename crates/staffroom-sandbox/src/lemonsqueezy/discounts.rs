@@ -14,7 +14,10 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 
 use super::seed::{self, Order, Product, HISTORY_DAYS, OTHER_STORE_ID, STORE_ID};
-use super::{document, filter, jsonapi_error, not_found, now_stamp, page_body, relationships, unprocessable, Sim};
+use super::{
+    document, filter, jsonapi_error, not_found, now_stamp, page_body, related_missing, relationships, unprocessable,
+    Sim,
+};
 
 /// A discount code of a store.
 #[derive(Debug, Clone)]
@@ -347,13 +350,6 @@ async fn create(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Respons
             Some(n) => Some(n),
             None => return refuse("max_redemptions", "The max redemptions must be a positive whole number."),
         },
-    };
-    let related_missing = |pointer: &str| {
-        let body = json!({"jsonapi": {"version": "1.0"}, "errors": [{
-            "status": "404", "title": "Not Found", "detail": "The related resource does not exist.",
-            "source": {"pointer": pointer}
-        }]});
-        (StatusCode::NOT_FOUND, [("content-type", super::JSONAPI)], Json(body)).into_response()
     };
     let store: Option<u64> = body["data"]["relationships"]["store"]["data"]["id"].as_str().and_then(|v| v.parse().ok());
     let Some(store) = store.filter(|s| seed::store_json(&sim.base, *s).is_some()) else {

@@ -572,6 +572,16 @@ fn page_body<T>(
     })
 }
 
+/// A request naming a related resource (`pointer`, e.g. `/data/relationships/store`) that does
+/// not exist, or is another store's.
+fn related_missing(pointer: &str) -> Response {
+    let body = json!({"jsonapi": {"version": "1.0"}, "errors": [{
+        "status": "404", "title": "Not Found", "detail": "The related resource does not exist.",
+        "source": {"pointer": pointer}
+    }]});
+    jsonapi_response(StatusCode::NOT_FOUND, body)
+}
+
 fn not_found() -> Response {
     jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "The requested resource does not exist.")
 }
@@ -1395,13 +1405,6 @@ async fn create_checkout(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -
     if body["data"]["type"] != "checkouts" {
         return unprocessable("data.type must be checkouts");
     }
-    let related_missing = |pointer: &str| {
-        let body = json!({"jsonapi": {"version": "1.0"}, "errors": [{
-            "status": "404", "title": "Not Found", "detail": "The related resource does not exist.",
-            "source": {"pointer": pointer}
-        }]});
-        (StatusCode::NOT_FOUND, [("content-type", JSONAPI)], Json(body)).into_response()
-    };
     let store: Option<u64> = body["data"]["relationships"]["store"]["data"]["id"].as_str().and_then(|v| v.parse().ok());
     let Some(store) = store.filter(|s| seed::store_json(&sim.base, *s).is_some()) else {
         return related_missing("/data/relationships/store");
