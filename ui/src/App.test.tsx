@@ -58,7 +58,7 @@ describe("App", () => {
     expect(screen.getByText("Team server · staff.example.com")).toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "Try again" }));
     await waitFor(() => expect(screen.queryByRole("alert", { name: "Team server out of reach" })).toBeNull());
-    expect(calls.filter((c) => c.cmd === "list_orders").length).toBeGreaterThan(1);
+    await waitFor(() => expect(calls.filter((c) => c.cmd === "list_orders").length).toBeGreaterThan(1));
   });
 
   it("signs in to the shell and signs out again", async () => {

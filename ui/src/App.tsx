@@ -1,14 +1,22 @@
-import { useEffect, useState } from "react";
+import { Suspense, useEffect, useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { listen } from "@tauri-apps/api/event";
 import { api, describeError } from "./api";
 import type { User } from "./types";
 import { Login } from "./screens/Login";
-import { FirstAdmin } from "./screens/FirstAdmin";
-import { Shell } from "./screens/Shell";
+import { onDemand, preloadWhenIdle } from "./onDemand";
 import { useSessionRefresh } from "./session";
 import { useTeamServerReach } from "./reach";
 import { TeamServerBanner } from "./components/TeamServerBanner";
+
+// The sign-in window loads only the sign-in screen; the signed-in app and the first-run screen
+// load on demand, and the app (with the Overview it opens on) is preloaded while the form waits.
+const shell = () => import("./screens/Shell");
+const Shell = onDemand(() => shell().then((m) => m.Shell));
+/** The Overview, which the app opens on after signing in. */
+const overview = { preload: () => shell().then((m) => m.Overview.preload()) };
+const FirstAdmin = onDemand(() => import("./screens/FirstAdmin").then((m) => m.FirstAdmin));
+const starting = <main className="auth-page" aria-busy="true"><p className="muted">Starting Staffroom…</p></main>;
 
 export function App() {
   const queryClient = useQueryClient();
@@ -31,6 +39,7 @@ export function App() {
   }, [queryClient]);
   useSessionRefresh(Boolean(signedIn));
   useTeamServerReach();
+  useEffect(() => preloadWhenIdle([Shell, overview]), []);
   const signedInAs = (u: User) => {
     setNotice(null);
     setUser(u);
@@ -38,9 +47,7 @@ export function App() {
     void info.refetch();
   };
 
-  if (info.isPending || current.isPending) {
-    return <main className="auth-page" aria-busy="true"><p className="muted">Starting Staffroom…</p></main>;
-  }
+  if (info.isPending || current.isPending) return starting;
   if (info.isError) {
     return (
       <main className="auth-page">
@@ -50,18 +57,24 @@ export function App() {
   }
   if (signedIn) {
     return (
-      <Shell
-        info={info.data}
-        user={signedIn}
-        onSignedOut={() => {
-          setUser(null);
-          queryClient.setQueryData(["current-user"], null);
-        }}
-      />
+      <Suspense fallback={starting}>
+        <Shell
+          info={info.data}
+          user={signedIn}
+          onSignedOut={() => {
+            setUser(null);
+            queryClient.setQueryData(["current-user"], null);
+          }}
+        />
+      </Suspense>
     );
   }
   if (info.data.needsFirstAdmin && !info.data.useTeamServer && !joinTeam) {
-    return <FirstAdmin onCreated={signedInAs} onJoinTeam={() => setJoinTeam(true)} />;
+    return (
+      <Suspense fallback={starting}>
+        <FirstAdmin onCreated={signedInAs} onJoinTeam={() => setJoinTeam(true)} />
+      </Suspense>
+    );
   }
   return (
     <>

@@ -1,29 +1,35 @@
-import { useEffect, useState } from "react";
+import { Suspense, useEffect, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Router, useLocation } from "wouter";
 import { useHashLocation } from "wouter/use-hash-location";
 import { api } from "../api";
 import type { AppInfo, User } from "../types";
 import { ThemeSwitch } from "../theme";
-import { Palette } from "../components/Palette";
 import { SyncIndicator } from "../components/SyncIndicator";
 import { useRefetchSynced } from "../sync";
 import { TeamServerBanner } from "../components/TeamServerBanner";
 import { can } from "../access";
 import { paths } from "../links";
 import type { Operations } from "../ops";
-import { CustomerPage, Customers } from "./Customers";
-import { Documents } from "./Documents";
-import { Discounts } from "./Discounts";
 import { useDesktopNotifications } from "../notifications";
-import { LicenseKeys } from "./LicenseKeys";
-import { Orders } from "./Orders";
-import { Overview } from "./Overview";
-import { Subscriptions } from "./Subscriptions";
-import { Products } from "./Products";
-import { Settings } from "./Settings";
-import { Users } from "./Users";
-import { Webhooks } from "./Webhooks";
+import { onDemand, preloadWhenIdle } from "../onDemand";
+
+// Each area's code loads on demand, and all of it is preloaded once the shell is idle, so that
+// no click waits for a download (docs/DECISIONS.md, "Only what the screen needs").
+export const Overview = onDemand(() => import("./Overview").then((m) => m.Overview));
+const Products = onDemand(() => import("./Products").then((m) => m.Products));
+const Orders = onDemand(() => import("./Orders").then((m) => m.Orders));
+const Customers = onDemand(() => import("./Customers").then((m) => m.Customers));
+const CustomerPage = onDemand(() => import("./Customers").then((m) => m.CustomerPage));
+const Subscriptions = onDemand(() => import("./Subscriptions").then((m) => m.Subscriptions));
+const LicenseKeys = onDemand(() => import("./LicenseKeys").then((m) => m.LicenseKeys));
+const Discounts = onDemand(() => import("./Discounts").then((m) => m.Discounts));
+const Documents = onDemand(() => import("./Documents").then((m) => m.Documents));
+const Webhooks = onDemand(() => import("./Webhooks").then((m) => m.Webhooks));
+const Users = onDemand(() => import("./Users").then((m) => m.Users));
+const Settings = onDemand(() => import("./Settings").then((m) => m.Settings));
+const Palette = onDemand(() => import("../components/Palette").then((m) => m.Palette));
+const ON_DEMAND = [Overview, Products, Orders, Customers, CustomerPage, Subscriptions, LicenseKeys, Discounts, Documents, Webhooks, Users, Settings, Palette];
 
 type Area =
   | "overview"
@@ -93,6 +99,7 @@ function Areas({ info, user, onSignedOut }: Props) {
   const refetchSynced = useRefetchSynced();
   const syncNow = useMutation({ mutationFn: api.syncNow, onSettled: refetchSynced });
   useDesktopNotifications(user);
+  useEffect(() => preloadWhenIdle(ON_DEMAND), []);
   // Ctrl+K (⌘K on a Mac) opens the palette from any screen.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -146,25 +153,29 @@ function Areas({ info, user, onSignedOut }: Props) {
             Sign out
           </button>
         </header>
-        {area === "products" && <Products />}
-        {area === "orders" && <Orders user={user} />}
-        {area === "customers" && (id ? <CustomerPage key={id} id={id} user={user} /> : <Customers />)}
-        {area === "subscriptions" && <Subscriptions user={user} />}
-        {area === "license-keys" && <LicenseKeys user={user} />}
-        {area === "discounts" && <Discounts user={user} />}
-        {area === "documents" && <Documents />}
-        {area === "webhooks" && <Webhooks user={user} teamServer={info.signedInTo} />}
-        {area === "users" && <Users me={user} />}
-        {area === "settings" && <Settings teamServer={info.signedInTo} user={user} />}
-        {area === "overview" && <Overview info={info} user={user} onGo={setArea} />}
-        {palette && (
-          <Palette
-            areas={AREAS.filter((a) => allowed(a.id, user))}
-            onSyncNow={() => syncNow.mutate()}
-            onSignOut={() => signOut.mutate()}
-            onClose={() => setPalette(false)}
-          />
-        )}
+        <Suspense fallback={<p className="muted loading-screen" aria-busy="true">Loading…</p>}>
+          {area === "products" && <Products />}
+          {area === "orders" && <Orders user={user} />}
+          {area === "customers" && (id ? <CustomerPage key={id} id={id} user={user} /> : <Customers />)}
+          {area === "subscriptions" && <Subscriptions user={user} />}
+          {area === "license-keys" && <LicenseKeys user={user} />}
+          {area === "discounts" && <Discounts user={user} />}
+          {area === "documents" && <Documents />}
+          {area === "webhooks" && <Webhooks user={user} teamServer={info.signedInTo} />}
+          {area === "users" && <Users me={user} />}
+          {area === "settings" && <Settings teamServer={info.signedInTo} user={user} />}
+          {area === "overview" && <Overview info={info} user={user} onGo={setArea} />}
+        </Suspense>
+        <Suspense fallback={null}>
+          {palette && (
+            <Palette
+              areas={AREAS.filter((a) => allowed(a.id, user))}
+              onSyncNow={() => syncNow.mutate()}
+              onSignOut={() => signOut.mutate()}
+              onClose={() => setPalette(false)}
+            />
+          )}
+        </Suspense>
       </div>
     </div>
   );
