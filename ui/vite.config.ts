@@ -24,7 +24,9 @@ export default defineConfig({
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
   clearScreen: false,
   server: { port: 1420, strictPort: true },
-  build: { target: "es2022", sourcemap: false },
+  // The manifest tells the bundle budget (scripts/bundle-budget.mjs) which chunks each window and
+  // screen loads.
+  build: { target: "es2022", sourcemap: false, manifest: true },
   test: {
     environment: "jsdom",
     setupFiles: ["./src/test/setup.ts"],

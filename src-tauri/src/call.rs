@@ -6,9 +6,10 @@
 use serde_json::Value;
 use staffroom::api::{self, Access, Input, OpSpec, Window};
 use staffroom::{Error, ErrorCode};
-use tauri::{AppHandle, Emitter, Runtime, State, Webview};
+use tauri::{AppHandle, Emitter, Runtime, Webview};
 
 use crate::ops::{self, Context};
+use crate::start::desktop_state;
 use crate::DesktopState;
 
 /// Calls operation `op` with `request` (an object of its fields) for the calling window.
@@ -16,7 +17,6 @@ use crate::DesktopState;
 pub async fn call<R: Runtime>(
     app: AppHandle<R>,
     webview: Webview<R>,
-    state: State<'_, DesktopState>,
     op: String,
     request: Option<Value>,
 ) -> Result<Value, Error> {
@@ -26,6 +26,7 @@ pub async fn call<R: Runtime>(
         Some(_) => return Err(Error::invalid_field("request", "must be an object of the operation's fields")),
     };
     let window = Window::of_label(webview.label());
+    let state = desktop_state(&app).await?;
     if let Some(operation) = api::find(&op).filter(|o| !o.spec.windows.is_empty()) {
         allowed(&operation.spec, window)?;
         let answer = state.call_operation(operation, input).await;

@@ -10,6 +10,7 @@ mod notify;
 pub mod ops;
 pub mod place;
 pub mod relay;
+mod start;
 mod state;
 pub mod team;
 
@@ -69,40 +70,85 @@ async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staff
 /// Starts the app.
 pub fn run() {
     let Args { sandbox, data_dir, server } = parse_args();
-    with_commands(tauri::Builder::default())
+    let mut builder = with_commands(tauri::Builder::default());
+    let has_bus = session_bus();
+    if has_bus {
         // First, so a second launch focuses the running window instead of opening another core.
-        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
+        builder = builder.plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
             if let Some(window) = app.get_webview_window("main") {
                 let _ = window.unminimize();
                 let _ = window.set_focus();
             }
-        }))
+        }));
+    } else {
+        // No session bus (a bare X session, a container): the single-instance plugin (which
+        // needs one) is left out, and accessibility is told not to look for one; each otherwise
+        // waited seconds before the window showed. A desktop always has a bus.
+        std::env::set_var("NO_AT_BRIDGE", "1");
+    }
+    builder
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
             let log_dir = app.path().app_log_dir().ok();
             let guard = staffroom::logging::init(log_dir.as_deref());
             app.manage(LogGuard(guard));
-            let core = tauri::async_runtime::block_on(open_core(sandbox, data_dir.clone()))
-                .map_err(|e| format!("Staffroom could not start: {}", e.message))?;
-            tracing::info!(sandbox, data_dir = %core.config.data_dir.display(), "desktop app started");
-            forward_webhook_feed(app.handle().clone(), &core);
-            forward_sync_progress(app.handle().clone(), &core);
-            forward_document_saves(app.handle().clone(), &core);
-            notify::open_on_click(app.handle()).map_err(|e| e.message)?;
-            let state = DesktopState::new(core);
-            if let Some(url) = &server {
-                let url = team::server_url(url)
-                    .map_err(|e| format!("--server {url}: {}", e.object()["details"]["fields"][0]["message"]))?;
-                state.set_place(place::SignInPlace { server: Some(url), use_server: true }, false);
+            if !has_bus {
+                tracing::warn!("no D-Bus session bus: a second launch opens a second window, and screen readers are not reached");
             }
-            tauri::async_runtime::block_on(state.receiver.restore())
-                .map_err(|e| format!("the webhook receiver could not start: {}", e.message))?;
-            app.manage(state);
+            notify::open_on_click(app.handle()).map_err(|e| e.message)?;
+            // A bad --server is refused before any window opens.
+            let server = match &server {
+                Some(url) => Some(team::server_url(url).map_err(|e| {
+                    format!("--server {url}: {}", e.object()["details"]["fields"][0]["message"])
+                })?),
+                None => None,
+            };
+            // The core opens while the window loads (start.rs); calls wait for it.
+            let (starting, started) = start::starting();
+            app.manage(starting);
+            let handle = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                let outcome = open_desktop(&handle, sandbox, data_dir, server).await;
+                if let Err(why) = &outcome {
+                    tracing::error!(%why, "Staffroom could not start");
+                }
+                started.report(outcome);
+            });
             Ok(())
         })
         .run(tauri::generate_context!())
         .expect("error while running Staffroom");
+}
+
+/// Whether a D-Bus session bus is there to talk to: named in the environment, or at its usual
+/// place in the user's runtime directory. Only Linux desktops use one.
+fn session_bus() -> bool {
+    if !cfg!(target_os = "linux") || std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some() {
+        return true;
+    }
+    std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|dir| std::path::Path::new(&dir).join("bus").exists())
+}
+
+/// Opens this computer's core and everything around it, and manages the desktop's state.
+async fn open_desktop(
+    app: &tauri::AppHandle,
+    sandbox: bool,
+    data_dir: Option<std::path::PathBuf>,
+    server: Option<String>,
+) -> Result<(), String> {
+    let core = open_core(sandbox, data_dir).await.map_err(|e| e.message)?;
+    tracing::info!(sandbox, data_dir = %core.config.data_dir.display(), "desktop app started");
+    forward_webhook_feed(app.clone(), &core);
+    forward_sync_progress(app.clone(), &core);
+    forward_document_saves(app.clone(), &core);
+    let state = DesktopState::new(core);
+    if let Some(server) = server {
+        state.set_place(place::SignInPlace { server: Some(server), use_server: true }, false);
+    }
+    state.receiver.restore().await.map_err(|e| format!("the webhook receiver could not start: {}", e.message))?;
+    app.manage(state);
+    Ok(())
 }
 
 /// Registers the shell's command on a builder: the real app's, or a mock runtime's in the shell

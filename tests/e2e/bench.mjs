@@ -1,30 +1,43 @@
-// Desktop figures for docs/PERFORMANCE.md, measured on the real built app in WebKit under Xvfb:
-//   - launch to an interactive login screen (first launch on an empty data dir, then warm ones);
-//   - memory of the whole process tree (the app and its WebKit processes), idle on the login
-//     screen and after browsing 1,000 products page by page;
-//   - the editor on a 1 MB document: open to editable, and each keystroke's latency to paint;
-//   - the same launch and idle figures in team mode: a desktop started with `--server URL` of a
-//     `staffroom serve --sandbox` on loopback (no local sandbox, no simulators in the app).
+// Desktop figures for docs/PERFORMANCE.md, measured on the real built app in WebKit under Xvfb in
+// a D-Bus session, next to a bare Tauri app (tests/e2e/bare-app: the same Tauri, a static
+// sign-in form) launched the same way:
+//   - the JavaScript each window and screen loads (gzip), against ui/budgets.json;
+//   - launch to an interactive sign-in form (the password field, enabled): first launch on an
+//     empty data dir, then warm ones; the bare app, Staffroom in the sandbox, and Staffroom
+//     started with `--server URL` of a `staffroom serve --sandbox` on loopback (team mode);
+//   - memory of the whole process tree (the app and its WebKit processes), idle at that form,
+//     and after a session through every list screen and all 1,000 products page by page;
+//   - inside the app (ui/src/perf.ts, the Performance API): each list click (page, filter,
+//     sort, open a detail) and area switch from input to painted, p50 and p95, and the longest
+//     frame while typing in a search box;
+//   - the editor on a 1 MB document: open to editable, and each keystroke's latency to paint.
 // Run with `tests/e2e/run --bench`, which starts the app with a 1,000-product sandbox store.
-// Prints figures; asserts nothing about them (timings belong to benchmarks, not tests).
+// Exits 1 when an in-app figure or a bundle is over its budget by more than 10 %; launch and
+// memory ratios are printed against their goals (timings belong to benchmarks, not tests).
 
 import { spawn } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { By, Capabilities, WebDriver, until } from "selenium-webdriver";
 import { Executor, HttpClient } from "selenium-webdriver/http/index.js";
+import { bundleSizes, checkBudgets } from "../../ui/scripts/bundle-budget.mjs";
 
 const app = process.env.STAFFROOM_E2E_APP;
+const bareApp = process.env.STAFFROOM_BENCH_BARE_APP;
 const dataDir = process.env.STAFFROOM_E2E_DATA;
 const driverUrl = process.env.STAFFROOM_E2E_DRIVER;
 const LAUNCHES = Number(process.env.STAFFROOM_BENCH_LAUNCHES ?? 5);
 const WAIT = 60_000;
 
+/** Interactive: the password field is on screen and enabled, so typing in it would work. */
+const PASSWORD = "//input[@id='password']";
 /** The app as the embedded benchmark starts it: this computer, in the sandbox. */
-const EMBEDDED = { dir: dataDir, args: ["--sandbox", "--data-dir", dataDir], ready: "//button[normalize-space()='Use demo account']" };
+const EMBEDDED = { app, dir: dataDir, args: ["--sandbox", "--data-dir", dataDir], ready: PASSWORD };
+/** The bare Tauri app; its data dir argument (which it ignores) tells its process apart. */
+const BARE = { app: bareApp, dir: `${dataDir}-bare`, args: ["--data-dir", `${dataDir}-bare`], ready: PASSWORD };
 
 async function launch(mode = EMBEDDED) {
   const capabilities = new Capabilities();
-  capabilities.set("tauri:options", { application: app, args: mode.args });
+  capabilities.set("tauri:options", { application: mode.app, args: mode.args });
   const started = performance.now();
   const driver = await WebDriver.createSession(new Executor(new HttpClient(driverUrl)), capabilities);
   // Interactive: the button is on screen and enabled, so a click would do something.
@@ -47,7 +60,7 @@ function processTree(dir = dataDir) {
       // the process ended while we looked
     }
   }
-  const root = [...commands].find(([, argv]) => argv[0] === app && argv.includes(dir))?.[0];
+  const root = [...commands].find(([, argv]) => (argv[0] === app || argv[0] === bareApp) && argv.includes(dir))?.[0];
   if (!root) throw new Error("the app's process was not found");
   const tree = [root];
   for (let i = 0; i < tree.length; i++) {
@@ -90,8 +103,9 @@ function memory(dir = dataDir) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** Launches to an interactive login screen: the first on an empty data dir, then warm ones. */
-async function launches(mode, name) {
+/** Launches to an interactive sign-in form: the first on an empty data dir, then warm ones;
+ *  then the memory idle at that form. */
+async function launches(mode) {
   const first = await launch(mode);
   await first.driver.quit();
   await closed(mode.dir);
@@ -102,17 +116,29 @@ async function launches(mode, name) {
     await run.driver.quit();
     await closed(mode.dir);
   }
-  console.log(`${name}launch to interactive login: first launch (empty data dir) ${first.ms.toFixed(0)} ms; ` +
-    `later launches median ${median(warm).toFixed(0)} ms (min ${Math.min(...warm).toFixed(0)}, max ${Math.max(...warm).toFixed(0)}, n=${warm.length})`);
+  const idle = await launch(mode);
+  await sleep(5_000);
+  const memoryIdle = memory(mode.dir);
+  await idle.driver.quit();
+  await closed(mode.dir);
+  return { first: first.ms, later: median(warm), range: [Math.min(...warm), Math.max(...warm)], memory: memoryIdle };
 }
 
-// STAFFROOM_BENCH_ONLY=editor: the editor's figures alone (signed in, then section 2's editor).
+/** Signs in to the sandbox with the demo account. */
+async function signIn(driver) {
+  await driver.findElement(By.xpath("//button[normalize-space()='Use demo account']")).click();
+  await driver.findElement(By.xpath("//button[normalize-space()='Sign in']")).click();
+  await driver.wait(until.elementLocated(By.xpath("//nav[@aria-label='Main']")), WAIT);
+}
+
+let failed = false;
+const ratio = (x, floor) => `${(x / floor).toFixed(2)}×`;
+
+// STAFFROOM_BENCH_ONLY=editor: the editor's figures alone (signed in, then the editor).
 if (process.env.STAFFROOM_BENCH_ONLY === "editor") {
   const { driver } = await launch();
   try {
-    await driver.findElement(By.xpath("//button[normalize-space()='Use demo account']")).click();
-    await driver.findElement(By.xpath("//button[normalize-space()='Sign in']")).click();
-    await driver.wait(until.elementLocated(By.xpath("//nav[@aria-label='Main']")), WAIT);
+    await signIn(driver);
     await editorFigures(driver);
   } finally {
     await driver.quit();
@@ -120,37 +146,176 @@ if (process.env.STAFFROOM_BENCH_ONLY === "editor") {
   process.exit(0);
 }
 
-// 1. Launch to an interactive login screen.
-await launches(EMBEDDED, "");
+// 1. What each part of the UI loads.
+const { rows, over } = checkBudgets(bundleSizes());
+console.log("JavaScript each part of the UI loads (gzip), against ui/budgets.json:");
+for (const row of rows) console.log(`  ${row}`);
+if (over.length) failed = true;
 
-// 2. Memory idle on the login screen, then after browsing every page of 1,000 products.
-const { driver } = await launch();
+// 2. Launch and idle memory, the bare app next to Staffroom, embedded and in team mode.
+const server = spawn(process.env.STAFFROOM_E2E_SERVER_BIN, ["serve", "--sandbox", "--addr", "127.0.0.1:0", "--data-dir", `${dataDir}-server`], {
+  env: { ...process.env, STAFFROOM_SECRET_STORE: "memory" },
+  stdio: ["ignore", "pipe", "ignore"],
+});
+const teamDir = `${dataDir}-team`;
+let team;
 try {
-  await sleep(5_000);
-  const idle = memory();
-  console.log(`memory idle at login: RSS ${idle.rss} MiB, PSS ${idle.pss} MiB (${idle.processes})`);
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    server.stdout.on("data", (chunk) => {
+      out += chunk;
+      const found = out.match(/listening on (http:\/\/\S+)/)?.[1];
+      if (found) resolve(found);
+    });
+    server.on("exit", (code) => reject(new Error(`staffroom serve exited (${code}): ${out}`)));
+  });
+  team = { app, dir: teamDir, args: ["--data-dir", teamDir, "--server", url], ready: PASSWORD };
+  const bare = await launches(BARE);
+  const embedded = await launches(EMBEDDED);
+  const teamMode = await launches(team);
+  console.log(`launch to an interactive sign-in form and memory idle there (launches: first on an empty data dir, then the median of ${LAUNCHES}; goals: launch ≤ 1.25×, memory ≤ 1.15× the bare app):`);
+  console.log(`  ${"".padEnd(22)} ${"first launch".padStart(14)} ${"later launches".padStart(16)} ${"PSS idle".padStart(10)}  ratios to bare (first, later, memory)`);
+  for (const [name, run] of [["bare Tauri", bare], ["Staffroom (sandbox)", embedded], ["Staffroom (team mode)", teamMode]]) {
+    console.log(`  ${name.padEnd(22)} ${`${run.first.toFixed(0)} ms`.padStart(14)} ${`${run.later.toFixed(0)} ms`.padStart(16)} ${`${run.memory.pss} MiB`.padStart(10)}  ` +
+      (run === bare ? "" : `${ratio(run.first, bare.first)}, ${ratio(run.later, bare.later)}, ${ratio(run.memory.pss, bare.memory.pss)}`) +
+      `   (later ${run.range.map((ms) => ms.toFixed(0)).join("–")} ms; ${run.memory.processes})`);
+  }
 
-  await driver.findElement(By.xpath("//button[normalize-space()='Use demo account']")).click();
-  await driver.findElement(By.xpath("//button[normalize-space()='Sign in']")).click();
-  await driver.wait(until.elementLocated(By.xpath("//nav[@aria-label='Main']//button[normalize-space()='Products']")), WAIT).click();
+  // 3. Inside the app: every list click and area switch, then memory after browsing.
+  const { driver } = await launch();
+  try {
+    await signIn(driver);
+    await interactions(driver);
+    await browseProducts(driver);
+    await sleep(5_000);
+    const browsed = memory();
+    console.log(`memory after the session through every list screen and all products: RSS ${browsed.rss} MiB, PSS ${browsed.pss} MiB ` +
+      `(${ratio(browsed.pss, bare.memory.pss)} the bare app idle; ${browsed.processes})`);
+    await editorFigures(driver);
+  } finally {
+    await driver.quit();
+  }
+
+  // 4. Team mode signed in.
+  const signedIn = await launch(team);
+  try {
+    await signedIn.driver.findElement(By.id("email")).sendKeys("demo@staffroom.test");
+    await signedIn.driver.findElement(By.id("password")).sendKeys("sandbox-demo-passphrase");
+    await signedIn.driver.findElement(By.xpath("//button[normalize-space()='Sign in']")).click();
+    await signedIn.driver.wait(until.elementLocated(By.xpath("//h2[starts-with(normalize-space(),'Welcome')]")), WAIT);
+    await sleep(5_000);
+    const idle = memory(teamDir);
+    console.log(`team mode: memory idle signed in (overview, live events connected): RSS ${idle.rss} MiB, PSS ${idle.pss} MiB (${idle.processes})`);
+  } finally {
+    await signedIn.driver.quit();
+  }
+} finally {
+  server.kill("SIGTERM");
+}
+process.exit(failed ? 1 : 0);
+
+/** In-app budgets, ms (p95 of ui/src/perf.ts's measures); the bench fails over 110 %. */
+const BUDGETS = { "page": 50, "filter": 50, "sort": 50, "open a detail": 50, "switch area": 100, "search": 50 };
+
+/** A scripted session through the list screens; each click is measured inside the page. */
+async function interactions(driver) {
+  const nav = (area) => By.xpath(`//nav[@aria-label='Main']//button[normalize-space()='${area}']`);
+  const measured = () => driver.executeScript("return performance.getEntriesByType('measure').filter((m) => m.name.startsWith('interaction:')).length");
+  // Clicks `locator` and waits until the page has measured it.
+  const act = async (locator, how = (element) => element.click()) => {
+    const before = await measured();
+    await how(await driver.wait(until.elementLocated(locator), WAIT));
+    await driver.wait(async () => (await measured()) > before, WAIT);
+  };
+  const select = (locator, index) => act(locator, (element) => driver.executeScript(
+    "arguments[0].selectedIndex = arguments[1]; arguments[0].dispatchEvent(new Event('change', { bubbles: true }))", element, index));
+  // A page on, or back, where there is one (a disabled button is not clicked: it measures nothing).
+  const turn = async (label, times) => {
+    const button = By.xpath(`//nav[@aria-label='Pages']/button[normalize-space()='${label}']`);
+    for (let i = 0; i < times; i++) {
+      if (!(await driver.wait(until.elementLocated(button), WAIT).isEnabled())) return;
+      await act(button);
+    }
+  };
+  const row = (table, n) => By.css(`table[aria-label='${table}'] tbody tr:nth-child(${n}) button.row-link`);
+  // The shell preloads every screen when idle: wait for that, as a person reading the overview would.
+  await sleep(3_000);
+  const areas = ["Products", "Orders", "Customers", "Subscriptions", "Licence keys", "Discounts", "Documents", "Webhooks", "Users & audit", "Overview"];
+  for (let round = 0; round < 2; round++) for (const area of areas) await act(nav(area));
+
+  await act(nav("Products"));
+  await turn("Next", 8);
+  await turn("Previous", 4);
+  for (let n = 1; n <= 6; n++) await act(row("Products", n));
+  for (const index of [1, 2, 0, 1, 0]) await select(By.id("status-filter"), index);
+
+  await act(nav("Orders"));
+  await turn("Next", 6);
+  await turn("Previous", 3);
+  for (let n = 1; n <= 6; n++) await act(row("Orders", n));
+  for (const index of [1, 2, 3, 0]) await select(By.id("order-status"), index);
+
+  await act(nav("Subscriptions"));
+  await turn("Next", 3);
+  for (let n = 1; n <= 4; n++) await act(row("Subscriptions", n));
+
+  await act(nav("Documents"));
+  for (const index of [1, 2, 0]) await select(By.id("doc-sort"), index);
+
+  // Typing in a search box: each key is measured, and the longest gap between two frames while
+  // typing says whether one was dropped for long (WebKit has no Long Tasks API).
+  await act(nav("Orders"));
+  await driver.executeScript(`
+    window.benchGaps = [];
+    let last = performance.now();
+    window.benchTyping = true;
+    const frame = (now) => { window.benchGaps.push(now - last); last = now; if (window.benchTyping) requestAnimationFrame(frame); };
+    requestAnimationFrame(frame);`);
+  const search = await driver.findElement(By.css("input[type=search]"));
+  for (const key of "ada lovelace") {
+    await search.sendKeys(key);
+    await sleep(60);
+  }
+  await sleep(1_000);
+  const longestFrame = await driver.executeScript("window.benchTyping = false; return Math.max(...window.benchGaps.slice(1))");
+
+  const durations = await driver.executeScript(
+    "return performance.getEntriesByType('measure').filter((m) => m.name.startsWith('interaction:')).map((m) => [m.name.slice(12), m.duration])");
+  const byName = new Map();
+  for (const [name, ms] of durations) byName.set(name, [...(byName.get(name) ?? []), ms]);
+  console.log("inside the app, input event → painted (ui/src/perf.ts), against the budgets:");
+  for (const [name, budget] of Object.entries(BUDGETS)) {
+    const sorted = (byName.get(name) ?? []).sort((a, b) => a - b);
+    if (!sorted.length) {
+      console.log(`  ${name.padEnd(14)} not measured`);
+      failed = true;
+      continue;
+    }
+    const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+    const verdict = at(0.95) > budget * 1.1 ? "OVER" : at(0.95) > budget ? "over, within 10 %" : "ok";
+    if (verdict === "OVER") failed = true;
+    console.log(`  ${name.padEnd(14)} p50 ${at(0.5).toFixed(1).padStart(6)} ms   p95 ${at(0.95).toFixed(1).padStart(6)} ms   max ${at(1).toFixed(1).padStart(6)} ms   n=${String(sorted.length).padEnd(3)} budget p95 ${budget} ms   ${verdict}`);
+  }
+  const frameVerdict = longestFrame > 50 * 1.1 ? "OVER" : "ok";
+  if (frameVerdict === "OVER") failed = true;
+  console.log(`  longest frame while typing in a search box: ${longestFrame.toFixed(1)} ms   budget 50 ms   ${frameVerdict}`);
+}
+
+/** Every page of the 1,000 products, with a product's detail opened on each. */
+async function browseProducts(driver) {
+  await driver.findElement(By.xpath("//nav[@aria-label='Main']//button[normalize-space()='Products']")).click();
   const pager = By.xpath("//nav[@aria-label='Pages']/span");
+  await driver.wait(until.elementLocated(By.xpath("//nav[@aria-label='Pages']/span[starts-with(normalize-space(),'Page 1 of')]")), WAIT);
   const label = await driver.wait(until.elementLocated(pager), WAIT).getText();
   const [, pages, total] = label.match(/of (\d+) · (\d+) products/);
   const started = performance.now();
   for (let page = 2; page <= Number(pages); page++) {
     await driver.findElement(By.xpath("//nav[@aria-label='Pages']/button[normalize-space()='Next']")).click();
     await driver.wait(until.elementLocated(By.xpath(`//nav[@aria-label='Pages']/span[starts-with(normalize-space(),'Page ${page} of')]`)), WAIT);
-    // Open one product per page too: the detail and its order form.
     await driver.findElement(By.css("table[aria-label='Products'] tbody tr:first-child button.row-link")).click();
   }
   const perPage = (performance.now() - started) / (Number(pages) - 1);
-  await sleep(5_000);
-  const browsed = memory();
-  console.log(`browsed ${total} products on ${pages} pages (${perPage.toFixed(0)} ms per page, detail opened on each)`);
-  console.log(`memory after browsing: RSS ${browsed.rss} MiB, PSS ${browsed.pss} MiB (${browsed.processes})`);
-  await editorFigures(driver);
-} finally {
-  await driver.quit();
+  console.log(`browsed ${total} products on ${pages} pages (${perPage.toFixed(0)} ms per page as WebDriver sees it, round trips included; detail opened on each)`);
 }
 
 /** The editor on a 1 MB document (the sandbox's large handbook: 5,000 paragraphs with lists and
@@ -236,41 +401,4 @@ async function editorFigures(driver) {
     `in that window: ${await figures("floor")}; in a bare contenteditable holding a copy of the document (WebKit alone): ${await figures("bare")}`);
   await driver.close();
   await driver.switchTo().window(main);
-}
-
-// 3. Team mode: the same figures for a desktop that signs in to a team server.
-const server = spawn(process.env.STAFFROOM_E2E_SERVER_BIN, ["serve", "--sandbox", "--addr", "127.0.0.1:0", "--data-dir", `${dataDir}-server`], {
-  env: { ...process.env, STAFFROOM_SECRET_STORE: "memory" },
-  stdio: ["ignore", "pipe", "ignore"],
-});
-try {
-  const url = await new Promise((resolve, reject) => {
-    let out = "";
-    server.stdout.on("data", (chunk) => {
-      out += chunk;
-      const found = out.match(/listening on (http:\/\/\S+)/)?.[1];
-      if (found) resolve(found);
-    });
-    server.on("exit", (code) => reject(new Error(`staffroom serve exited (${code}): ${out}`)));
-  });
-  const teamDir = `${dataDir}-team`;
-  const TEAM = { dir: teamDir, args: ["--data-dir", teamDir, "--server", url], ready: "//button[normalize-space()='Sign in']" };
-  await launches(TEAM, "team mode: ");
-  const { driver } = await launch(TEAM);
-  try {
-    await sleep(5_000);
-    const idle = memory(teamDir);
-    console.log(`team mode: memory idle at login: RSS ${idle.rss} MiB, PSS ${idle.pss} MiB (${idle.processes})`);
-    await driver.findElement(By.id("email")).sendKeys("demo@staffroom.test");
-    await driver.findElement(By.id("password")).sendKeys("sandbox-demo-passphrase");
-    await driver.findElement(By.xpath("//button[normalize-space()='Sign in']")).click();
-    await driver.wait(until.elementLocated(By.xpath("//h2[starts-with(normalize-space(),'Welcome')]")), WAIT);
-    await sleep(5_000);
-    const signedIn = memory(teamDir);
-    console.log(`team mode: memory idle signed in (overview, live events connected): RSS ${signedIn.rss} MiB, PSS ${signedIn.pss} MiB (${signedIn.processes})`);
-  } finally {
-    await driver.quit();
-  }
-} finally {
-  server.kill("SIGTERM");
 }

@@ -3,6 +3,7 @@ import { createRoot } from "react-dom/client";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { App } from "./App";
 import { applyTheme, storedTheme } from "./theme";
+import { measureInteractions } from "./perf";
 import "./styles.css";
 
 // The editor (ProseMirror and its schema) loads only in an editor window: the main window's
@@ -16,7 +17,10 @@ const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } },
 });
 
-createRoot(document.getElementById("root")!).render(
+const root = document.getElementById("root")!;
+if (!editorId) measureInteractions(root, queryClient);
+
+createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       {editorId ? (

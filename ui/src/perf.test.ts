@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { waitFor } from "@testing-library/react";
+import { QueryClient } from "@tanstack/react-query";
+import { interactionOf, measureInteractions } from "./perf";
+
+const measures = (name: string) => performance.getEntriesByName(`interaction:${name}`, "measure");
+
+describe("measured interactions", () => {
+  afterEach(() => {
+    performance.clearMeasures();
+    document.body.innerHTML = "";
+  });
+
+  it("names what each input is by where it happens", () => {
+    document.body.innerHTML = `
+      <nav aria-label="Main"><button id="area">Orders</button></nav>
+      <nav aria-label="Pages"><button id="next">Next</button><span id="label">Page 1</span></nav>
+      <table><thead><tr><th><button id="sort">Name</button></th></tr></thead>
+      <tbody><tr><td id="cell"><button id="row">#1</button></td></tr></tbody></table>
+      <select id="status"></select><input id="search" type="search"><input id="name" type="text">`;
+    const at = (id: string) => document.getElementById(id)!;
+    expect(interactionOf(at("area"), "click")).toBe("switch area");
+    expect(interactionOf(at("next"), "click")).toBe("page");
+    expect(interactionOf(at("label"), "click")).toBeNull();
+    expect(interactionOf(at("sort"), "click")).toBe("sort");
+    expect(interactionOf(at("row"), "click")).toBe("open a detail");
+    expect(interactionOf(at("status"), "change")).toBe("filter");
+    expect(interactionOf(at("search"), "input")).toBe("search");
+    expect(interactionOf(at("name"), "input")).toBeNull();
+  });
+
+  it("measures a click until its rows are painted, waiting for the query that brings them", async () => {
+    const root = document.createElement("div");
+    root.innerHTML = `<nav aria-label="Pages"><button>Next</button></nav><button id="other">Other</button><ul></ul>`;
+    document.body.append(root);
+    const queryClient = new QueryClient();
+    measureInteractions(root, queryClient);
+    root.querySelector("nav button")!.addEventListener("click", () => {
+      root.querySelector("ul")!.innerHTML = "<li>Loading…</li>";
+      void queryClient
+        .fetchQuery({ queryKey: ["page", 2], queryFn: () => new Promise<string[]>((resolve) => setTimeout(() => resolve(["a", "b"]), 80)) })
+        .then((rows) => {
+          root.querySelector("ul")!.innerHTML = rows.map((row) => `<li>${row}</li>`).join("");
+        });
+    });
+
+    (root.querySelector("#other") as HTMLButtonElement).click();
+    (root.querySelector("nav button") as HTMLButtonElement).click();
+    await waitFor(() => expect(measures("page")).toHaveLength(1));
+    expect(measures("page")[0].duration).toBeGreaterThanOrEqual(80);
+    expect(performance.getEntriesByType("measure")).toHaveLength(1);
+  });
+});

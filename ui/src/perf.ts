@@ -1,0 +1,83 @@
+// How long each click in the main window takes to show its result, measured inside the page with
+// the Performance API: a mark at the input event (its own timestamp) and, once what it changed
+// is painted, a measure named after the interaction ("page", "filter", "sort", "open a detail",
+// "switch area", "search"). "Painted" is the frame after the last change the interaction made to
+// the page, once no query is loading any more. tests/e2e/bench.mjs reads the measures over a
+// scripted session; nothing else does. Watching costs nothing between interactions: the page is
+// observed only while one is waiting to be measured.
+import type { QueryClient } from "@tanstack/react-query";
+
+/** What kind of interaction an input event on `target` is, if it is one this measures. */
+export function interactionOf(target: Element, type: string): string | null {
+  if (type === "input") return target.matches("input[type=search]") ? "search" : null;
+  if (type === "change") return target.matches("select, input[type=date], input[type=checkbox]") ? "filter" : null;
+  if (target.closest("nav[aria-label='Main']")) return target.closest("button") ? "switch area" : null;
+  if (target.closest("nav[aria-label='Pages']")) return target.closest("button") ? "page" : null;
+  if (target.closest("th")) return target.closest("button") ? "sort" : null;
+  if (target.closest("tbody tr")) return "open a detail";
+  return null;
+}
+
+/** The measures kept at most: one per interaction, for the bench to read. */
+const KEPT = 1_000;
+export const PREFIX = "interaction:";
+
+interface Pending {
+  name: string;
+  start: number;
+  /** When the frame after the latest change was seen. */
+  painted: number;
+  changed: boolean;
+}
+
+/** Measures every interaction of `root`'s page from now on. */
+export function measureInteractions(root: HTMLElement, queryClient: QueryClient) {
+  let pending: Pending | null = null;
+  let scheduled = false;
+  const observer = new MutationObserver(() => {
+    if (pending) pending.changed = true;
+    afterNextPaint();
+  });
+
+  const finish = (done: Pending) => {
+    observer.disconnect();
+    pending = null;
+    if (performance.getEntriesByType("measure").length >= KEPT) performance.clearMeasures();
+    performance.measure(PREFIX + done.name, { start: done.start, end: done.painted });
+  };
+  // After the next frame: a change since the last look was painted in it. With nothing changed
+  // since, and nothing loading, the interaction is done.
+  const look = () => {
+    scheduled = false;
+    const current = pending;
+    if (!current) return;
+    if (current.changed) {
+      current.changed = false;
+      current.painted = performance.now();
+      afterNextPaint();
+    } else if (queryClient.isFetching() === 0) {
+      finish(current);
+    }
+  };
+  function afterNextPaint() {
+    if (scheduled || !pending) return;
+    scheduled = true;
+    requestAnimationFrame(() => setTimeout(look, 0));
+  }
+  // A query that ends without changing the page ends the wait too.
+  queryClient.getQueryCache().subscribe(() => afterNextPaint());
+
+  const onInput = (event: Event) => {
+    if (!(event.target instanceof Element)) return;
+    const name = interactionOf(event.target, event.type);
+    if (!name) return;
+    // The event's own time (when the input happened, before any handler ran), on the page's
+    // clock; where timestamps are on the wall clock instead (jsdom), now.
+    const start = event.timeStamp <= performance.now() ? event.timeStamp : performance.now();
+    // A new interaction replaces one still waiting (typing: each key is one).
+    pending = { name, start, painted: start, changed: true };
+    observer.observe(root, { childList: true, subtree: true, characterData: true, attributes: true });
+    afterNextPaint();
+  };
+  for (const type of ["click", "change", "input"]) root.addEventListener(type, onInput, { capture: true });
+}
