@@ -10,7 +10,7 @@ mod notify;
 pub mod ops;
 pub mod place;
 pub mod relay;
-mod start;
+pub mod start;
 mod state;
 pub mod team;
 

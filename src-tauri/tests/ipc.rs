@@ -249,3 +249,58 @@ fn keep_me_signed_in_survives_a_restart_until_signing_out() {
     restarted.invoke("logout", json!({})).unwrap();
     assert_eq!(shell.restart().invoke("current_user", json!({})).unwrap(), Value::Null, "signed out is forgotten");
 }
+
+/// Calls `op` from `window` through the real IPC path.
+fn call_from(window: &WebviewWindow<MockRuntime>, op: &str) -> Result<Value, Value> {
+    let request = InvokeRequest {
+        cmd: "call".into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "tauri://localhost".parse().unwrap(),
+        body: InvokeBody::Json(json!({ "op": op, "request": {} })),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    get_ipc_response(window, request).map(|body| body.deserialize().unwrap())
+}
+
+/// A mock app whose core is still opening (as the real app's window loads beside it).
+fn opening() -> (App<MockRuntime>, WebviewWindow<MockRuntime>, staffroom_desktop::start::Started) {
+    let (starting, started) = staffroom_desktop::start::starting();
+    let app = with_commands(mock_builder()).manage(starting).build(mock_context(noop_assets())).unwrap();
+    let window = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
+    (app, window, started)
+}
+
+#[test]
+fn a_call_made_while_the_core_opens_waits_for_it() {
+    use tauri::Manager;
+    let (app, window, started) = opening();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config::new(dir.path().join("data"));
+    config.sandbox = true;
+    config.secret_backend = SecretBackend::Memory;
+    let handle = app.handle().clone();
+    let opener = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let core = tauri::async_runtime::block_on(staffroom::open(config)).unwrap();
+        handle.manage(DesktopState::new(core));
+        started.report(Ok(()));
+    });
+    let asked = std::time::Instant::now();
+    let info = call_from(&window, "app_info").expect("answered once the core is open");
+    assert!(asked.elapsed() >= std::time::Duration::from_millis(300), "the call waited for the core");
+    assert_eq!(info["sandbox"], true);
+    opener.join().unwrap();
+    // Later calls find it at once.
+    assert_eq!(call_from(&window, "app_info").unwrap()["sandbox"], true);
+}
+
+#[test]
+fn a_core_that_could_not_open_is_every_call_s_sentence() {
+    let (_app, window, started) = opening();
+    started.report(Err("the data directory is not writable".into()));
+    let refused = call_from(&window, "app_info").unwrap_err();
+    assert_eq!(refused["code"], "unavailable");
+    assert_eq!(refused["message"], "Staffroom could not start: the data directory is not writable");
+}

@@ -153,7 +153,7 @@ function Areas({ info, user, onSignedOut }: Props) {
             Sign out
           </button>
         </header>
-        <Suspense fallback={<p className="muted loading-screen" aria-busy="true">Loading…</p>}>
+        <Suspense fallback={<section className="content" aria-busy="true"><p className="muted">Loading…</p></section>}>
           {area === "products" && <Products />}
           {area === "orders" && <Orders user={user} />}
           {area === "customers" && (id ? <CustomerPage key={id} id={id} user={user} /> : <Customers />)}
