@@ -15,7 +15,7 @@
 // Exits 1 when an in-app figure or a bundle is over its budget by more than 10 %; launch and
 // memory ratios are printed against their goals (timings belong to benchmarks, not tests).
 
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { By, Capabilities, WebDriver, until } from "selenium-webdriver";
 import { Executor, HttpClient } from "selenium-webdriver/http/index.js";
@@ -76,11 +76,23 @@ async function closed(dir = dataDir) {
     try {
       processTree(dir);
     } catch {
-      return;
+      // Gone from the process table, but its single-instance name can outlive it for a moment:
+      // a launch then would hand its arguments to a process that no longer answers.
+      if (!ownsSingleInstanceName()) return;
     }
     await sleep(100);
   }
   throw new Error("the app did not exit within 10 s of its session ending");
+}
+
+/** Whether a Staffroom still holds its single-instance name on the session bus. */
+function ownsSingleInstanceName() {
+  const ask = ["call", "--session", "-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus", "-m", "org.freedesktop.DBus.NameHasOwner", "app.staffroom.desktop.SingleInstance"];
+  try {
+    return execFileSync("gdbus", ask, { stdio: ["ignore", "pipe", "ignore"] }).toString().includes("true");
+  } catch {
+    return false;
+  }
 }
 
 /** Sums of resident (RSS) and proportional (PSS: shared pages split between users) memory, MiB. */
