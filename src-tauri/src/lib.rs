@@ -94,14 +94,17 @@ pub fn run() {
             let guard = staffroom::logging::init(log_dir.as_deref());
             app.manage(LogGuard(guard));
             if !has_bus {
-                tracing::warn!("no D-Bus session bus: a second launch opens a second window, and screen readers are not reached");
+                tracing::warn!(
+                    "no D-Bus session bus: a second launch opens a second window, and screen readers are not reached"
+                );
             }
             notify::open_on_click(app.handle()).map_err(|e| e.message)?;
             // A bad --server is refused before any window opens.
             let server = match &server {
-                Some(url) => Some(team::server_url(url).map_err(|e| {
-                    format!("--server {url}: {}", e.object()["details"]["fields"][0]["message"])
-                })?),
+                Some(url) => Some(
+                    team::server_url(url)
+                        .map_err(|e| format!("--server {url}: {}", e.object()["details"]["fields"][0]["message"]))?,
+                ),
                 None => None,
             };
             // The core opens while the window loads (start.rs); calls wait for it.
@@ -146,8 +149,12 @@ async fn open_desktop(
     if let Some(server) = server {
         state.set_place(place::SignInPlace { server: Some(server), use_server: true }, false);
     }
-    state.receiver.restore().await.map_err(|e| format!("the webhook receiver could not start: {}", e.message))?;
     app.manage(state);
+    // A receiver that cannot listen again (its port taken) leaves the app usable: the Webhooks
+    // screen shows it off, with the reason when it is switched on there.
+    if let Err(e) = app.state::<DesktopState>().receiver.restore().await {
+        tracing::warn!(error = %e.message, "the webhook receiver could not start again");
+    }
     Ok(())
 }
 

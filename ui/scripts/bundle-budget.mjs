@@ -3,10 +3,10 @@
 // `npm run build` (scripts/test does, on every CI run); tests/e2e/bench.mjs prints the same table.
 //   node scripts/bundle-budget.mjs          check and print
 //   node scripts/bundle-budget.mjs --json   the sizes only, as JSON
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ui = join(dirname(fileURLToPath(import.meta.url)), "..");
 const TOLERANCE = 1.1;
@@ -33,7 +33,11 @@ export function bundleSizes(dist = join(ui, "dist")) {
 
   const entry = Object.keys(manifest).find((key) => manifest[key].isEntry);
   const signIn = closure(entry);
-  const named = (name) => Object.keys(manifest).find((key) => manifest[key].isDynamicEntry && manifest[key].name === name);
+  const named = (name) => {
+    const key = Object.keys(manifest).find((k) => manifest[k].isDynamicEntry && manifest[k].name === name);
+    if (!key) throw new Error(`no chunk named ${name} in the build: was it renamed?`);
+    return key;
+  };
   // Every screen opens inside the shell, so a screen counts only what the shell has not loaded.
   const signedIn = closure(named("Shell"), new Set(signIn));
   const sizes = {
@@ -62,7 +66,7 @@ export function checkBudgets(sizes, budgets = JSON.parse(readFileSync(join(ui, "
   return { rows, over };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const sizes = bundleSizes();
   if (process.argv.includes("--json")) {
     console.log(JSON.stringify(sizes));

@@ -23,7 +23,7 @@ describe("onDemand", () => {
     expect(loads).toBe(1);
   });
 
-  it("lets an error boundary see a chunk that failed to load", async () => {
+  it("throws a failed load's error from render, instead of suspending forever", async () => {
     const Broken = onDemand<object>(() => Promise.reject(new Error("chunk missing")));
     await Broken.preload();
     expect(() => Broken({})).toThrow("chunk missing");

@@ -11,7 +11,7 @@ export interface OnDemand<P> {
 
 export function onDemand<P extends object>(load: () => Promise<ComponentType<P>>): OnDemand<P> {
   let loaded: ComponentType<P> | undefined;
-  let failed: unknown;
+  let failed: { error: unknown } | undefined;
   let pending: Promise<unknown> | undefined;
   const preload = () =>
     (pending ??= load().then(
@@ -19,7 +19,7 @@ export function onDemand<P extends object>(load: () => Promise<ComponentType<P>>
         loaded = component;
       },
       (error: unknown) => {
-        failed = error;
+        failed = { error };
       },
     ));
   function Loaded(props: P) {
@@ -27,7 +27,7 @@ export function onDemand<P extends object>(load: () => Promise<ComponentType<P>>
       const Component = loaded;
       return <Component {...props} />;
     }
-    if (failed) throw failed;
+    if (failed) throw failed.error;
     throw preload();
   }
   return Object.assign(Loaded, { preload });

@@ -50,4 +50,19 @@ describe("measured interactions", () => {
     expect(measures("page")[0].duration).toBeGreaterThanOrEqual(80);
     expect(performance.getEntriesByType("measure")).toHaveLength(1);
   });
+
+  it("counts a key typed before the last one was painted, up to the next key, and ignores live status regions", async () => {
+    const root = document.createElement("div");
+    root.innerHTML = `<input type="search"><p role="status">Syncing 1 of 9</p><ul></ul>`;
+    document.body.append(root);
+    measureInteractions(root, new QueryClient());
+    const search = root.querySelector("input")!;
+    search.dispatchEvent(new Event("input", { bubbles: true }));
+    search.dispatchEvent(new Event("input", { bubbles: true }));
+    // The sync's progress keeps changing; the search is done once its own change is painted.
+    const ticking = setInterval(() => (root.querySelector("p")!.textContent = `Syncing ${Math.random()}`), 5);
+    root.querySelector("ul")!.innerHTML = "<li>Ada</li>";
+    await waitFor(() => expect(measures("search")).toHaveLength(2));
+    clearInterval(ticking);
+  });
 });

@@ -10,7 +10,10 @@ import type { QueryClient } from "@tanstack/react-query";
 /** What kind of interaction an input event on `target` is, if it is one this measures. */
 export function interactionOf(target: Element, type: string): string | null {
   if (type === "input") return target.matches("input[type=search]") ? "search" : null;
-  if (type === "change") return target.matches("select, input[type=date], input[type=checkbox]") ? "filter" : null;
+  if (type === "change") {
+    if (target.matches("select[id$='sort']")) return "sort";
+    return target.matches("select, input[type=date], input[type=checkbox]") ? "filter" : null;
+  }
   if (target.closest("nav[aria-label='Main']")) return target.closest("button") ? "switch area" : null;
   if (target.closest("nav[aria-label='Pages']")) return target.closest("button") ? "page" : null;
   if (target.closest("th")) return target.closest("button") ? "sort" : null;
@@ -34,7 +37,13 @@ interface Pending {
 export function measureInteractions(root: HTMLElement, queryClient: QueryClient) {
   let pending: Pending | null = null;
   let scheduled = false;
-  const observer = new MutationObserver(() => {
+  // Live status regions (the sync's progress, banners) change on their own: not a click's result.
+  const observer = new MutationObserver((records) => {
+    const own = records.some((record) => {
+      const element = record.target instanceof Element ? record.target : record.target.parentElement;
+      return !element?.closest("[role=status]");
+    });
+    if (!own) return;
     if (pending) pending.changed = true;
     afterNextPaint();
   });
@@ -74,7 +83,12 @@ export function measureInteractions(root: HTMLElement, queryClient: QueryClient)
     // The event's own time (when the input happened, before any handler ran), on the page's
     // clock; where timestamps are on the wall clock instead (jsdom), now.
     const start = event.timeStamp <= performance.now() ? event.timeStamp : performance.now();
-    // A new interaction replaces one still waiting (typing: each key is one).
+    // A new interaction ends one still waiting (typing: each key is one). Its figure is then a
+    // lower bound, up to this input: dropping it would leave only the fast ones in the figures.
+    if (pending) {
+      pending.painted = start;
+      finish(pending);
+    }
     pending = { name, start, painted: start, changed: true };
     observer.observe(root, { childList: true, subtree: true, characterData: true, attributes: true });
     afterNextPaint();

@@ -16,6 +16,7 @@ import { schema } from "./schema";
 import { insertTable, pasteTablesAsText, tablePlugins } from "./tables";
 import "prosemirror-view/style/prosemirror.css";
 import "prosemirror-tables/style/tables.css";
+import { focusOnMount } from "../focus";
 
 /** Each editing surface's view by its element: how the component tests type into it (jsdom
  *  cannot drive contenteditable input as a browser does). */
@@ -329,7 +330,7 @@ function LinkForm({ href, hasLink, onApply, onClose }: { href: string; hasLink: 
   return (
     <form className="card link-form" aria-label="Link" onSubmit={submit} onKeyDown={(e) => { if (e.key === "Escape") onClose(); }}>
       <label htmlFor="link-url">Link to</label>
-      <input id="link-url" value={typed} onChange={(e) => { setTyped(e.target.value); setProblem(null); }} autoFocus aria-invalid={problem !== null} placeholder="https://example.com" />
+      <input id="link-url" value={typed} onChange={(e) => { setTyped(e.target.value); setProblem(null); }} ref={focusOnMount} aria-invalid={problem !== null} placeholder="https://example.com" />
       <button type="submit" className="primary">Apply</button>
       {hasLink && <button type="button" onClick={() => void openUrl(href)}>Open</button>}
       {hasLink && <button type="button" onClick={() => onApply(null)}>Remove link</button>}

@@ -227,7 +227,7 @@ function NewDiscount({ currency, onDone }: { currency: string; onDone: () => voi
         </div>
         <label htmlFor="discount-code">Code (customers type it)</label>
         <div>
-          <input id="discount-code" className="code-input" value={code} spellCheck={false} onChange={(e) => setCode(e.target.value.toUpperCase().replace(/\s/g, ""))} aria-invalid={Boolean(problem("code"))} />
+          <input id="discount-code" className="code-input" value={code} spellCheck="false" onChange={(e) => setCode(e.target.value.toUpperCase().replace(/\s/g, ""))} aria-invalid={Boolean(problem("code"))} />
           {problem("code") && <p className="field-error">Code {problem("code")}</p>}
         </div>
         <span id="discount-kind">Takes off</span>

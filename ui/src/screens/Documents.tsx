@@ -7,6 +7,7 @@ import { ListBody } from "../components/ListBody";
 import { SlowHint } from "../components/SlowHint";
 import { When } from "../format";
 import type { DocumentOrder, DocumentSummary, NewPermission, Permission, SharedRole, UserRole } from "../types";
+import { focusOnMount } from "../focus";
 
 const PAGE_SIZE = 20;
 
@@ -252,7 +253,7 @@ function CreateDocument({ folders, folderId, onClose }: { folders: { id: string;
       <form className="stack" onSubmit={submit} aria-label="New document" noValidate>
         <h3>New document</h3>
         <label htmlFor="doc-name">Name</label>
-        <input id="doc-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={255} aria-invalid={Boolean(problem("name"))} autoFocus />
+        <input id="doc-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={255} aria-invalid={Boolean(problem("name"))} ref={focusOnMount} />
         {problem("name") && <p className="field-error">Name {problem("name")}</p>}
         <label htmlFor="doc-folder">Create in folder</label>
         <select id="doc-folder" value={folder} onChange={(e) => setFolder(e.target.value)}>

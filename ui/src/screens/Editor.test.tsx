@@ -216,6 +216,8 @@ describe("Editor", () => {
     act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, endOf(pm, 0) + 7, endOf(pm, 1)))));
     await userEvent.keyboard("{Control>}k{/Control}");
     const form = screen.getByRole("form", { name: "Link" });
+    // The caret moves to the address, so what is typed next goes there, not into the document.
+    expect(within(form).getByLabelText("Link to")).toHaveFocus();
     await userEvent.type(within(form).getByLabelText("Link to"), "not an address");
     await userEvent.click(within(form).getByRole("button", { name: "Apply" }));
     expect(within(form).getByRole("alert")).toHaveTextContent("Type a web address");

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { api, describeError, fieldError } from "../api";
 import type { User } from "../types";
+import { focusOnMount } from "../focus";
 
 interface Props {
   onCreated: (user: User) => void;
@@ -44,7 +45,7 @@ export function FirstAdmin({ onCreated, onJoinTeam }: Props) {
           <button type="button" className="link" onClick={onJoinTeam}>Sign in to a team server</button>
         </p>
         <label htmlFor="name">Name</label>
-        <input id="name" autoFocus value={name} onChange={(e) => setName(e.target.value)} aria-invalid={Boolean(problem("name"))} />
+        <input id="name" ref={focusOnMount} value={name} onChange={(e) => setName(e.target.value)} aria-invalid={Boolean(problem("name"))} />
         {problem("name") && <p className="field-error">Name {problem("name")}</p>}
         <label htmlFor="email">Email</label>
         <input id="email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} aria-invalid={Boolean(problem("email"))} />

@@ -19,6 +19,17 @@ describe("Login", () => {
     expect(calls).toEqual([{ cmd: "login", args: { email: "demo@staffroom.test", password: "sandbox-demo-passphrase", remember: false, server: null } }]);
   });
 
+  it("sends what was just filled in when Sign in comes right after, within the same frame", async () => {
+    const calls = mockCommands({ login: () => ({ token: "t", user, expiresAt: "", sessionExpiresAt: "" }) });
+    renderWithQuery(<Login info={sandboxInfo} onSignedIn={vi.fn()} />);
+    // Two clicks one task apart, as a script (or a quick hand) makes them: no frame in between.
+    screen.getByRole("button", { name: "Use demo account" }).click();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    screen.getByRole("button", { name: "Sign in" }).click();
+    await waitFor(() => expect(calls).toHaveLength(1));
+    expect(calls[0].args).toMatchObject({ email: "demo@staffroom.test", password: "sandbox-demo-passphrase" });
+  });
+
   it("asks the shell to remember the sign-in only when told to", async () => {
     const calls = mockCommands({ login: () => ({ token: "t", user, expiresAt: "", sessionExpiresAt: "" }) });
     const onSignedIn = vi.fn();

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { api, describeError, fieldError } from "../api";
 import type { AppInfo, User } from "../types";
+import { focusOnMount } from "../focus";
 
 interface Props {
   info: AppInfo;
@@ -99,7 +100,7 @@ export function Login({ info, joinTeam = false, onSignedIn }: Props) {
           id="email"
           type="email"
           autoComplete="username"
-          autoFocus
+          ref={focusOnMount}
           value={email}
           aria-invalid={Boolean(emailProblem)}
           onChange={(e) => setEmail(e.target.value)}

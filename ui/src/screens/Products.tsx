@@ -151,7 +151,7 @@ function CreateOrder({ product }: { product: Product }) {
         className="code-input"
         value={discountCode}
         autoCapitalize="characters"
-        spellCheck={false}
+        spellCheck="false"
         onChange={(e) => setDiscountCode(e.target.value.toUpperCase())}
         aria-invalid={Boolean(problem("discountCode"))}
       />

@@ -1,3 +1,4 @@
+import "../effects";
 import "@testing-library/jest-dom/vitest";
 import { afterEach } from "vitest";
 import { cleanup } from "@testing-library/react";
