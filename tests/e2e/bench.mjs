@@ -255,7 +255,12 @@ async function interactions(driver) {
   // Clicks `locator` and waits until the page has measured it.
   const act = async (locator, how = (element) => element.click()) => {
     const before = await measured();
-    await how(await driver.wait(until.elementLocated(locator), WAIT, `no ${locator} on screen`));
+    const element = await driver.wait(until.elementLocated(locator), WAIT, `no ${locator} on screen`);
+    // Scrolled into view first, and a frame let pass: WebDriver's own scroll before a click can
+    // land the click where the element was before the scroll (seen: a pager below the rows).
+    await driver.executeScript("arguments[0].scrollIntoView({ block: 'center' })", element);
+    await sleep(50);
+    await how(element);
     try {
       await driver.wait(async () => (await measured()) > before, WAIT, `${locator} was clicked but never measured`);
     } catch (error) {
@@ -266,6 +271,10 @@ async function interactions(driver) {
         const observer = new MutationObserver((records) => records.forEach((r) => seen.push((r.target.nodeType === 1 ? r.target : r.target.parentElement)?.outerHTML.slice(0, 160) + " " + r.type + " " + (r.attributeName ?? ""))));
         observer.observe(document.getElementById("root"), { childList: true, subtree: true, characterData: true, attributes: true });
         setTimeout(() => { observer.disconnect(); done(seen.slice(0, 20).join("\\n")); }, 2000);`));
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync("/tmp/w/act-fail.png", Buffer.from(await driver.takeScreenshot(), "base64"));
+      console.log(await driver.executeScript(`return [document.querySelector("nav[aria-label=Pages] span")?.textContent,
+        ...performance.getEntriesByType("measure").slice(-5).map((m) => m.name + " " + m.duration.toFixed(1))].join(" | ")`));
       throw error;
     }
   };
