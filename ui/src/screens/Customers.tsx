@@ -1,5 +1,5 @@
 import { useDeferredValue, useState } from "react";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { Link, useLocation } from "wouter";
 import { InvoiceTable } from "../components/Invoices";
 import { LicenseKeyTable } from "../components/LicenseKeys";
@@ -12,6 +12,7 @@ import { api, describeError, formatMoney } from "../api";
 import { formatDay, When } from "../format";
 import { paths } from "../links";
 import type { CustomerStatus, User } from "../types";
+import { usePagedList } from "../paging";
 
 const PAGE_SIZE = 20;
 
@@ -36,11 +37,11 @@ export function Customers() {
   const [text, setText] = useState("");
   const [status, setStatus] = useState<CustomerStatus | "">("");
   const search = useDeferredValue(text.trim());
-  const list = useQuery({
-    queryKey: ["customers", page, search, status],
-    queryFn: () => api.listCustomers({ page, limit: PAGE_SIZE, search: search || null, status: status || null }),
-    placeholderData: keepPreviousData,
-  });
+  const list = usePagedList(
+    (p) => ["customers", p, search, status],
+    (p) => api.listCustomers({ page: p, limit: PAGE_SIZE, search: search || null, status: status || null }),
+    page,
+  );
   useRefetchOnWebhook([["customers"]]);
   const filtered = Boolean(search || status);
   return (

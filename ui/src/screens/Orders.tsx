@@ -1,5 +1,5 @@
 import { useDeferredValue, useState } from "react";
-import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { openUrl } from "@tauri-apps/plugin-opener";
 import { useLocation, useRoute } from "wouter";
 import { OrderCells } from "../components/OrderCells";
@@ -13,6 +13,7 @@ import { dayAfter } from "../format";
 import { ownRefund } from "../notifications";
 import { CustomerLink, paths } from "../links";
 import type { Order, OrderStatusFilter, User } from "../types";
+import { usePagedList } from "../paging";
 
 const PAGE_SIZE = 20;
 
@@ -45,19 +46,19 @@ export function Orders({ user }: { user: User }) {
   const setSelected = (id: string) => navigate(paths.order(id));
   // Typing stays smooth: the list follows the search box a moment later.
   const search = useDeferredValue(filters.search.trim());
-  const list = useQuery({
-    queryKey: ["orders", page, search, filters.status, filters.from, filters.to],
-    queryFn: () =>
+  const list = usePagedList(
+    (p) => ["orders", p, search, filters.status, filters.from, filters.to],
+    (p) =>
       api.listOrders({
-        page,
+        page: p,
         limit: PAGE_SIZE,
         search: search || null,
         status: filters.status || null,
         from: filters.from || null,
         to: filters.to ? dayAfter(filters.to) : null,
       }),
-    placeholderData: keepPreviousData,
-  });
+    page,
+  );
   // A webhook applied by the core changes an order: refetch, no reload.
   useRefetchOnWebhook([["orders"], ["order"], ["license-keys"]]);
   const change = (next: Partial<Filters>) => {

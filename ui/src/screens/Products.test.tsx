@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { screen, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Products } from "./Products";
 import { mockCommands, renderWithQuery } from "../test/render";
@@ -18,15 +18,21 @@ describe("Products", () => {
     expect(screen.getByText("Loading products…")).toBeInTheDocument();
     expect(await screen.findByText("Product on page 1")).toBeInTheDocument();
     expect(screen.getByText("Page 1 of 3 · 45 products")).toBeInTheDocument();
+    // The next page is fetched ahead, so Next shows it without asking again.
+    await waitFor(() => expect(calls.map((c) => c.args.page)).toEqual([1, 2]));
     await userEvent.click(screen.getByRole("button", { name: "Next" }));
     expect(await screen.findByText("Product on page 2")).toBeInTheDocument();
     await userEvent.selectOptions(screen.getByLabelText("Status"), "draft");
     await screen.findByText("Product on page 1");
-    expect(calls.map((c) => c.args)).toEqual([
-      { page: 1, limit: 20, status: null, search: null },
-      { page: 2, limit: 20, status: null, search: null },
-      { page: 1, limit: 20, status: "draft", search: null },
-    ]);
+    await waitFor(() =>
+      expect(calls.map((c) => c.args)).toEqual([
+        { page: 1, limit: 20, status: null, search: null },
+        { page: 2, limit: 20, status: null, search: null },
+        { page: 3, limit: 20, status: null, search: null },
+        { page: 1, limit: 20, status: "draft", search: null },
+        { page: 2, limit: 20, status: "draft", search: null },
+      ]),
+    );
   });
 
   it("searches by name from the first page, and says when no name matches", async () => {

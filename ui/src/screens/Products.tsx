@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from "react";
-import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { openUrl } from "@tauri-apps/plugin-opener";
 import { ListBody } from "../components/ListBody";
 import { api, describeError, fieldError, formatMoney } from "../api";
 import type { Order, Product, ProductStatus } from "../types";
+import { usePagedList } from "../paging";
 
 const PAGE_SIZE = 20;
 
@@ -13,11 +14,11 @@ export function Products() {
   const [search, setSearch] = useState("");
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<string | null>(null);
-  const list = useQuery({
-    queryKey: ["products", status, search.trim(), page],
-    queryFn: () => api.listProducts({ page, limit: PAGE_SIZE, status: status || null, search: search.trim() || null }),
-    placeholderData: keepPreviousData,
-  });
+  const list = usePagedList(
+    (p) => ["products", status, search.trim(), p],
+    (p) => api.listProducts({ page: p, limit: PAGE_SIZE, status: status || null, search: search.trim() || null }),
+    page,
+  );
 
   return (
     <section className={selected ? "content split" : "content"} aria-labelledby="products-title">

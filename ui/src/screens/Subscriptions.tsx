@@ -1,5 +1,5 @@
 import { useDeferredValue, useState } from "react";
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useLocation, useRoute } from "wouter";
 import { InvoiceTable } from "../components/Invoices";
 import { ListBody } from "../components/ListBody";
@@ -10,6 +10,7 @@ import { api, describeError, formatMoney } from "../api";
 import { formatDay, When } from "../format";
 import { CustomerLink, paths } from "../links";
 import type { PendingConfirmation, Subscription, SubscriptionActionRequest, SubscriptionStatusFilter, User } from "../types";
+import { usePagedList } from "../paging";
 
 const PAGE_SIZE = 20;
 
@@ -74,12 +75,11 @@ export function Subscriptions({ user }: { user: User }) {
   const [choices, setChoices] = useState<Choices>(NO_CHOICES);
   // Changes that wait for the customer (PayPal), by subscription id.
   const [waiting, setWaiting] = useState<Record<string, PendingConfirmation>>({});
-  const list = useQuery({
-    queryKey: ["subscriptions", status, product, search, page],
-    queryFn: () =>
-      api.listSubscriptions({ page, limit: PAGE_SIZE, status: status || null, productId: product || null, search: search || null }),
-    placeholderData: keepPreviousData,
-  });
+  const list = usePagedList(
+    (p) => ["subscriptions", status, product, search, p],
+    (p) => api.listSubscriptions({ page: p, limit: PAGE_SIZE, status: status || null, productId: product || null, search: search || null }),
+    page,
+  );
   const products = useQuery({ queryKey: ["products", "all"], queryFn: () => api.listProducts({ limit: 100 }) });
   useRefetchOnWebhook([["subscriptions"], ["subscription"]]);
   const act = useMutation({
