@@ -144,7 +144,7 @@ async function signIn(driver) {
     await driver.wait(until.elementLocated(By.xpath("//nav[@aria-label='Main']")), WAIT);
   } catch (error) {
     const { writeFileSync } = await import("node:fs");
-    writeFileSync("/tmp/w/signin-fail.png", Buffer.from(await driver.takeScreenshot(), "base64"));
+    writeFileSync(`${process.env.STAFFROOM_E2E_SHOTS}/bench-sign-in-failed.png`, Buffer.from(await driver.takeScreenshot(), "base64"));
     console.log(await driver.executeScript("return document.body.innerText"));
     throw error;
   }
@@ -272,7 +272,7 @@ async function interactions(driver) {
         observer.observe(document.getElementById("root"), { childList: true, subtree: true, characterData: true, attributes: true });
         setTimeout(() => { observer.disconnect(); done(seen.slice(0, 20).join("\\n")); }, 2000);`));
       const { writeFileSync } = await import("node:fs");
-      writeFileSync("/tmp/w/act-fail.png", Buffer.from(await driver.takeScreenshot(), "base64"));
+      writeFileSync(`${process.env.STAFFROOM_E2E_SHOTS}/bench-click-not-measured.png`, Buffer.from(await driver.takeScreenshot(), "base64"));
       console.log(await driver.executeScript(`return [document.querySelector("nav[aria-label=Pages] span")?.textContent,
         ...performance.getEntriesByType("measure").slice(-5).map((m) => m.name + " " + m.duration.toFixed(1))].join(" | ")`));
       throw error;
