@@ -149,12 +149,12 @@ async fn open_desktop(
     if let Some(server) = server {
         state.set_place(place::SignInPlace { server: Some(server), use_server: true }, false);
     }
-    app.manage(state);
-    // A receiver that cannot listen again (its port taken) leaves the app usable: the Webhooks
-    // screen shows it off, with the reason when it is switched on there.
-    if let Err(e) = app.state::<DesktopState>().receiver.restore().await {
+    // Restored before any call can see the state, so none reads the receiver half-restored. One
+    // that cannot listen again (its port taken) leaves the app usable: Webhooks shows it off.
+    if let Err(e) = state.receiver.restore().await {
         tracing::warn!(error = %e.message, "the webhook receiver could not start again");
     }
+    app.manage(state);
     Ok(())
 }
 

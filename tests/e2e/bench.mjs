@@ -143,9 +143,12 @@ async function signIn(driver) {
   try {
     await driver.wait(until.elementLocated(By.xpath("//nav[@aria-label='Main']")), WAIT);
   } catch (error) {
-    const { writeFileSync } = await import("node:fs");
-    writeFileSync(`${process.env.STAFFROOM_E2E_SHOTS}/bench-sign-in-failed.png`, Buffer.from(await driver.takeScreenshot(), "base64"));
-    console.log(await driver.executeScript("return document.body.innerText"));
+    // What was on screen, for the one reading the failure; its own failure must not hide the first.
+    try {
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(`${process.env.STAFFROOM_E2E_SHOTS}/bench-sign-in-failed.png`, Buffer.from(await driver.takeScreenshot(), "base64"));
+      console.log(await driver.executeScript("return document.body.innerText"));
+    } catch {}
     throw error;
   }
 }
@@ -264,17 +267,19 @@ async function interactions(driver) {
     try {
       await driver.wait(async () => (await measured()) > before, WAIT, `${locator} was clicked but never measured`);
     } catch (error) {
-      // What keeps changing: the page is measured until it settles.
-      console.log(await driver.executeAsyncScript(`
-        const done = arguments[arguments.length - 1];
-        const seen = [];
-        const observer = new MutationObserver((records) => records.forEach((r) => seen.push((r.target.nodeType === 1 ? r.target : r.target.parentElement)?.outerHTML.slice(0, 160) + " " + r.type + " " + (r.attributeName ?? ""))));
-        observer.observe(document.getElementById("root"), { childList: true, subtree: true, characterData: true, attributes: true });
-        setTimeout(() => { observer.disconnect(); done(seen.slice(0, 20).join("\\n")); }, 2000);`));
-      const { writeFileSync } = await import("node:fs");
-      writeFileSync(`${process.env.STAFFROOM_E2E_SHOTS}/bench-click-not-measured.png`, Buffer.from(await driver.takeScreenshot(), "base64"));
-      console.log(await driver.executeScript(`return [document.querySelector("nav[aria-label=Pages] span")?.textContent,
-        ...performance.getEntriesByType("measure").slice(-5).map((m) => m.name + " " + m.duration.toFixed(1))].join(" | ")`));
+      try {
+        // What keeps changing: the page is measured until it settles.
+        console.log(await driver.executeAsyncScript(`
+          const done = arguments[arguments.length - 1];
+          const seen = [];
+          const observer = new MutationObserver((records) => records.forEach((r) => seen.push((r.target.nodeType === 1 ? r.target : r.target.parentElement)?.outerHTML.slice(0, 160) + " " + r.type + " " + (r.attributeName ?? ""))));
+          observer.observe(document.getElementById("root"), { childList: true, subtree: true, characterData: true, attributes: true });
+          setTimeout(() => { observer.disconnect(); done(seen.slice(0, 20).join("\\n")); }, 2000);`));
+        const { writeFileSync } = await import("node:fs");
+        writeFileSync(`${process.env.STAFFROOM_E2E_SHOTS}/bench-click-not-measured.png`, Buffer.from(await driver.takeScreenshot(), "base64"));
+        console.log(await driver.executeScript(`return [document.querySelector("nav[aria-label=Pages] span")?.textContent,
+          ...performance.getEntriesByType("measure").slice(-5).map((m) => m.name + " " + m.duration.toFixed(1))].join(" | ")`));
+      } catch {}
       throw error;
     }
   };

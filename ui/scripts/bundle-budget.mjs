@@ -66,7 +66,7 @@ export function checkBudgets(sizes, budgets = JSON.parse(readFileSync(join(ui, "
   return { rows, over };
 }
 
-if (import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const sizes = bundleSizes();
   if (process.argv.includes("--json")) {
     console.log(JSON.stringify(sizes));

@@ -2,9 +2,9 @@ import { useEffect } from "react";
 import { keepPreviousData, useQuery, useQueryClient, type QueryKey } from "@tanstack/react-query";
 import type { PageMeta } from "./types";
 
-/** How long a fetched page is shown without asking again when it is opened: a page fetched
- *  ahead is not fetched a second time on "Next". What changes a list meanwhile (a webhook, a
- *  sync, another desktop's change) invalidates it, and that refetches whatever its age. */
+/** How long a fetched page is shown without asking again when paged to: a page fetched ahead is
+ *  not fetched a second time on "Next". What changes the list while it is on screen (a webhook,
+ *  a sync, another desktop's change) invalidates it, and that refetches whatever its age. */
 const FRESH_FOR = 10_000;
 
 /** One page of a list paged by number: the previous page stays on screen while the next loads,
@@ -12,7 +12,16 @@ const FRESH_FOR = 10_000;
  *  it at once (the usual way through a list). */
 export function usePagedList<T extends { meta: PageMeta }>(key: (page: number) => QueryKey, fetch: (page: number) => Promise<T>, page: number) {
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: key(page), queryFn: () => fetch(page), placeholderData: keepPreviousData, staleTime: FRESH_FOR });
+  const list = useQuery({
+    queryKey: key(page),
+    queryFn: () => fetch(page),
+    placeholderData: keepPreviousData,
+    staleTime: FRESH_FOR,
+    // Opening the screen always asks again: what changed while it was closed (an order made
+    // from Products, a webhook for another list) was not invalidated for it. Paging within it
+    // (a new key) goes by `staleTime`, so a page fetched ahead shows at once.
+    refetchOnMount: "always",
+  });
   const arrived = list.isSuccess && !list.isPlaceholderData;
   const totalPages = list.data?.meta.totalPages ?? 0;
   const next = JSON.stringify(key(page + 1));

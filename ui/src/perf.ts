@@ -2,9 +2,9 @@
 // the Performance API: a mark at the input event (its own timestamp) and, once what it changed
 // is painted, a measure named after the interaction ("page", "filter", "sort", "open a detail",
 // "switch area", "search"). "Painted" is the frame after the last change the interaction made to
-// the page, once no query is loading any more. tests/e2e/bench.mjs reads the measures over a
-// scripted session; nothing else does. Watching costs nothing between interactions: the page is
-// observed only while one is waiting to be measured.
+// the page, once no query on screen is loading (a page fetched ahead does not count). The bench
+// (tests/e2e/bench.mjs) reads the measures over a scripted session; nothing else does. Watching
+// costs nothing between interactions: the page is observed only while one waits to be measured.
 import type { QueryClient } from "@tanstack/react-query";
 
 /** What kind of interaction an input event on `target` is, if it is one this measures. */
@@ -64,7 +64,7 @@ export function measureInteractions(root: HTMLElement, queryClient: QueryClient)
       current.changed = false;
       current.painted = performance.now();
       afterNextPaint();
-    } else if (queryClient.isFetching() === 0) {
+    } else if (queryClient.isFetching({ type: "active" }) === 0) {
       finish(current);
     }
   };
@@ -86,7 +86,7 @@ export function measureInteractions(root: HTMLElement, queryClient: QueryClient)
     // A new interaction ends one still waiting (typing: each key is one). Its figure is then a
     // lower bound, up to this input: dropping it would leave only the fast ones in the figures.
     if (pending) {
-      pending.painted = start;
+      if (pending.changed || queryClient.isFetching({ type: "active" }) > 0) pending.painted = start;
       finish(pending);
     }
     pending = { name, start, painted: start, changed: true };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { screen, waitFor, within } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import userEvent from "@testing-library/user-event";
 import { Products } from "./Products";
 import { mockCommands, renderWithQuery } from "../test/render";
@@ -33,6 +34,18 @@ describe("Products", () => {
         { page: 2, limit: 20, status: "draft", search: null },
       ]),
     );
+  });
+
+  it("asks again each time the screen opens, even for a page fetched moments ago", async () => {
+    const calls = mockCommands({ list_products: (args) => page([product(`${args.page}`, `Product on page ${args.page}`)]) });
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    const shown = render(<QueryClientProvider client={client}><Products /></QueryClientProvider>);
+    await screen.findByText("Product on page 1");
+    shown.unmount();
+    render(<QueryClientProvider client={client}><Products /></QueryClientProvider>);
+    // Shown at once from the cache, and asked again: what changed while it was closed shows too.
+    expect(screen.getByText("Product on page 1")).toBeInTheDocument();
+    await waitFor(() => expect(calls.filter((c) => c.args.page === 1)).toHaveLength(2));
   });
 
   it("searches by name from the first page, and says when no name matches", async () => {
