@@ -158,24 +158,13 @@ let failed = false;
 const BUDGETS = { "page": 50, "filter": 50, "sort": 50, "open a detail": 50, "switch area": 100, "search": 50 };
 const ratio = (x, floor) => `${(x / floor).toFixed(2)}×`;
 
-// STAFFROOM_BENCH_ONLY=editor: the editor's figures alone (signed in, then the editor).
-if (process.env.STAFFROOM_BENCH_ONLY === "editor") {
+// STAFFROOM_BENCH_ONLY=editor or =interactions: that part alone, signed in to the sandbox.
+const only = { editor: editorFigures, interactions }[process.env.STAFFROOM_BENCH_ONLY ?? ""];
+if (only) {
   const { driver } = await launch();
   try {
     await signIn(driver);
-    await editorFigures(driver);
-  } finally {
-    await driver.quit();
-  }
-  process.exit(0);
-}
-
-// STAFFROOM_BENCH_ONLY=interactions: the in-app click timings alone.
-if (process.env.STAFFROOM_BENCH_ONLY === "interactions") {
-  const { driver } = await launch();
-  try {
-    await signIn(driver);
-    await interactions(driver);
+    await only(driver);
   } finally {
     await driver.quit();
   }
