@@ -36,6 +36,9 @@ export function onDemand<P extends object>(load: () => Promise<ComponentType<P>>
 /** Runs `work` once the page has nothing else to do: after the first paint, when the browser
  *  says it is idle (or a moment later where it cannot say). */
 export function whenIdle(work: () => void) {
+  // Outside a page (a test's environment torn down while a chain of preloads went on) there is
+  // nothing to preload for.
+  if (typeof window === "undefined") return;
   const idle = (window as { requestIdleCallback?: (callback: () => void, options?: { timeout: number }) => number })
     .requestIdleCallback;
   if (idle) idle(work, { timeout: 2_000 });
