@@ -51,6 +51,9 @@ async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staff
     let mut config = config.with_endpoint_overrides(|name| std::env::var(name).ok())?;
     // The desktop app runs for hours: it receives webhooks and keeps the cache synced.
     config.long_running = true;
+    // Its first sync (the sandbox's: 100 orders, 245 subscriptions, … over loopback HTTP) would
+    // take both cores from WebKit while the window opens: it waits until the sign-in form is up.
+    config.payments.first_sync_after = std::time::Duration::from_secs(3);
     if let Some(backend) = std::env::var("STAFFROOM_SECRET_STORE").ok().and_then(|v| v.parse().ok()) {
         config.secret_backend = backend;
     }
@@ -69,6 +72,7 @@ async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staff
 
 /// Starts the app.
 pub fn run() {
+    let launched = std::time::Instant::now();
     let Args { sandbox, data_dir, server } = parse_args();
     let mut builder = with_commands(tauri::Builder::default());
     let has_bus = session_bus();
@@ -112,7 +116,7 @@ pub fn run() {
             app.manage(starting);
             let handle = app.handle().clone();
             tauri::async_runtime::spawn(async move {
-                let outcome = open_desktop(&handle, sandbox, data_dir, server).await;
+                let outcome = open_desktop(&handle, sandbox, data_dir, server, launched).await;
                 if let Err(why) = &outcome {
                     tracing::error!(%why, "Staffroom could not start");
                 }
@@ -139,9 +143,11 @@ async fn open_desktop(
     sandbox: bool,
     data_dir: Option<std::path::PathBuf>,
     server: Option<String>,
+    launched: std::time::Instant,
 ) -> Result<(), String> {
     let core = open_core(sandbox, data_dir).await.map_err(|e| e.message)?;
-    tracing::info!(sandbox, data_dir = %core.config.data_dir.display(), "desktop app started");
+    let ms = launched.elapsed().as_millis();
+    tracing::info!(sandbox, data_dir = %core.config.data_dir.display(), ms_since_launch = ms, "desktop app started");
     forward_webhook_feed(app.clone(), &core);
     forward_sync_progress(app.clone(), &core);
     forward_document_saves(app.clone(), &core);
@@ -155,6 +161,9 @@ async fn open_desktop(
         tracing::warn!(error = %e.message, "the webhook receiver could not start again");
     }
     app.manage(state);
+    // Opening freed much (migrations, the sandbox's seed, the demo account's hash): give it back
+    // while the user reads the sign-in form.
+    tauri::async_runtime::spawn_blocking(staffroom::memory::release_free_pages);
     Ok(())
 }
 

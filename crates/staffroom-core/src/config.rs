@@ -64,6 +64,9 @@ pub struct PaymentsConfig {
     pub base_url: String,
     /// How often products and subscriptions are synced in the background.
     pub sync_interval: Duration,
+    /// How long after start the first background sync waits (zero: at once). The desktop waits
+    /// while its window opens; a list asked for before any sync syncs first anyway.
+    pub first_sync_after: Duration,
     /// Time-outs, retries and the client-side rate limit.
     pub client: crate::payments::client::ClientOptions,
 }
@@ -73,6 +76,7 @@ impl Default for PaymentsConfig {
         PaymentsConfig {
             base_url: crate::payments::client::DEFAULT_BASE_URL.into(),
             sync_interval: Duration::from_secs(5 * 60),
+            first_sync_after: Duration::ZERO,
             client: Default::default(),
         }
     }

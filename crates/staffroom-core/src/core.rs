@@ -182,7 +182,7 @@ impl Core {
             core.audit.prune_daily();
             let applier: Arc<dyn EventApplier> = Arc::new(PaymentsApplier::new(core.db.clone()));
             core.webhooks = Some(WebhookReceiver::start(&core.db, core.secrets.clone(), applier).await?);
-            core.payments.start_background_sync().await?;
+            core.payments.start_background_sync(core.config.payments.first_sync_after).await?;
             let events = EventHub::start(&core.db, &core.config.data_dir).await?;
             events.follow(&core);
             core.events = Some(events);

@@ -13,6 +13,7 @@ pub mod core;
 pub mod data_dir;
 pub mod docs;
 pub mod events;
+pub mod memory;
 pub mod payments;
 pub mod sandbox;
 pub mod settings;

@@ -533,10 +533,10 @@ impl PaymentService {
         Ok((reconciled, requests))
     }
 
-    /// Starts the background sync: once now (catching up what happened while Staffroom was not
-    /// running), then at the interval an admin chose (or the configured one), rescheduled at
+    /// Starts the background sync: once `first_after` from now (catching up what happened while
+    /// Staffroom was not running), then at the interval an admin chose (or the configured one), rescheduled at
     /// once when it changes.
-    pub async fn start_background_sync(&self) -> Result<tokio::task::JoinHandle<()>> {
+    pub async fn start_background_sync(&self, first_after: Duration) -> Result<tokio::task::JoinHandle<()>> {
         self.sync.load_interval(&self.db).await?;
         let service = self.clone();
         let mut interval = self.sync.watch_interval();
@@ -547,7 +547,8 @@ impl PaymentService {
             ticker
         };
         Ok(tokio::spawn(async move {
-            let mut ticker = ticker_from(tokio::time::Instant::now(), *interval.borrow_and_update());
+            let first = tokio::time::Instant::now() + first_after;
+            let mut ticker = ticker_from(first, *interval.borrow_and_update());
             loop {
                 tokio::select! {
                     _ = ticker.tick() => {}
