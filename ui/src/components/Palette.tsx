@@ -1,8 +1,9 @@
-import { useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useLocation } from "wouter";
 import { api, describeError, formatMoney } from "../api";
 import { paths } from "../links";
+import { useSettled } from "../settled";
 
 /** One line of the palette: a thing to open or an action to run. */
 interface Item {
@@ -30,7 +31,10 @@ export function Palette({ areas, onSyncNow, onSignOut, onClose }: Props) {
   const [text, setText] = useState("");
   const [active, setActive] = useState(0);
   const input = useRef<HTMLInputElement>(null);
-  const search = useDeferredValue(text.trim());
+  // Actions and documents match what is typed at once (Enter must run what is shown); the core
+  // is asked once typing pauses.
+  const typed = text.trim();
+  const search = useSettled(typed);
   const enabled = search.length >= 2;
   const go = (path: string) => () => {
     navigate(path);
@@ -52,7 +56,7 @@ export function Palette({ areas, onSyncNow, onSignOut, onClose }: Props) {
   const documents = useQuery({ queryKey: ["palette", "documents"], queryFn: () => api.listDocuments({ pageSize: 100 }), enabled, staleTime: 60_000 });
 
   const items = useMemo<Item[]>(() => {
-    const wanted = search.toLowerCase();
+    const wanted = typed.toLowerCase();
     const matches = (label: string) => !wanted || label.toLowerCase().includes(wanted);
     const actions: Item[] = [
       { key: "a:order", group: "Actions", label: "Create an order", hint: "from a product", run: go(paths.area("products")) },
@@ -80,9 +84,9 @@ export function Palette({ areas, onSyncNow, onSignOut, onClose }: Props) {
         .map((d) => ({ key: `d:${d.id}`, group: "Documents", label: d.name, hint: "opens the editor", run: () => { void api.openEditor({ id: d.id, name: d.name }); onClose(); } })),
       ...actions,
     ];
-  }, [search, enabled, customers.data, orders.data, subscriptions.data, products.data, documents.data, areas]);
+  }, [typed, enabled, customers.data, orders.data, subscriptions.data, products.data, documents.data, areas]);
 
-  useEffect(() => setActive(0), [search]);
+  useEffect(() => setActive(0), [typed, search]);
   useEffect(() => input.current?.focus(), []);
   const loading = enabled && [customers, orders, subscriptions, products].some((q) => q.isFetching);
   const failed = [customers, orders, subscriptions, products].find((q) => q.isError)?.error;
@@ -139,7 +143,7 @@ export function Palette({ areas, onSyncNow, onSignOut, onClose }: Props) {
               </li>
             );
           })}
-          {enabled && !loading && items.length === 0 && <li className="muted palette-empty">Nothing matches “{search}”.</li>}
+          {enabled && !loading && items.length === 0 && <li className="muted palette-empty">Nothing matches “{typed}”.</li>}
         </ul>
         <p className="muted small palette-help">↑ ↓ to choose · Enter to open · Esc to close</p>
       </div>

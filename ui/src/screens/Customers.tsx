@@ -1,4 +1,4 @@
-import { useDeferredValue, useState } from "react";
+import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { Link, useLocation } from "wouter";
 import { InvoiceTable } from "../components/Invoices";
@@ -13,6 +13,7 @@ import { formatDay, When } from "../format";
 import { paths } from "../links";
 import type { CustomerStatus, User } from "../types";
 import { usePagedList } from "../paging";
+import { useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
@@ -36,7 +37,7 @@ export function Customers() {
   const [page, setPage] = useState(1);
   const [text, setText] = useState("");
   const [status, setStatus] = useState<CustomerStatus | "">("");
-  const search = useDeferredValue(text.trim());
+  const search = useSettled(text.trim());
   const list = usePagedList(
     (p) => ["customers", p, search, status],
     (p) => api.listCustomers({ page: p, limit: PAGE_SIZE, search: search || null, status: status || null }),

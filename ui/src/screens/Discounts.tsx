@@ -1,4 +1,4 @@
-import { Fragment, useDeferredValue, useState, type FormEvent } from "react";
+import { Fragment, useState, type FormEvent } from "react";
 import { keepPreviousData, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "wouter";
 import { ListBody } from "../components/ListBody";
@@ -7,6 +7,7 @@ import { api, describeError, fieldError, formatMoney, parseAmount } from "../api
 import { formatDay } from "../format";
 import { paths } from "../links";
 import type { CreateDiscountRequest, Discount, DiscountDuration, User } from "../types";
+import { useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
@@ -38,7 +39,7 @@ export function Discounts({ user }: { user: User }) {
   const [text, setText] = useState("");
   const [open, setOpen] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
-  const search = useDeferredValue(text.trim());
+  const search = useSettled(text.trim());
   const list = useQuery({
     queryKey: ["discounts", page, search],
     queryFn: () => api.listDiscounts({ page, limit: PAGE_SIZE, search: search || null }),

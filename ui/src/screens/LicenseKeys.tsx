@@ -1,4 +1,4 @@
-import { useDeferredValue, useState } from "react";
+import { useState } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ListBody } from "../components/ListBody";
 import { KEY_STATUSES, LicenseKeyTable } from "../components/LicenseKeys";
@@ -6,6 +6,7 @@ import { useRefetchOnWebhook } from "../events";
 import { can } from "../access";
 import { api } from "../api";
 import type { LicenseKeyStatus, User } from "../types";
+import { useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
@@ -15,7 +16,7 @@ export function LicenseKeys({ user }: { user: User }) {
   const [page, setPage] = useState(1);
   const [text, setText] = useState("");
   const [status, setStatus] = useState<LicenseKeyStatus | "">("");
-  const search = useDeferredValue(text.trim());
+  const search = useSettled(text.trim());
   const list = useQuery({
     queryKey: ["license-keys", page, search, status],
     queryFn: () => api.listLicenseKeys({ page, limit: PAGE_SIZE, search: search || null, status: status || null }),

@@ -1,4 +1,4 @@
-import { useDeferredValue, useState } from "react";
+import { useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { openUrl } from "@tauri-apps/plugin-opener";
 import { useLocation, useRoute } from "wouter";
@@ -14,6 +14,7 @@ import { ownRefund } from "../notifications";
 import { CustomerLink, paths } from "../links";
 import type { Order, OrderStatusFilter, User } from "../types";
 import { usePagedList } from "../paging";
+import { useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
@@ -45,7 +46,7 @@ export function Orders({ user }: { user: User }) {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const setSelected = (id: string) => navigate(paths.order(id));
   // Typing stays smooth: the list follows the search box a moment later.
-  const search = useDeferredValue(filters.search.trim());
+  const search = useSettled(filters.search.trim());
   const list = usePagedList(
     (p) => ["orders", p, search, filters.status, filters.from, filters.to],
     (p) =>

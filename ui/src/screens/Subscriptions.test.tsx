@@ -31,12 +31,13 @@ describe("Subscriptions", () => {
     await userEvent.selectOptions(screen.getByLabelText("Status"), "past_due");
     await userEvent.selectOptions(await screen.findByLabelText("Product"), "p1");
     await userEvent.type(screen.getByRole("searchbox", { name: "Search subscriptions" }), "ada");
+    const args = () => calls.filter((c) => c.cmd === "list_subscriptions").map((c) => c.args);
+    // Sent once typing pauses (ui/src/settled.ts).
+    await waitFor(() => expect(args()).toContainEqual({ page: 1, limit: 20, status: "past_due", productId: "p1", search: "ada" }));
     await userEvent.click(screen.getByRole("button", { name: "Next" }));
     await screen.findByText("Page 1 of 2 · 30 subscriptions");
-    const args = calls.filter((c) => c.cmd === "list_subscriptions").map((c) => c.args);
-    expect(args[0]).toEqual({ page: 1, limit: 20, status: null, productId: null, search: null });
-    expect(args).toContainEqual({ page: 1, limit: 20, status: "past_due", productId: "p1", search: "ada" });
-    expect(args.at(-1)).toEqual({ page: 2, limit: 20, status: "past_due", productId: "p1", search: "ada" });
+    expect(args()[0]).toEqual({ page: 1, limit: 20, status: null, productId: null, search: null });
+    expect(args().at(-1)).toEqual({ page: 2, limit: 20, status: "past_due", productId: "p1", search: "ada" });
   });
 
   it("marks billing trouble and gives the chosen one's update-payment link to copy", async () => {

@@ -1,4 +1,4 @@
-import { useDeferredValue, useState } from "react";
+import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useLocation, useRoute } from "wouter";
 import { InvoiceTable } from "../components/Invoices";
@@ -11,6 +11,7 @@ import { formatDay, When } from "../format";
 import { CustomerLink, paths } from "../links";
 import type { PendingConfirmation, Subscription, SubscriptionActionRequest, SubscriptionStatusFilter, User } from "../types";
 import { usePagedList } from "../paging";
+import { useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
@@ -69,7 +70,7 @@ export function Subscriptions({ user }: { user: User }) {
   const [status, setStatus] = useState<SubscriptionStatusFilter | "">("");
   const [product, setProduct] = useState("");
   const [text, setText] = useState("");
-  const search = useDeferredValue(text.trim());
+  const search = useSettled(text.trim());
   const [page, setPage] = useState(1);
   const [pending, setPending] = useState<{ subscription: Subscription; action: Action } | null>(null);
   const [choices, setChoices] = useState<Choices>(NO_CHOICES);
