@@ -210,3 +210,34 @@ async fn subscription_lists_asked_for_before_the_first_sync_make_it_once() {
     }
     assert_eq!(requests_for(&core) - before, one_sync);
 }
+
+#[tokio::test]
+async fn the_first_background_sync_waits_as_long_as_asked() {
+    // Two long-running sandbox cores opened together: one syncs at once, the other is asked to
+    // wait a minute (the desktop waits 3 s, while its window opens).
+    let open = |dir: &std::path::Path, wait: u64| {
+        let mut config = staffroom::config::Config::new(dir);
+        on_test_database(&mut config);
+        config.sandbox = true;
+        config.long_running = true;
+        config.secret_backend = staffroom::secrets::SecretBackend::Memory;
+        config.payments.first_sync_after = std::time::Duration::from_secs(wait);
+        staffroom::open(config)
+    };
+    let requests_for = |core: &staffroom::Core| core.payment_simulator.as_ref().unwrap().request_count();
+    let (now_dir, later_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (at_once, later) = tokio::join!(open(now_dir.path(), 0), open(later_dir.path(), 60));
+    let (at_once, later) = (at_once.unwrap(), later.unwrap());
+    let synced = |core: &staffroom::Core| {
+        let payments = core.payments.clone();
+        async move { payments.sync_status().await.unwrap().resources.iter().any(|r| r.attempted_at.is_some()) }
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !synced(&at_once).await {
+        assert!(std::time::Instant::now() < deadline, "the core that syncs at once never synced");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(requests_for(&at_once) > 0);
+    assert_eq!(requests_for(&later), 0, "the core asked to wait synced already");
+    assert!(!synced(&later).await);
+}
