@@ -191,7 +191,6 @@ enum SecretsCommand {
 fn main() -> ExitCode {
     // Everything this process writes (database, WAL, logs) is private to its owner.
     staffroom::data_dir::private_files_from_now_on();
-    staffroom::memory::unmap_large_blocks_when_freed();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,

@@ -212,11 +212,11 @@ async fn subscription_lists_asked_for_before_the_first_sync_make_it_once() {
 }
 
 #[tokio::test]
-async fn the_first_background_sync_waits_as_long_as_asked() {
-    // Two long-running sandbox cores opened together: one syncs at once, the other is asked to
-    // wait a minute (the desktop waits 3 s, while its window opens).
-    let open = |dir: &std::path::Path, wait: u64| {
-        let mut config = staffroom::config::Config::new(dir);
+async fn the_first_background_sync_waits_as_asked_once_the_cache_has_been_synced() {
+    // Long-running sandbox cores on one data dir, as the desktop opens them (it waits 3 s).
+    let dir = tempfile::tempdir().unwrap();
+    let open = |wait: u64| {
+        let mut config = staffroom::config::Config::new(dir.path());
         on_test_database(&mut config);
         config.sandbox = true;
         config.long_running = true;
@@ -225,19 +225,27 @@ async fn the_first_background_sync_waits_as_long_as_asked() {
         staffroom::open(config)
     };
     let requests_for = |core: &staffroom::Core| core.payment_simulator.as_ref().unwrap().request_count();
-    let (now_dir, later_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let (at_once, later) = tokio::join!(open(now_dir.path(), 0), open(later_dir.path(), 60));
-    let (at_once, later) = (at_once.unwrap(), later.unwrap());
-    let synced = |core: &staffroom::Core| {
-        let payments = core.payments.clone();
-        async move { payments.sync_status().await.unwrap().resources.iter().any(|r| r.attempted_at.is_some()) }
+    let synced_after = |core: staffroom::Core, started: std::time::Instant| async move {
+        while requests_for(&core) == 0 {
+            assert!(started.elapsed() < std::time::Duration::from_secs(60), "the background sync never came");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        // Let it finish, so the cache counts as synced.
+        while !core.payments.sync_status().await.unwrap().resources.iter().all(|r| r.synced_at.is_some()) {
+            assert!(started.elapsed() < std::time::Duration::from_secs(60), "the background sync never finished");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        started.elapsed()
     };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !synced(&at_once).await {
-        assert!(std::time::Instant::now() < deadline, "the core that syncs at once never synced");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert!(requests_for(&at_once) > 0);
-    assert_eq!(requests_for(&later), 0, "the core asked to wait synced already");
-    assert!(!synced(&later).await);
+
+    // Never synced: at once, whatever the wait asked (not every list syncs on its own).
+    let first = open(600).await.unwrap();
+    synced_after(first, std::time::Instant::now()).await;
+
+    // Synced before: the next start shows the cache and syncs only once the wait is over.
+    let started = std::time::Instant::now();
+    let later = open(4).await.unwrap();
+    assert_eq!(requests_for(&later), 0, "synced before its wait was over");
+    let took = synced_after(later, started).await;
+    assert!(took >= std::time::Duration::from_secs(4), "synced after {took:?}");
 }

@@ -37,7 +37,7 @@ const PASSWORD = "//input[@id='password']";
 const EMBEDDED = { app, dir: dataDir, args: ["--sandbox", "--data-dir", dataDir], ready: PASSWORD };
 /** The same with the sandbox the bench browses: 1,000 products and a 1 MB document
  *  (tests/e2e/large-sandbox, which execs the app: its process is the app's). */
-const LARGE = { ...EMBEDDED, app: process.env.STAFFROOM_BENCH_LARGE_SANDBOX };
+const LARGE = { ...EMBEDDED, app: process.env.STAFFROOM_BENCH_LARGE_SANDBOX ?? new URL("./large-sandbox", import.meta.url).pathname };
 /** The bare Tauri app; its data dir argument (which it ignores) tells its process apart. */
 const BARE = { app: bareApp, dir: `${dataDir}-bare`, args: ["--data-dir", `${dataDir}-bare`], ready: PASSWORD };
 
@@ -51,7 +51,8 @@ async function launch(mode = LARGE) {
   await driver.wait(until.elementIsEnabled(ready), WAIT);
   const ms = performance.now() - started;
   // The page's own clock then: how much of the launch passed inside the page, and how much
-  // before WebKit started loading it (process start, the window, the web process).
+  // before WebKit started loading it (process start, the window, the web process). Read one
+  // WebDriver round trip after the form was found, so a few ms high.
   const inPage = await driver.executeScript("return performance.now()");
   return { driver, ms, inPage };
 }
@@ -173,8 +174,10 @@ async function signIn(driver) {
 
 let failed = false;
 /** In-app budgets, ms (p95 of ui/src/perf.ts's measures); the bench fails over 110 %. */
-// p95 from the cache (search: printed only; its budget is the longest frame while typing).
-const BUDGETS = { "page": 50, "filter": 50, "sort": 50, "open a detail": 50, "switch area": 100, "search": 50 };
+// p95 from the cache, ms. A key in a search box is printed without one: it is measured to its
+// rows, after the pause typing must make (ui/src/settled.ts); typing's budget is the longest
+// frame, below.
+const BUDGETS = { "page": 50, "filter": 50, "sort": 50, "open a detail": 50, "switch area": 100, "search": null };
 const ratio = (x, floor) => `${(x / floor).toFixed(2)}×`;
 
 // STAFFROOM_BENCH_ONLY=launch: launch and idle memory, the bare app and the sandbox (no team
@@ -368,7 +371,6 @@ async function interactions(driver) {
   for (const [name, ms] of durations) byName.set(name, [...(byName.get(name) ?? []), ms]);
   // Each interaction twice: answered from the cache (the goal, against its budget), and waiting
   // for the core (a first visit: an IPC round trip and the core's work; printed, not budgeted).
-  // A search key always asks the core: its goal is the longest frame while typing, below.
   console.log("inside the app, input event → painted (ui/src/perf.ts), against the budgets:");
   const figures = (label, sorted) => {
     const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -377,16 +379,18 @@ async function interactions(driver) {
   for (const [name, budget] of Object.entries(BUDGETS)) {
     const cached = (byName.get(name) ?? []).sort((a, b) => a - b);
     const asked = (byName.get(`${name} · asked the core`) ?? []).sort((a, b) => a - b);
-    if (cached.length) {
+    if (cached.length && budget === null) {
+      console.log(`${figures(`${name}, from the cache`, cached)} (to its rows, after the pause: not budgeted)`);
+    } else if (cached.length) {
       const p95 = cached[Math.min(cached.length - 1, Math.floor(0.95 * cached.length))];
       const verdict = p95 > budget * 1.1 ? "OVER" : p95 > budget ? "over, within 10 %" : "ok";
       if (verdict === "OVER") failed = true;
       console.log(`${figures(`${name}, from the cache`, cached)} budget p95 ${budget} ms   ${verdict}`);
-    } else if (name !== "search") {
+    } else if (budget !== null) {
       console.log(`  ${name}, from the cache: not measured`);
       failed = true;
     }
-    if (asked.length) console.log(`${figures(`${name}, asked the core`, asked)} (first visits: not budgeted)`);
+    if (asked.length) console.log(`${figures(`${name}, asked the core`, asked)} (not budgeted)`);
   }
   const frameVerdict = longestFrame > 50 * 1.1 ? "OVER" : "ok";
   if (frameVerdict === "OVER") failed = true;

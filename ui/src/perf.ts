@@ -4,11 +4,14 @@
 // "switch area", "search"). "Painted" is the frame after the last change the interaction made to
 // the page, once no query on screen is waiting for what it has never had: a list refreshed in the
 // background while its cached rows are shown does not hold the measure, nor does a page fetched
-// ahead. An interaction that had to wait for the core is named so (" · asked the core"): the
-// goal is for clicks answered from the cache, and the others are a different figure. The bench
+// ahead. A key in a search box is done when the rows it asked for are painted, so its figure
+// includes the pause typing must make first (ui/src/settled.ts). An interaction that had to wait
+// for the core is named so (" · asked the core"): the goal is for clicks answered from the cache,
+// and the others are a different figure. The bench
 // (tests/e2e/bench.mjs) reads the measures over a scripted session; nothing else does. Watching
 // costs nothing between interactions: the page is observed only while one waits to be measured.
 import type { QueryClient } from "@tanstack/react-query";
+import { onSettled, settling } from "./settled";
 
 /** What kind of interaction an input event on `target` is, if it is one this measures. */
 export function interactionOf(target: Element, type: string): string | null {
@@ -77,6 +80,8 @@ export function measureInteractions(root: HTMLElement, queryClient: QueryClient)
       current.changed = false;
       current.painted = performance.now();
       afterNextPaint();
+    } else if (settling()) {
+      // A search box waits for typing to pause before its list asks (ui/src/settled.ts).
     } else if (waiting(queryClient) === 0) {
       finish(current);
     } else {
@@ -88,6 +93,8 @@ export function measureInteractions(root: HTMLElement, queryClient: QueryClient)
     scheduled = true;
     requestAnimationFrame(() => setTimeout(look, 0));
   }
+  // A search box that settles starts what the key asked for.
+  onSettled(() => afterNextPaint());
   // A query that starts marks the wait as the core's; one that ends without changing the page
   // ends the wait too.
   queryClient.getQueryCache().subscribe((event) => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, render } from "@testing-library/react";
-import { useSettled } from "./settled";
+import { settling, useSettled } from "./settled";
 
 function Shown({ value }: { value: string }) {
   return <p>{useSettled(value, 100)}</p>;
@@ -27,6 +27,19 @@ describe("useSettled", () => {
     expect(container.textContent).toBe("ada");
     expect(seen).not.toContain("a");
     expect(seen).not.toContain("ad");
+  });
+
+  it("follows an emptied box at once, and says while it waits", () => {
+    vi.useFakeTimers();
+    const { container, rerender } = render(<Shown value="ada" />);
+    rerender(<Shown value="" />);
+    expect(container.textContent).toBe("");
+    expect(settling()).toBe(false);
+    rerender(<Shown value="bea" />);
+    expect(settling()).toBe(true);
+    act(() => void vi.advanceTimersByTime(100));
+    expect(settling()).toBe(false);
+    expect(container.textContent).toBe("bea");
   });
 
   it("shows the first value at once", () => {

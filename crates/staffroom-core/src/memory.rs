@@ -2,8 +2,10 @@
 //! for giving a large block a mapping of its own each time such a block is freed: after the first
 //! password hash (argon2 takes 19 MiB and frees it at once), blocks that size come from the heap,
 //! and once freed they still count as the app's memory. Opening the core (migrations, the
-//! sandbox's seed) leaves free pages inside the heap the same way. Measured at the sign-in form,
-//! the desktop app's own process: 148 → 124 MiB PSS (docs/PERFORMANCE.md, "Feeling instant").
+//! sandbox's seed) and a sync leave free pages inside the heap the same way. Measured at the
+//! sign-in form after a first launch, the desktop app's own process: 148 → 124 MiB PSS
+//! (docs/PERFORMANCE.md, "Feeling instant"). The desktop uses both; `serve` only trims after a
+//! sync (a login there would otherwise map and fault in argon2's 19 MiB each time).
 
 /// Keeps large blocks in mappings of their own, unmapped when freed. Call first thing in `main`,
 /// before any thread allocates.

@@ -30,6 +30,33 @@ describe("Palette", () => {
     expect(onClose).toHaveBeenCalled();
   });
 
+  it("asks the core once typing pauses, and never opens what an earlier text found", async () => {
+    const calls = mockCommands({
+      list_customers: (args) => ({
+        customers: args.search === "ada"
+          ? [{ id: "1001", name: "Ada Lovelace", email: "ada@example.com", status: "subscribed", country: "GB", createdAt: "", updatedAt: "", totalRevenue: 0, mrr: 0, currency: "USD", portalUrl: null }]
+          : [],
+        meta: meta(args.search === "ada" ? 1 : 0),
+      }),
+      list_orders: () => ({ orders: [], meta: meta(0) }),
+      list_subscriptions: () => ({ subscriptions: [], meta: meta(0) }),
+      list_products: () => ({ products: [], meta: meta(0) }),
+      list_documents: () => ({ documents: [] }),
+    });
+    const onClose = vi.fn();
+    renderWithQuery(<Palette areas={[{ id: "orders", label: "Orders" }]} onSyncNow={vi.fn()} onSignOut={vi.fn()} onClose={onClose} />);
+    const box = screen.getByRole("combobox");
+    await userEvent.type(box, "ada");
+    expect(await screen.findByRole("option", { name: /Ada Lovelace/ })).toBeInTheDocument();
+    // Only the text typing paused on was sent.
+    expect(calls.filter((c) => c.cmd === "list_customers").map((c) => c.args.search)).toEqual(["ada"]);
+    // More typed and Enter at once: Ada was found for "ada", not for "ada zz"; nothing opens.
+    await userEvent.type(box, " zz{Enter}");
+    expect(screen.queryByRole("option", { name: /Ada Lovelace/ })).toBeNull();
+    expect(window.location.pathname).not.toBe("/customers/1001");
+    expect(onClose).not.toHaveBeenCalled();
+  });
+
   it("runs actions by name, and Escape closes it", async () => {
     mockCommands({});
     const onSyncNow = vi.fn();

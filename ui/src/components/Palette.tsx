@@ -64,7 +64,9 @@ export function Palette({ areas, onSyncNow, onSignOut, onClose }: Props) {
       { key: "a:signout", group: "Actions", label: "Sign out", run: () => { onSignOut(); onClose(); } },
       ...areas.map((a) => ({ key: `a:${a.id}`, group: "Go to", label: a.label, run: go(paths.area(a.id)) })),
     ].filter((item) => matches(item.label));
-    if (!enabled) return actions;
+    // Until the core is asked for what is typed, its answers for earlier text are not shown:
+    // Enter must not open a customer found for "ada" when "ada@x" is typed.
+    if (!enabled || typed !== search) return actions;
     return [
       ...(customers.data?.customers ?? []).map((c) => ({
         key: `c:${c.id}`, group: "Customers", label: c.name || c.email, hint: c.email, run: go(paths.customer(c.id)),
@@ -84,7 +86,7 @@ export function Palette({ areas, onSyncNow, onSignOut, onClose }: Props) {
         .map((d) => ({ key: `d:${d.id}`, group: "Documents", label: d.name, hint: "opens the editor", run: () => { void api.openEditor({ id: d.id, name: d.name }); onClose(); } })),
       ...actions,
     ];
-  }, [typed, enabled, customers.data, orders.data, subscriptions.data, products.data, documents.data, areas]);
+  }, [typed, search, enabled, customers.data, orders.data, subscriptions.data, products.data, documents.data, areas]);
 
   useEffect(() => setActive(0), [typed, search]);
   useEffect(() => input.current?.focus(), []);
@@ -143,7 +145,7 @@ export function Palette({ areas, onSyncNow, onSignOut, onClose }: Props) {
               </li>
             );
           })}
-          {enabled && !loading && items.length === 0 && <li className="muted palette-empty">Nothing matches “{typed}”.</li>}
+          {enabled && typed === search && !loading && items.length === 0 && <li className="muted palette-empty">Nothing matches “{typed}”.</li>}
         </ul>
         <p className="muted small palette-help">↑ ↓ to choose · Enter to open · Esc to close</p>
       </div>

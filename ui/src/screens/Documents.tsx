@@ -8,6 +8,7 @@ import { SlowHint } from "../components/SlowHint";
 import { When } from "../format";
 import type { DocumentOrder, DocumentSummary, NewPermission, Permission, SharedRole, UserRole } from "../types";
 import { focusOnMount } from "../focus";
+import { useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
@@ -316,12 +317,3 @@ function ShareDocument({ document, onClose }: { document: DocumentSummary; onClo
   );
 }
 
-/** `value` once it has stayed the same for `ms`. */
-function useSettled<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return settled;
-}

@@ -5,6 +5,7 @@ import { ListBody } from "../components/ListBody";
 import { api, describeError, fieldError, formatMoney } from "../api";
 import type { Order, Product, ProductStatus } from "../types";
 import { usePagedList } from "../paging";
+import { useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
@@ -14,9 +15,11 @@ export function Products() {
   const [search, setSearch] = useState("");
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<string | null>(null);
+  // The list follows the search box once typing pauses.
+  const settled = useSettled(search.trim());
   const list = usePagedList(
-    (p) => ["products", status, search.trim(), p],
-    (p) => api.listProducts({ page: p, limit: PAGE_SIZE, status: status || null, search: search.trim() || null }),
+    (p) => ["products", status, settled, p],
+    (p) => api.listProducts({ page: p, limit: PAGE_SIZE, status: status || null, search: settled || null }),
     page,
   );
 
@@ -55,7 +58,7 @@ export function Products() {
           query={list}
           items={list.data?.products}
           noun="products"
-          empty={search.trim() ? `No product name contains “${search.trim()}”.` : "No products match."}
+          empty={settled ? `No product name contains “${settled}”.` : "No products match."}
           onPage={setPage}
         >
           {(products) => (

@@ -534,10 +534,13 @@ impl PaymentService {
     }
 
     /// Starts the background sync: once `first_after` from now (catching up what happened while
-    /// Staffroom was not running), then at the interval an admin chose (or the configured one), rescheduled at
-    /// once when it changes.
+    /// Staffroom was not running), then at the interval an admin chose (or the configured one),
+    /// rescheduled at once when it changes. A cache never synced in full is synced at once
+    /// whatever `first_after` says: not every list syncs on its own when asked before.
     pub async fn start_background_sync(&self, first_after: Duration) -> Result<tokio::task::JoinHandle<()>> {
         self.sync.load_interval(&self.db).await?;
+        let synced_before = self.sync_status().await?.resources.iter().all(|r| r.synced_at.is_some());
+        let first_after = if synced_before { first_after } else { Duration::ZERO };
         let service = self.clone();
         let mut interval = self.sync.watch_interval();
         // A sync that overruns its slot delays the next one rather than bunching them up.
@@ -549,20 +552,27 @@ impl PaymentService {
         Ok(tokio::spawn(async move {
             let first = tokio::time::Instant::now() + first_after;
             let mut ticker = ticker_from(first, *interval.borrow_and_update());
+            let mut caught_up = false;
             loop {
                 tokio::select! {
-                    _ = ticker.tick() => {}
+                    _ = ticker.tick() => caught_up = true,
                     changed = interval.changed() => {
                         if changed.is_err() {
                             break;
                         }
                         let every = *interval.borrow_and_update();
-                        ticker = ticker_from(tokio::time::Instant::now() + every, every);
+                        // The catch-up sync still comes when it was due.
+                        let next = if caught_up { tokio::time::Instant::now() + every } else { first };
+                        ticker = ticker_from(next, every);
                         continue;
                     }
                 }
                 match service.sync_in_turn().await {
-                    Ok(Some(report)) => tracing::info!(?report, "payments synced"),
+                    Ok(Some(report)) => {
+                        tracing::info!(?report, "payments synced");
+                        // A sync reads and frees a great deal: give the free pages back.
+                        tokio::task::spawn_blocking(crate::memory::release_free_pages);
+                    }
                     Ok(None) => tracing::debug!("another replica synced or is syncing: not this one's turn"),
                     Err(err) => {
                         tracing::warn!(code = err.code.as_str(), message = %err.message, "payments sync failed; serving the cache")

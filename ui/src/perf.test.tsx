@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { waitFor } from "@testing-library/react";
+import { render, waitFor } from "@testing-library/react";
+import { useState } from "react";
+import { useSettled } from "./settled";
 import { QueryClient, QueryObserver } from "@tanstack/react-query";
 import { ASKED, interactionOf, measureInteractions } from "./perf";
 
@@ -76,6 +78,30 @@ describe("measured interactions", () => {
     await waitFor(() => expect(measures("switch area")).toHaveLength(1));
     expect(refreshed).toBe(false);
     expect(measures(`switch area${ASKED}`)).toHaveLength(0);
+  });
+
+  it("ends a search key when the rows it asked for are painted, after typing paused", async () => {
+    const root = document.createElement("div");
+    document.body.append(root);
+    const queryClient = new QueryClient();
+    measureInteractions(root, queryClient);
+    function Search() {
+      const [text, setText] = useState("");
+      const settled = useSettled(text, 100);
+      return (
+        <>
+          <input type="search" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+          <ul>{settled && <li>{settled}</li>}</ul>
+        </>
+      );
+    }
+    render(<Search />, { container: root });
+    const box = root.querySelector("input")!;
+    box.value = "ada";
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+    await waitFor(() => expect(measures("search")).toHaveLength(1));
+    expect(root.querySelector("li")?.textContent).toBe("ada");
+    expect(measures("search")[0].duration).toBeGreaterThanOrEqual(100);
   });
 
   it("counts a key typed before the last one was painted, up to the next key, and ignores live status regions", async () => {
