@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { toggleMark } from "prosemirror-commands";
 import { EditorState, TextSelection, type Command } from "prosemirror-state";
 import { DOMParser as PmParser } from "prosemirror-model";
+import { EditorView } from "prosemirror-view";
 import { forEachBlock } from "./chunks";
+import { flattenPastedLists } from "./lists";
 import { keepStructure, linkAt, normalizeUrl, setLink, setParagraphStyle } from "./commands";
 import { fromDoc, toDoc } from "./convert";
 import { schema, SOFT_BREAK } from "./schema";
@@ -96,6 +98,22 @@ describe("the editor's document", () => {
       { kind: "paragraph", text: "Refunds", style: "HEADING_2", runs: [{ len: 7, bold: true }] },
       { kind: "paragraph", text: "Within 14 days", style: "NORMAL_TEXT", runs: [{ len: 6, italic: true }, { len: 1 }, { len: 2, strikethrough: true }, { len: 1 }, { len: 4, link: "https://example.com/terms" }] },
     ]);
+  });
+
+  it("pastes plain text as paragraphs, one a line, in the real view", () => {
+    const empty: EditBlock[] = [{ kind: "paragraph", text: "", style: "NORMAL_TEXT", runs: [] }];
+    const view = new EditorView(document.createElement("div"), {
+      state: EditorState.create({ doc: toDoc(empty), plugins: [keepStructure] }),
+      transformPastedHTML: flattenPastedLists,
+    });
+    // jsdom has no ClipboardEvent: a plain event stands in for the paste.
+    view.pasteText("Refunds\r\nWithin 14 days 😀\n\nThank you", new Event("paste") as ClipboardEvent);
+    expect(fromDoc(view.state.doc)).toEqual([
+      { kind: "paragraph", text: "Refunds", style: "NORMAL_TEXT", runs: [{ len: 7 }] },
+      { kind: "paragraph", text: "Within 14 days 😀", style: "NORMAL_TEXT", runs: [{ len: 17 }] },
+      { kind: "paragraph", text: "Thank you", style: "NORMAL_TEXT", runs: [{ len: 9 }] },
+    ]);
+    view.destroy();
   });
 
   it("takes web and e-mail addresses as links, and nothing else", () => {

@@ -92,6 +92,23 @@ describe("lists in the editor", () => {
     expect(fromDoc(PmParser.fromSchema(schema).parse(dom))).toEqual(blocks);
   });
 
+  it("pastes Word's lists, written as paragraphs, with their kind and level", () => {
+    const html = `<p class=MsoListParagraphCxSpFirst style='text-indent:-18pt;mso-list:l0 level1 lfo1'><![if !supportLists]><span style='font-family:Symbol'><span style='mso-list:Ignore'>·<span style='font:7.0pt "Times New Roman"'>&nbsp;&nbsp; </span></span></span><![endif]>Venue</p>
+      <p class=MsoListParagraphCxSpLast style='margin-left:72pt;mso-list:l0 level2 lfo1'><span style='mso-list:Ignore'>o<span>&nbsp; </span></span>Deposit</p>
+      <p class=MsoNormal>Between</p>
+      <p class=MsoListParagraph style='mso-list:l1 level1 lfo2'><span style='mso-list:Ignore'>1.<span>&nbsp;</span></span>Invite</p>`;
+    const dom = new window.DOMParser().parseFromString(flattenPastedLists(html), "text/html");
+    const parsed = fromDoc(PmParser.fromSchema(schema).parse(dom.body)) as Paragraph[];
+    expect(parsed.map((p) => [p.text, p.list?.kind ?? null, p.list?.level ?? null])).toEqual([
+      ["Venue", "bullet", 0],
+      ["Deposit", "bullet", 1],
+      ["Between", null, null],
+      ["Invite", "number", 0],
+    ]);
+    expect(parsed[0].list?.id).toBe(parsed[1].list?.id);
+    expect(parsed[3].list?.id).not.toBe(parsed[0].list?.id);
+  });
+
   it("pastes Google Docs' lists with their levels, one id per list", () => {
     const html = `<b style="font-weight:normal;" id="docs-internal-guid-2"><ul><li dir="ltr" aria-level="1"><p dir="ltr"><span>Venue</span></p></li>
       <ul><li aria-level="2"><p><span>Deposit</span></p></li></ul></ul><ol><li aria-level="1"><p>Invite</p></li></ol><p>After</p></b>`;

@@ -190,11 +190,31 @@ function decorate(doc: Node): DecorationSet {
   return DecorationSet.create(doc, decorations);
 }
 
+/** Word (and LibreOffice copying as Word does) writes a list item as a paragraph whose style
+ *  names its list and level (`mso-list:l0 level2 lfo1`), with its bullet or number as text in a
+ *  span styled `mso-list:Ignore`. Each becomes a list paragraph as `flattenPastedLists` makes
+ *  them; the typed bullet or number goes (the editor draws its own). */
+function markWordItems(dom: Document) {
+  const paste = Math.random().toString(36).slice(2, 10);
+  for (const p of [...dom.body.querySelectorAll<HTMLElement>("p[style*='mso-list']")]) {
+    const place = /mso-list:\s*l(\d+)\s+level(\d+)/i.exec(p.getAttribute("style") ?? "");
+    if (!place) continue;
+    const label = [...p.querySelectorAll("span")].find((span) => /mso-list:\s*ignore/i.test(span.getAttribute("style") ?? ""));
+    const kind = /^(\d+|[a-z]|[ivxlcdm]+)[.)]$/i.test((label?.textContent ?? "").replace(/\s/g, "")) ? "number" : "bullet";
+    label?.remove();
+    p.dataset.listKind = kind;
+    p.dataset.listId = `pasted.${paste}.word-${place[1]}.${kind}`;
+    p.dataset.level = String(Math.min(MAX_LEVEL, Math.max(0, Number(place[2]) - 1)));
+  }
+}
+
 /** Pasted HTML with each list item made a paragraph saying its list's kind and id and its level
  *  (`<p data-list-kind data-list-id data-level>`), in order, lists unwrapped. Google Docs writes
- *  one <ul> per level with `aria-level` on each <li>; other pages nest lists in items. */
+ *  one <ul> per level with `aria-level` on each <li>; other pages nest lists in items; Word
+ *  writes paragraphs (see `markWordItems`). */
 export function flattenPastedLists(html: string): string {
   const dom = new window.DOMParser().parseFromString(html, "text/html");
+  markWordItems(dom);
   const items = [...dom.body.querySelectorAll("li")];
   const ids = new Map<Element, string>();
   // Read every item's place before anything moves.
