@@ -10,7 +10,7 @@ import { openUrl } from "@tauri-apps/plugin-opener";
 import type { EditBlock, GoogleDocument, ListKind, NamedStyle, StructuralElement } from "../types";
 import { editingKeys, isActive, keepStructure, linkAt, normalizeUrl, paragraphStyle, setLink, setParagraphStyle } from "./commands";
 import { relabel, toDoc } from "./convert";
-import { flattenPastedLists, indentList, listKindAt, listMarkers, toggleList } from "./lists";
+import { flattenPastedLists, indentList, listKindAt, listMarkersOf, toggleList } from "./lists";
 import { Fixed } from "./Fixed";
 import { schema } from "./schema";
 import { insertTable, pasteTablesAsText, tablePlugins } from "./tables";
@@ -169,7 +169,8 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
         ...tablePlugins,
         ...editingKeys({ save: () => actions.current.onSave(), link: () => actions.current.link() }),
         keepStructure,
-        listMarkers,
+        // Markers as the document's lists look (a save brings Google's new lists with it).
+        listMarkersOf(() => latest.current.document.lists),
       ],
     });
     const editor = new EditorView(mount.current, {

@@ -3,7 +3,7 @@ import { EditorState, TextSelection, type Command } from "prosemirror-state";
 import { DOMParser as PmParser, DOMSerializer } from "prosemirror-model";
 import { forEachBlock } from "./chunks";
 import { fromDoc, toDoc } from "./convert";
-import { flattenPastedLists, indentList, liftListItem, listMarkers, markers, splitListItem, toggleList } from "./lists";
+import { flattenPastedLists, indentList, liftListItem, listMarkers, looksOf, markers, splitListItem, toggleList } from "./lists";
 import { schema } from "./schema";
 import type { EditBlock } from "../types";
 
@@ -41,6 +41,29 @@ describe("lists in the editor", () => {
   it("keeps each item's list, kind and level through the editor", () => {
     const blocks = [para("Checklist"), item("Book the venue"), item("Order coffee", 1), item("Send invites", 0, "number", "kix.2")];
     expect(fromDoc(toDoc(blocks))).toEqual(blocks);
+  });
+
+  it("draws each list as the document's lists say it looks: symbols, numerals, formats, start numbers", () => {
+    const lists = {
+      "kix.roman": { listProperties: { nestingLevels: [{ glyphType: "UPPER_ROMAN", glyphFormat: "%0." }, { glyphType: "DECIMAL", glyphFormat: "%0.%1." }] } },
+      "kix.from3": { listProperties: { nestingLevels: [{ glyphType: "ALPHA", glyphFormat: "(%0)", startNumber: 3 }] } },
+      "kix.arrow": { listProperties: { nestingLevels: [{ glyphSymbol: "➢", glyphFormat: "%0" }, { glyphType: "NONE", glyphFormat: "%1" }] } },
+      "kix.zero": { listProperties: { nestingLevels: [{ glyphType: "ZERO_DECIMAL", glyphFormat: "%0)" }] } },
+    };
+    const s = state([
+      item("Scope", 0, "number", "kix.roman"),
+      item("In", 1, "number", "kix.roman"),
+      item("Out", 1, "number", "kix.roman"),
+      item("Plan", 0, "number", "kix.roman"),
+      item("Third", 0, "number", "kix.from3"),
+      item("Fourth", 0, "number", "kix.from3"),
+      item("Go", 0, "bullet", "kix.arrow"),
+      item("Quietly", 1, "bullet", "kix.arrow"),
+      item("First", 0, "number", "kix.zero"),
+      // A list the editor made (no looks in the document): Docs' defaults.
+      item("New", 0, "number", "new.1"),
+    ]);
+    expect([...markers(s.doc, looksOf(lists)).values()]).toEqual(["I.", "I.1.", "I.2.", "II.", "(c)", "(d)", "➢", "", "01)", "1."]);
   });
 
   it("numbers each list per level and shows bullets by level, as Docs does", () => {

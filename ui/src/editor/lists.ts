@@ -138,16 +138,70 @@ function alpha(n: number): string {
   return out;
 }
 
-/** What an item shows before its text: Docs' default glyphs for each level of its kind
- *  (●, ○, ■ and 1., a., i., repeating every three levels). */
-export function marker(kind: ListKind, level: number, number: number): string {
+/** How one level of a list looks, as Docs says it (`lists[id].listProperties.nestingLevels`). */
+export interface NestingLevel {
+  glyphType?: string;
+  glyphFormat?: string;
+  glyphSymbol?: string;
+  startNumber?: number;
+}
+
+/** The looks of a list's levels (none for a list the editor made: Docs' defaults then). */
+export type ListLooks = (id: string, level: number) => NestingLevel | undefined;
+
+/** The looks the document's `lists` give. */
+export function looksOf(lists: Record<string, unknown> | undefined): ListLooks {
+  return (id, level) => (lists?.[id] as { listProperties?: { nestingLevels?: NestingLevel[] } } | undefined)?.listProperties?.nestingLevels?.[level];
+}
+
+const NO_LOOKS: ListLooks = () => undefined;
+
+/** `n` as a level of this glyph type writes it; null for a type that is not a number. */
+function numeral(type: string | undefined, n: number): string | null {
+  switch (type) {
+    case "DECIMAL":
+      return String(n);
+    case "ZERO_DECIMAL":
+      return n < 10 ? `0${n}` : String(n);
+    case "ALPHA":
+      return alpha(n);
+    case "UPPER_ALPHA":
+      return alpha(n).toUpperCase();
+    case "ROMAN":
+      return roman(n);
+    case "UPPER_ROMAN":
+      return roman(n).toUpperCase();
+    case "NONE":
+      return "";
+    default:
+      return null;
+  }
+}
+
+/** What an item shows before its text. With the list's looks from the document: its level's
+ *  symbol, or its format with each `%N` the count at level N in that level's numerals (Docs'
+ *  `%0.%1.`), from the level's start number. Otherwise Docs' default glyphs for each level of
+ *  its kind (●, ○, ■ and 1., a., i., repeating every three levels). `counts[l]`: the item's
+ *  place among its list's items at level l, from 1. */
+export function marker(kind: ListKind, level: number, counts: number[], look: (level: number) => NestingLevel | undefined = () => undefined): string {
+  const own = look(level);
+  if (own?.glyphSymbol) return own.glyphSymbol;
+  if (own?.glyphFormat !== undefined && numeral(own.glyphType, 1) !== null) {
+    return own.glyphFormat.replace(/%(\d)/g, (_, at: string) => {
+      const l = Number(at);
+      const then = look(l);
+      const n = (counts[l] ?? 1) + Math.max(0, (then?.startNumber ?? 1) - 1);
+      return numeral(then?.glyphType, n) ?? String(n);
+    });
+  }
+  const number = counts[level] ?? 1;
   if (kind === "bullet") return ["●", "○", "■"][level % 3];
   return `${[String(number), alpha(number), roman(number)][level % 3]}.`;
 }
 
 /** The markers of every item, numbered per list and level (a deeper level restarts under each
  *  shallower item, as in Docs). */
-export function markers(doc: Node): Map<number, string> {
+export function markers(doc: Node, looks: ListLooks = NO_LOOKS): Map<number, string> {
   const out = new Map<number, string>();
   const counters = new Map<string, number[]>();
   forEachBlock(doc, (node, pos) => {
@@ -158,36 +212,43 @@ export function markers(doc: Node): Map<number, string> {
     counts[level] = (counts[level] ?? 0) + 1;
     counts.length = level + 1;
     counters.set(id, counts);
-    out.set(pos, marker(node.attrs.listKind as ListKind, level, counts[level]));
+    out.set(pos, marker(node.attrs.listKind as ListKind, level, counts, (l) => looks(id, l)));
   });
   return out;
 }
 
-/** Shows each list item's bullet or number (computed, not text: never typed over or copied). */
-export const listMarkers = new Plugin({
-  state: {
-    init: (_, state) => decorate(state.doc),
-    // Typing inside one block leaves every marker as it was: the old ones move with the text (a
-    // new set would make the view compare every block's decorations on each keystroke).
-    apply: (tr, old, before) => {
-      if (!tr.docChanged) return old;
-      return changedWithinOneBlock(before.doc, tr.doc) ? old.map(tr.mapping, tr.doc) : decorate(tr.doc);
+/** Shows each list item's bullet or number (computed, not text: never typed over or copied), as
+ *  the document's lists (read through `lists`, which a save replaces) say they look. */
+export function listMarkersOf(lists: () => Record<string, unknown> | undefined) {
+  const decorate = (doc: Node) => decorations(doc, looksOf(lists()));
+  return new Plugin({
+    state: {
+      init: (_, state) => decorate(state.doc),
+      // Typing inside one block leaves every marker as it was: the old ones move with the text (a
+      // new set would make the view compare every block's decorations on each keystroke).
+      apply: (tr, old, before) => {
+        if (!tr.docChanged) return old;
+        return changedWithinOneBlock(before.doc, tr.doc) ? old.map(tr.mapping, tr.doc) : decorate(tr.doc);
+      },
     },
-  },
-  props: {
-    decorations(state) {
-      return this.getState(state);
+    props: {
+      decorations(state) {
+        return this.getState(state);
+      },
     },
-  },
-});
+  });
+}
 
-function decorate(doc: Node): DecorationSet {
-  const decorations: Decoration[] = [];
-  for (const [pos, text] of markers(doc)) {
+/** The markers with Docs' default looks (a document without lists, the tests). */
+export const listMarkers = listMarkersOf(() => undefined);
+
+function decorations(doc: Node, looks: ListLooks): DecorationSet {
+  const out: Decoration[] = [];
+  for (const [pos, text] of markers(doc, looks)) {
     const node = doc.nodeAt(pos);
-    if (node) decorations.push(Decoration.node(pos, pos + node.nodeSize, { "data-marker": text }));
+    if (node) out.push(Decoration.node(pos, pos + node.nodeSize, { "data-marker": text }));
   }
-  return DecorationSet.create(doc, decorations);
+  return DecorationSet.create(doc, out);
 }
 
 /** Word (and LibreOffice copying as Word does) writes a list item as a paragraph whose style
