@@ -245,6 +245,8 @@ async fn the_first_background_sync_waits_as_asked_once_the_cache_has_been_synced
     // Synced before: the next start shows the cache and syncs only once the wait is over.
     let started = std::time::Instant::now();
     let later = open(4).await.unwrap();
+    // Most of the wait: no request yet (the background task has had three seconds to run).
+    tokio::time::sleep_until((started + std::time::Duration::from_secs(3)).into()).await;
     assert_eq!(requests_for(&later), 0, "synced before its wait was over");
     let took = synced_after(later, started).await;
     assert!(took >= std::time::Duration::from_secs(4), "synced after {took:?}");

@@ -19,6 +19,7 @@
 
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, readdirSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { By, Capabilities, WebDriver, until } from "selenium-webdriver";
 import { Executor, HttpClient } from "selenium-webdriver/http/index.js";
 import { bundleSizes, checkBudgets } from "../../ui/scripts/bundle-budget.mjs";
@@ -37,7 +38,7 @@ const PASSWORD = "//input[@id='password']";
 const EMBEDDED = { app, dir: dataDir, args: ["--sandbox", "--data-dir", dataDir], ready: PASSWORD };
 /** The same with the sandbox the bench browses: 1,000 products and a 1 MB document
  *  (tests/e2e/large-sandbox, which execs the app: its process is the app's). */
-const LARGE = { ...EMBEDDED, app: process.env.STAFFROOM_BENCH_LARGE_SANDBOX ?? new URL("./large-sandbox", import.meta.url).pathname };
+const LARGE = { ...EMBEDDED, app: process.env.STAFFROOM_BENCH_LARGE_SANDBOX ?? fileURLToPath(new URL("./large-sandbox", import.meta.url)) };
 /** The bare Tauri app; its data dir argument (which it ignores) tells its process apart. */
 const BARE = { app: bareApp, dir: `${dataDir}-bare`, args: ["--data-dir", `${dataDir}-bare`], ready: PASSWORD };
 

@@ -94,7 +94,11 @@ export function measureInteractions(root: HTMLElement, queryClient: QueryClient)
     requestAnimationFrame(() => setTimeout(look, 0));
   }
   // A search box that settles starts what the key asked for.
-  onSettled(() => afterNextPaint());
+  onSettled(() => {
+    // What it starts (a render, then a query) comes after this: look a frame later.
+    if (pending) pending.changed = true;
+    afterNextPaint();
+  });
   // A query that starts marks the wait as the core's; one that ends without changing the page
   // ends the wait too.
   queryClient.getQueryCache().subscribe((event) => {
@@ -113,7 +117,7 @@ export function measureInteractions(root: HTMLElement, queryClient: QueryClient)
     // A new interaction ends one still waiting (typing: each key is one). Its figure is then a
     // lower bound, up to this input: dropping it would leave only the fast ones in the figures.
     if (pending) {
-      if (pending.changed || waiting(queryClient) > 0) pending.painted = start;
+      if (pending.changed || waiting(queryClient) > 0 || settling()) pending.painted = start;
       finish(pending);
     }
     pending = { name, start, painted: start, changed: true, asked: false };

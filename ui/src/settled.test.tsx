@@ -36,6 +36,8 @@ describe("useSettled", () => {
     expect(container.textContent).toBe("");
     expect(settling()).toBe(false);
     rerender(<Shown value="bea" />);
+    // The emptied box's "" until typing pauses, never the old "ada".
+    expect(container.textContent).toBe("");
     expect(settling()).toBe(true);
     act(() => void vi.advanceTimersByTime(100));
     expect(settling()).toBe(false);

@@ -26,9 +26,13 @@ export function onSettled(listener: () => void) {
  *  priority; under Preact it returns the value at once. */
 export function useSettled(text: string, ms = SETTLE_MS): string {
   const [settled, setSettled] = useState(text);
-  const wait = text !== settled && text !== "";
   useEffect(() => {
-    if (!wait) return;
+    if (text === "") {
+      // Kept, the old text would come back for a moment when typing starts again.
+      if (settled !== "") setSettled("");
+      return;
+    }
+    if (text === settled) return;
     waiting += 1;
     let done = false;
     const finish = () => {
@@ -45,6 +49,6 @@ export function useSettled(text: string, ms = SETTLE_MS): string {
       clearTimeout(timer);
       finish();
     };
-  }, [text, wait, ms]);
+  }, [text, settled, ms]);
   return text === "" ? "" : settled;
 }

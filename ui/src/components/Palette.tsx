@@ -64,20 +64,21 @@ export function Palette({ areas, onSyncNow, onSignOut, onClose }: Props) {
       { key: "a:signout", group: "Actions", label: "Sign out", run: () => { onSignOut(); onClose(); } },
       ...areas.map((a) => ({ key: `a:${a.id}`, group: "Go to", label: a.label, run: go(paths.area(a.id)) })),
     ].filter((item) => matches(item.label));
+    if (!enabled) return actions;
     // Until the core is asked for what is typed, its answers for earlier text are not shown:
     // Enter must not open a customer found for "ada" when "ada@x" is typed.
-    if (!enabled || typed !== search) return actions;
+    const answered = typed === search;
     return [
-      ...(customers.data?.customers ?? []).map((c) => ({
+      ...((answered && customers.data?.customers) || []).map((c) => ({
         key: `c:${c.id}`, group: "Customers", label: c.name || c.email, hint: c.email, run: go(paths.customer(c.id)),
       })),
-      ...(orders.data?.orders ?? []).map((o) => ({
+      ...((answered && orders.data?.orders) || []).map((o) => ({
         key: `o:${o.id}`, group: "Orders", label: `${o.orderId} · ${o.name ?? o.email}`, hint: formatMoney(o.total, o.currency), run: go(paths.order(o.id)),
       })),
-      ...(subscriptions.data?.subscriptions ?? []).map((s) => ({
+      ...((answered && subscriptions.data?.subscriptions) || []).map((s) => ({
         key: `s:${s.id}`, group: "Subscriptions", label: `${s.customerName ?? s.customerEmail} · ${s.productName ?? ""}`, hint: s.providerStatus.replace("_", " "), run: go(paths.subscription(s.id)),
       })),
-      ...(products.data?.products ?? []).map((p) => ({
+      ...((answered && products.data?.products) || []).map((p) => ({
         key: `p:${p.id}`, group: "Products", label: p.name, hint: formatMoney(p.price, p.currency), run: go(paths.area("products")),
       })),
       ...(documents.data?.documents ?? [])

@@ -49,6 +49,7 @@ describe("lists in the editor", () => {
       "kix.from3": { listProperties: { nestingLevels: [{ glyphType: "ALPHA", glyphFormat: "(%0)", startNumber: 3 }] } },
       "kix.arrow": { listProperties: { nestingLevels: [{ glyphSymbol: "➢", glyphFormat: "%0" }, { glyphType: "NONE", glyphFormat: "%1" }] } },
       "kix.zero": { listProperties: { nestingLevels: [{ glyphType: "ZERO_DECIMAL", glyphFormat: "%0)" }] } },
+      "kix.nested": { listProperties: { nestingLevels: [{ glyphSymbol: "●", glyphFormat: "<%0>" }, { glyphType: "DECIMAL", glyphFormat: "%0 %1.", startNumber: 0 }] } },
     };
     const s = state([
       item("Scope", 0, "number", "kix.roman"),
@@ -60,10 +61,12 @@ describe("lists in the editor", () => {
       item("Go", 0, "bullet", "kix.arrow"),
       item("Quietly", 1, "bullet", "kix.arrow"),
       item("First", 0, "number", "kix.zero"),
+      item("Top", 0, "bullet", "kix.nested"),
+      item("Zeroth", 1, "number", "kix.nested"),
       // A list the editor made (no looks in the document): Docs' defaults.
       item("New", 0, "number", "new.1"),
     ]);
-    expect([...markers(s.doc, looksOf(lists)).values()]).toEqual(["I.", "I.1.", "I.2.", "II.", "(c)", "(d)", "➢", "", "01)", "1."]);
+    expect([...markers(s.doc, looksOf(lists)).values()]).toEqual(["I.", "I.1.", "I.2.", "II.", "(c)", "(d)", "➢", "", "01)", "<●>", "● 0.", "1."]);
   });
 
   it("numbers each list per level and shows bullets by level, as Docs does", () => {
@@ -119,7 +122,9 @@ describe("lists in the editor", () => {
     const html = `<p class=MsoListParagraphCxSpFirst style='text-indent:-18pt;mso-list:l0 level1 lfo1'><![if !supportLists]><span style='font-family:Symbol'><span style='mso-list:Ignore'>·<span style='font:7.0pt "Times New Roman"'>&nbsp;&nbsp; </span></span></span><![endif]>Venue</p>
       <p class=MsoListParagraphCxSpLast style='margin-left:72pt;mso-list:l0 level2 lfo1'><span style='mso-list:Ignore'>o<span>&nbsp; </span></span>Deposit</p>
       <p class=MsoNormal>Between</p>
-      <p class=MsoListParagraph style='mso-list:l1 level1 lfo2'><span style='mso-list:Ignore'>1.<span>&nbsp;</span></span>Invite</p>`;
+      <p class=MsoListParagraph style='mso-list:l1 level1 lfo2'><span style='mso-list:Ignore'>1.<span>&nbsp;</span></span>Invite</p>
+      <p class=MsoListParagraph style='mso-list:l1 level2 lfo2'><span style='mso-list:Ignore'>1.1.<span>&nbsp;</span></span>Guests</p>
+      <p class=MsoListParagraph style='mso-list:l1 level1 lfo3'><span style='mso-list:Ignore'>1.<span>&nbsp;</span></span>Restarted</p>`;
     const dom = new window.DOMParser().parseFromString(flattenPastedLists(html), "text/html");
     const parsed = fromDoc(PmParser.fromSchema(schema).parse(dom.body)) as Paragraph[];
     expect(parsed.map((p) => [p.text, p.list?.kind ?? null, p.list?.level ?? null])).toEqual([
@@ -127,9 +132,14 @@ describe("lists in the editor", () => {
       ["Deposit", "bullet", 1],
       ["Between", null, null],
       ["Invite", "number", 0],
+      ["Guests", "number", 1],
+      ["Restarted", "number", 0],
     ]);
     expect(parsed[0].list?.id).toBe(parsed[1].list?.id);
     expect(parsed[3].list?.id).not.toBe(parsed[0].list?.id);
+    expect(parsed[4].list?.id).toBe(parsed[3].list?.id);
+    // A list Word restarted (another instance of it) is a list of its own.
+    expect(parsed[5].list?.id).not.toBe(parsed[3].list?.id);
   });
 
   it("pastes Google Docs' lists with their levels, one id per list", () => {

@@ -3,6 +3,7 @@ import { Plugin, TextSelection, type Command, type EditorState, type Transaction
 import { Decoration, DecorationSet } from "prosemirror-view";
 import type { ListKind } from "../types";
 import { changedWithinOneBlock } from "./changes";
+import { RELABEL } from "./convert";
 import { blockAfter, blockBefore, forEachBlock } from "./chunks";
 import { schema } from "./schema";
 
@@ -179,20 +180,26 @@ function numeral(type: string | undefined, n: number): string | null {
 }
 
 /** What an item shows before its text. With the list's looks from the document: its level's
- *  symbol, or its format with each `%N` the count at level N in that level's numerals (Docs'
- *  `%0.%1.`), from the level's start number. Otherwise Docs' default glyphs for each level of
- *  its kind (●, ○, ■ and 1., a., i., repeating every three levels). `counts[l]`: the item's
- *  place among its list's items at level l, from 1. */
+ *  format with each `%N` replaced by level N's symbol, or its count there in that level's
+ *  numerals from the level's start number (Docs' `%0.%1.`); a level with a symbol and no format
+ *  shows the symbol. Otherwise Docs' default glyphs for each level of its kind (●, ○, ■ and 1.,
+ *  a., i., repeating every three levels). `counts[l]`: the item's place among its list's items
+ *  at level l, from 1. */
 export function marker(kind: ListKind, level: number, counts: number[], look: (level: number) => NestingLevel | undefined = () => undefined): string {
   const own = look(level);
-  if (own?.glyphSymbol) return own.glyphSymbol;
-  if (own?.glyphFormat !== undefined && numeral(own.glyphType, 1) !== null) {
-    return own.glyphFormat.replace(/%(\d)/g, (_, at: string) => {
-      const l = Number(at);
-      const then = look(l);
-      const n = (counts[l] ?? 1) + Math.max(0, (then?.startNumber ?? 1) - 1);
-      return numeral(then?.glyphType, n) ?? String(n);
-    });
+  // A level's own sign: its symbol, or its number (Docs: a start number of 0 counts as 1 for
+  // letters and Roman numerals, and as 0 for digits; an absent one as 1, as Docs writes it out).
+  const sign = (at: number): string | null => {
+    const then = look(at);
+    if (then?.glyphSymbol) return then.glyphSymbol;
+    const type = then?.glyphType;
+    const start = then?.startNumber ?? 1;
+    const first = start === 0 && type !== "DECIMAL" && type !== "ZERO_DECIMAL" ? 1 : start;
+    return numeral(type, (counts[at] ?? 1) + first - 1);
+  };
+  if (own && sign(level) !== null) {
+    if (own.glyphFormat === undefined) return sign(level) ?? "";
+    return own.glyphFormat.replace(/%(\d)/g, (_, at: string) => sign(Number(at)) ?? String(counts[Number(at)] ?? 1));
   }
   const number = counts[level] ?? 1;
   if (kind === "bullet") return ["●", "○", "■"][level % 3];
@@ -227,6 +234,8 @@ export function listMarkersOf(lists: () => Record<string, unknown> | undefined) 
       // Typing inside one block leaves every marker as it was: the old ones move with the text (a
       // new set would make the view compare every block's decorations on each keystroke).
       apply: (tr, old, before) => {
+        // After a save the document's lists are Google's, which may look otherwise: draw again.
+        if (tr.getMeta(RELABEL)) return decorate(tr.doc);
         if (!tr.docChanged) return old;
         return changedWithinOneBlock(before.doc, tr.doc) ? old.map(tr.mapping, tr.doc) : decorate(tr.doc);
       },
@@ -251,20 +260,23 @@ function decorations(doc: Node, looks: ListLooks): DecorationSet {
   return DecorationSet.create(doc, out);
 }
 
-/** Word (and LibreOffice copying as Word does) writes a list item as a paragraph whose style
- *  names its list and level (`mso-list:l0 level2 lfo1`), with its bullet or number as text in a
- *  span styled `mso-list:Ignore`. Each becomes a list paragraph as `flattenPastedLists` makes
- *  them; the typed bullet or number goes (the editor draws its own). */
+/** Word writes a list item as a paragraph whose style names its list, level and the list's
+ *  instance (`mso-list:l0 level2 lfo1`: a restarted list is another instance), with its bullet
+ *  or number as text in a span styled `mso-list:Ignore`. Each becomes a list paragraph as
+ *  `flattenPastedLists` makes them; the typed bullet or number goes (the editor draws its own),
+ *  and says the kind: a number has a digit (`1.`, `1.1.`, `(2)`) or is a few letters with a
+ *  period or parenthesis (`a)`, `iv.`); anything else (`·`, `o`, `§`) is a bullet. */
 function markWordItems(dom: Document) {
   const paste = Math.random().toString(36).slice(2, 10);
   for (const p of [...dom.body.querySelectorAll<HTMLElement>("p[style*='mso-list']")]) {
-    const place = /mso-list:\s*l(\d+)\s+level(\d+)/i.exec(p.getAttribute("style") ?? "");
+    const place = /mso-list:\s*l(\d+)\s+level(\d+)(?:\s+lfo(\d+))?/i.exec(p.getAttribute("style") ?? "");
     if (!place) continue;
     const label = [...p.querySelectorAll("span")].find((span) => /mso-list:\s*ignore/i.test(span.getAttribute("style") ?? ""));
-    const kind = /^(\d+|[a-z]|[ivxlcdm]+)[.)]$/i.test((label?.textContent ?? "").replace(/\s/g, "")) ? "number" : "bullet";
+    const typed = (label?.textContent ?? "").replace(/\s/g, "");
+    const kind = /\d/.test(typed) || /^\(?[a-z]{1,4}[.)]$/i.test(typed) ? "number" : "bullet";
     label?.remove();
     p.dataset.listKind = kind;
-    p.dataset.listId = `pasted.${paste}.word-${place[1]}.${kind}`;
+    p.dataset.listId = `pasted.${paste}.word-${place[1]}-${place[3] ?? 0}.${kind}`;
     p.dataset.level = String(Math.min(MAX_LEVEL, Math.max(0, Number(place[2]) - 1)));
   }
 }

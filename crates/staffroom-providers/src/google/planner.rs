@@ -1435,6 +1435,59 @@ mod tests {
         assert_eq!(create["bulletPreset"], "NUMBERED_UPPERROMAN_UPPERALPHA_DECIMAL");
     }
 
+    #[test]
+    fn marks_rebase_onto_their_edits_elsewhere_and_both_styling_one_paragraph_conflicts() {
+        let base = doc(&[("one", "NORMAL_TEXT"), ("two", "NORMAL_TEXT"), ("three", "NORMAL_TEXT")]);
+        let mut mine = editable_blocks(&base);
+        let bold = StyledRun { len: 5, bold: true, ..Default::default() };
+        let EditBlock::Paragraph { runs, .. } = &mut mine[2] else { panic!() };
+        *runs = Some(vec![bold.clone()]);
+        // They changed the first paragraph: my bold word carries over and plans on their revision.
+        let newer = doc(&[("ONE", "NORMAL_TEXT"), ("two", "NORMAL_TEXT"), ("three", "NORMAL_TEXT")]);
+        let rebased = rebase(&base, &mine, &newer).unwrap();
+        assert!(rebased.conflicts.is_empty(), "{:?}", rebased.conflicts);
+        assert!(matches!(&rebased.blocks[0], EditBlock::Paragraph { text, .. } if text == "ONE"));
+        assert_eq!(rebased.blocks[2], mine[2]);
+        let requests = plan(&newer, &rebased.blocks).unwrap();
+        assert_eq!(
+            requests,
+            vec![json!({"updateTextStyle": {
+                "range": {"startIndex": 9, "endIndex": 14},
+                "textStyle": {"bold": true},
+                "fields": "bold"
+            }})]
+        );
+        // They made the same paragraph italic: the user chooses.
+        let mut italic = newer.clone();
+        let run = italic.body.content[3].paragraph.as_mut().unwrap().elements[0].text_run.as_mut().unwrap();
+        run.style = Some(serde_json::from_value(json!({"italic": true})).unwrap());
+        let rebased = rebase(&base, &mine, &italic).unwrap();
+        assert_eq!(rebased.conflicts.len(), 1);
+        assert_eq!(rebased.conflicts[0].mine, vec![mine[2].clone()]);
+    }
+
+    #[test]
+    fn list_places_rebase_onto_their_edits_elsewhere_and_both_changing_one_item_conflicts() {
+        use lists::ListKind::Bullet;
+        let base = with_list(&[("Checklist", None), ("Venue", Some(0)), ("Coffee", Some(0))]);
+        let mut mine = editable_blocks(&base);
+        let EditBlock::Paragraph { list, .. } = &mut mine[2] else { panic!() };
+        *list = Some(ListItem { id: "kix.a".into(), kind: Bullet, level: 1 });
+        // They retitled the checklist: "Coffee" stays nested under "Venue".
+        let newer = with_list(&[("Checklist!", None), ("Venue", Some(0)), ("Coffee", Some(0))]);
+        let rebased = rebase(&base, &mine, &newer).unwrap();
+        assert!(rebased.conflicts.is_empty(), "{:?}", rebased.conflicts);
+        assert!(matches!(&rebased.blocks[0], EditBlock::Paragraph { text, .. } if text == "Checklist!"));
+        assert_eq!(rebased.blocks[2], mine[2]);
+        let requests = plan(&newer, &rebased.blocks).unwrap();
+        assert!(requests.iter().any(|r| r.get("createParagraphBullets").is_some()), "{requests:?}");
+        // They changed that item's text meanwhile: the user chooses.
+        let changed = with_list(&[("Checklist", None), ("Venue", Some(0)), ("Coffee and tea", Some(0))]);
+        let rebased = rebase(&base, &mine, &changed).unwrap();
+        assert_eq!(rebased.conflicts.len(), 1);
+        assert_eq!(rebased.conflicts[0].mine, vec![mine[2].clone()]);
+    }
+
     /// "Intro", a table of `cells`, "End", with their indexes.
     fn with_table(cells: &[&[&str]]) -> Document {
         use crate::google::model::{Table, TableCell, TableRow};
