@@ -145,6 +145,28 @@ describe("Editor", () => {
     }
   });
 
+  it("reaches every enabled toolbar control from the text with Shift+Tab, each named, and runs one with the keyboard", async () => {
+    mockCommands({ editor_document: () => view() });
+    renderWithQuery(<Editor id="d1" />);
+    const { element, pm } = await surface();
+    element.focus();
+    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, endOf(pm, 0) + 2, endOf(pm, 0) + 6))));
+    const toolbar = screen.getByRole("toolbar", { name: "Formatting" });
+    const enabled = [...toolbar.querySelectorAll<HTMLElement>("button, select")].filter((c) => !(c as HTMLButtonElement).disabled);
+    // Back from the text through the toolbar, last control first, to the style select.
+    const reached: HTMLElement[] = [];
+    for (let i = 0; i < enabled.length; i++) {
+      await userEvent.tab({ shift: true });
+      reached.push(window.document.activeElement as HTMLElement);
+    }
+    expect(reached.reverse()).toEqual(enabled);
+    for (const control of enabled) expect(control.getAttribute("aria-label")).toBeTruthy();
+    // Bold from the keyboard: Space on the focused button makes "Ship" bold.
+    screen.getByRole("button", { name: "Bold" }).focus();
+    await userEvent.keyboard(" ");
+    expect(within(element).getByText("Ship").tagName).toBe("STRONG");
+  });
+
   it("edits text with an emoji, a style and bold, and saves the runs through the planner", async () => {
     const calls = mockCommands({
       editor_document: () => view(),
