@@ -13,7 +13,7 @@ import { formatDay, When } from "../format";
 import { paths } from "../links";
 import type { CustomerStatus, User } from "../types";
 import { usePagedList } from "../paging";
-import { useSettled } from "../settled";
+import { usePageOf, useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
@@ -34,10 +34,10 @@ function statusLabel(status: string): string {
 /** Customers: the store's customers, newest first, found by name or e-mail. */
 export function Customers() {
   const [, navigate] = useLocation();
-  const [page, setPage] = useState(1);
   const [text, setText] = useState("");
   const [status, setStatus] = useState<CustomerStatus | "">("");
   const search = useSettled(text.trim());
+  const [page, setPage] = usePageOf(search);
   const list = usePagedList(
     (p) => ["customers", p, search, status],
     (p) => api.listCustomers({ page: p, limit: PAGE_SIZE, search: search || null, status: status || null }),
@@ -56,7 +56,7 @@ export function Customers() {
             aria-label="Search customers"
             placeholder="Name or e-mail"
             value={text}
-            onChange={(e) => { setText(e.target.value); setPage(1); }}
+            onChange={(e) => setText(e.target.value)}
           />
           <label htmlFor="customer-status" className="muted">E-mails</label>
           <select id="customer-status" value={status} onChange={(e) => { setStatus(e.target.value as CustomerStatus | ""); setPage(1); }}>

@@ -7,7 +7,7 @@ import { api, describeError, fieldError, formatMoney, parseAmount } from "../api
 import { formatDay } from "../format";
 import { paths } from "../links";
 import type { CreateDiscountRequest, Discount, DiscountDuration, User } from "../types";
-import { useSettled } from "../settled";
+import { usePageOf, useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
@@ -35,11 +35,11 @@ function stateOf(d: Discount, now = Date.now()): [string, string] {
 /** Discounts: the store's codes, newest first, each with how often and by whom it was used;
  *  admins make new ones and delete old ones. */
 export function Discounts({ user }: { user: User }) {
-  const [page, setPage] = useState(1);
   const [text, setText] = useState("");
   const [open, setOpen] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const search = useSettled(text.trim());
+  const [page, setPage] = usePageOf(search);
   const list = useQuery({
     queryKey: ["discounts", page, search],
     queryFn: () => api.listDiscounts({ page, limit: PAGE_SIZE, search: search || null }),
@@ -62,7 +62,7 @@ export function Discounts({ user }: { user: User }) {
             aria-label="Search discounts"
             placeholder="Code or name"
             value={text}
-            onChange={(e) => { setText(e.target.value); setPage(1); }}
+            onChange={(e) => setText(e.target.value)}
           />
         </div>
         <ListBody

@@ -6,17 +6,17 @@ import { useRefetchOnWebhook } from "../events";
 import { can } from "../access";
 import { api } from "../api";
 import type { LicenseKeyStatus, User } from "../types";
-import { useSettled } from "../settled";
+import { usePageOf, useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
 /** Licence keys: the store's keys, newest first, found by the customer's e-mail or by the key
  *  (its short form, or the whole key a customer pasted into an e-mail). */
 export function LicenseKeys({ user }: { user: User }) {
-  const [page, setPage] = useState(1);
   const [text, setText] = useState("");
   const [status, setStatus] = useState<LicenseKeyStatus | "">("");
   const search = useSettled(text.trim());
+  const [page, setPage] = usePageOf(search);
   const list = useQuery({
     queryKey: ["license-keys", page, search, status],
     queryFn: () => api.listLicenseKeys({ page, limit: PAGE_SIZE, search: search || null, status: status || null }),
@@ -35,7 +35,7 @@ export function LicenseKeys({ user }: { user: User }) {
             aria-label="Search licence keys"
             placeholder="E-mail or key"
             value={text}
-            onChange={(e) => { setText(e.target.value); setPage(1); }}
+            onChange={(e) => setText(e.target.value)}
           />
           <label htmlFor="key-status" className="muted">Status</label>
           <select id="key-status" value={status} onChange={(e) => { setStatus(e.target.value as LicenseKeyStatus | ""); setPage(1); }}>

@@ -14,7 +14,7 @@ import { ownRefund } from "../notifications";
 import { CustomerLink, paths } from "../links";
 import type { Order, OrderStatusFilter, User } from "../types";
 import { usePagedList } from "../paging";
-import { useSettled } from "../settled";
+import { usePageOf, useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
@@ -42,11 +42,11 @@ export function Orders({ user }: { user: User }) {
   const [, navigate] = useLocation();
   // The chosen order is in the location (#/orders/<id>), so the back button closes it.
   const selected = useRoute("/orders/:id")[1]?.id;
-  const [page, setPage] = useState(1);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const setSelected = (id: string) => navigate(paths.order(id));
   // Typing stays smooth: the list follows the search box a moment later.
   const search = useSettled(filters.search.trim());
+  const [page, setPage] = usePageOf(search);
   const list = usePagedList(
     (p) => ["orders", p, search, filters.status, filters.from, filters.to],
     (p) =>
@@ -62,9 +62,10 @@ export function Orders({ user }: { user: User }) {
   );
   // A webhook applied by the core changes an order: refetch, no reload.
   useRefetchOnWebhook([["orders"], ["order"], ["license-keys"]]);
+  // A new filter starts from the first page (a new search does once it is followed).
   const change = (next: Partial<Filters>) => {
     setFilters((f) => ({ ...f, ...next }));
-    setPage(1);
+    if (Object.keys(next).some((name) => name !== "search")) setPage(1);
   };
   const filtered = filters !== NO_FILTERS && (search || filters.status || filters.from || filters.to);
   return (

@@ -5,7 +5,7 @@ import { ListBody } from "../components/ListBody";
 import { api, describeError, fieldError, formatMoney } from "../api";
 import type { Order, Product, ProductStatus } from "../types";
 import { usePagedList } from "../paging";
-import { useSettled } from "../settled";
+import { usePageOf, useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
@@ -13,10 +13,10 @@ const PAGE_SIZE = 20;
 export function Products() {
   const [status, setStatus] = useState<ProductStatus | "">("");
   const [search, setSearch] = useState("");
-  const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<string | null>(null);
   // The list follows the search box once typing pauses.
   const settled = useSettled(search.trim());
+  const [page, setPage] = usePageOf(settled);
   const list = usePagedList(
     (p) => ["products", status, settled, p],
     (p) => api.listProducts({ page: p, limit: PAGE_SIZE, status: status || null, search: settled || null }),
@@ -35,10 +35,7 @@ export function Products() {
             placeholder="Search by name"
             value={search}
             maxLength={100}
-            onChange={(e) => {
-              setSearch(e.target.value);
-              setPage(1);
-            }}
+            onChange={(e) => setSearch(e.target.value)}
           />
           <label htmlFor="status-filter" className="muted">Status</label>
           <select

@@ -11,7 +11,7 @@ import { formatDay, When } from "../format";
 import { CustomerLink, paths } from "../links";
 import type { PendingConfirmation, Subscription, SubscriptionActionRequest, SubscriptionStatusFilter, User } from "../types";
 import { usePagedList } from "../paging";
-import { useSettled } from "../settled";
+import { usePageOf, useSettled } from "../settled";
 
 const PAGE_SIZE = 20;
 
@@ -71,7 +71,7 @@ export function Subscriptions({ user }: { user: User }) {
   const [product, setProduct] = useState("");
   const [text, setText] = useState("");
   const search = useSettled(text.trim());
-  const [page, setPage] = useState(1);
+  const [page, setPage] = usePageOf(search);
   const [pending, setPending] = useState<{ subscription: Subscription; action: Action } | null>(null);
   const [choices, setChoices] = useState<Choices>(NO_CHOICES);
   // Changes that wait for the customer (PayPal), by subscription id.
@@ -105,7 +105,7 @@ export function Subscriptions({ user }: { user: User }) {
       <div className="stack">
         <div className="toolbar"><h2 id="subscriptions-title">Subscriptions</h2></div>
         <div className="toolbar filters" role="search" aria-label="Find subscriptions">
-          <input className="search" type="search" aria-label="Search subscriptions" placeholder="Customer's name or e-mail" value={text} onChange={(e) => { setText(e.target.value); setPage(1); }} />
+          <input className="search" type="search" aria-label="Search subscriptions" placeholder="Customer's name or e-mail" value={text} onChange={(e) => setText(e.target.value)} />
           <label htmlFor="sub-status" className="muted">Status</label>
           <select id="sub-status" value={status} onChange={(e) => { setStatus(e.target.value as SubscriptionStatusFilter | ""); setPage(1); }}>
             <option value="">All</option>
