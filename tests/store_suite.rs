@@ -1033,6 +1033,10 @@ async fn audit_entries_page_newest_first(db: Db) {
     assert_eq!(search(creates.clone()).await.len(), 7);
     let before_third = staffroom::audit::AuditQuery { before: Some(first[4].id), ..creates };
     assert_eq!(search(before_third).await.len(), 3, "filters and pages add up");
+    // Times are kept to the millisecond, and `from` includes its own: the last entry, made in
+    // the same millisecond as a `now` read at once, would count as from now (seen on a fast
+    // machine). Now is read once that millisecond has passed.
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     let now = staffroom::time::now_rfc3339();
     assert!(search(staffroom::audit::AuditQuery { from: Some(now.clone()), ..Default::default() }).await.is_empty());
     let until_now =
