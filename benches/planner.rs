@@ -13,17 +13,17 @@
 use std::time::{Duration, Instant};
 
 use staffroom::docs::lists::ListItem;
-use staffroom::docs::model::Document;
+use staffroom::docs::model::{Alignment, Document};
 use staffroom::docs::planner::{editable_blocks, plan, EditBlock, StyledRun};
 use staffroom::docs::tables::TableRowEdit;
 use staffroom::sandbox::google::doc::SimDoc;
 use staffroom::sandbox::google::seed::{large_document, Xorshift};
 
-/// A paragraph as the editor sends it: its text, style and runs (plain ones here).
+/// A paragraph as the editor sends it: its text, style, alignment and runs (plain ones here).
 fn paragraph(text: String, style: &str, list: Option<ListItem>) -> EditBlock {
     let len = text.encode_utf16().count() as u32;
     let runs = if len == 0 { vec![] } else { vec![StyledRun { len, ..StyledRun::default() }] };
-    EditBlock::Paragraph { text, style: style.into(), runs: Some(runs), list }
+    EditBlock::Paragraph { text, style: style.into(), alignment: Some(Alignment::Start), runs: Some(runs), list }
 }
 
 fn edit(blocks: &[EditBlock], share: f64, rng: &mut Xorshift) -> Vec<EditBlock> {
@@ -34,7 +34,7 @@ fn edit(blocks: &[EditBlock], share: f64, rng: &mut Xorshift) -> Vec<EditBlock> 
             continue;
         }
         match block {
-            EditBlock::Paragraph { text, style, runs, list } => match rng.below(6) {
+            EditBlock::Paragraph { text, style, alignment, runs, list } => match rng.below(6) {
                 // Change a word in the middle.
                 0 | 1 => {
                     let mut t = text.clone();
@@ -42,17 +42,19 @@ fn edit(blocks: &[EditBlock], share: f64, rng: &mut Xorshift) -> Vec<EditBlock> 
                     t.insert_str(at, " edited 🎉");
                     out.push(paragraph(t, style, list.clone()));
                 }
-                // Restyle; or nest a list item one level deeper.
+                // Restyle (a centred heading); or nest a list item one level deeper.
                 2 => match list {
                     Some(item) if item.level < 2 => out.push(EditBlock::Paragraph {
                         text: text.clone(),
                         style: style.clone(),
+                        alignment: *alignment,
                         runs: runs.clone(),
                         list: Some(ListItem { level: item.level + 1, ..item.clone() }),
                     }),
                     _ => out.push(EditBlock::Paragraph {
                         text: text.clone(),
                         style: "HEADING_3".into(),
+                        alignment: Some(Alignment::Center),
                         runs: runs.clone(),
                         list: list.clone(),
                     }),
@@ -64,6 +66,7 @@ fn edit(blocks: &[EditBlock], share: f64, rng: &mut Xorshift) -> Vec<EditBlock> 
                     out.push(EditBlock::Paragraph {
                         text: text.clone(),
                         style: style.clone(),
+                        alignment: *alignment,
                         runs,
                         list: list.clone(),
                     });
@@ -102,9 +105,10 @@ fn content(block: &EditBlock) -> EditBlock {
             columns: vec![None; columns.len()],
             rows: rows.iter().map(|r| TableRowEdit { from: None, cells: r.cells.clone() }).collect(),
         },
-        EditBlock::Paragraph { list: Some(item), text, style, runs } => EditBlock::Paragraph {
+        EditBlock::Paragraph { list: Some(item), text, style, alignment, runs } => EditBlock::Paragraph {
             text: text.clone(),
             style: style.clone(),
+            alignment: *alignment,
             runs: runs.clone(),
             // A list made again gets a new id from Google.
             list: Some(ListItem { id: String::new(), ..item.clone() }),

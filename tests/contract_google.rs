@@ -1,6 +1,7 @@
 //! The Google contract. Every JSON body our Google client sends, every query parameter it uses,
 //! every field it reads, and every body the simulator returns, checked against Google's discovery
-//! documents (`tests/contract/google/discovery/*.json`, copied from Google's published ones):
+//! documents (`crates/staffroom-sandbox/discovery/*.json`, copied from Google's published ones,
+//! which the simulator also holds requests to):
 //! field names and types. And the fixtures written from documented and observed answers
 //! (`tests/contract/google/`, sources in the README there) decode the way the client reads them,
 //! with each of their field paths that the client reads also in the simulator's answers.
@@ -14,7 +15,7 @@ use reqwest::Method;
 use serde_json::{json, Map, Value};
 
 fn discovery(name: &str) -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/contract/google/discovery").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("crates/staffroom-sandbox/discovery").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
@@ -171,7 +172,8 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
         .await;
     assert_eq!(status, 200, "{patched}");
     // The editor's saves, which send every other kind of request: a bold word, a list made
-    // and then removed, a table's rows and columns added and removed, a new table.
+    // and then removed, a table's rows and columns added and removed, a new table, a cell
+    // aligned to the end.
     let seeded = "doc002sbxA1b2C3d4E5f6G7h8";
     let (_, view) = app.get(&format!("/api/docs/documents/{seeded}/editor")).await;
     let mut blocks = view["blocks"].as_array().unwrap().clone();
@@ -180,7 +182,10 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
     blocks[first_text]["runs"] = json!([{"len": 4, "bold": true}, {"len": units - 4}]);
     blocks[first_text]["list"] = json!({"id": "new.contract", "kind": "bullet", "level": 0});
     let table = blocks.iter_mut().find(|b| b["kind"] == "table").unwrap();
-    let new_cell = |text: &str| json!([{"kind": "paragraph", "text": text, "style": "NORMAL_TEXT", "runs": [{"len": text.len()}]}]);
+    let aligned_cell = |text: &str, alignment: &str| {
+        json!([{"kind": "paragraph", "text": text, "style": "NORMAL_TEXT", "alignment": alignment, "runs": [{"len": text.len()}]}])
+    };
+    let new_cell = |text: &str| aligned_cell(text, "START");
     table["columns"] = json!([0, null]);
     let rows = table["rows"].as_array_mut().unwrap();
     rows.remove(2);
@@ -189,7 +194,7 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
         cells.truncate(1);
         cells.push(new_cell("New"));
     }
-    rows.push(json!({"cells": [new_cell("Tea"), new_cell("5")]}));
+    rows.push(json!({"cells": [new_cell("Tea"), aligned_cell("5", "END")]}));
     blocks.insert(
         first_text + 1,
         json!({"kind": "table", "columns": [null, null], "rows": [{"cells": [new_cell("A"), new_cell("B")]}]}),
@@ -539,4 +544,36 @@ async fn documented_answers_decode_as_the_client_reads_them_and_the_simulator_ha
         serde_json::from_value(app.google().document_json("doc001sbxA1b2C3d4E5f6G7h8").unwrap()).unwrap();
     let missing: Vec<String> = model_paths(&document).difference(&model_paths(&simulated)).cloned().collect();
     assert!(missing.is_empty(), "the simulator never answers with {missing:?}");
+}
+
+/// The simulator's Docs parser is as strict as Google's: a field the discovery document does not
+/// have, or an alignment that is not one of its enum's, is refused whole (nothing applied).
+#[tokio::test]
+async fn the_simulator_refuses_fields_and_values_the_discovery_document_does_not_have() {
+    let app = SandboxApp::start().await;
+    let google = app.google();
+    let token = google.issue_token()["access_token"].as_str().unwrap().to_string();
+    let id = "doc002sbxA1b2C3d4E5f6G7h8";
+    let before = google.document_json(id).unwrap();
+    let url = format!("{}/v1/documents/{id}:batchUpdate", google.base_url());
+    for (request, message) in [
+        (
+            json!({"insertText": {"location": {"index": 1}, "text": "x", "textStyle": {"bold": true}}}),
+            "Unknown name \"textStyle\" at 'requests[1].insert_text': Cannot find field.",
+        ),
+        (
+            json!({"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 2},
+                   "paragraphStyle": {"alignment": "LEFT"}, "fields": "alignment"}}),
+            "Invalid value at 'requests[1].update_paragraph_style.paragraph_style.alignment' (TYPE_ENUM), \"LEFT\"",
+        ),
+    ] {
+        let body = json!({"requests": [{"insertText": {"location": {"index": 1}, "text": "fine"}}, request]});
+        let answer = reqwest::Client::new().post(&url).bearer_auth(&token).json(&body).send().await.unwrap();
+        assert_eq!(answer.status(), 400);
+        let error: Value = answer.json().await.unwrap();
+        assert_eq!(error["error"]["status"], "INVALID_ARGUMENT");
+        let text = error["error"]["message"].as_str().unwrap();
+        assert!(text.starts_with("Invalid JSON payload received.") && text.ends_with(message), "{text}");
+    }
+    assert_eq!(google.document_json(id).unwrap(), before, "nothing was applied");
 }

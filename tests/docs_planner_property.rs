@@ -1,18 +1,25 @@
 //! The planner's promise, for random documents and random edits: applying its requests in the
-//! simulator yields exactly the edited document (texts, paragraph styles, character styles,
-//! lists: each paragraph's kind of list and nesting, and the table: its rows, columns and cells),
+//! simulator yields exactly the edited document (texts, paragraph styles and alignments,
+//! character styles, lists: each paragraph's kind of list and nesting, and the table: its rows, columns and cells),
 //! the paragraph holding an image is untouched, and each kind of request runs from the highest
 //! index down.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use staffroom::docs::lists::{ListItem, ListKind};
-use staffroom::docs::model::Document;
+use staffroom::docs::model::{Alignment, Document};
 use staffroom::docs::planner::{editable_blocks, plan, plan_in_phases, EditBlock, StyledRun};
 use staffroom::docs::tables::TableRowEdit;
 use staffroom::sandbox::google::doc::{Piece as SeedPiece, SimDoc, Unit};
 
 const STYLES: &[&str] = &["NORMAL_TEXT", "TITLE", "HEADING_1", "HEADING_2", "HEADING_6"];
+
+fn alignment() -> impl Strategy<Value = Alignment> {
+    prop_oneof![
+        3 => Just(Alignment::Start),
+        1 => prop::sample::select(vec![Alignment::Center, Alignment::End, Alignment::Justified]),
+    ]
+}
 
 /// A piece of text and its character styles.
 type Piece = (String, StyledRun);
@@ -68,16 +75,20 @@ fn listed() -> impl Strategy<Value = Listed> {
     ]
 }
 
-fn paragraph() -> impl Strategy<Value = (String, &'static str, Listed)> {
-    (text().prop_map(|p| plain(&p)), prop::sample::select(STYLES), listed())
+/// A seeded paragraph: its text, named style, list place and alignment.
+type Seeded = (String, &'static str, Listed, Alignment);
+
+fn paragraph() -> impl Strategy<Value = Seeded> {
+    (text().prop_map(|p| plain(&p)), prop::sample::select(STYLES), listed(), alignment())
 }
 
 #[derive(Debug, Clone)]
 enum Edit {
     Retext(usize, Vec<Piece>),
     Restyle(usize, &'static str),
+    Align(usize, Alignment),
     Delete(usize),
-    Insert(usize, Vec<Piece>, &'static str),
+    Insert(usize, Vec<Piece>, &'static str, Alignment),
     Append(usize, Vec<Piece>),
     /// Gives the whole paragraph these character styles.
     Mark(usize, StyledRun),
@@ -86,6 +97,7 @@ enum Edit {
     /// A table cell (counted row by row, wrapping) gets this text.
     CellText(usize, Vec<Piece>),
     CellStyle(usize, &'static str),
+    CellAlign(usize, Alignment),
     /// A cell gets one more paragraph, or loses its last (when it has two).
     CellSplit(usize, Vec<Piece>),
     CellMerge(usize),
@@ -102,13 +114,16 @@ fn edit() -> impl Strategy<Value = Edit> {
     prop_oneof![
         (any::<usize>(), text()).prop_map(|(i, t)| Edit::Retext(i, t)),
         (any::<usize>(), prop::sample::select(STYLES)).prop_map(|(i, s)| Edit::Restyle(i, s)),
+        (any::<usize>(), alignment()).prop_map(|(i, a)| Edit::Align(i, a)),
         any::<usize>().prop_map(Edit::Delete),
-        (any::<usize>(), text(), prop::sample::select(STYLES)).prop_map(|(i, t, s)| Edit::Insert(i, t, s)),
+        (any::<usize>(), text(), prop::sample::select(STYLES), alignment())
+            .prop_map(|(i, t, s, a)| Edit::Insert(i, t, s, a)),
         (any::<usize>(), text()).prop_map(|(i, t)| Edit::Append(i, t)),
         (any::<usize>(), marks()).prop_map(|(i, m)| Edit::Mark(i, m)),
         (any::<usize>(), listed()).prop_map(|(i, l)| Edit::List(i, l)),
         (any::<usize>(), text()).prop_map(|(i, t)| Edit::CellText(i, t)),
         (any::<usize>(), prop::sample::select(STYLES)).prop_map(|(i, s)| Edit::CellStyle(i, s)),
+        (any::<usize>(), alignment()).prop_map(|(i, a)| Edit::CellAlign(i, a)),
         (any::<usize>(), text()).prop_map(|(i, t)| Edit::CellSplit(i, t)),
         any::<usize>().prop_map(Edit::CellMerge),
         (any::<usize>(), text()).prop_map(|(i, t)| Edit::AddRow(i, t)),
@@ -124,10 +139,14 @@ fn edit() -> impl Strategy<Value = Edit> {
 const SEEDED: [(&str, ListKind); 2] =
     [("kix.seeded.bullets", ListKind::Bullet), ("kix.seeded.numbers", ListKind::Number)];
 
-fn build(before: &[(String, &str, Listed)], after: &[(String, &str, Listed)]) -> SimDoc {
+fn build(before: &[Seeded], after: &[Seeded]) -> SimDoc {
     let mut doc = SimDoc::new("d", "Property", "rev0".into());
-    let style = |s: &str, listed: &Listed| {
+    let style = |s: &str, listed: &Listed, alignment: &Alignment| {
         let mut style = json!({"namedStyleType": s});
+        // START as most documents hold it: unset (the named style's).
+        if *alignment != Alignment::Start {
+            style["alignment"] = json!(alignment);
+        }
         if let Some((kind, level)) = listed {
             let id = SEEDED.iter().find(|(_, k)| k == kind).unwrap().0;
             style["_bullet"] = json!({"listId": id, "nestingLevel": level, "textStyle": {}});
@@ -142,12 +161,12 @@ fn build(before: &[(String, &str, Listed)], after: &[(String, &str, Listed)]) ->
             t.to_string()
         }
     };
-    for (t, s, listed) in before {
+    for (t, s, listed, alignment) in before {
         let link = json!({"link": {"url": "https://example.com/b"}, "underline": true});
         let t = item_text(t, listed);
         let pieces =
             [SeedPiece::Text(&t, json!({})), SeedPiece::Text("!", json!({"bold": true})), SeedPiece::Text(" go", link)];
-        doc.push_pieces(style(s, listed), &pieces);
+        doc.push_pieces(style(s, listed, alignment), &pieces);
     }
     // An image's paragraph, which no request may touch, then a caption before the table.
     doc.push_pieces(
@@ -169,12 +188,12 @@ fn build(before: &[(String, &str, Listed)], after: &[(String, &str, Listed)]) ->
             *para = heading;
         }
     }
-    for (t, s, listed) in after {
+    for (t, s, listed, alignment) in after {
         let t = item_text(t, listed);
         if !t.is_empty() {
-            doc.push_pieces(style(s, listed), &[SeedPiece::Text(&t, json!({"italic": true}))]);
+            doc.push_pieces(style(s, listed, alignment), &[SeedPiece::Text(&t, json!({"italic": true}))]);
         } else {
-            doc.push_pieces(style(s, listed), &[]);
+            doc.push_pieces(style(s, listed, alignment), &[]);
         }
     }
     for (id, kind) in SEEDED {
@@ -216,8 +235,22 @@ fn image_paragraph(doc: &SimDoc) -> Value {
     paragraph
 }
 
+/// A new paragraph as the editor sends it (at the start unless aligned otherwise).
 fn paragraph_of(pieces: &[Piece], style: &str) -> EditBlock {
-    EditBlock::Paragraph { text: plain(pieces), style: style.to_string(), runs: Some(runs(pieces)), list: None }
+    EditBlock::Paragraph {
+        text: plain(pieces),
+        style: style.to_string(),
+        alignment: Some(Alignment::Start),
+        runs: Some(runs(pieces)),
+        list: None,
+    }
+}
+
+/// Sets a paragraph block's alignment.
+fn align(block: &mut EditBlock, to: Alignment) {
+    if let EditBlock::Paragraph { alignment, .. } = block {
+        *alignment = Some(to);
+    }
 }
 
 /// The table's columns and rows.
@@ -253,6 +286,7 @@ fn apply_in_table(blocks: &mut [EditBlock], edit: &Edit) -> bool {
                 *style = s.to_string();
             }
         }
+        Edit::CellAlign(i, to) => align(&mut cell(blocks, *i)[0], *to),
         Edit::CellSplit(i, pieces) => cell(blocks, *i).push(paragraph_of(pieces, "NORMAL_TEXT")),
         Edit::CellMerge(i) => {
             let paragraphs = cell(blocks, *i);
@@ -315,6 +349,7 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
                 *style = s.to_string();
             }
         }
+        Edit::Align(i, to) => align(&mut blocks[pick(*i)], *to),
         Edit::Append(i, pieces) => {
             if let EditBlock::Paragraph { text, runs: r, .. } = &mut blocks[pick(*i)] {
                 text.push_str(&plain(pieces));
@@ -336,17 +371,10 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
                 blocks.remove(at);
             }
         }
-        Edit::Insert(i, pieces, s) => {
-            let at = i % (blocks.len() + 1);
-            blocks.insert(
-                at,
-                EditBlock::Paragraph {
-                    text: plain(pieces),
-                    style: s.to_string(),
-                    runs: Some(runs(pieces)),
-                    list: None,
-                },
-            );
+        Edit::Insert(i, pieces, s, to) => {
+            let mut paragraph = paragraph_of(pieces, s);
+            align(&mut paragraph, *to);
+            blocks.insert(i % (blocks.len() + 1), paragraph);
         }
         Edit::NewTable(i, rows, columns, pieces) => {
             let at = pick(*i) + 1;
@@ -385,10 +413,11 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
     }
 }
 
-/// A block's content as the user sees it: a paragraph's text, style and runs; a table's cells'.
+/// A block's content as the user sees it: a paragraph's text, style, alignment and runs; a
+/// table's cells'.
 #[derive(Debug, PartialEq)]
 enum Content {
-    Paragraph(String, String, Vec<StyledRun>),
+    Paragraph(String, String, Option<Alignment>, Vec<StyledRun>),
     Table(Vec<Vec<Vec<Content>>>),
     Fixed,
 }
@@ -397,8 +426,8 @@ fn contents(blocks: &[EditBlock]) -> Vec<Content> {
     blocks
         .iter()
         .map(|b| match b {
-            EditBlock::Paragraph { text, style, runs, .. } => {
-                Content::Paragraph(text.clone(), style.clone(), joined(runs.clone().unwrap_or_default()))
+            EditBlock::Paragraph { text, style, alignment, runs, .. } => {
+                Content::Paragraph(text.clone(), style.clone(), *alignment, joined(runs.clone().unwrap_or_default()))
             }
             EditBlock::Table { rows, .. } => {
                 Content::Table(rows.iter().map(|r| r.cells.iter().map(|c| contents(c)).collect()).collect())

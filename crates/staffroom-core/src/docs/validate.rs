@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::model::{text_problem, Permission, NAMED_STYLES};
+use super::model::{text_problem, Alignment, Permission, NAMED_STYLES};
 use crate::auth::validate::email_problem;
 use crate::error::{Error, FieldError, Result};
 
@@ -661,6 +661,11 @@ fn update_paragraph_style(body: &Map<String, Value>, prefix: &str, errors: &mut 
                         format!("{prefix}.paragraphStyle.namedStyleType"),
                         format!("must be one of {}", NAMED_STYLES.join(", ")),
                     ));
+                } else if key == "alignment" && serde_json::from_value::<Alignment>(value.clone()).is_err() {
+                    errors.push(FieldError::new(
+                        format!("{prefix}.paragraphStyle.alignment"),
+                        "must be one of START, CENTER, END, JUSTIFIED",
+                    ));
                 }
             }
             style.clone()
@@ -784,7 +789,8 @@ mod tests {
             {"deleteContentRange": {"range": {"startIndex": 5, "endIndex": 5}}},
             {"insertText": {"text": "a", "location": {"index": 1}}, "deleteContentRange": {"range": {"startIndex": 1, "endIndex": 2}}},
             {"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 2}, "paragraphStyle": {"namedStyleType": "HEADING_9"}}},
-            {"replaceAllText": {}}
+            {"replaceAllText": {}},
+            {"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 2}, "paragraphStyle": {"alignment": "LEFT"}}}
         ]});
         let names = fields(patch(&body).unwrap_err());
         assert_eq!(
@@ -796,6 +802,7 @@ mod tests {
                 "requests[2]",
                 "requests[3].updateParagraphStyle.paragraphStyle.namedStyleType",
                 "requests[4].replaceAllText",
+                "requests[5].updateParagraphStyle.paragraphStyle.alignment",
             ]
         );
         let ok = patch(&json!({"requests": [{"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 3}, "paragraphStyle": {"namedStyleType": "HEADING_1", "alignment": "CENTER"}}}]})).unwrap();

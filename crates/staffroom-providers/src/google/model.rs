@@ -35,6 +35,31 @@ pub fn named_styles() -> Vec<NamedStyle> {
         .collect()
 }
 
+/// How a paragraph's lines sit between its margins (Docs' `ParagraphStyle.alignment`; START is
+/// left in left-to-right text).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS,
+)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Alignment {
+    Start,
+    Center,
+    End,
+    Justified,
+}
+
+impl Alignment {
+    /// Docs' name for it, as a request writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Alignment::Start => "START",
+            Alignment::Center => "CENTER",
+            Alignment::End => "END",
+            Alignment::Justified => "JUSTIFIED",
+        }
+    }
+}
+
 /// The seed's Document summary (Drive's File, with the fields we ask for).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase", default)]
@@ -292,6 +317,20 @@ impl Paragraph {
             .and_then(|s| s.get("namedStyleType"))
             .and_then(Value::as_str)
             .unwrap_or("NORMAL_TEXT")
+    }
+
+    /// The paragraph's alignment, `None` when it is not one of Docs' four (the planner's mark for
+    /// a paragraph whose alignment it cannot know). Unset, or `ALIGNMENT_UNSPECIFIED`, is START:
+    /// the alignment is then its named style's, and Docs' own named styles are all START (a
+    /// document whose named styles say otherwise shows such paragraphs at the start here).
+    pub fn alignment(&self) -> Option<Alignment> {
+        match self.paragraph_style.as_ref().and_then(|s| s.get("alignment")) {
+            None => Some(Alignment::Start),
+            Some(value) => match value.as_str() {
+                Some("ALIGNMENT_UNSPECIFIED") => Some(Alignment::Start),
+                _ => serde_json::from_value(value.clone()).ok(),
+            },
+        }
     }
 
     /// Whether the paragraph is text alone (in a list or not), so that rewriting it as text loses

@@ -29,7 +29,7 @@ use unicode_segmentation::GraphemeCursor;
 use super::lists::{self, ListItem, Placed, MAX_LEVEL};
 use super::marks;
 pub use super::marks::StyledRun;
-use super::model::{text_problem, utf16_len, Document, Paragraph, StructuralElement, NAMED_STYLES};
+use super::model::{text_problem, utf16_len, Alignment, Document, Paragraph, StructuralElement, NAMED_STYLES};
 use super::tables::{self, TableRowEdit};
 use staffroom_base::error::{Error, FieldError, Result};
 
@@ -46,6 +46,11 @@ pub enum EditBlock {
         /// NORMAL_TEXT, TITLE, SUBTITLE or HEADING_1 to HEADING_6.
         #[schema(schema_with = named_style_schema)]
         style: String,
+        /// How its lines are aligned. Absent: as they are (a draft kept before the editor had
+        /// alignment).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        alignment: Option<Alignment>,
         /// The text's character styles, in order, covering it exactly. Absent: the characters
         /// keep the styles they have (a draft kept before the editor had marks).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -80,7 +85,7 @@ pub enum EditBlock {
 impl EditBlock {
     /// A paragraph whose characters keep the styles they have.
     pub fn paragraph(text: impl Into<String>, style: impl Into<String>) -> EditBlock {
-        EditBlock::Paragraph { text: text.into(), style: style.into(), runs: None, list: None }
+        EditBlock::Paragraph { text: text.into(), style: style.into(), alignment: None, runs: None, list: None }
     }
 }
 
@@ -117,6 +122,9 @@ pub struct BaseBlock<'a> {
     pub end: u32,
     /// `Some((text, style))` for an editable paragraph.
     pub paragraph: Option<(Cow<'a, str>, &'a str)>,
+    /// An editable paragraph's alignment (`None`: one the planner cannot know, see
+    /// [`Paragraph::alignment`]).
+    pub alignment: Option<Alignment>,
     /// An editable paragraph's character styles.
     pub runs: Vec<StyledRun>,
     /// An editable paragraph's list place.
@@ -172,6 +180,7 @@ fn paragraph_block<'a>(doc: &'a Document, e: &'a StructuralElement, with_runs: b
         start: e.start_index,
         end: e.end_index,
         paragraph: editable.map(|p| (p.text_borrowed(), p.named_style())),
+        alignment: editable.and_then(Paragraph::alignment),
         runs: editable.filter(|_| with_runs).map(marks::runs_of).unwrap_or_default(),
         list: editable.and_then(|p| lists::item_of(doc, p)),
         table: None,
@@ -225,9 +234,13 @@ pub fn editable_blocks(doc: &Document) -> Vec<EditBlock> {
 /// A base block as the editor starts from it.
 fn edit_block(b: BaseBlock<'_>) -> EditBlock {
     match (b.paragraph, b.table) {
-        (Some((text, style)), _) => {
-            EditBlock::Paragraph { text: text.into_owned(), style: style.to_owned(), runs: Some(b.runs), list: b.list }
-        }
+        (Some((text, style)), _) => EditBlock::Paragraph {
+            text: text.into_owned(),
+            style: style.to_owned(),
+            alignment: b.alignment,
+            runs: Some(b.runs),
+            list: b.list,
+        },
         (None, Some(rows)) => EditBlock::Table {
             start_index: Some(b.start),
             columns: (0..rows[0].len() as u32).map(Some).collect(),
@@ -306,7 +319,7 @@ fn check_edits(base: &[BaseBlock<'_>], edited: &[EditBlock]) -> Result<()> {
     let mut errors = Vec::new();
     let mut kinds: std::collections::HashMap<&str, lists::ListKind> = std::collections::HashMap::new();
     for (path, block) in paragraphs_of(edited) {
-        if let EditBlock::Paragraph { text, style, runs, list } = block {
+        if let EditBlock::Paragraph { text, style, runs, list, .. } = block {
             if let Some(runs) = runs {
                 marks::check(&path, text, runs, &mut errors);
             }
@@ -513,6 +526,7 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
     // Paragraphs (by index among edited paragraphs overall) whose style, or list place, must be
     // set.
     let mut restyle: BTreeSet<usize> = BTreeSet::new();
+    let mut realign: BTreeSet<usize> = BTreeSet::new();
     let mut relist: BTreeSet<usize> = BTreeSet::new();
     let mut unlisted: BTreeSet<usize> = BTreeSet::new();
     let mut paragraphs_before = 0;
@@ -520,7 +534,9 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
         let new: Vec<(&str, Look)> = new
             .iter()
             .map(|b| match b {
-                EditBlock::Paragraph { text, style, list, .. } => (text.as_str(), (style.as_str(), list.as_ref())),
+                EditBlock::Paragraph { text, style, alignment, list, .. } => {
+                    (text.as_str(), Look { style, alignment: *alignment, list: list.as_ref() })
+                }
                 _ => unreachable!("segments hold paragraphs"),
             })
             .collect();
@@ -541,12 +557,13 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
             .iter()
             .map(|b| {
                 let (t, s) = b.paragraph.as_ref().expect("segments hold paragraphs");
-                (t.as_ref(), (*s, b.list.as_ref()))
+                (t.as_ref(), Look { style: s, alignment: b.alignment, list: b.list.as_ref() })
             })
             .collect();
         let mut segment_ops = Vec::new();
         let changed = plan_segment(base_segments[segment][0].start, &old, &new, &mut segment_ops);
         restyle.extend(changed.style.into_iter().map(|j| j + paragraphs_before));
+        realign.extend(changed.alignment.into_iter().map(|j| j + paragraphs_before));
         relist.extend(changed.list.into_iter().map(|j| j + paragraphs_before));
         unlisted.extend(changed.unlisted.into_iter().map(|j| j + paragraphs_before));
         text_ops.extend(segment_ops.into_iter().map(|mut op| {
@@ -576,11 +593,11 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
     // Style requests on the final layout, adjacent paragraphs of one style merged.
     let fixed_sizes: Vec<u32> =
         blocks.iter().filter(|b| b.paragraph.is_none() && b.table.is_none()).map(|b| b.end - b.start).collect();
-    let mut ranges: Vec<(u32, u32, &str)> = Vec::new();
+    let mut ranges: Vec<(u32, u32, ParagraphStyle)> = Vec::new();
     let mut styled: Vec<(u32, &[StyledRun])> = Vec::new();
     let mut placed: Vec<Placed> = Vec::new();
     for (paragraph, (pos, end, after_fixed, block)) in layout(edited, &fixed_sizes).into_iter().enumerate() {
-        let EditBlock::Paragraph { style, runs, list, .. } = block else { continue };
+        let EditBlock::Paragraph { style, alignment, runs, list, .. } = block else { continue };
         styled.extend(runs.as_deref().map(|runs| (pos, runs)));
         placed.push(Placed {
             start: pos,
@@ -590,19 +607,19 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
             unlisted: unlisted.contains(&paragraph),
             after_fixed,
         });
-        if restyle.contains(&paragraph) {
+        let wanted = ParagraphStyle {
+            named: restyle.contains(&paragraph).then_some(style.as_str()),
+            alignment: alignment.filter(|_| realign.contains(&paragraph)),
+        };
+        if wanted.named.is_some() || wanted.alignment.is_some() {
             match ranges.last_mut() {
-                Some(last) if last.1 == pos && last.2 == style => last.1 = end,
-                _ => ranges.push((pos, end, style)),
+                Some(last) if last.1 == pos && last.2 == wanted => last.1 = end,
+                _ => ranges.push((pos, end, wanted)),
             }
         }
     }
     for (start, end, style) in ranges.into_iter().rev() {
-        requests.push(json!({"updateParagraphStyle": {
-            "range": {"startIndex": start, "endIndex": end},
-            "paragraphStyle": {"namedStyleType": style},
-            "fields": "namedStyleType"
-        }}));
+        requests.push(style.request(start, end));
     }
     // Character styles, on the final text (a named style set above leaves them as they are).
     requests.extend(marks::plan(base, &styled, &kept));
@@ -646,23 +663,58 @@ fn refuse_stripped_characters(paragraphs: &[(Path, &EditBlock)], ops: &[TextOp])
     }
 }
 
-/// A paragraph's look beside its text: its named style and its list place.
-type Look<'a> = (&'a str, Option<&'a ListItem>);
+/// A paragraph's look beside its text: its named style, alignment (`None`: as it is, or not
+/// known) and list place.
+#[derive(Debug, Clone, Copy)]
+struct Look<'a> {
+    style: &'a str,
+    alignment: Option<Alignment>,
+    list: Option<&'a ListItem>,
+}
+
+/// What one `updateParagraphStyle` sets: the named style, the alignment, or both.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ParagraphStyle<'a> {
+    named: Option<&'a str>,
+    alignment: Option<Alignment>,
+}
+
+impl ParagraphStyle<'_> {
+    fn request(self, start: u32, end: u32) -> Value {
+        let mut style = serde_json::Map::new();
+        let mut fields = Vec::new();
+        if let Some(named) = self.named {
+            style.insert("namedStyleType".into(), json!(named));
+            fields.push("namedStyleType");
+        }
+        if let Some(alignment) = self.alignment {
+            style.insert("alignment".into(), json!(alignment.as_str()));
+            fields.push("alignment");
+        }
+        json!({"updateParagraphStyle": {
+            "range": {"startIndex": start, "endIndex": end},
+            "paragraphStyle": style,
+            "fields": fields.join(",")
+        }})
+    }
+}
 
 /// The (segment-local) paragraphs whose named style, or list place, may differ from the wanted
 /// one after the text requests: it changed, or the paragraph is new or merged.
 #[derive(Default)]
 struct Changed {
     style: Vec<usize>,
+    alignment: Vec<usize>,
     list: Vec<usize>,
     /// Paragraphs taken out of a list (Docs leaves them the list's indent).
     unlisted: Vec<usize>,
 }
 
 impl Changed {
-    /// A paragraph whose look Docs leaves to chance (new, or merged): both are set.
+    /// A paragraph whose look Docs leaves to chance (new, or merged): all of it is set.
     fn all(&mut self, paragraphs: impl IntoIterator<Item = usize> + Clone) {
         self.style.extend(paragraphs.clone());
+        self.alignment.extend(paragraphs.clone());
         self.list.extend(paragraphs);
     }
 }
@@ -684,12 +736,16 @@ fn plan_segment(start: u32, old: &[(&str, Look)], new: &[(&str, Look)], ops: &mu
     let new_texts: Vec<&str> = new.iter().map(|p| p.0).collect();
     let mut marks = Changed::default();
     let mark_if_differs = |marks: &mut Changed, j: usize, current: Look| {
-        if new[j].1 .0 != current.0 {
+        let wanted = new[j].1;
+        if wanted.style != current.style {
             marks.style.push(j);
         }
-        if new[j].1 .1 != current.1 {
+        if wanted.alignment.is_some_and(|a| current.alignment != Some(a)) {
+            marks.alignment.push(j);
+        }
+        if wanted.list != current.list {
             marks.list.push(j);
-            if new[j].1 .1.is_none() {
+            if wanted.list.is_none() {
                 marks.unlisted.push(j);
             }
         }
@@ -920,7 +976,7 @@ pub struct Rebased {
 /// A block compared across revisions: fixed blocks and tables by content, never by index.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Key {
-    Paragraph(String, String, Option<Vec<StyledRun>>, Option<ListItem>),
+    Paragraph(String, String, Option<Alignment>, Option<Vec<StyledRun>>, Option<ListItem>),
     Fixed(String),
     /// A table's columns and rows, without where it starts.
     Table(String),
@@ -944,21 +1000,27 @@ impl Key {
     }
 }
 
-/// The blocks' keys. A paragraph without runs (its characters keep their styles) is keyed with
-/// the runs `doc` has for that text and style, so that it equals the paragraph it leaves alone.
+/// The blocks' keys. A paragraph without runs (its characters keep their styles) or without an
+/// alignment is keyed with the runs and alignment `doc` has for that text and style, so that it
+/// equals the paragraph it leaves alone.
 fn keys(doc: &Document, blocks: &[EditBlock]) -> Vec<Key> {
     let fingerprints: std::collections::HashMap<u32, String> =
         doc.body.content.iter().map(|e| (e.start_index, fingerprint(e))).collect();
-    let known: std::collections::HashMap<(String, String), Vec<StyledRun>> = base_blocks(doc)
+    let known: std::collections::HashMap<(String, String), (Vec<StyledRun>, Option<Alignment>)> = base_blocks(doc)
         .into_iter()
-        .filter_map(|b| b.paragraph.map(|(text, style)| ((text.into_owned(), style.to_owned()), b.runs)))
+        .filter_map(|b| {
+            let (text, style) = b.paragraph?;
+            Some(((text.into_owned(), style.to_owned()), (b.runs, b.alignment)))
+        })
         .collect();
     blocks
         .iter()
         .map(|b| match b {
-            EditBlock::Paragraph { text, style, runs, list } => {
-                let runs = runs.clone().or_else(|| known.get(&(text.clone(), style.clone())).cloned());
-                Key::Paragraph(text.clone(), style.clone(), runs, list.clone())
+            EditBlock::Paragraph { text, style, alignment, runs, list } => {
+                let known = known.get(&(text.clone(), style.clone()));
+                let runs = runs.clone().or_else(|| known.map(|(runs, _)| runs.clone()));
+                let alignment = alignment.or_else(|| known.and_then(|(_, alignment)| *alignment));
+                Key::Paragraph(text.clone(), style.clone(), alignment, runs, list.clone())
             }
             EditBlock::Fixed { start_index } => Key::Fixed(fingerprints.get(start_index).cloned().unwrap_or_default()),
             EditBlock::Table { start_index, columns, rows } => {
@@ -1151,9 +1213,15 @@ pub fn rebase(base: &Document, mine: &[EditBlock], newer: &Document) -> Result<R
             }
         }
         (Key::NewTable(_), _) => originals.get(k).map(|b| (*b).clone()).expect("a new table key comes from a block"),
-        (Key::Paragraph(text, style, runs, list), _) => originals.get(k).map(|b| (*b).clone()).unwrap_or_else(|| {
-            EditBlock::Paragraph { text: text.clone(), style: style.clone(), runs: runs.clone(), list: list.clone() }
-        }),
+        (Key::Paragraph(text, style, alignment, runs, list), _) => {
+            originals.get(k).map(|b| (*b).clone()).unwrap_or_else(|| EditBlock::Paragraph {
+                text: text.clone(),
+                style: style.clone(),
+                alignment: *alignment,
+                runs: runs.clone(),
+                list: list.clone(),
+            })
+        }
         _ => unreachable!("structure was matched with the newer revision's"),
     };
     // Each side's keys as blocks, its structure taken in order from `structure_from` on.
@@ -1247,6 +1315,62 @@ mod tests {
         assert!(plan(&d, &editable_blocks(&d)).unwrap().is_empty());
     }
 
+    /// `d` with paragraph `i` (0 for the first after the section break) given `alignment`.
+    fn aligned(mut d: Document, i: usize, alignment: &str) -> Document {
+        let paragraph = d.body.content[i + 1].paragraph.as_mut().unwrap();
+        paragraph.paragraph_style.get_or_insert_with(Default::default).insert("alignment".into(), json!(alignment));
+        d
+    }
+
+    /// Paragraph `i`'s block with `alignment`.
+    fn realigned(mut blocks: Vec<EditBlock>, i: usize, to: Alignment) -> Vec<EditBlock> {
+        if let EditBlock::Paragraph { alignment, .. } = &mut blocks[i] {
+            *alignment = Some(to);
+        }
+        blocks
+    }
+
+    #[test]
+    fn alignment_is_read_as_docs_keeps_it_and_set_only_where_it_changed() {
+        use Alignment::*;
+        let d = aligned(aligned(doc(&[("a", "TITLE"), ("b", "NORMAL_TEXT"), ("c", "NORMAL_TEXT")]), 0, "CENTER"), 2, "ALIGNMENT_UNSPECIFIED");
+        let alignments: Vec<Option<Alignment>> = editable_blocks(&d)
+            .iter()
+            .map(|b| match b {
+                EditBlock::Paragraph { alignment, .. } => *alignment,
+                _ => None,
+            })
+            .collect();
+        // Unset and unspecified are the named style's: START for Docs' own styles.
+        assert_eq!(alignments, [Some(Center), Some(Start), Some(Start)]);
+        let requests = plan(&d, &realigned(editable_blocks(&d), 1, Justified)).unwrap();
+        assert_eq!(
+            requests,
+            vec![json!({"updateParagraphStyle": {
+                "range": {"startIndex": 3, "endIndex": 5},
+                "paragraphStyle": {"alignment": "JUSTIFIED"},
+                "fields": "alignment"
+            }})]
+        );
+        // A named style changed leaves the alignment alone; a draft without alignments keeps them.
+        let mut restyled = editable_blocks(&d);
+        restyled[0] = realigned(vec![p("a", "HEADING_1")], 0, Center).remove(0);
+        assert_eq!(plan(&d, &restyled).unwrap()[0]["updateParagraphStyle"]["fields"], "namedStyleType");
+        let old_draft = [p("a", "TITLE"), p("b!", "NORMAL_TEXT"), p("c", "NORMAL_TEXT")];
+        assert!(plan(&d, &old_draft).unwrap().iter().all(|r| r.get("updateParagraphStyle").is_none()));
+    }
+
+    #[test]
+    fn a_new_paragraph_gets_its_alignment_whatever_it_was_split_from() {
+        let d = aligned(doc(&[("Title", "TITLE"), ("body", "NORMAL_TEXT")]), 0, "CENTER");
+        let mut edited = editable_blocks(&d);
+        edited.insert(1, realigned(vec![p("Intro", "NORMAL_TEXT")], 0, Alignment::Start).remove(0));
+        let requests = plan(&d, &edited).unwrap();
+        let style = requests.iter().find_map(|r| r.get("updateParagraphStyle")).unwrap();
+        assert_eq!(style["paragraphStyle"], json!({"namedStyleType": "NORMAL_TEXT", "alignment": "START"}));
+        assert_eq!(style["fields"], "namedStyleType,alignment");
+    }
+
     #[test]
     fn a_small_edit_is_a_small_request_in_utf16() {
         let d = doc(&[("😀 hello", "NORMAL_TEXT"), ("x", "NORMAL_TEXT")]);
@@ -1318,6 +1442,7 @@ mod tests {
         EditBlock::Paragraph {
             text: text.into(),
             style: "NORMAL_TEXT".into(),
+            alignment: None,
             runs: None,
             list: Some(ListItem { id: id.into(), kind, level }),
         }
@@ -1333,6 +1458,7 @@ mod tests {
             EditBlock::Paragraph {
                 text: "Coffee".into(),
                 style: "NORMAL_TEXT".into(),
+                alignment: Some(Alignment::Start),
                 runs: Some(vec![StyledRun { len: 6, ..Default::default() }]),
                 list: Some(ListItem { id: "kix.a".into(), kind: Bullet, level: 1 }),
             }
@@ -1417,7 +1543,9 @@ mod tests {
         // indent is reset, and the list is not made again.
         assert!(!kinds.contains(&"createParagraphBullets"), "{requests:?}");
         assert!(
-            requests.iter().all(|r| r.pointer("/updateParagraphStyle/fields").is_none_or(|f| f == "namedStyleType")),
+            requests.iter().all(|r| r
+                .pointer("/updateParagraphStyle/fields")
+                .is_none_or(|f| f.as_str().unwrap().split(',').all(|f| ["namedStyleType", "alignment"].contains(&f)))),
             "{requests:?}"
         );
         assert!(kinds.contains(&"deleteParagraphBullets"), "{requests:?}");

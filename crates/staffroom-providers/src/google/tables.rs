@@ -25,6 +25,8 @@ use staffroom_base::error::FieldError;
 /// The named style the planner gives a new cell's paragraph: none Google has, so that each new
 /// cell gets its style set whatever Google gave it.
 pub const UNKNOWN_STYLE: &str = "";
+/// Its alignment, likewise (read back as not known: see `Paragraph::alignment`).
+const UNKNOWN_ALIGNMENT: &str = "";
 
 /// One row of an edited table.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
@@ -217,6 +219,7 @@ pub fn reshape(base: &Document, edited: &[EditBlock]) -> (Vec<Value>, Option<Doc
 fn new_cell() -> TableCell {
     let mut style = Map::new();
     style.insert("namedStyleType".into(), UNKNOWN_STYLE.into());
+    style.insert("alignment".into(), UNKNOWN_ALIGNMENT.into());
     TableCell {
         content: vec![StructuralElement {
             paragraph: Some(Paragraph {
@@ -365,17 +368,18 @@ pub fn insert_new(
     requests.reverse();
 
     // The document then: the paragraphs on either side of a new table with the look of the
-    // joined paragraph (the first one's style, no list), the new tables' cells empty.
+    // joined paragraph (the first one's style and alignment, no list), the new tables' cells empty.
     let mut then: Vec<EditBlock> = edited.to_vec();
     for i in 1..then.len().saturating_sub(1) {
         if !is_new(&then[i]) {
             continue;
         }
-        if let EditBlock::Paragraph { style, list, .. } = &mut then[i - 1] {
+        if let EditBlock::Paragraph { style, alignment, list, .. } = &mut then[i - 1] {
             *list = None;
-            let style = style.clone();
-            if let EditBlock::Paragraph { style: y_style, list: y_list, .. } = &mut then[i + 1] {
+            let (style, alignment) = (style.clone(), *alignment);
+            if let EditBlock::Paragraph { style: y_style, alignment: y_alignment, list: y_list, .. } = &mut then[i + 1] {
                 *y_style = style;
+                *y_alignment = alignment;
                 *y_list = None;
             }
         }
@@ -383,6 +387,7 @@ pub fn insert_new(
             let empty = EditBlock::Paragraph {
                 text: String::new(),
                 style: UNKNOWN_STYLE.into(),
+                alignment: None,
                 runs: Some(vec![]),
                 list: None,
             };
@@ -464,7 +469,7 @@ fn element_of(block: &EditBlock, base: &Document, lists: &mut Option<Map<String,
             }),
             ..StructuralElement::default()
         },
-        EditBlock::Paragraph { text, style, runs, list } => {
+        EditBlock::Paragraph { text, style, alignment, runs, list } => {
             let mut pieces: Vec<ParagraphElement> = Vec::new();
             let mut rest = text.as_str();
             for run in runs.iter().flatten() {
@@ -487,6 +492,8 @@ fn element_of(block: &EditBlock, base: &Document, lists: &mut Option<Map<String,
             pieces.push(text_element("\n", None));
             let mut paragraph_style = Map::new();
             paragraph_style.insert("namedStyleType".into(), json!(style));
+            // An alignment the edit leaves as it is cannot be known here.
+            paragraph_style.insert("alignment".into(), json!(alignment.map_or(UNKNOWN_ALIGNMENT, |a| a.as_str())));
             let bullet = list.as_ref().map(|item| {
                 let lists = lists.get_or_insert_with(Map::new);
                 lists.entry(item.id.clone()).or_insert_with(|| {

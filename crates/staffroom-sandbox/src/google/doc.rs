@@ -714,6 +714,10 @@ impl SimDoc {
                 let mut current = self.para_styles[para as usize].as_object().cloned().unwrap_or_default();
                 for field in &fields {
                     match style.get(field) {
+                        // An enum's zero value is proto3's unset: the field inherits again.
+                        Some(value) if value.as_str().is_some_and(|v| v.ends_with("_UNSPECIFIED")) => {
+                            current.remove(field)
+                        }
                         Some(value) => current.insert(field.clone(), value.clone()),
                         None => current.remove(field),
                     };

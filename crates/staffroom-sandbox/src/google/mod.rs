@@ -10,6 +10,7 @@ pub mod doc;
 mod oauth;
 pub mod query;
 pub mod seed;
+mod shape;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -1411,6 +1412,9 @@ async fn batch_update(State(sim): State<Arc<Sim>>, Path(path): Path<String>, bod
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
         return docs_invalid("Invalid JSON payload received.");
     };
+    if let Err(message) = shape::check("BatchUpdateDocumentRequest", &body) {
+        return docs_invalid(&message);
+    }
     if let Err(refused) = count_write(&sim) {
         return refused;
     }
