@@ -182,9 +182,7 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
     blocks[first_text]["runs"] = json!([{"len": 4, "bold": true}, {"len": units - 4}]);
     blocks[first_text]["list"] = json!({"id": "new.contract", "kind": "bullet", "level": 0});
     let table = blocks.iter_mut().find(|b| b["kind"] == "table").unwrap();
-    let aligned_cell = |text: &str, alignment: &str| {
-        json!([{"kind": "paragraph", "text": text, "style": "NORMAL_TEXT", "alignment": alignment, "runs": [{"len": text.len()}]}])
-    };
+    let aligned_cell = |text: &str, alignment: &str| json!([{"kind": "paragraph", "text": text, "style": "NORMAL_TEXT", "alignment": alignment, "runs": [{"len": text.len()}]}]);
     let new_cell = |text: &str| aligned_cell(text, "START");
     table["columns"] = json!([0, null]);
     let rows = table["rows"].as_array_mut().unwrap();

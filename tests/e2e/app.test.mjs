@@ -567,7 +567,11 @@ const para = (text) =>
   By.xpath(`//div[contains(@class,'page')]//*[contains(concat(' ', @class, ' '), ' para ')][contains(., ${literal(text)})]`);
 const cellsOfLastRow = By.xpath("//div[contains(@class,'page')]//table//tr[last()]/td");
 
-test("bold, a link, a list and a table row, made with the keyboard, are saved and read back, in the app and in Google's copy", async () => {
+/** The paragraph holding `text`, centred. */
+const centred = (text) =>
+  By.xpath(`//div[contains(@class,'page')]//*[contains(concat(' ', @class, ' '), ' para ')][contains(@style, 'text-align: center')][contains(., ${literal(text)})]`);
+
+test("bold, a link, centring, a list and a table row, made with the keyboard, are saved and read back, in the app and in Google's copy", async () => {
   const google = await googleSimulator();
   const id = "doc005sbxA1b2C3d4E5f6G7h8";
   const page = await openForEditing("Supplier notes 5");
@@ -581,6 +585,14 @@ test("bold, a link, a list and a table row, made with the keyboard, are saved an
   await selectFromStart(4);
   await page.sendKeys(Key.chord(Key.CONTROL, "b"));
   await find(By.xpath("//div[contains(@class,'page')]//strong[normalize-space()='Next']"));
+  // Its heading centred with Ctrl+Shift+E, as in Google Docs; the toolbar's menu says so.
+  await page.sendKeys(Key.chord(Key.CONTROL, Key.SHIFT, "e"));
+  await find(centred("Next steps"));
+  await click(By.css("div[role='toolbar'] button[aria-label='Alignment: Centre align']"));
+  await find(By.xpath("//div[@role='menu']//*[@role='menuitemradio'][@aria-checked='true'][contains(., 'Centre align')]"));
+  await shotBothThemes("13e-editor-alignment-menu");
+  await driver.actions().sendKeys(Key.ESCAPE).perform();
+  await eventually("the menu closed", async () => (await driver.findElements(By.css("div[role='menu']"))).length === 0);
   // "Reply" linked with Ctrl+K.
   await click(para("Reply in the thread"));
   await selectFromStart(5);
@@ -615,6 +627,7 @@ test("bold, a link, a list and a table row, made with the keyboard, are saved an
   // Opened again: all of it came back from Google.
   await openForEditing("Supplier notes 5");
   await find(By.xpath("//div[contains(@class,'page')]//strong[normalize-space()='Next']"));
+  await find(centred("Next steps"));
   await find(By.xpath("//div[contains(@class,'page')]//a[@href='https://example.com/replies'][normalize-space()='Reply']"));
   await eventually("two bulleted items", async () => (await driver.findElements(bullets)).length === 2);
   assert.equal((await Promise.all((await driver.findElements(cellsOfLastRow)).map((c) => c.getText()))).join("|"), "Tea|5");
@@ -625,6 +638,8 @@ test("bold, a link, a list and a table row, made with the keyboard, are saved an
   const runs = content.flatMap((e) => e.paragraph?.elements ?? []).map((e) => e.textRun).filter(Boolean);
   assert.ok(runs.some((r) => r.content === "Next" && r.textStyle?.bold), JSON.stringify(runs));
   assert.ok(runs.some((r) => r.content === "Reply" && r.textStyle?.link?.url === "https://example.com/replies"), JSON.stringify(runs));
+  const heading = content.find((e) => e.paragraph?.elements.some((x) => x.textRun?.content.startsWith("Next")));
+  assert.equal(heading.paragraph.paragraphStyle.alignment, "CENTER", JSON.stringify(heading));
   assert.equal(content.filter((e) => e.paragraph?.bullet).length, 2);
   const rows = content.find((e) => e.table).table.tableRows;
   const text = (cell) => cell.content.map((e) => e.paragraph.elements.map((x) => x.textRun?.content ?? "").join("")).join("");

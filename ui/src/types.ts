@@ -60,6 +60,7 @@ export type { StructuralElement } from "./bindings/StructuralElement";
 export type { Document as GoogleDocument } from "./bindings/Document";
 export type { EditBlock } from "./bindings/EditBlock";
 export type { ListItem } from "./bindings/ListItem";
+export type { Alignment } from "./bindings/Alignment";
 export type { ListKind } from "./bindings/ListKind";
 export type { StyledRun } from "./bindings/StyledRun";
 export type { NamedStyle } from "./bindings/NamedStyle";

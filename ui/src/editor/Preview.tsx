@@ -1,5 +1,5 @@
 import type { EditBlock, StyledRun } from "../types";
-import { SOFT_BREAK } from "./schema";
+import { ALIGNMENTS, SOFT_BREAK } from "./schema";
 
 /** A paragraph's text with its character styles. */
 function Styled({ text, runs }: { text: string; runs?: StyledRun[] }) {
@@ -27,16 +27,21 @@ function Styled({ text, runs }: { text: string; runs?: StyledRun[] }) {
 }
 
 /** A block as a conflict shows it, side by side with the other version: a paragraph with its
- *  style, marks and list place; a table with its cells. */
+ *  style, alignment, marks and list place; a table with its cells. */
 export function BlockPreview({ block }: { block: EditBlock }) {
   switch (block.kind) {
-    case "paragraph":
+    case "paragraph": {
+      const css = {
+        ...(block.list ? { "--level": block.list.level } : {}),
+        ...(block.alignment && block.alignment !== "START" ? { textAlign: ALIGNMENTS[block.alignment] } : {}),
+      } as React.CSSProperties;
       return (
-        <p className={`para para-${block.style}${block.list ? ` li li-${block.list.kind}` : ""}`} style={block.list ? ({ "--level": block.list.level } as React.CSSProperties) : undefined}>
+        <p className={`para para-${block.style}${block.list ? ` li li-${block.list.kind}` : ""}`} style={Object.keys(css).length > 0 ? css : undefined}>
           {block.list && <span className="preview-marker" aria-hidden="true">{block.list.kind === "bullet" ? "•" : "#"} </span>}
           <Styled text={block.text} runs={block.runs} />
         </p>
       );
+    }
     case "table":
       return (
         <table className="table doc-table preview-table">

@@ -7,8 +7,20 @@ import { EditorState, type Command } from "prosemirror-state";
 import { EditorView, type NodeView } from "prosemirror-view";
 import { addColumnAfter, addColumnBefore, addRowAfter, addRowBefore, deleteColumn, deleteRow, isInTable } from "prosemirror-tables";
 import { openUrl } from "@tauri-apps/plugin-opener";
-import type { EditBlock, GoogleDocument, ListKind, NamedStyle, StructuralElement } from "../types";
-import { editingKeys, isActive, keepStructure, linkAt, normalizeUrl, paragraphStyle, setLink, setParagraphStyle } from "./commands";
+import type { Alignment, EditBlock, GoogleDocument, ListKind, NamedStyle, StructuralElement } from "../types";
+import { AlignMenu } from "./AlignMenu";
+import {
+  editingKeys,
+  isActive,
+  keepStructure,
+  linkAt,
+  normalizeUrl,
+  paragraphAlignment,
+  paragraphStyle,
+  setAlignment,
+  setLink,
+  setParagraphStyle,
+} from "./commands";
 import { relabel, toDoc } from "./convert";
 import { flattenPastedLists, indentList, listKindAt, listMarkersOf, toggleList } from "./lists";
 import { Fixed } from "./Fixed";
@@ -79,6 +91,7 @@ const elementsOf = (document: GoogleDocument) => new Map(document.body.content.m
  *  again only when one of them differs (typing changes none, so it renders nothing). */
 interface Tools {
   style: string | null;
+  alignment: Alignment | null;
   bold: boolean;
   italic: boolean;
   underline: boolean;
@@ -98,6 +111,7 @@ function toolsOf(state: EditorState): Tools {
   const inTable = isInTable(state);
   return {
     style: paragraphStyle(state),
+    alignment: paragraphAlignment(state),
     bold: isActive(state, schema.marks.bold),
     italic: isActive(state, schema.marks.italic),
     underline: isActive(state, schema.marks.underline),
@@ -115,9 +129,9 @@ function toolsOf(state: EditorState): Tools {
 const sameTools = (a: Tools | null, b: Tools) =>
   a !== null && (Object.keys(b) as (keyof Tools)[]).every((k) => (k === "table" ? Object.keys(b.table).every((n) => a.table[n] === b.table[n]) : a[k] === b[k]));
 
-/** The document's one editing surface: paragraphs with their named styles and character styles,
- *  lists, tables' cells, rows and columns, everything else shown in place; a toolbar, Google
- *  Docs' shortcuts, undo and redo. */
+/** The document's one editing surface: paragraphs with their named styles, alignments and
+ *  character styles, lists, tables' cells, rows and columns, everything else shown in place; a
+ *  toolbar, Google Docs' shortcuts, undo and redo. */
 export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEditor({ blocks, document, styles, readOnly, onChange, onSave }, ref) {
   const mount = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -285,6 +299,7 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
             🔗
           </button>
           <span className="tool-gap" />
+          <AlignMenu current={tools.alignment} onChoose={(alignment) => run(setAlignment(alignment))} />
           {listButton("bullet", "Bulleted list", "Ctrl+Shift+8", "•≡")}
           {listButton("number", "Numbered list", "Ctrl+Shift+7", "1≡")}
           <button type="button" className="tool" aria-label="Decrease indent" title="Decrease indent (Shift+Tab)" disabled={!tools.list} onMouseDown={(e) => e.preventDefault()} onClick={() => run(indentList(-1))}>⇤</button>

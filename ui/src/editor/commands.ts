@@ -1,4 +1,4 @@
-import { baseKeymap, chainCommands, splitBlock, toggleMark } from "prosemirror-commands";
+import { baseKeymap, chainCommands, splitBlockAs, toggleMark } from "prosemirror-commands";
 import { redo, undo } from "prosemirror-history";
 import { keymap } from "prosemirror-keymap";
 import type { MarkType, Node } from "prosemirror-model";
@@ -6,6 +6,7 @@ import { Plugin, type Command, type EditorState } from "prosemirror-state";
 import { indentList, insertTab, liftListItem, splitListItem, toggleList } from "./lists";
 import { changedWithinOneBlock } from "./changes";
 import { blocksOf, chunkEdgeKeys, forEachBlock, liftEmptyBlockInside, paragraphNear } from "./chunks";
+import type { Alignment } from "../types";
 import { RELABEL } from "./convert";
 import { schema } from "./schema";
 
@@ -25,6 +26,29 @@ export function setParagraphStyle(style: string): Command {
     dispatch?.(tr);
     return true;
   };
+}
+
+/** Aligns every paragraph the selection touches. */
+export function setAlignment(alignment: Alignment): Command {
+  return (state, dispatch) => {
+    const { from, to } = state.selection;
+    const tr = state.tr;
+    state.doc.nodesBetween(from, to, (node, pos) => {
+      if (node.type === schema.nodes.paragraph && node.attrs.alignment !== alignment) {
+        tr.setNodeMarkup(pos, undefined, { ...node.attrs, alignment });
+      }
+      return !node.isTextblock;
+    });
+    if (!tr.docChanged) return false;
+    dispatch?.(tr);
+    return true;
+  };
+}
+
+/** The alignment of the paragraph holding the selection's start (null on a fixed part). */
+export function paragraphAlignment(state: EditorState): Alignment | null {
+  const parent = state.selection.$from.parent;
+  return parent.type === schema.nodes.paragraph ? ((parent.attrs.alignment as Alignment | null) ?? "START") : null;
 }
 
 /** The named style of the paragraph holding the selection's start (null on a fixed part). */
@@ -135,8 +159,14 @@ export function normalizeUrl(typed: string): string | null {
   return null;
 }
 
+/** Enter at a paragraph's end: the next one is normal text aligned as this one (as in Docs); in
+ *  the middle, both halves keep everything. */
+const splitParagraph = splitBlockAs((node, atEnd) =>
+  atEnd && node.type === schema.nodes.paragraph ? { type: schema.nodes.paragraph, attrs: { alignment: node.attrs.alignment as Alignment | null } } : null,
+);
+
 /** Enter: a list item continues its list; otherwise the base keymap's Enter, read through chunks. */
-export const enter: Command = chainCommands(splitListItem, paragraphNear, liftEmptyBlockInside, splitBlock);
+export const enter: Command = chainCommands(splitListItem, paragraphNear, liftEmptyBlockInside, splitParagraph);
 
 /** Google Docs' own shortcuts, then the usual editing keys. Ctrl+S and Ctrl+K are the window's. */
 export function editingKeys(actions: { save: () => void; link: () => void }): Plugin[] {
@@ -144,7 +174,13 @@ export function editingKeys(actions: { save: () => void; link: () => void }): Pl
     action();
     return true;
   };
-  const styles: Record<string, Command> = { "Mod-Alt-0": setParagraphStyle("NORMAL_TEXT") };
+  const styles: Record<string, Command> = {
+    "Mod-Alt-0": setParagraphStyle("NORMAL_TEXT"),
+    "Mod-Shift-l": setAlignment("START"),
+    "Mod-Shift-e": setAlignment("CENTER"),
+    "Mod-Shift-r": setAlignment("END"),
+    "Mod-Shift-j": setAlignment("JUSTIFIED"),
+  };
   for (let n = 1; n <= 6; n++) styles[`Mod-Alt-${n}`] = setParagraphStyle(`HEADING_${n}`);
   return [
     keymap({

@@ -3,7 +3,7 @@
 // counts), and the planner (crates/staffroom-providers/src/google/planner.rs) turns them into
 // indexes. So the mapping holds exactly when every block Docs can send survives the editor's
 // document unchanged: texts with surrogate pairs, clusters and soft breaks, run boundaries and
-// marks, list places, tables with their identities, fixed parts.
+// marks, alignments, list places, tables with their identities, fixed parts.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import type { EditBlock, StyledRun } from "../types";
@@ -37,11 +37,13 @@ const paragraph = (listed: boolean) =>
     .record({
       pieces: fc.array(fc.tuple(piece, marks), { maxLength: 4 }),
       style: fc.constantFrom(...STYLES),
+      // Absent in a draft kept before the editor had alignment.
+      alignment: fc.option(fc.constantFrom("START" as const, "CENTER" as const, "END" as const, "JUSTIFIED" as const), { nil: undefined }),
       list: listed
         ? fc.option(fc.record({ id: fc.constantFrom("kix.a", "kix.b"), kind: fc.constantFrom("bullet" as const, "number" as const), level: fc.integer({ min: 0, max: 8 }) }), { nil: undefined })
         : fc.constant(undefined),
     })
-    .map(({ pieces, style, list }): EditBlock => {
+    .map(({ pieces, style, alignment, list }): EditBlock => {
       const runs: StyledRun[] = [];
       for (const [text, m] of pieces) {
         const next = run(text.length, m);
@@ -50,6 +52,7 @@ const paragraph = (listed: boolean) =>
         else runs.push(next);
       }
       const block: EditBlock = { kind: "paragraph", text: pieces.map(([text]) => text).join(""), style, runs };
+      if (alignment) block.alignment = alignment;
       if (list) block.list = list;
       return block;
     });
@@ -71,7 +74,7 @@ const fixed = fc.integer({ min: 1, max: 100_000 }).map((startIndex): EditBlock =
 const blocks = fc.array(fc.oneof({ arbitrary: paragraph(true), weight: 6 }, { arbitrary: table, weight: 1 }, { arbitrary: fixed, weight: 1 }), { minLength: 1, maxLength: 12 });
 
 describe("the editor's document and the planner's blocks", () => {
-  it("gives back every block it was given: texts, UTF-16 run lengths, marks, lists, tables, fixed parts", () => {
+  it("gives back every block it was given: texts, UTF-16 run lengths, marks, alignments, lists, tables, fixed parts", () => {
     fc.assert(
       fc.property(blocks, (given) => {
         expect(fromDoc(toDoc(given))).toEqual(given);

@@ -1,6 +1,6 @@
 import type { Mark, Node } from "prosemirror-model";
 import type { EditorState, Transaction } from "prosemirror-state";
-import type { EditBlock, ListKind, StyledRun } from "../types";
+import type { Alignment, EditBlock, ListKind, StyledRun } from "../types";
 import { chunked, forEachBlock } from "./chunks";
 import { schema, SOFT_BREAK } from "./schema";
 
@@ -59,7 +59,13 @@ function inline(text: string, runs: StyledRun[] | undefined): Node[] {
 /** A paragraph block as the editor's node. */
 function paragraphNode(block: Extract<EditBlock, { kind: "paragraph" }>): Node {
   return schema.nodes.paragraph.create(
-    { style: block.style, listId: block.list?.id ?? null, listKind: block.list?.kind ?? null, level: block.list?.level ?? 0 },
+    {
+      style: block.style,
+      alignment: block.alignment ?? null,
+      listId: block.list?.id ?? null,
+      listKind: block.list?.kind ?? null,
+      level: block.list?.level ?? 0,
+    },
     inline(block.text, block.runs),
   );
 }
@@ -97,7 +103,7 @@ export function toDoc(blocks: EditBlock[]): Node {
   return schema.nodes.doc.create(null, chunked(children));
 }
 
-/** A paragraph node's text, runs, style and list place. */
+/** A paragraph node's text, runs, style, alignment and list place. */
 function paragraphBlock(node: Node): EditBlock {
   let text = "";
   const runs: StyledRun[] = [];
@@ -110,6 +116,7 @@ function paragraphBlock(node: Node): EditBlock {
     else runs.push(run);
   });
   const block: EditBlock = { kind: "paragraph", text, style: node.attrs.style as string, runs };
+  if (node.attrs.alignment) block.alignment = node.attrs.alignment as Alignment;
   if (node.attrs.listKind) {
     block.list = { id: node.attrs.listId as string, kind: node.attrs.listKind as ListKind, level: node.attrs.level as number };
   }
@@ -189,6 +196,7 @@ function content(block: EditBlock): unknown {
       return [
         block.text,
         block.style,
+        block.alignment ?? null,
         // In a fixed order (the service's JSON and the editor's name a run's fields in others).
         block.runs?.map((r) => [r.len, Boolean(r.bold), Boolean(r.italic), Boolean(r.underline), Boolean(r.strikethrough), r.link ?? null]) ?? null,
         block.list ? [block.list.kind, block.list.level] : null,

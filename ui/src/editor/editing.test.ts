@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { toggleMark } from "prosemirror-commands";
 import { EditorState, TextSelection, type Command } from "prosemirror-state";
-import { DOMParser as PmParser } from "prosemirror-model";
+import { DOMParser as PmParser, DOMSerializer } from "prosemirror-model";
 import { EditorView } from "prosemirror-view";
 import { forEachBlock } from "./chunks";
 import { flattenPastedLists } from "./lists";
-import { keepStructure, linkAt, normalizeUrl, setLink, setParagraphStyle } from "./commands";
+import { enter, keepStructure, linkAt, normalizeUrl, paragraphAlignment, setAlignment, setLink, setParagraphStyle } from "./commands";
 import { fromDoc, toDoc } from "./convert";
 import { schema, SOFT_BREAK } from "./schema";
 import type { EditBlock } from "../types";
@@ -89,15 +89,42 @@ describe("the editor's document", () => {
     expect(fromDoc(joined.doc).filter((b) => b.kind === "paragraph")).toHaveLength(2);
   });
 
-  it("pastes from Google Docs with its marks and headings, and drops the rest", () => {
-    const html = `<b style="font-weight:normal;" id="docs-internal-guid-1"><h2><span style="font-weight:700">Refunds</span></h2>
-      <p><span style="font-style:italic">Within</span> <span style="text-decoration:line-through">14</span> <a href="https://example.com/terms">days</a><img src="x.png"></p></b>`;
+  it("pastes from Google Docs with its marks, headings and alignments, and drops the rest", () => {
+    const html = `<b style="font-weight:normal;" id="docs-internal-guid-1"><h2 dir="ltr" style="line-height:1.38;text-align: center;margin-top:18pt;"><span style="font-weight:700">Refunds</span></h2>
+      <p><span style="font-style:italic">Within</span> <span style="text-decoration:line-through">14</span> <a href="https://example.com/terms">days</a><img src="x.png"></p>
+      <p dir="ltr" style="text-align: justify;">Terms</p></b>`;
     const dom = new window.DOMParser().parseFromString(html, "text/html");
     const parsed = fromDoc(PmParser.fromSchema(schema).parse(dom.body));
     expect(parsed).toEqual([
-      { kind: "paragraph", text: "Refunds", style: "HEADING_2", runs: [{ len: 7, bold: true }] },
-      { kind: "paragraph", text: "Within 14 days", style: "NORMAL_TEXT", runs: [{ len: 6, italic: true }, { len: 1 }, { len: 2, strikethrough: true }, { len: 1 }, { len: 4, link: "https://example.com/terms" }] },
+      { kind: "paragraph", text: "Refunds", style: "HEADING_2", alignment: "CENTER", runs: [{ len: 7, bold: true }] },
+      {
+        kind: "paragraph",
+        text: "Within 14 days",
+        style: "NORMAL_TEXT",
+        alignment: "START",
+        runs: [{ len: 6, italic: true }, { len: 1 }, { len: 2, strikethrough: true }, { len: 1 }, { len: 4, link: "https://example.com/terms" }],
+      },
+      { kind: "paragraph", text: "Terms", style: "NORMAL_TEXT", alignment: "JUSTIFIED", runs: [{ len: 5 }] },
     ]);
+  });
+
+  it("aligns the paragraphs of the selection, and Enter at a paragraph's end keeps its alignment", () => {
+    const aligned = blocks.map((b) => (b.kind === "paragraph" ? { ...b, alignment: "START" as const } : b));
+    // From the title's third character to the next paragraph's fourth.
+    const s = select(state(aligned), 0, 2);
+    const across = s.apply(s.tr.setSelection(TextSelection.create(s.doc, s.selection.from, select(s, 1, 3).selection.from)));
+    const centred = apply(across, setAlignment("CENTER"));
+    const alignments = fromDoc(centred.doc).map((b) => (b.kind === "paragraph" ? b.alignment : b.kind));
+    expect(alignments).toEqual(["CENTER", "CENTER", "fixed", "START"]);
+    expect(paragraphAlignment(select(centred, 1, 2))).toBe("CENTER");
+    // Drawn as CSS, START (most paragraphs) without any.
+    const dom = DOMSerializer.fromSchema(schema).serializeFragment(centred.doc.content, { document });
+    const shown = Array.from((dom as DocumentFragment).querySelectorAll<HTMLElement>(".para")).map((p) => p.style.textAlign);
+    expect(shown).toEqual(["center", "center", ""]);
+    // The next paragraph is normal text, aligned as the one it follows (as in Docs).
+    const end = select(centred, 0, 11);
+    const split = apply(end, enter);
+    expect(fromDoc(split.doc)[1]).toMatchObject({ kind: "paragraph", text: "", style: "NORMAL_TEXT", alignment: "CENTER" });
   });
 
   it("pastes plain text as paragraphs, one a line, in the real view", () => {
@@ -110,8 +137,8 @@ describe("the editor's document", () => {
     view.pasteText("Refunds\r\nWithin 14 days 😀\n\nThank you", new Event("paste") as ClipboardEvent);
     expect(fromDoc(view.state.doc)).toEqual([
       { kind: "paragraph", text: "Refunds", style: "NORMAL_TEXT", runs: [{ len: 7 }] },
-      { kind: "paragraph", text: "Within 14 days 😀", style: "NORMAL_TEXT", runs: [{ len: 17 }] },
-      { kind: "paragraph", text: "Thank you", style: "NORMAL_TEXT", runs: [{ len: 9 }] },
+      { kind: "paragraph", text: "Within 14 days 😀", style: "NORMAL_TEXT", alignment: "START", runs: [{ len: 17 }] },
+      { kind: "paragraph", text: "Thank you", style: "NORMAL_TEXT", alignment: "START", runs: [{ len: 9 }] },
     ]);
     view.destroy();
   });

@@ -13,6 +13,7 @@ const item = (text: string, level = 0, kind: "bullet" | "number" = "bullet", id 
   kind: "paragraph",
   text,
   style: "NORMAL_TEXT",
+  alignment: "START",
   runs: text ? [{ len: text.length }] : [],
   list: { id, kind, level },
 });

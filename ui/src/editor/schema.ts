@@ -1,5 +1,6 @@
 import { Schema, type Mark, type MarkSpec, type Node, type NodeSpec } from "prosemirror-model";
 import { tableNodes } from "prosemirror-tables";
+import type { Alignment } from "../types";
 
 /** Google Docs' named paragraph styles the editor writes, and the element each is shown as. */
 const STYLE_TAGS: Record<string, string> = {
@@ -16,6 +17,29 @@ const STYLE_TAGS: Record<string, string> = {
 /** A soft line break inside a paragraph (Shift+Enter), as Google Docs keeps it: U+000B. */
 export const SOFT_BREAK = "\u000b";
 
+/** Docs' paragraph alignments and the CSS `text-align` each is drawn with (START and END follow
+ *  the text's direction, as in Docs). */
+export const ALIGNMENTS: Record<Alignment, string> = { START: "start", CENTER: "center", END: "end", JUSTIFIED: "justify" };
+
+/** A pasted element's alignment: its CSS `text-align` (Google Docs, web pages) or its `align`
+ *  attribute (Word); START when it has neither. */
+export function alignmentOf(element: HTMLElement): Alignment {
+  const value = (element.style.textAlign || element.getAttribute("align") || "").toLowerCase();
+  if (value === "center") return "CENTER";
+  if (value === "right" || value === "end") return "END";
+  if (value === "justify") return "JUSTIFIED";
+  return "START";
+}
+
+/** A paragraph's inline CSS: its alignment (unless at the start) and its list level. */
+function paragraphCss(node: Node): string | undefined {
+  const parts: string[] = [];
+  const alignment = node.attrs.alignment as Alignment | null;
+  if (alignment && alignment !== "START") parts.push(`text-align: ${ALIGNMENTS[alignment]}`);
+  if (node.attrs.listKind) parts.push(`--level: ${node.attrs.level as number}`);
+  return parts.length > 0 ? parts.join("; ") : undefined;
+}
+
 const nodes: Record<string, NodeSpec> = {
   doc: { content: "chunk+" },
   // Consecutive blocks, for speed only (see `chunks.ts`): not a Docs structure, and invisible.
@@ -23,11 +47,19 @@ const nodes: Record<string, NodeSpec> = {
   // One Docs paragraph is one paragraph here, whatever its named style: the text offsets of both
   // are the same (JavaScript strings count UTF-16 units, as Google's indexes do).
   // A list item is a paragraph with its list's id, kind ("bullet" or "number") and nesting
-  // level, as Docs keeps it: a paragraph with a bullet, not a node of a list node.
+  // level, as Docs keeps it: a paragraph with a bullet, not a node of a list node. Its
+  // alignment is null only in a draft kept before the editor had alignment: then the saved
+  // document keeps the one it has.
   paragraph: {
     group: "block",
     content: "inline*",
-    attrs: { style: { default: "NORMAL_TEXT" }, listId: { default: null }, listKind: { default: null }, level: { default: 0 } },
+    attrs: {
+      style: { default: "NORMAL_TEXT" },
+      alignment: { default: "START" },
+      listId: { default: null },
+      listKind: { default: null },
+      level: { default: 0 },
+    },
     parseDOM: [
       // A list item: pasted (flattened by `flattenPastedLists`) or copied here, any style.
       {
@@ -38,31 +70,37 @@ const nodes: Record<string, NodeSpec> = {
           const level = Number(p.dataset.level);
           return {
             style: /\bpara-([A-Z0-9_]+)/.exec(p.className)?.[1] ?? "NORMAL_TEXT",
+            alignment: alignmentOf(p),
             listKind: kind,
             listId: p.dataset.listId || "pasted",
             level: Number.isInteger(level) ? Math.min(8, Math.max(0, level)) : 0,
           };
         },
       },
-      { tag: "h1", attrs: { style: "HEADING_1" } },
-      { tag: "h2", attrs: { style: "HEADING_2" } },
-      { tag: "h3", attrs: { style: "HEADING_3" } },
-      { tag: "h4", attrs: { style: "HEADING_4" } },
-      { tag: "h5", attrs: { style: "HEADING_5" } },
-      { tag: "h6", attrs: { style: "HEADING_6" } },
-      { tag: "p.title", attrs: { style: "TITLE" } },
-      { tag: "p.subtitle", attrs: { style: "SUBTITLE" } },
-      { tag: "p" },
+      ...(
+        [
+          ["h1", "HEADING_1"],
+          ["h2", "HEADING_2"],
+          ["h3", "HEADING_3"],
+          ["h4", "HEADING_4"],
+          ["h5", "HEADING_5"],
+          ["h6", "HEADING_6"],
+          ["p.title", "TITLE"],
+          ["p.subtitle", "SUBTITLE"],
+          ["p", "NORMAL_TEXT"],
+        ] as const
+      ).map(([tag, style]) => ({ tag, getAttrs: (p: HTMLElement) => ({ style, alignment: alignmentOf(p) }) })),
     ],
     toDOM: (node: Node) => {
       const style = node.attrs.style as string;
       const kind = node.attrs.listKind as string | null;
-      if (!kind) return [STYLE_TAGS[style] ?? "p", { class: `para para-${style}` }, 0];
+      const css = paragraphCss(node);
+      if (!kind) return [STYLE_TAGS[style] ?? "p", { class: `para para-${style}`, ...(css ? { style: css } : {}) }, 0];
       const level = node.attrs.level as number;
       // The data attributes let a copied item paste back as one (the rule above reads them).
       const attrs = {
         class: `para para-${style} li li-${kind}`,
-        style: `--level: ${level}`,
+        style: css,
         "data-list-kind": kind,
         "data-list-id": node.attrs.listId as string,
         "data-level": String(level),

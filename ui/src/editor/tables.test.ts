@@ -12,7 +12,7 @@ import { insertTable, pasteTablesAsText, tablePlugins } from "./tables";
 import type { EditBlock } from "../types";
 
 const cell = (text: string, style = "NORMAL_TEXT"): EditBlock[] => [
-  { kind: "paragraph", text, style, runs: text ? [{ len: text.length }] : [] },
+  { kind: "paragraph", text, style, alignment: "START", runs: text ? [{ len: text.length }] : [] },
 ];
 
 const blocks: EditBlock[] = [

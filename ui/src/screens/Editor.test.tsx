@@ -167,6 +167,39 @@ describe("Editor", () => {
     expect(within(element).getByText("Ship").tagName).toBe("STRONG");
   });
 
+  it("aligns paragraphs from the toolbar's menu by keyboard and with Google Docs' shortcuts, and saves the alignment", async () => {
+    const aligned = view().blocks.map((b) => (b.kind === "paragraph" ? { ...b, alignment: "START" as const } : b));
+    const calls = mockCommands({
+      editor_document: () => view({ blocks: aligned }),
+      save_document: (args) => ({ outcome: "saved", document: { ...document, revisionId: "rev9" }, blocks: (args as { blocks: unknown }).blocks, requests: 1 }),
+    });
+    renderWithQuery(<Editor id="d1" />);
+    const { element, pm } = await surface();
+    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, endOf(pm, 0) + 3))));
+    const button = screen.getByRole("button", { name: "Alignment: Left align" });
+    button.focus();
+    await userEvent.keyboard("{ArrowDown}");
+    const menu = screen.getByRole("menu", { name: "Alignment" });
+    expect(within(menu).getByRole("menuitemradio", { name: /Left align/ })).toHaveFocus();
+    await userEvent.keyboard("{ArrowDown}{Enter}");
+    expect(screen.queryByRole("menu")).not.toBeInTheDocument();
+    expect(within(element).getByText("Ship", { exact: false }).closest("p")).toHaveStyle({ textAlign: "center" });
+    expect(screen.getByRole("button", { name: "Alignment: Centre align" })).toBeInTheDocument();
+    // Escape closes the menu and gives the focus back to its button.
+    screen.getByRole("button", { name: "Alignment: Centre align" }).focus();
+    await userEvent.keyboard("{ArrowDown}{Escape}");
+    expect(screen.queryByRole("menu")).not.toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Alignment: Centre align" })).toHaveFocus();
+    // Ctrl+Shift+J justifies the title.
+    element.focus();
+    act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, 3))));
+    await userEvent.keyboard("{Control>}{Shift>}j{/Shift}{/Control}");
+    await userEvent.click(screen.getByRole("button", { name: "Save" }));
+    expect(await screen.findByText("Saved (1 change sent).")).toBeInTheDocument();
+    const sent = (calls.find((c) => c.cmd === "save_document")!.args as { blocks: { alignment?: string }[] }).blocks;
+    expect(sent.map((b) => b.alignment)).toEqual(["JUSTIFIED", "CENTER", undefined, "START"]);
+  });
+
   it("edits text with an emoji, a style and bold, and saves the runs through the planner", async () => {
     const calls = mockCommands({
       editor_document: () => view(),
@@ -285,7 +318,7 @@ describe("Editor", () => {
     expect(screen.getByRole("button", { name: "Save" })).toBeDisabled();
     await userEvent.click(within(conflict).getByRole("button", { name: "Use mine" }));
     await userEvent.click(screen.getByRole("button", { name: "Save" }));
-    await screen.findByText(/^Saved \(1 changes sent\)\./);
+    await screen.findByText(/^Saved \(1 change sent\)\./);
     const saves = calls.filter((c) => c.cmd === "save_document").map((c) => c.args as { baseRevisionId: string; blocks: { text?: string }[] });
     expect(saves[1].baseRevisionId).toBe("rev2");
     expect(saves[1].blocks[0].text).toBe("Mine");
@@ -311,7 +344,7 @@ describe("Editor", () => {
     typeAt(pm, "and tell support");
     expect(element.querySelectorAll(".para")).toHaveLength(3);
     await userEvent.click(screen.getByRole("button", { name: "Save" }));
-    await screen.findByText(/^Saved \(1 changes sent\)\./);
+    await screen.findByText(/^Saved \(1 change sent\)\./);
     const edits = calls.find((c) => c.cmd === "save_document")!.args as { blocks: { text?: string }[] };
     expect(edits.blocks[1].text).toBe("Ship Tuesday\u000bannounce Wednesday\u000band tell support");
   });

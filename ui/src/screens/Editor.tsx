@@ -128,7 +128,7 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
         if (goesOn) edited.current = goesOn;
         else restart(outcome.blocks);
         setDirty(false);
-        const saved = outcome.requests === 0 ? "Nothing to save." : `Saved (${outcome.requests} changes sent).`;
+        const saved = outcome.requests === 0 ? "Nothing to save." : `Saved (${outcome.requests} ${outcome.requests === 1 ? "change" : "changes"} sent).`;
         setNote(goesOn ? saved : `${saved} The document had changed in Google Docs too: it is shown as it is now.`);
         return;
       }

@@ -1333,7 +1333,11 @@ mod tests {
     #[test]
     fn alignment_is_read_as_docs_keeps_it_and_set_only_where_it_changed() {
         use Alignment::*;
-        let d = aligned(aligned(doc(&[("a", "TITLE"), ("b", "NORMAL_TEXT"), ("c", "NORMAL_TEXT")]), 0, "CENTER"), 2, "ALIGNMENT_UNSPECIFIED");
+        let d = aligned(
+            aligned(doc(&[("a", "TITLE"), ("b", "NORMAL_TEXT"), ("c", "NORMAL_TEXT")]), 0, "CENTER"),
+            2,
+            "ALIGNMENT_UNSPECIFIED",
+        );
         let alignments: Vec<Option<Alignment>> = editable_blocks(&d)
             .iter()
             .map(|b| match b {
@@ -1543,9 +1547,11 @@ mod tests {
         // indent is reset, and the list is not made again.
         assert!(!kinds.contains(&"createParagraphBullets"), "{requests:?}");
         assert!(
-            requests.iter().all(|r| r
-                .pointer("/updateParagraphStyle/fields")
-                .is_none_or(|f| f.as_str().unwrap().split(',').all(|f| ["namedStyleType", "alignment"].contains(&f)))),
+            requests.iter().all(|r| r.pointer("/updateParagraphStyle/fields").is_none_or(|f| f
+                .as_str()
+                .unwrap()
+                .split(',')
+                .all(|f| ["namedStyleType", "alignment"].contains(&f)))),
             "{requests:?}"
         );
         assert!(kinds.contains(&"deleteParagraphBullets"), "{requests:?}");

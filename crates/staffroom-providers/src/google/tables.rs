@@ -377,7 +377,8 @@ pub fn insert_new(
         if let EditBlock::Paragraph { style, alignment, list, .. } = &mut then[i - 1] {
             *list = None;
             let (style, alignment) = (style.clone(), *alignment);
-            if let EditBlock::Paragraph { style: y_style, alignment: y_alignment, list: y_list, .. } = &mut then[i + 1] {
+            if let EditBlock::Paragraph { style: y_style, alignment: y_alignment, list: y_list, .. } = &mut then[i + 1]
+            {
                 *y_style = style;
                 *y_alignment = alignment;
                 *y_list = None;

@@ -84,8 +84,16 @@ pub fn documents(count: usize) -> Vec<SeedDoc> {
                 _ => format!("{topic} {}", n + 1),
             };
             let mut doc = SimDoc::new(document_id(n), title.clone(), String::new());
-            doc.push_paragraph("TITLE", &[(&title, json!({}))]);
-            doc.push_paragraph("SUBTITLE", &[("Shared with the whole team ", json!({})), ("✨", json!({}))]);
+            // Some teams centre their title block; most leave Docs' default (unset: START).
+            let heading = |style: &str| match n % 3 {
+                0 => json!({"namedStyleType": style, "alignment": "CENTER"}),
+                _ => json!({"namedStyleType": style}),
+            };
+            doc.push_pieces(heading("TITLE"), &[Piece::Text(&title, json!({}))]);
+            doc.push_pieces(
+                heading("SUBTITLE"),
+                &[Piece::Text("Shared with the whole team ", json!({})), Piece::Text("✨", json!({}))],
+            );
             doc.push_paragraph("HEADING_1", &[("Summary", json!({}))]);
             if n == RICH_DOCUMENT {
                 push_rich_content(&mut doc);
@@ -154,6 +162,15 @@ pub fn documents(count: usize) -> Vec<SeedDoc> {
 /// they point at (shapes from the Docs discovery document).
 fn push_rich_content(doc: &mut SimDoc) {
     let normal = || json!({"namedStyleType": "NORMAL_TEXT"});
+    // A justified paragraph and a signature set at the end of the line.
+    doc.push_pieces(
+        json!({"namedStyleType": "NORMAL_TEXT", "alignment": "JUSTIFIED"}),
+        &[Piece::Text("Everything below was agreed at the planning meeting and holds until the next one; ask Sam before changing any of it.", json!({}))],
+    );
+    doc.push_pieces(
+        json!({"namedStyleType": "NORMAL_TEXT", "alignment": "END"}),
+        &[Piece::Text("— Sam, operations lead", json!({"italic": true}))],
+    );
     // Shift+Enter: a soft line break inside one paragraph.
     doc.push_paragraph("NORMAL_TEXT", &[("Ship on Tuesday\u{b}announce on Wednesday 🚀.", json!({}))]);
     doc.push_paragraph("NORMAL_TEXT", &[("Owner:\tSam", json!({})), ("\tBackup:\tKai", json!({"italic": true}))]);

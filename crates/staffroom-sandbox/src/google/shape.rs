@@ -134,15 +134,20 @@ mod tests {
         }});
         assert_eq!(batch(style), Ok(()));
         // proto3 JSON: an integer as a string of digits, and null as unset.
-        assert_eq!(batch(json!({"insertText": {"location": {"index": "3"}, "text": "x", "endOfSegmentLocation": null}})), Ok(()));
+        assert_eq!(
+            batch(json!({"insertText": {"location": {"index": "3"}, "text": "x", "endOfSegmentLocation": null}})),
+            Ok(())
+        );
     }
 
     #[test]
     fn unknown_fields_wrong_types_and_enum_values_are_refused_as_google_words_it() {
         assert_eq!(
             batch(json!({"insertText": {"location": {"index": 1}, "text": "x", "bold": true}})),
-            Err("Invalid JSON payload received. Unknown name \"bold\" at 'requests[0].insert_text': Cannot find field."
-                .into())
+            Err(
+                "Invalid JSON payload received. Unknown name \"bold\" at 'requests[0].insert_text': Cannot find field."
+                    .into()
+            )
         );
         assert_eq!(
             batch(json!({"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 2},
