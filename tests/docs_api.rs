@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bad_fields, client, SandboxApp};
+use common::{bad_fields, client, demo_token, SandboxApp, Server, ServerOptions};
 use reqwest::Method;
 use serde_json::{json, Value};
 use staffroom::sandbox::google::GoogleFaults;
@@ -589,4 +589,39 @@ async fn a_browser_step_elsewhere_signs_the_server_in_to_google() {
         .map(|e| e["outcome"].as_str().unwrap())
         .collect();
     assert_eq!(sign_ins, ["success", "failure"], "{audit}");
+}
+
+/// A draft holds the editor's whole model (text, runs, alignment, list places, a table with a
+/// row added) and is on disk once the answer came: a SIGKILL right after loses none of it.
+#[tokio::test]
+async fn a_kept_draft_survives_a_crash_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = || ServerOptions { data_dir: Some(dir.path().to_path_buf()), ..Default::default() };
+    let mut server = Server::start(options());
+    let token = demo_token(&server).await;
+    let editor = server.url(&format!("/api/docs/documents/{DOC}/editor"));
+    let view: Value = client().get(&editor).bearer_auth(&token).send().await.unwrap().json().await.unwrap();
+    let mut blocks = view["blocks"].as_array().unwrap().clone();
+    let first = blocks.iter().position(|b| b["style"] == "NORMAL_TEXT").unwrap();
+    blocks[first]["text"] = json!("Typed 😀 just before the crash");
+    blocks[first]["runs"] = json!([{"len": 5, "bold": true}, {"len": 3}, {"len": 22, "link": "https://example.com/x"}]);
+    blocks[first]["alignment"] = json!("CENTER");
+    blocks[first]["list"] = json!({"id": "kix.new", "kind": "number", "level": 1});
+    let table = blocks.iter_mut().find(|b| b["kind"] == "table").expect("the seeded table is editable");
+    let width = table["columns"].as_array().unwrap().len();
+    let cell = json!([{"kind": "paragraph", "text": "new", "style": "NORMAL_TEXT", "alignment": "END", "runs": [{"len": 3}]}]);
+    table["rows"].as_array_mut().unwrap().push(json!({"cells": vec![cell; width]}));
+    let draft_url = server.url(&format!("/api/docs/documents/{DOC}/draft"));
+    let edits = json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks});
+    let kept = client().put(&draft_url).bearer_auth(&token).json(&edits).send().await.unwrap();
+    assert_eq!(kept.status(), 200, "{}", kept.text().await.unwrap());
+
+    server.signal_and_wait("KILL");
+    let server = Server::start(options());
+    let token = demo_token(&server).await;
+    let answer = client().get(server.url(&format!("/api/docs/documents/{DOC}/draft"))).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(answer.status(), 200);
+    let draft: Value = answer.json().await.unwrap();
+    assert_eq!(draft["blocks"], edits["blocks"]);
+    assert_eq!(draft["baseRevisionId"], edits["baseRevisionId"]);
 }
