@@ -609,7 +609,8 @@ async fn a_kept_draft_survives_a_crash_whole() {
     blocks[first]["list"] = json!({"id": "kix.new", "kind": "number", "level": 1});
     let table = blocks.iter_mut().find(|b| b["kind"] == "table").expect("the seeded table is editable");
     let width = table["columns"].as_array().unwrap().len();
-    let cell = json!([{"kind": "paragraph", "text": "new", "style": "NORMAL_TEXT", "alignment": "END", "runs": [{"len": 3}]}]);
+    let cell =
+        json!([{"kind": "paragraph", "text": "new", "style": "NORMAL_TEXT", "alignment": "END", "runs": [{"len": 3}]}]);
     table["rows"].as_array_mut().unwrap().push(json!({"cells": vec![cell; width]}));
     let draft_url = server.url(&format!("/api/docs/documents/{DOC}/draft"));
     let edits = json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks});
@@ -619,7 +620,8 @@ async fn a_kept_draft_survives_a_crash_whole() {
     server.signal_and_wait("KILL");
     let server = Server::start(options());
     let token = demo_token(&server).await;
-    let answer = client().get(server.url(&format!("/api/docs/documents/{DOC}/draft"))).bearer_auth(&token).send().await.unwrap();
+    let answer =
+        client().get(server.url(&format!("/api/docs/documents/{DOC}/draft"))).bearer_auth(&token).send().await.unwrap();
     assert_eq!(answer.status(), 200);
     let draft: Value = answer.json().await.unwrap();
     assert_eq!(draft["blocks"], edits["blocks"]);

@@ -1,8 +1,9 @@
 //! The planner's promise, for random documents and random edits: applying its requests in the
 //! simulator yields exactly the edited document (texts, paragraph styles and alignments,
-//! character styles, lists: each paragraph's kind of list and nesting, and the table: its rows, columns and cells),
-//! the paragraph holding an image is untouched, and each kind of request runs from the highest
-//! index down.
+//! character styles, lists: each paragraph's kind of list and nesting, and the table: its rows,
+//! columns and cells), every part Staffroom does not edit (images, page breaks, footnote
+//! references, smart chips, anchored objects, suggestions, wherever they fall) is untouched and
+//! in its place, and each kind of request runs from the highest index down.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -134,12 +135,79 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
+/// A part Staffroom does not edit: a paragraph holding it is a fixed block.
+#[derive(Debug, Clone, Copy)]
+enum Atom {
+    Image,
+    PageBreak,
+    Footnote,
+    Chip,
+    Anchored,
+    Suggestion,
+}
+
+fn atom() -> impl Strategy<Value = Atom> {
+    prop::sample::select(vec![
+        Atom::Image,
+        Atom::PageBreak,
+        Atom::Footnote,
+        Atom::Chip,
+        Atom::Anchored,
+        Atom::Suggestion,
+    ])
+}
+
+/// The paragraph holding `atom`, as Docs writes each (shapes from the discovery document).
+fn push_atom(doc: &mut SimDoc, atom: Atom) {
+    let normal = || json!({"namedStyleType": "NORMAL_TEXT"});
+    match atom {
+        Atom::Image => doc.push_pieces(
+            normal(),
+            &[
+                SeedPiece::Text("Photo ", json!({})),
+                SeedPiece::Element(json!({"inlineObjectElement": {"inlineObjectId": "kix.photo"}})),
+            ],
+        ),
+        Atom::PageBreak => doc.push_pieces(normal(), &[SeedPiece::Element(json!({"pageBreak": {"textStyle": {}}}))]),
+        Atom::Footnote => doc.push_pieces(
+            normal(),
+            &[
+                SeedPiece::Text("As agreed", json!({})),
+                SeedPiece::Element(json!({"footnoteReference": {"footnoteId": "kix.fn", "footnoteNumber": "1"}})),
+            ],
+        ),
+        Atom::Chip => doc.push_pieces(
+            normal(),
+            &[
+                SeedPiece::Text("Ask ", json!({})),
+                SeedPiece::Element(
+                    json!({"person": {"personId": "kix.p", "personProperties": {"email": "sam@example.com"}}}),
+                ),
+            ],
+        ),
+        Atom::Anchored => doc.push_pieces(
+            json!({"namedStyleType": "NORMAL_TEXT", "_positionedObjectIds": ["kix.plan"]}),
+            &[SeedPiece::Text("The plan is anchored here.", json!({}))],
+        ),
+        Atom::Suggestion => doc.push_pieces(
+            normal(),
+            &[
+                SeedPiece::Text("Prices rise", json!({})),
+                SeedPiece::Suggested(" soon", json!({}), json!({"suggestedInsertionIds": ["suggest.a"]})),
+            ],
+        ),
+    }
+}
+
 /// The seeded lists: one of each kind, as Docs describes them (not as the simulator makes them,
 /// so that no new list joins one).
 const SEEDED: [(&str, ListKind); 2] =
     [("kix.seeded.bullets", ListKind::Bullet), ("kix.seeded.numbers", ListKind::Number)];
 
-fn build(before: &[Seeded], after: &[Seeded]) -> SimDoc {
+/// The document: `before`'s paragraphs with the atoms among them (each before the paragraph
+/// numbered its place; past the last: after it), an image's paragraph, a caption, a 2×2 table,
+/// then `after`'s paragraphs.
+fn build(before: &[Seeded], atoms: &[(usize, Atom)], after: &[Seeded]) -> SimDoc {
     let mut doc = SimDoc::new("d", "Property", "rev0".into());
     let style = |s: &str, listed: &Listed, alignment: &Alignment| {
         let mut style = json!({"namedStyleType": s});
@@ -161,12 +229,18 @@ fn build(before: &[Seeded], after: &[Seeded]) -> SimDoc {
             t.to_string()
         }
     };
-    for (t, s, listed, alignment) in before {
+    for (k, (t, s, listed, alignment)) in before.iter().enumerate() {
+        for (_, atom) in atoms.iter().filter(|(at, _)| *at == k) {
+            push_atom(&mut doc, *atom);
+        }
         let link = json!({"link": {"url": "https://example.com/b"}, "underline": true});
         let t = item_text(t, listed);
         let pieces =
             [SeedPiece::Text(&t, json!({})), SeedPiece::Text("!", json!({"bold": true})), SeedPiece::Text(" go", link)];
         doc.push_pieces(style(s, listed, alignment), &pieces);
+    }
+    for (_, atom) in atoms.iter().filter(|(at, _)| *at >= before.len()) {
+        push_atom(&mut doc, *atom);
     }
     // An image's paragraph, which no request may touch, then a caption before the table.
     doc.push_pieces(
@@ -211,28 +285,33 @@ fn read(doc: &SimDoc) -> Document {
     serde_json::from_value(doc.to_json("SUGGESTIONS_INLINE")).unwrap()
 }
 
-/// The image's paragraph, without its indexes.
-fn image_paragraph(doc: &SimDoc) -> Value {
-    let mut paragraph = doc.to_json("SUGGESTIONS_INLINE")["body"]["content"]
-        .as_array()
-        .unwrap()
+/// The paragraphs Staffroom does not edit (those holding an atom), in order, without their
+/// indexes.
+fn fixed_paragraphs(doc: &SimDoc) -> Vec<Value> {
+    read(doc)
+        .body
+        .content
         .iter()
-        .find(|e| e.to_string().contains("inlineObjectElement"))
-        .cloned()
-        .expect("the image is still there");
-    fn strip(v: &mut Value) {
-        match v {
-            Value::Object(m) => {
-                m.remove("startIndex");
-                m.remove("endIndex");
-                m.values_mut().for_each(strip);
-            }
-            Value::Array(a) => a.iter_mut().for_each(strip),
-            _ => {}
+        .filter(|e| e.paragraph.as_ref().is_some_and(|p| !p.is_plain_text()))
+        .map(|e| {
+            let mut paragraph = serde_json::to_value(e).unwrap();
+            strip(&mut paragraph);
+            paragraph
+        })
+        .collect()
+}
+
+/// A value without its indexes.
+fn strip(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.remove("startIndex");
+            m.remove("endIndex");
+            m.values_mut().for_each(strip);
         }
+        Value::Array(a) => a.iter_mut().for_each(strip),
+        _ => {}
     }
-    strip(&mut paragraph);
-    paragraph
 }
 
 /// A new paragraph as the editor sends it (at the start unless aligned otherwise).
@@ -372,9 +451,15 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit) {
             }
         }
         Edit::Insert(i, pieces, s, to) => {
-            let mut paragraph = paragraph_of(pieces, s);
-            align(&mut paragraph, *to);
-            blocks.insert(i % (blocks.len() + 1), paragraph);
+            let at = i % (blocks.len() + 1);
+            // As the editor allows: beside a paragraph, never alone between two fixed parts.
+            let paragraph_at =
+                |k: Option<usize>| matches!(k.and_then(|k| blocks.get(k)), Some(EditBlock::Paragraph { .. }));
+            if paragraph_at(at.checked_sub(1)) || paragraph_at(Some(at)) {
+                let mut paragraph = paragraph_of(pieces, s);
+                align(&mut paragraph, *to);
+                blocks.insert(at, paragraph);
+            }
         }
         Edit::NewTable(i, rows, columns, pieces) => {
             let at = pick(*i) + 1;
@@ -466,12 +551,13 @@ proptest! {
     #[test]
     fn applying_the_plan_yields_the_edited_document(
         before in prop::collection::vec(paragraph(), 1..5),
+        atoms in prop::collection::vec((0usize..6, atom()), 0..4),
         after in prop::collection::vec(paragraph(), 1..5),
         edits in prop::collection::vec(edit(), 0..8),
     ) {
-        let mut sim = build(&before, &after);
+        let mut sim = build(&before, &atoms, &after);
         let base = read(&sim);
-        let image_before = image_paragraph(&sim);
+        let fixed_before = fixed_paragraphs(&sim);
         let mut blocks = editable_blocks(&base);
         for e in &edits {
             apply(&mut blocks, e);
@@ -508,7 +594,7 @@ proptest! {
         prop_assert_eq!(contents(&got), contents(&blocks), "{:?}", requests);
         prop_assert_eq!(lists_of(&got), lists_of(&blocks), "{:?}", requests);
         prop_assert!(together_as_wanted(&blocks, &got), "a list split: {:?}", requests);
-        prop_assert_eq!(image_paragraph(&sim), image_before);
+        prop_assert_eq!(fixed_paragraphs(&sim), fixed_before, "{:?}", requests);
         // Planning again from the result asks for nothing.
         prop_assert!(plan(&result, &got).unwrap().is_empty());
     }
