@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use tracing_appender::non_blocking::NonBlockingBuilder;
 pub use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt as _;
@@ -70,5 +71,10 @@ fn file_writer(dir: &Path) -> Option<(tracing_appender::non_blocking::NonBlockin
         .build(dir)
         .map_err(|e| eprintln!("warning: cannot write logs in {}: {e}", dir.display()))
         .ok()?;
-    Some(tracing_appender::non_blocking(appender))
+    // The writer thread's queue: every slot is allocated up front (the default, 128,000 lines,
+    // was 4 MB of the desktop's memory). A burst beyond it loses lines, never blocks the app.
+    Some(NonBlockingBuilder::default().buffered_lines_limit(QUEUED_LINES).lossy(true).finish(appender))
 }
+
+/// Log lines waiting for the writer thread before more are dropped.
+const QUEUED_LINES: usize = 4096;

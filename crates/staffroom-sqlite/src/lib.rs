@@ -144,8 +144,13 @@ impl Sqlite {
         drop(conn);
 
         let manager = SqliteConnectionManager::file(&path).with_init(configure);
+        // Connections open when work needs them and close after a minute unused: each holds a
+        // page cache of up to 2 MB, and eight kept open from the start held 3 MB of the
+        // desktop's memory after its first sync.
         let pool = r2d2::Pool::builder()
             .max_size(8)
+            .min_idle(Some(1))
+            .idle_timeout(Some(Duration::from_secs(60)))
             .build(manager)
             .map_err(|source| OpenError::Pool { path: path.clone(), source })?;
         Ok(Sqlite { pool, path, writing: Default::default() })

@@ -23,8 +23,12 @@ pub use self::inbox::{InboxEntry, InboxReader, NewDelivery, Stored, WebhookInbox
 pub use self::payload::WebhookEvent;
 use self::refusals::{Refusal, Refusals};
 
-/// How many feed items wait for a slow reader before it misses some.
-const FEED_CAPACITY: usize = 16 * 1024;
+/// How many feed items wait for a slow reader before it misses some. Tokio allocates every slot
+/// when the channel is made, so each holds a pointer, not an item.
+const FEED_CAPACITY: usize = 4 * 1024;
+
+/// The live feed's sending side.
+pub(crate) type Feed = broadcast::Sender<Arc<FeedItem>>;
 
 /// Largest body accepted (413 beyond).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
@@ -154,7 +158,7 @@ pub struct WebhookReceiver {
     secret: Arc<RwLock<SigningKey>>,
     secrets: Secrets,
     to_apply: mpsc::UnboundedSender<(i64, WebhookEvent)>,
-    feed: broadcast::Sender<FeedItem>,
+    feed: Feed,
     refusals: Refusals,
 }
 
@@ -167,7 +171,8 @@ impl WebhookReceiver {
         let reader = InboxReader::new(db.clone());
         let (to_apply, queue) = mpsc::unbounded_channel();
         // Room for a burst: the live events' relay reads this feed, and an item it falls behind
-        // on is an event no client ever sees (three items a delivery; about 3 MB when full).
+        // on is an event no client ever sees (three items a delivery: about 1,300 deliveries;
+        // 200 KB of slots, and about 1 MB of items when full).
         let (feed, _) = broadcast::channel(FEED_CAPACITY);
         let receiver = WebhookReceiver {
             inbox,
@@ -223,7 +228,7 @@ impl WebhookReceiver {
     }
 
     /// The live feed: received, duplicate and applied deliveries, and summaries of refused ones.
-    pub fn subscribe(&self) -> broadcast::Receiver<FeedItem> {
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<FeedItem>> {
         self.feed.subscribe()
     }
 
@@ -283,13 +288,13 @@ impl WebhookReceiver {
             .await?;
         match stored {
             Stored::New(id) => {
-                let _ = self.feed.send(FeedItem::new("received", true).about(Some(id), &event));
+                let _ = self.feed.send(Arc::new(FeedItem::new("received", true).about(Some(id), &event)));
                 tracing::info!(id, event = %event.name, resource = %event.resource_id, "webhook stored");
                 let _ = self.to_apply.send((id, event));
                 Ok(Received { received: true, duplicate: false })
             }
             Stored::Duplicate(id) => {
-                let _ = self.feed.send(FeedItem::new("duplicate", true).about(Some(id), &event));
+                let _ = self.feed.send(Arc::new(FeedItem::new("duplicate", true).about(Some(id), &event)));
                 tracing::info!(id, event = %event.name, "duplicate webhook delivery ignored");
                 Ok(Received { received: true, duplicate: true })
             }
@@ -359,11 +364,7 @@ fn is_json(content_type: Option<&str>) -> bool {
 
 /// Applies a group of stored deliveries in order (recording the outcomes with them), then
 /// announces what was applied.
-async fn apply_group(
-    applier: &dyn EventApplier,
-    feed: &broadcast::Sender<FeedItem>,
-    group: &[(i64, WebhookEvent)],
-) -> Result<()> {
+async fn apply_group(applier: &dyn EventApplier, feed: &Feed, group: &[(i64, WebhookEvent)]) -> Result<()> {
     let results = applier.apply_stored(group).await.inspect_err(|err| {
         tracing::error!(%err, deliveries = group.len(), "could not apply webhook deliveries; they wait in the inbox");
     })?;
@@ -373,7 +374,7 @@ async fn apply_group(
         item.outcome = Some(result.outcome.to_string());
         item.order_id = result.order_id;
         item.subscription_id = result.subscription_id;
-        let _ = feed.send(item);
+        let _ = feed.send(Arc::new(item));
     }
     Ok(())
 }
@@ -391,12 +392,7 @@ const SWEEP_PAGES: usize = 10;
 
 /// Applies the oldest page of deliveries stored but not applied, among those received before
 /// `before` (RFC 3339); how many it read.
-async fn apply_waiting(
-    reader: &InboxReader,
-    applier: &dyn EventApplier,
-    feed: &broadcast::Sender<FeedItem>,
-    before: &str,
-) -> Result<usize> {
+async fn apply_waiting(reader: &InboxReader, applier: &dyn EventApplier, feed: &Feed, before: &str) -> Result<usize> {
     let pending = reader.unapplied_received_before(WAITING_PAGE as u32, before).await?;
     if pending.is_empty() {
         return Ok(0);
@@ -425,7 +421,7 @@ async fn apply_waiting(
 async fn apply_in_order(
     mut queue: mpsc::UnboundedReceiver<(i64, WebhookEvent)>,
     applier: Arc<dyn EventApplier>,
-    feed: broadcast::Sender<FeedItem>,
+    feed: Feed,
 ) {
     let mut group = Vec::new();
     while let Some(first) = queue.recv().await {
@@ -446,7 +442,7 @@ async fn apply_in_order(
 /// [`SWEEP_AFTER`]. A task of its own, so that arrivals never wait behind its query (which reads
 /// past every delivery applied since the last vacuum); applying skips what is applied already, so
 /// a delivery found both ways is applied once.
-async fn sweep_inbox(reader: InboxReader, applier: Arc<dyn EventApplier>, feed: broadcast::Sender<FeedItem>) {
+async fn sweep_inbox(reader: InboxReader, applier: Arc<dyn EventApplier>, feed: Feed) {
     let mut sweep = tokio::time::interval(SWEEP_EVERY);
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {

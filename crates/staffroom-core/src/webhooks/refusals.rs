@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use super::FeedItem;
@@ -37,7 +36,7 @@ impl Refusal {
 #[derive(Clone)]
 pub struct Refusals {
     state: Arc<Mutex<State>>,
-    feed: broadcast::Sender<FeedItem>,
+    feed: super::Feed,
 }
 
 #[derive(Default)]
@@ -49,7 +48,7 @@ struct State {
 
 impl Refusals {
     /// Summaries go to `feed` (kind `refused`, the sentence as its outcome).
-    pub fn new(feed: broadcast::Sender<FeedItem>) -> Refusals {
+    pub fn new(feed: super::Feed) -> Refusals {
         Refusals { state: Arc::default(), feed }
     }
 
@@ -83,7 +82,7 @@ impl Refusals {
         tracing::warn!(summary = %sentence, "webhook deliveries refused");
         let mut item = FeedItem::new("refused", false);
         item.outcome = Some(sentence);
-        let _ = self.feed.send(item);
+        let _ = self.feed.send(std::sync::Arc::new(item));
     }
 }
 
@@ -124,7 +123,7 @@ mod tests {
     /// A flood makes one summary at once and one when the minute is over, nothing in between.
     #[tokio::test(start_paused = true)]
     async fn a_flood_makes_at_most_one_summary_a_minute() {
-        let (feed, mut items) = broadcast::channel(64);
+        let (feed, mut items) = tokio::sync::broadcast::channel(64);
         let refusals = Refusals::new(feed);
         for _ in 0..1_000 {
             refusals.count(Refusal::BadSignature);
