@@ -188,8 +188,18 @@ if (process.env.STAFFROOM_BENCH_ONLY === "launch") {
   process.exit(0);
 }
 
-// STAFFROOM_BENCH_ONLY=editor or =interactions: that part alone, signed in to the sandbox.
-const only = { editor: editorFigures, interactions }[process.env.STAFFROOM_BENCH_ONLY ?? ""];
+/** Every list click, then all products, then the memory after that session. */
+async function browsing(driver) {
+  await interactions(driver);
+  await browseProducts(driver);
+  await sleep(5_000);
+  const browsed = memory();
+  console.log(`memory after the session through every list screen and all products: RSS ${browsed.rss} MiB, PSS ${browsed.pss} MiB (${browsed.processes})`);
+}
+
+// STAFFROOM_BENCH_ONLY=editor, =interactions or =browsing (the interactions, all products and
+// the memory after them): that part alone, signed in to the sandbox.
+const only = { editor: editorFigures, interactions, browsing }[process.env.STAFFROOM_BENCH_ONLY ?? ""];
 if (only) {
   const { driver } = await launch();
   try {
