@@ -238,7 +238,7 @@ async fn the_first_background_sync_waits_as_asked_once_the_cache_has_been_synced
         started.elapsed()
     };
 
-    // Never synced: at once, whatever the wait asked (not every list syncs on its own).
+    // Never synced: within a second, whatever the wait asked (not every list syncs on its own).
     let first = open(600).await.unwrap();
     synced_after(first, std::time::Instant::now()).await;
 

@@ -53,7 +53,7 @@ async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staff
     config.long_running = true;
     // Its first sync (the sandbox's: 100 orders, 245 subscriptions, … over loopback HTTP) would
     // take both cores from WebKit while the window opens: it waits until the sign-in form is up
-    // (the lists show the cache meanwhile; a cache never synced is synced at once).
+    // (the lists show the cache meanwhile; a cache never synced waits a second at most).
     config.payments.first_sync_after = std::time::Duration::from_secs(3);
     if let Some(backend) = std::env::var("STAFFROOM_SECRET_STORE").ok().and_then(|v| v.parse().ok()) {
         config.secret_backend = backend;

@@ -65,8 +65,8 @@ pub struct PaymentsConfig {
     /// How often products and subscriptions are synced in the background.
     pub sync_interval: Duration,
     /// How long after start the first background sync waits (zero: at once). The desktop waits
-    /// while its window opens, showing the cache meanwhile; a cache never synced in full is
-    /// synced at once whatever this says.
+    /// while its window opens, showing the cache meanwhile; a cache never synced in full waits
+    /// a second at most, whatever this says.
     pub first_sync_after: Duration,
     /// Time-outs, retries and the client-side rate limit.
     pub client: crate::payments::client::ClientOptions,

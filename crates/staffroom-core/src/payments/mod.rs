@@ -32,6 +32,12 @@ use crate::store::Db;
 use crate::time::now_rfc3339;
 use crate::webhooks::InboxReader;
 
+/// The most a start waits before syncing a cache never synced in full, whatever it was asked to
+/// wait: the lists that read only the cache (orders, customers, licence keys, discounts, the
+/// summary) are empty until then. Long enough for a first launch's window to open without the
+/// sync taking both cores from it, short enough that nobody has signed in before it starts.
+const NEVER_SYNCED_WAIT: Duration = Duration::from_secs(1);
+
 /// A products list re-reads the catalogue from the provider when it is older than this.
 const PRODUCTS_FRESH_FOR: Duration = Duration::from_secs(60);
 /// The fleet-wide lock a team server's replicas sync under, one at a time ("syncing").
@@ -535,12 +541,12 @@ impl PaymentService {
 
     /// Starts the background sync: once `first_after` from now (catching up what happened while
     /// Staffroom was not running), then at the interval an admin chose (or the configured one),
-    /// rescheduled at once when it changes. A cache never synced in full is synced at once
-    /// whatever `first_after` says: not every list syncs on its own when asked before.
+    /// rescheduled at once when it changes. A cache never synced in full waits no longer than
+    /// [`NEVER_SYNCED_WAIT`].
     pub async fn start_background_sync(&self, first_after: Duration) -> Result<tokio::task::JoinHandle<()>> {
         self.sync.load_interval(&self.db).await?;
         let synced_before = self.sync_status().await?.resources.iter().all(|r| r.synced_at.is_some());
-        let first_after = if synced_before { first_after } else { Duration::ZERO };
+        let first_after = if synced_before { first_after } else { first_after.min(NEVER_SYNCED_WAIT) };
         let service = self.clone();
         let mut interval = self.sync.watch_interval();
         // A sync that overruns its slot delays the next one rather than bunching them up.
