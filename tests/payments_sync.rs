@@ -225,22 +225,26 @@ async fn the_first_background_sync_waits_as_asked_once_the_cache_has_been_synced
         staffroom::open(config)
     };
     let requests_for = |core: &staffroom::Core| core.payment_simulator.as_ref().unwrap().request_count();
+    // How long after `started` the sync first asked the provider (it then waits for the end).
     let synced_after = |core: staffroom::Core, started: std::time::Instant| async move {
         while requests_for(&core) == 0 {
             assert!(started.elapsed() < std::time::Duration::from_secs(60), "the background sync never came");
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
+        let asked = started.elapsed();
         // Let it finish, so the cache counts as synced.
         while !core.payments.sync_status().await.unwrap().resources.iter().all(|r| r.synced_at.is_some()) {
             assert!(started.elapsed() < std::time::Duration::from_secs(60), "the background sync never finished");
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
-        started.elapsed()
+        asked
     };
 
     // Never synced: within a second, whatever the wait asked (not every list syncs on its own).
+    let started = std::time::Instant::now();
     let first = open(600).await.unwrap();
-    synced_after(first, std::time::Instant::now()).await;
+    let asked = synced_after(first, started).await;
+    assert!(asked < std::time::Duration::from_secs(3), "a cache never synced waited {asked:?}");
 
     // Synced before: the next start shows the cache and syncs only once the wait is over. (A
     // team's replicas skip a sync another made less than half an interval ago: make it old.)

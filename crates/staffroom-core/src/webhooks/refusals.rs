@@ -82,7 +82,7 @@ impl Refusals {
         tracing::warn!(summary = %sentence, "webhook deliveries refused");
         let mut item = FeedItem::new("refused", false);
         item.outcome = Some(sentence);
-        let _ = self.feed.send(std::sync::Arc::new(item));
+        let _ = self.feed.send(Arc::new(item));
     }
 }
 

@@ -12,9 +12,10 @@
 //!   move such an insertion).
 //! - Text requests run from the highest index down, so each uses the base revision's indexes.
 //!   Style requests follow, also from the highest down, with the final indexes (as in Google's
-//!   own example). A paragraph gets one only if its style may differ from the wanted one:
-//!   its style changed, it is new, or newlines around it were deleted (Google does not say
-//!   which style a merged paragraph keeps).
+//!   own example). A paragraph gets one only if its named style or alignment may differ from
+//!   the wanted one: it changed, the paragraph is new, or newlines around it were deleted
+//!   (Google does not say which style a merged paragraph keeps). A named style is always sent
+//!   with the alignment: Docs applies it first, and it "affects other properties".
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -523,8 +524,8 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
     let base_segments = base_segments(&blocks);
     let edited_segments = edited_segments(edited);
     let mut text_ops: Vec<TextOp> = Vec::new();
-    // Paragraphs (by index among edited paragraphs overall) whose style, or list place, must be
-    // set.
+    // Paragraphs (by index among edited paragraphs overall) whose named style, alignment or
+    // list place must be set.
     let mut restyle: BTreeSet<usize> = BTreeSet::new();
     let mut realign: BTreeSet<usize> = BTreeSet::new();
     let mut relist: BTreeSet<usize> = BTreeSet::new();
@@ -593,7 +594,7 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
     // Style requests on the final layout, adjacent paragraphs of one style merged.
     let fixed_sizes: Vec<u32> =
         blocks.iter().filter(|b| b.paragraph.is_none() && b.table.is_none()).map(|b| b.end - b.start).collect();
-    let mut ranges: Vec<(u32, u32, ParagraphStyle)> = Vec::new();
+    let mut ranges: Vec<(u32, u32, StyleUpdate)> = Vec::new();
     let mut styled: Vec<(u32, &[StyledRun])> = Vec::new();
     let mut placed: Vec<Placed> = Vec::new();
     for (paragraph, (pos, end, after_fixed, block)) in layout(edited, &fixed_sizes).into_iter().enumerate() {
@@ -607,10 +608,11 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
             unlisted: unlisted.contains(&paragraph),
             after_fixed,
         });
-        let wanted = ParagraphStyle {
-            named: restyle.contains(&paragraph).then_some(style.as_str()),
-            alignment: alignment.filter(|_| realign.contains(&paragraph)),
-        };
+        let named = restyle.contains(&paragraph).then_some(style.as_str());
+        // Docs applies a named style before the rest, and it "affects other properties"
+        // (ParagraphStyle.namedStyleType in the discovery document): the alignment goes with it.
+        let wanted =
+            StyleUpdate { named, alignment: alignment.filter(|_| named.is_some() || realign.contains(&paragraph)) };
         if wanted.named.is_some() || wanted.alignment.is_some() {
             match ranges.last_mut() {
                 Some(last) if last.1 == pos && last.2 == wanted => last.1 = end,
@@ -674,12 +676,12 @@ struct Look<'a> {
 
 /// What one `updateParagraphStyle` sets: the named style, the alignment, or both.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct ParagraphStyle<'a> {
+struct StyleUpdate<'a> {
     named: Option<&'a str>,
     alignment: Option<Alignment>,
 }
 
-impl ParagraphStyle<'_> {
+impl StyleUpdate<'_> {
     fn request(self, start: u32, end: u32) -> Value {
         let mut style = serde_json::Map::new();
         let mut fields = Vec::new();
@@ -699,8 +701,8 @@ impl ParagraphStyle<'_> {
     }
 }
 
-/// The (segment-local) paragraphs whose named style, or list place, may differ from the wanted
-/// one after the text requests: it changed, or the paragraph is new or merged.
+/// The (segment-local) paragraphs whose named style, alignment or list place may differ from the
+/// wanted one after the text requests: it changed, or the paragraph is new or merged.
 #[derive(Default)]
 struct Changed {
     style: Vec<usize>,
@@ -1356,10 +1358,15 @@ mod tests {
                 "fields": "alignment"
             }})]
         );
-        // A named style changed leaves the alignment alone; a draft without alignments keeps them.
+        // A named style goes with the alignment (Docs applies it first, and it affects other
+        // properties); a draft without alignments keeps them.
         let mut restyled = editable_blocks(&d);
         restyled[0] = realigned(vec![p("a", "HEADING_1")], 0, Center).remove(0);
-        assert_eq!(plan(&d, &restyled).unwrap()[0]["updateParagraphStyle"]["fields"], "namedStyleType");
+        let style = &plan(&d, &restyled).unwrap()[0]["updateParagraphStyle"];
+        assert_eq!(
+            (&style["fields"], &style["paragraphStyle"]["alignment"]),
+            (&json!("namedStyleType,alignment"), &json!("CENTER"))
+        );
         let old_draft = [p("a", "TITLE"), p("b!", "NORMAL_TEXT"), p("c", "NORMAL_TEXT")];
         assert!(plan(&d, &old_draft).unwrap().iter().all(|r| r.get("updateParagraphStyle").is_none()));
     }

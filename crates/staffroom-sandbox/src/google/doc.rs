@@ -497,6 +497,7 @@ impl SimDoc {
                     object.keys().cloned().collect::<Vec<_>>().join(", ")
                 )));
             }
+            super::shape::check_request(i, request).map_err(Invalid)?;
             let (kind, body) = object.iter().next().unwrap();
             let prefix = format!("Invalid requests[{i}].{kind}: ");
             let outcome = match kind.as_str() {
@@ -712,6 +713,12 @@ impl SimDoc {
             let Some(k) = (i..self.len()).find(|&k| matches!(self.units[k], Unit::Newline { .. })) else { break };
             if let Unit::Newline { para, style: text } = self.units[k] {
                 let mut current = self.para_styles[para as usize].as_object().cloned().unwrap_or_default();
+                // "Updating the named style type affects other properties" (discovery document,
+                // `ParagraphStyle.namedStyleType`), which ones unsaid: the sim takes the
+                // alignment back to the named style's unless the same request sets it.
+                if fields.iter().any(|f| f == "namedStyleType") && !fields.iter().any(|f| f == "alignment") {
+                    current.remove("alignment");
+                }
                 for field in &fields {
                     match style.get(field) {
                         // An enum's zero value is proto3's unset: the field inherits again.

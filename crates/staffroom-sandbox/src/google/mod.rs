@@ -10,7 +10,7 @@ pub mod doc;
 mod oauth;
 pub mod query;
 pub mod seed;
-mod shape;
+pub(crate) mod shape;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -1412,7 +1412,7 @@ async fn batch_update(State(sim): State<Arc<Sim>>, Path(path): Path<String>, bod
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
         return docs_invalid("Invalid JSON payload received.");
     };
-    if let Err(message) = shape::check("BatchUpdateDocumentRequest", &body) {
+    if let Err(message) = shape::check_batch(&body) {
         return docs_invalid(&message);
     }
     if let Err(refused) = count_write(&sim) {

@@ -12,19 +12,53 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Value};
 
-/// Google Docs v1's schemas, parsed when the first request comes.
+/// Google Docs v1's schemas, parsed when the first request comes, without their descriptions
+/// (most of the document, and of no use here).
 static SCHEMAS: LazyLock<Map<String, Value>> = LazyLock::new(|| {
-    let document: Value = serde_json::from_str(include_str!("../../discovery/docs.v1.json"))
+    let mut document: Value = serde_json::from_str(include_str!("../../discovery/docs.v1.json"))
         .expect("the discovery document kept in the repository is JSON");
-    document["schemas"].as_object().expect("a discovery document has schemas").clone()
+    let mut schemas = document["schemas"].take();
+    strip_descriptions(&mut schemas);
+    match schemas {
+        Value::Object(schemas) => schemas,
+        _ => panic!("a discovery document has schemas"),
+    }
 });
 
-/// Checks `body` against the Docs schema named `schema` (e.g. `BatchUpdateDocumentRequest`);
-/// the error is Google's message for the first problem found.
-pub fn check(schema: &str, body: &Value) -> Result<(), String> {
-    let schemas = &*SCHEMAS;
-    let root = schemas.get(schema).unwrap_or_else(|| panic!("no schema {schema} in the discovery document"));
-    walk(body, root, schemas, "")
+fn strip_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for key in ["description", "enumDescriptions", "enumDeprecated"] {
+                map.remove(key);
+            }
+            map.values_mut().for_each(strip_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_descriptions),
+        _ => {}
+    }
+}
+
+fn schema(name: &str) -> &'static Value {
+    SCHEMAS.get(name).unwrap_or_else(|| panic!("no schema {name} in the discovery document"))
+}
+
+/// Checks a batchUpdate body's own fields (`writeControl`, …), not its requests: each request is
+/// checked as it is applied ([`check_request`]). The error is Google's message for the first
+/// problem found.
+pub fn check_batch(body: &Value) -> Result<(), String> {
+    match body {
+        Value::Object(fields) => {
+            let rest: Map<String, Value> =
+                fields.iter().filter(|(key, _)| *key != "requests").map(|(k, v)| (k.clone(), v.clone())).collect();
+            walk(&Value::Object(rest), schema("BatchUpdateDocumentRequest"), &SCHEMAS, "")
+        }
+        other => walk(other, schema("BatchUpdateDocumentRequest"), &SCHEMAS, ""),
+    }
+}
+
+/// Checks the batch's request number `index` against the `Request` schema.
+pub fn check_request(index: usize, request: &Value) -> Result<(), String> {
+    walk(request, schema("Request"), &SCHEMAS, &format!("requests[{index}]"))
 }
 
 fn walk(value: &Value, schema: &Value, schemas: &Map<String, Value>, path: &str) -> Result<(), String> {
@@ -122,7 +156,7 @@ mod tests {
     use serde_json::json;
 
     fn batch(request: Value) -> Result<(), String> {
-        check("BatchUpdateDocumentRequest", &json!({"requests": [request]}))
+        check_request(0, &request)
     }
 
     #[test]
@@ -163,8 +197,12 @@ mod tests {
                 .into())
         );
         assert_eq!(
-            check("BatchUpdateDocumentRequest", &json!({"requests": [], "revision": "r1"})),
+            check_batch(&json!({"requests": [], "revision": "r1"})),
             Err("Invalid JSON payload received. Unknown name \"revision\": Cannot find field.".into())
+        );
+        assert_eq!(
+            check_batch(&json!({"requests": [{"bogus": 1}], "writeControl": {"requiredRevisionId": "r"}})),
+            Ok(())
         );
         assert!(batch(json!({"insertText": {"location": {"start_index": 1}, "text": "x"}})).is_err());
     }
