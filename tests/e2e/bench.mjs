@@ -188,13 +188,16 @@ if (process.env.STAFFROOM_BENCH_ONLY === "launch") {
   process.exit(0);
 }
 
-/** Every list click, then all products, then the memory after that session. */
-async function browsing(driver) {
+/** Every list click, then all products, then the memory after that session (with its ratio to
+ *  the bare app's idle memory when that was measured). */
+async function browsing(driver, bare) {
   await interactions(driver);
   await browseProducts(driver);
   await sleep(5_000);
   const browsed = memory();
-  console.log(`memory after the session through every list screen and all products: RSS ${browsed.rss} MiB, PSS ${browsed.pss} MiB (${browsed.processes})`);
+  const against = bare ? `${ratio(browsed.pss, bare.memory.pss)} the bare app idle; ` : "";
+  console.log(`memory after the session through every list screen and all products: RSS ${browsed.rss} MiB, PSS ${browsed.pss} MiB ` +
+    `(${against}${browsed.processes})`);
 }
 
 // STAFFROOM_BENCH_ONLY=editor, =interactions or =browsing (the interactions, all products and
@@ -247,12 +250,7 @@ try {
   const { driver } = await launch();
   try {
     await signIn(driver);
-    await interactions(driver);
-    await browseProducts(driver);
-    await sleep(5_000);
-    const browsed = memory();
-    console.log(`memory after the session through every list screen and all products: RSS ${browsed.rss} MiB, PSS ${browsed.pss} MiB ` +
-      `(${ratio(browsed.pss, bare.memory.pss)} the bare app idle; ${browsed.processes})`);
+    await browsing(driver, bare);
     await editorFigures(driver);
   } finally {
     await driver.quit();

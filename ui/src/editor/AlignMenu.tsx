@@ -2,11 +2,11 @@ import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { Alignment } from "../types";
 
 /** Each alignment as the menu names it, with Google Docs' shortcut. */
-const CHOICES: { alignment: Alignment; label: string; shortcut: string }[] = [
-  { alignment: "START", label: "Left align", shortcut: "Ctrl+Shift+L" },
-  { alignment: "CENTER", label: "Centre align", shortcut: "Ctrl+Shift+E" },
-  { alignment: "END", label: "Right align", shortcut: "Ctrl+Shift+R" },
-  { alignment: "JUSTIFIED", label: "Justify", shortcut: "Ctrl+Shift+J" },
+const CHOICES: { alignment: Alignment; label: string; key: string }[] = [
+  { alignment: "START", label: "Left align", key: "L" },
+  { alignment: "CENTER", label: "Centre align", key: "E" },
+  { alignment: "END", label: "Right align", key: "R" },
+  { alignment: "JUSTIFIED", label: "Justify", key: "J" },
 ];
 
 /** Four lines set as the alignment sets a paragraph's. */
@@ -27,18 +27,21 @@ interface Props {
 }
 
 /** The toolbar's alignment control: one button (the toolbar has room for one) opening a menu of
- *  the four, as Google Docs' does when its toolbar is narrow. Arrow keys move, Enter or Space
- *  chooses, Escape closes. */
+ *  the four, as Google Docs' does when its toolbar is narrow. Down (or Enter, Space) opens it on
+ *  the alignment in use, Up on the last; arrows move, Enter or Space chooses, Escape closes, Tab
+ *  closes and moves on. */
 export function AlignMenu({ current, onChoose }: Props) {
-  const [open, setOpen] = useState(false);
+  // Closed, or open with the focus on the alignment in use or on the last item.
+  const [open, setOpen] = useState<false | "current" | "last">(false);
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
   const shown = current ?? "START";
 
   useEffect(() => {
     if (!open) return;
-    // Focus the checked item; a click anywhere else closes the menu.
-    menu.current?.querySelector<HTMLElement>('[aria-checked="true"]')?.focus();
+    // Focus the checked item (or the last); a click anywhere else closes the menu.
+    const items = menu.current?.querySelectorAll<HTMLElement>('[role="menuitemradio"]');
+    (open === "last" ? items?.[items.length - 1] : menu.current?.querySelector<HTMLElement>('[aria-checked="true"]'))?.focus();
     const close = (event: MouseEvent) => {
       if (!menu.current?.contains(event.target as Node) && !button.current?.contains(event.target as Node)) setOpen(false);
     };
@@ -60,10 +63,14 @@ export function AlignMenu({ current, onChoose }: Props) {
     } else if (event.key === "Home" || event.key === "End") {
       event.preventDefault();
       items[event.key === "Home" ? 0 : items.length - 1]?.focus();
-    } else if (event.key === "Escape" || event.key === "Tab") {
+    } else if (event.key === "Escape") {
       event.preventDefault();
       setOpen(false);
       button.current?.focus();
+    } else if (event.key === "Tab") {
+      // From the button, the browser's own Tab then moves on to the next control.
+      button.current?.focus();
+      setOpen(false);
     }
   };
 
@@ -76,15 +83,15 @@ export function AlignMenu({ current, onChoose }: Props) {
         className="tool"
         aria-label={`Alignment: ${label}`}
         aria-haspopup="menu"
-        aria-expanded={open}
+        aria-expanded={open !== false}
         title="Alignment"
         disabled={current === null}
         onMouseDown={(e) => e.preventDefault()}
-        onClick={() => setOpen((o) => !o)}
+        onClick={() => setOpen((o) => (o ? false : "current"))}
         onKeyDown={(e) => {
-          if (e.key === "ArrowDown") {
+          if (e.key === "ArrowDown" || e.key === "ArrowUp") {
             e.preventDefault();
-            setOpen(true);
+            setOpen(e.key === "ArrowUp" ? "last" : "current");
           }
         }}
       >
@@ -98,13 +105,14 @@ export function AlignMenu({ current, onChoose }: Props) {
               type="button"
               role="menuitemradio"
               aria-checked={choice.alignment === shown}
+              aria-keyshortcuts={`Control+Shift+${choice.key}`}
               tabIndex={-1}
               onMouseDown={(e) => e.preventDefault()}
               onClick={() => choose(choice.alignment)}
             >
               <AlignIcon alignment={choice.alignment} />
               <span>{choice.label}</span>
-              <kbd>{choice.shortcut}</kbd>
+              <kbd aria-hidden="true">Ctrl+Shift+{choice.key}</kbd>
             </button>
           ))}
         </div>

@@ -10,51 +10,52 @@ import type { Alignment } from "../types";
 import { RELABEL } from "./convert";
 import { schema } from "./schema";
 
-/** Gives every paragraph the selection touches the named style (TITLE, HEADING_2, …). */
-export function setParagraphStyle(style: string): Command {
+/** Sets one attribute of every paragraph the selection touches (each range of it: a cell
+ *  selection is one range a cell), into tables' cells. */
+function setParagraphAttr(name: "style" | "alignment", value: string): Command {
   return (state, dispatch) => {
-    const { from, to } = state.selection;
     const tr = state.tr;
-    state.doc.nodesBetween(from, to, (node, pos) => {
-      if (node.type === schema.nodes.paragraph && node.attrs.style !== style) {
-        tr.setNodeMarkup(pos, undefined, { ...node.attrs, style });
-      }
-      // Into tables and their cells, not into paragraphs.
-      return !node.isTextblock;
-    });
+    for (const { $from, $to } of state.selection.ranges) {
+      state.doc.nodesBetween($from.pos, $to.pos, (node, pos) => {
+        if (node.type === schema.nodes.paragraph && node.attrs[name] !== value) tr.setNodeAttribute(pos, name, value);
+        // Into tables and their cells, not into paragraphs.
+        return !node.isTextblock;
+      });
+    }
     if (!tr.docChanged) return false;
     dispatch?.(tr);
     return true;
   };
 }
+
+/** Gives every paragraph the selection touches the named style (TITLE, HEADING_2, …). */
+export const setParagraphStyle = (style: string): Command => setParagraphAttr("style", style);
 
 /** Aligns every paragraph the selection touches. */
-export function setAlignment(alignment: Alignment): Command {
-  return (state, dispatch) => {
-    const { from, to } = state.selection;
-    const tr = state.tr;
-    state.doc.nodesBetween(from, to, (node, pos) => {
-      if (node.type === schema.nodes.paragraph && node.attrs.alignment !== alignment) {
-        tr.setNodeMarkup(pos, undefined, { ...node.attrs, alignment });
-      }
-      return !node.isTextblock;
-    });
-    if (!tr.docChanged) return false;
-    dispatch?.(tr);
-    return true;
-  };
-}
+export const setAlignment = (alignment: Alignment): Command => setParagraphAttr("alignment", alignment);
 
-/** The alignment of the paragraph holding the selection's start (null on a fixed part). */
-export function paragraphAlignment(state: EditorState): Alignment | null {
+/** The first paragraph the selection touches (the one holding the caret, or a selected cell's),
+ *  or null on a fixed part. */
+function paragraphAt(state: EditorState): Node | null {
   const parent = state.selection.$from.parent;
-  return parent.type === schema.nodes.paragraph ? ((parent.attrs.alignment as Alignment | null) ?? "START") : null;
+  if (parent.type === schema.nodes.paragraph) return parent;
+  let found: Node | null = null;
+  state.doc.nodesBetween(state.selection.from, state.selection.to, (node) => {
+    if (!found && node.type === schema.nodes.paragraph) found = node;
+    return !found;
+  });
+  return found;
 }
 
 /** The named style of the paragraph holding the selection's start (null on a fixed part). */
 export function paragraphStyle(state: EditorState): string | null {
-  const parent = state.selection.$from.parent;
-  return parent.type === schema.nodes.paragraph ? (parent.attrs.style as string) : null;
+  return (paragraphAt(state)?.attrs.style as string | undefined) ?? null;
+}
+
+/** The alignment of the paragraph holding the selection's start (null on a fixed part). */
+export function paragraphAlignment(state: EditorState): Alignment | null {
+  const paragraph = paragraphAt(state);
+  return paragraph ? ((paragraph.attrs.alignment as Alignment | null) ?? "START") : null;
 }
 
 /** Whether the mark is on at the selection: on all of a range, or where typing would go. */

@@ -212,25 +212,51 @@ function content(block: EditBlock): unknown {
  *  the editor starts again from `blocks`. */
 export function relabel(state: EditorState, blocks: EditBlock[]): Transaction | null {
   const { doc } = state;
-  const mine = fromDoc(doc);
+  const mine = fromDoc(doc).map((block, i) => (blocks[i] ? withSavedAlignments(block, blocks[i]) : block));
   if (mine.length !== blocks.length || mine.some((b, i) => JSON.stringify(content(b)) !== JSON.stringify(content(blocks[i])))) {
     return null;
   }
   const tr = state.tr.setMeta("addToHistory", false).setMeta(RELABEL, true);
+  // A paragraph whose alignment the editor left unsaid takes the saved one.
+  const align = (node: Node, pos: number, block: EditBlock | undefined) => {
+    if (node.attrs.alignment === null && block?.kind === "paragraph" && block.alignment) tr.setNodeAttribute(pos, "alignment", block.alignment);
+  };
   forEachBlock(doc, (node, pos, i) => {
     const block = blocks[i];
     if (block.kind === "fixed") {
       tr.setNodeAttribute(pos, "startIndex", block.startIndex);
     } else if (block.kind === "paragraph") {
       if (block.list) tr.setNodeAttribute(pos, "listId", block.list.id);
+      align(node, pos, block);
     } else {
       tr.setNodeAttribute(pos, "startIndex", block.startIndex ?? null);
       node.forEach((row, rowOffset, r) => {
         const rowPos = pos + 1 + rowOffset;
         tr.setNodeAttribute(rowPos, "from", block.rows[r].from ?? null);
-        row.forEach((_cell, cellOffset, c) => tr.setNodeAttribute(rowPos + 1 + cellOffset, "column", block.columns[c] ?? null));
+        row.forEach((cell, cellOffset, c) => {
+          const cellPos = rowPos + 1 + cellOffset;
+          tr.setNodeAttribute(cellPos, "column", block.columns[c] ?? null);
+          cell.forEach((paragraph, offset, k) => align(paragraph, cellPos + 1 + offset, block.rows[r].cells[c]?.[k]));
+        });
       });
     }
   });
   return tr;
+}
+
+/** `mine` with the alignments it leaves unsaid (a draft kept before the editor had alignment)
+ *  taken from `saved`: the saved revision kept them as they were. */
+function withSavedAlignments(mine: EditBlock, saved: EditBlock): EditBlock {
+  if (mine.kind === "paragraph" && saved.kind === "paragraph") {
+    return mine.alignment === undefined && saved.alignment ? { ...mine, alignment: saved.alignment } : mine;
+  }
+  if (mine.kind === "table" && saved.kind === "table") {
+    const cell = (paragraphs: EditBlock[], r: number, c: number) =>
+      paragraphs.map((p, k) => {
+        const other = saved.rows[r]?.cells[c]?.[k];
+        return other ? withSavedAlignments(p, other) : p;
+      });
+    return { ...mine, rows: mine.rows.map((row, r) => ({ ...row, cells: row.cells.map((paragraphs, c) => cell(paragraphs, r, c)) })) };
+  }
+  return mine;
 }

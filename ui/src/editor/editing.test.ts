@@ -6,7 +6,7 @@ import { EditorView } from "prosemirror-view";
 import { forEachBlock } from "./chunks";
 import { flattenPastedLists } from "./lists";
 import { enter, keepStructure, linkAt, normalizeUrl, paragraphAlignment, setAlignment, setLink, setParagraphStyle } from "./commands";
-import { fromDoc, toDoc } from "./convert";
+import { fromDoc, relabel, toDoc } from "./convert";
 import { schema, SOFT_BREAK } from "./schema";
 import type { EditBlock } from "../types";
 
@@ -125,6 +125,25 @@ describe("the editor's document", () => {
     const end = select(centred, 0, 11);
     const split = apply(end, enter);
     expect(fromDoc(split.doc)[1]).toMatchObject({ kind: "paragraph", text: "", style: "NORMAL_TEXT", alignment: "CENTER" });
+  });
+
+  it("reads right-aligned pasted text as END, or as START in right-to-left text", () => {
+    const parse = (html: string) => fromDoc(PmParser.fromSchema(schema).parse(new window.DOMParser().parseFromString(html, "text/html").body));
+    expect(parse(`<p style="text-align: right">Total</p><p align="left">Note</p>`).map((b) => (b.kind === "paragraph" ? b.alignment : null))).toEqual(["END", "START"]);
+    expect(parse(`<div dir="rtl"><p style="text-align: right">שלום</p><p style="text-align: left">סוף</p></div>`).map((b) => (b.kind === "paragraph" ? b.alignment : null))).toEqual(["START", "END"]);
+  });
+
+  it("after a save, takes the saved alignments where a draft kept before alignment left them unsaid", () => {
+    // The draft's blocks have no alignment; Google's copy says each paragraph's.
+    const saved = blocks.map((b, i) => (b.kind === "paragraph" ? { ...b, alignment: i === 0 ? ("CENTER" as const) : ("START" as const) } : b));
+    const s = state();
+    const tr = relabel(s, saved);
+    expect(tr).not.toBeNull();
+    const after = s.apply(tr!);
+    expect(fromDoc(after.doc)).toEqual(saved);
+    // A different alignment is a different document: the editor starts again from Google's.
+    const centred = state(saved.map((b) => (b.kind === "paragraph" ? { ...b, alignment: "CENTER" as const } : b)));
+    expect(relabel(centred, saved)).toBeNull();
   });
 
   it("pastes plain text as paragraphs, one a line, in the real view", () => {

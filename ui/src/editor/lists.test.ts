@@ -143,16 +143,16 @@ describe("lists in the editor", () => {
     expect(parsed[5].list?.id).not.toBe(parsed[3].list?.id);
   });
 
-  it("pastes Google Docs' lists with their levels, one id per list", () => {
+  it("pastes Google Docs' lists with their levels and alignments, one id per list", () => {
     const html = `<b style="font-weight:normal;" id="docs-internal-guid-2"><ul><li dir="ltr" aria-level="1"><p dir="ltr"><span>Venue</span></p></li>
-      <ul><li aria-level="2"><p><span>Deposit</span></p></li></ul></ul><ol><li aria-level="1"><p>Invite</p></li></ol><p>After</p></b>`;
+      <ul><li aria-level="2"><p dir="ltr" style="line-height:1.38;text-align: center;"><span>Deposit</span></p></li></ul></ul><ol><li aria-level="1"><p>Invite</p></li></ol><p>After</p></b>`;
     const dom = new window.DOMParser().parseFromString(flattenPastedLists(html), "text/html");
     const parsed = fromDoc(PmParser.fromSchema(schema).parse(dom.body)) as Paragraph[];
-    expect(parsed.map((p) => [p.text, p.list?.kind ?? null, p.list?.level ?? null])).toEqual([
-      ["Venue", "bullet", 0],
-      ["Deposit", "bullet", 1],
-      ["Invite", "number", 0],
-      ["After", null, null],
+    expect(parsed.map((p) => [p.text, p.list?.kind ?? null, p.list?.level ?? null, p.alignment])).toEqual([
+      ["Venue", "bullet", 0, "START"],
+      ["Deposit", "bullet", 1, "CENTER"],
+      ["Invite", "number", 0, "START"],
+      ["After", null, null, "START"],
     ]);
     expect(parsed[0].list?.id).toBe(parsed[1].list?.id);
     expect(parsed[2].list?.id).not.toBe(parsed[0].list?.id);

@@ -311,6 +311,10 @@ export function flattenPastedLists(html: string): string {
     p.dataset.listKind = places[n].kind;
     p.dataset.listId = places[n].id;
     p.dataset.level = String(places[n].level);
+    // The item's alignment: Google Docs sets it on the <p> inside the <li>, pages on the <li>.
+    const inner = [...li.children].find((child) => child.tagName === "P" || child.tagName === "DIV") as HTMLElement | undefined;
+    const textAlign = inner?.style.textAlign || (li as HTMLElement).style.textAlign || inner?.getAttribute("align") || li.getAttribute("align");
+    if (textAlign) p.style.textAlign = textAlign;
     const nested: Element[] = [];
     for (const child of [...li.childNodes]) {
       if (child instanceof Element && (child.tagName === "UL" || child.tagName === "OL")) nested.push(child);

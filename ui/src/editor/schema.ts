@@ -22,12 +22,14 @@ export const SOFT_BREAK = "\u000b";
 export const ALIGNMENTS: Record<Alignment, string> = { START: "start", CENTER: "center", END: "end", JUSTIFIED: "justify" };
 
 /** A pasted element's alignment: its CSS `text-align` (Google Docs, web pages) or its `align`
- *  attribute (Word); START when it has neither. */
+ *  attribute (Word); START when it has neither. Left and right are START and END in
+ *  left-to-right text, the other way round in right-to-left text. */
 export function alignmentOf(element: HTMLElement): Alignment {
   const value = (element.style.textAlign || element.getAttribute("align") || "").toLowerCase();
+  const rtl = element.closest("[dir]")?.getAttribute("dir")?.toLowerCase() === "rtl";
   if (value === "center") return "CENTER";
-  if (value === "right" || value === "end") return "END";
   if (value === "justify") return "JUSTIFIED";
+  if (value === "end" || value === (rtl ? "left" : "right")) return "END";
   return "START";
 }
 

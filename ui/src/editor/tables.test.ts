@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { EditorState, TextSelection, type Command } from "prosemirror-state";
 import { Fragment, Slice } from "prosemirror-model";
-import { addColumnBefore, addRowAfter, addRowBefore, deleteColumn, deleteRow } from "prosemirror-tables";
+import { addColumnBefore, addRowAfter, addRowBefore, CellSelection, deleteColumn, deleteRow } from "prosemirror-tables";
 import type { EditorView } from "prosemirror-view";
 import { blocksOf, forEachBlock } from "./chunks";
-import { keepStructure, setParagraphStyle } from "./commands";
+import { keepStructure, paragraphAlignment, setAlignment, setParagraphStyle } from "./commands";
 import { fromDoc, relabel, toDoc } from "./convert";
 import { listMarkers } from "./lists";
 import { schema } from "./schema";
@@ -79,6 +79,23 @@ describe("tables in the editor", () => {
     expect(s.apply(s.tr.delete(tablePos, tablePos + size)).doc.eq(s.doc)).toBe(true);
     const styled = apply(caretAt(s, "10"), setParagraphStyle("HEADING_1"));
     expect(table(fromDoc(styled.doc)).rows[1].cells[1]).toEqual(cell("10", "HEADING_1"));
+  });
+
+  it("align the cells selected, and only those, and the toolbar reads the first", () => {
+    const s = state();
+    // The cell holding `text`, as prosemirror-tables names a cell: the position before it.
+    const cellAt = (text: string) => {
+      const $caret = caretAt(s, text).selection.$from;
+      return $caret.before($caret.depth - 1);
+    };
+    // "Units" down to "10": the second column.
+    const column = s.apply(s.tr.setSelection(CellSelection.create(s.doc, cellAt("Units"), cellAt("10"))));
+    expect(paragraphAlignment(column)).toBe("START");
+    const aligned = apply(column, setAlignment("END"));
+    const t = table(fromDoc(aligned.doc));
+    const alignmentOf = (paragraphs: EditBlock[]) => (paragraphs[0].kind === "paragraph" ? paragraphs[0].alignment : null);
+    expect(t.rows.map((row) => row.cells.map(alignmentOf))).toEqual([["START", "END"], ["START", "END"]]);
+    expect(paragraphAlignment(aligned)).toBe("END");
   });
 
   it("add a new table after a paragraph, framed by paragraphs, which stays framed", () => {

@@ -190,6 +190,12 @@ describe("Editor", () => {
     await userEvent.keyboard("{ArrowDown}{Escape}");
     expect(screen.queryByRole("menu")).not.toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Alignment: Centre align" })).toHaveFocus();
+    // Up opens it on the last item; Tab closes it and moves on to the next control.
+    await userEvent.keyboard("{ArrowUp}");
+    expect(screen.getByRole("menuitemradio", { name: "Justify" })).toHaveFocus();
+    await userEvent.keyboard("{Tab}");
+    expect(screen.queryByRole("menu")).not.toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Bulleted list" })).toHaveFocus();
     // Ctrl+Shift+J justifies the title.
     element.focus();
     act(() => pm.dispatch(pm.state.tr.setSelection(TextSelection.create(pm.state.doc, 3))));
