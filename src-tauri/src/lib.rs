@@ -10,6 +10,7 @@ mod notify;
 pub mod ops;
 pub mod place;
 pub mod relay;
+mod rendering;
 pub mod start;
 mod state;
 pub mod team;
@@ -75,6 +76,7 @@ async fn open_core(sandbox: bool, data_dir: Option<std::path::PathBuf>) -> staff
 pub fn run() {
     let launched = std::time::Instant::now();
     let Args { sandbox, data_dir, server } = parse_args();
+    rendering::paint_with_the_cpu_without_a_gpu();
     let mut builder = with_commands(tauri::Builder::default());
     let has_bus = session_bus();
     if has_bus {

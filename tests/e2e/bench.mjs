@@ -45,6 +45,19 @@ const EMBEDDED = { app, dir: dataDir, args: ["--sandbox", "--data-dir", dataDir]
 const LARGE = { ...EMBEDDED, app: process.env.STAFFROOM_BENCH_LARGE_SANDBOX ?? fileURLToPath(new URL("./large-sandbox", import.meta.url)) };
 /** The bare Tauri app; its data dir argument (which it ignores) tells its process apart. */
 const BARE = { app: bareApp, dir: `${dataDir}-bare`, args: ["--data-dir", `${dataDir}-bare`], ready: PASSWORD };
+/** The same painting with the CPU, as Staffroom does where there is no GPU: what a machine
+ *  without one (this bench's, under Xvfb) compares like with like. */
+const BARE_CPU = { ...BARE, app: fileURLToPath(new URL("./bare-app-cpu-painting", import.meta.url)), dir: `${dataDir}-bare-cpu`, args: ["--data-dir", `${dataDir}-bare-cpu`] };
+/** Whether this machine has a GPU for WebKit (a DRM render node), as src-tauri/src/rendering.rs
+ *  decides: without one Staffroom paints with the CPU and the bare app through Mesa's llvmpipe. */
+const BARE_CPU_NAME = "bare Tauri, CPU painting";
+const hasGpu = (() => {
+  try {
+    return readdirSync("/dev/dri").some((node) => node.startsWith("renderD"));
+  } catch {
+    return false;
+  }
+})();
 
 async function launch(mode = LARGE) {
   const capabilities = new Capabilities();
@@ -197,7 +210,8 @@ const ratio = (x, floor) => `${(x / floor).toFixed(2)}×`;
 // STAFFROOM_BENCH_ONLY=launch: launch and idle memory, the bare app and the sandbox (no team
 // server).
 if (process.env.STAFFROOM_BENCH_ONLY === "launch") {
-  printLaunches([["bare Tauri", await launches(BARE)], ["Staffroom (sandbox)", await launches(EMBEDDED)], ["Staffroom (bench's sandbox)", await launches(LARGE)]]);
+  printLaunches([["bare Tauri", await launches(BARE)], ...(hasGpu ? [] : [[BARE_CPU_NAME, await launches(BARE_CPU)]]),
+    ["Staffroom (sandbox)", await launches(EMBEDDED)], ["Staffroom (bench's sandbox)", await launches(LARGE)]]);
   process.exit(0);
 }
 
@@ -254,6 +268,7 @@ try {
   const bare = await launches(BARE);
   printLaunches([
     ["bare Tauri", bare],
+    ...(hasGpu ? [] : [[BARE_CPU_NAME, await launches(BARE_CPU)]]),
     ["Staffroom (sandbox)", await launches(EMBEDDED)],
     ["Staffroom (bench's sandbox)", await launches(LARGE)],
     ["Staffroom (team mode)", await launches(team)],
@@ -288,15 +303,24 @@ try {
 }
 process.exit(failed ? 1 : 0);
 
-/** The launch figures side by side, each against the first row's (the bare app). */
+/** The launch figures side by side, each against the first row's (the bare app), and on a
+ *  machine without a GPU also against the bare app painting with the CPU, as Staffroom does. */
 function printLaunches(rows) {
   const [, bare] = rows[0];
+  const cpu = rows.find(([name]) => name === BARE_CPU_NAME)?.[1];
+  const ratios = (run, floor) => `${ratio(run.first, floor.first)}, ${ratio(run.later, floor.later)}, ${ratio(run.memory.pss, floor.memory.pss)}`;
   console.log(`launch to an interactive sign-in form and memory idle there (launches: on an empty data dir, the median of ${FIRST_LAUNCHES}; later ones, the median of ${LAUNCHES}; goals: launch ≤ 1.25×, memory ≤ 1.15× the bare app):`);
+  if (cpu) {
+    console.log("  no GPU here (no DRM render node): Staffroom paints with the CPU (src-tauri/src/rendering.rs), the bare app as WebKit does by default, through Mesa's llvmpipe; " +
+      "Staffroom's rows end with their ratios to the bare app painting with the CPU too");
+  }
   console.log(`  ${"".padEnd(28)} ${"first launch".padStart(14)} ${"later launches".padStart(16)} ${"PSS idle".padStart(10)}  ratios to bare (first, later, memory)`);
   for (const [name, run] of rows) {
+    const staffroom = name.startsWith("Staffroom");
     console.log(`  ${name.padEnd(28)} ${`${run.first.toFixed(0)} ms`.padStart(14)} ${`${run.later.toFixed(0)} ms`.padStart(16)} ${`${run.memory.pss} MiB`.padStart(10)}  ` +
-      (run === bare ? "" : `${ratio(run.first, bare.first)}, ${ratio(run.later, bare.later)}, ${ratio(run.memory.pss, bare.memory.pss)}`) +
-      `   (later ${run.range.map((ms) => ms.toFixed(0)).join("–")} ms, of which in the page ${run.inPage.toFixed(0)} ms; ${run.memory.processes})`);
+      (run === bare ? "" : ratios(run, bare)) +
+      `   (later ${run.range.map((ms) => ms.toFixed(0)).join("–")} ms, of which in the page ${run.inPage.toFixed(0)} ms; ${run.memory.processes})` +
+      (cpu && staffroom ? `; to the bare app painting with the CPU: ${ratios(run, cpu)}` : ""));
   }
 }
 
