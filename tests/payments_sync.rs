@@ -232,8 +232,10 @@ async fn the_first_background_sync_waits_as_asked_once_the_cache_has_been_synced
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
         let asked = started.elapsed();
-        // Let it finish, so the cache counts as synced.
-        while !core.payments.sync_status().await.unwrap().resources.iter().all(|r| r.synced_at.is_some()) {
+        // Let it finish (the status lists four resources; the sync reads four more after them),
+        // so the cache counts as synced and nothing it records comes after the test's changes.
+        let done = |status: staffroom::payments::sync::SyncStatus| !status.running && status.resources.iter().all(|r| r.synced_at.is_some());
+        while !done(core.payments.sync_status().await.unwrap()) {
             assert!(started.elapsed() < std::time::Duration::from_secs(60), "the background sync never finished");
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
@@ -256,4 +258,34 @@ async fn the_first_background_sync_waits_as_asked_once_the_cache_has_been_synced
     assert_eq!(requests_for(&later), 0, "synced before its wait was over");
     let took = synced_after(later, started).await;
     assert!(took >= std::time::Duration::from_secs(4), "synced after {took:?}");
+}
+
+#[tokio::test]
+async fn the_first_background_sync_waits_for_a_list_s_own_catch_up_then_reads_the_whole_store() {
+    // A first launch: nothing synced, and a subscription list (which catches up on the
+    // subscriptions alone) is still reading when the background sync's moment comes. Giving its
+    // turn up then left orders and customers unsynced until the next interval.
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = staffroom::config::Config::new(dir.path());
+    on_test_database(&mut config);
+    config.sandbox = true;
+    config.long_running = true;
+    config.secret_backend = staffroom::secrets::SecretBackend::Memory;
+    config.payments.first_sync_after = std::time::Duration::from_secs(600);
+    let started = std::time::Instant::now();
+    let core = staffroom::open(config).await.unwrap();
+    let simulator = core.payment_simulator.clone().unwrap();
+    // 245 subscriptions are 3 pages: at 700 ms each the list holds the sync's turn for about
+    // 2 s, across the background sync's moment (at most a second after the start).
+    simulator.set_faults(Faults { latency_ms: 700, ..Faults::default() });
+    let all = staffroom::payments::ops::ListSubscriptionsRequest::default();
+    assert_eq!(core.payments.list_subscriptions(&all).await.unwrap().meta.total_items, 245);
+    assert!(started.elapsed() > std::time::Duration::from_secs(1), "the list ended before the background sync's moment");
+    simulator.set_faults(Faults::default());
+
+    let orders_synced = || async { core.payments.sync_status().await.unwrap().resources.iter().all(|r| r.synced_at.is_some()) };
+    while !orders_synced().await {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "the whole store was never synced");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }

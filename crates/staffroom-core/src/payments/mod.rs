@@ -396,16 +396,24 @@ impl PaymentService {
         self.sync_holding_the_turn().await
     }
 
-    /// The background sync's turn: none while another sync runs, nor, on a team server, when
-    /// another replica synced in the last half interval (replicas take turns, so the fleet syncs
-    /// about once an interval).
+    /// The background sync's turn. It waits for a sync running here: that may be a list
+    /// catching up on the catalogue or the subscriptions alone, and giving the turn up then
+    /// left the rest of the store (orders, customers, …) unsynced until the next interval, a
+    /// first launch's above all. It gives the turn up when a whole sync ran here while it
+    /// waited, when another replica of a team server syncs now, and when one made a whole sync
+    /// in the last half interval (replicas take turns, so the fleet syncs about once an
+    /// interval).
     async fn sync_in_turn(&self) -> Result<Option<SyncReport>> {
-        let Some(_turn) = self.one_sync_at_a_time(false).await? else { return Ok(None) };
-        if self.db.is_shared() {
-            let last = self.db.sync_state("subscriptions").await?.attempted_at;
-            if !older_than(last.as_deref(), self.sync.interval() / 2) {
-                return Ok(None);
-            }
+        let asked = std::time::Instant::now();
+        let here = self.sync.exclusive().await;
+        let Some(fleet) = self.db.take_fleet_lock(SYNC_LOCK, false).await? else { return Ok(None) };
+        let _turn = SyncTurn { _here: here, _fleet: fleet };
+        // A whole sync reads the discounts last, and nothing else reads them all: their last
+        // attempt is the last whole sync's.
+        let last_whole = self.db.sync_state("discounts").await?.attempted_at;
+        let recent = if self.db.is_shared() { (self.sync.interval() / 2).max(asked.elapsed()) } else { asked.elapsed() };
+        if !older_than(last_whole.as_deref(), recent) {
+            return Ok(None);
         }
         self.sync_holding_the_turn().await.map(Some)
     }
