@@ -232,7 +232,7 @@ async fn the_first_background_sync_waits_as_asked_once_the_cache_has_been_synced
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
         let asked = started.elapsed();
-        // Let it finish (the status lists four resources; the sync reads four more after them),
+        // Let it finish (the status lists four resources; the sync reads three more after them),
         // so the cache counts as synced and nothing it records comes after the test's changes.
         let done = |status: staffroom::payments::sync::SyncStatus| !status.running && status.resources.iter().all(|r| r.synced_at.is_some());
         while !done(core.payments.sync_status().await.unwrap()) {

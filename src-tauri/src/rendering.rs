@@ -20,9 +20,28 @@ pub fn paint_with_the_cpu_without_a_gpu() {
 /// Whether OpenGL here would run on a GPU: the kernel offers a DRM render node (as every GPU
 /// driver does, including virtual ones with 3D), and Mesa is not told to draw in software.
 fn has_gpu() -> bool {
-    if std::env::var_os("LIBGL_ALWAYS_SOFTWARE").is_some_and(|v| v != "0" && !v.is_empty()) {
+    if std::env::var("LIBGL_ALWAYS_SOFTWARE").is_ok_and(|v| mesa_true(&v)) {
         return false;
     }
     std::fs::read_dir("/dev/dri")
         .is_ok_and(|nodes| nodes.flatten().any(|node| node.file_name().to_string_lossy().starts_with("renderD")))
+}
+
+/// Whether Mesa reads a boolean variable as true (`debug_parse_bool_option`: anything else is
+/// its default, false here).
+fn mesa_true(value: &str) -> bool {
+    ["1", "y", "yes", "t", "true"].iter().any(|word| value.eq_ignore_ascii_case(word))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn mesa_reads_its_booleans_so() {
+        for yes in ["1", "y", "Yes", "TRUE", "t"] {
+            assert!(super::mesa_true(yes), "{yes}");
+        }
+        for no in ["0", "", "no", "false", "f", "n", "2", "on"] {
+            assert!(!super::mesa_true(no), "{no}");
+        }
+    }
 }

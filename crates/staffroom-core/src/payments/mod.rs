@@ -45,8 +45,10 @@ const SYNC_LOCK: i64 = 0x7379_6e63_696e_67;
 
 /// A sync's turn: this process's, and on a team server the fleet's.
 struct SyncTurn<'a> {
-    _here: tokio::sync::MutexGuard<'a, ()>,
+    // Fields drop in order: the fleet's lock goes first, so a task here that takes the local
+    // turn next finds the fleet's free too.
     _fleet: crate::store::FleetLock,
+    _here: tokio::sync::MutexGuard<'a, ()>,
 }
 
 /// `GET /products`.
@@ -385,7 +387,7 @@ impl PaymentService {
             }
         };
         let Some(fleet) = self.db.take_fleet_lock(SYNC_LOCK, wait).await? else { return Ok(None) };
-        Ok(Some(SyncTurn { _here: here, _fleet: fleet }))
+        Ok(Some(SyncTurn { _fleet: fleet, _here: here }))
     }
 
     /// Syncs products and subscriptions now (also what catches up missed webhooks), after any
@@ -396,24 +398,26 @@ impl PaymentService {
         self.sync_holding_the_turn().await
     }
 
-    /// The background sync's turn. It waits for a sync running here: that may be a list
-    /// catching up on the catalogue or the subscriptions alone, and giving the turn up then
-    /// left the rest of the store (orders, customers, …) unsynced until the next interval, a
-    /// first launch's above all. It gives the turn up when a whole sync ran here while it
-    /// waited, when another replica of a team server syncs now, and when one made a whole sync
+    /// The background sync's turn. It waits for a sync running here, and on a team server on
+    /// another replica: that may be a list catching up on the catalogue or the subscriptions
+    /// alone, and giving the turn up then left the rest of the store (orders, customers, …)
+    /// unsynced until the next interval, a first launch's above all. It gives the turn up when
+    /// a whole sync ran here while it waited, and on a team server when any replica made one
     /// in the last half interval (replicas take turns, so the fleet syncs about once an
     /// interval).
     async fn sync_in_turn(&self) -> Result<Option<SyncReport>> {
-        let asked = std::time::Instant::now();
-        let here = self.sync.exclusive().await;
-        let Some(fleet) = self.db.take_fleet_lock(SYNC_LOCK, false).await? else { return Ok(None) };
-        let _turn = SyncTurn { _here: here, _fleet: fleet };
-        // A whole sync reads the discounts last, and nothing else reads them all: their last
-        // attempt is the last whole sync's.
-        let last_whole = self.db.sync_state("discounts").await?.attempted_at;
-        let recent = if self.db.is_shared() { (self.sync.interval() / 2).max(asked.elapsed()) } else { asked.elapsed() };
-        if !older_than(last_whole.as_deref(), recent) {
+        let whole_syncs = self.sync.whole_syncs();
+        let Some(_turn) = self.one_sync_at_a_time(true).await? else { return Ok(None) };
+        if self.sync.whole_syncs() != whole_syncs {
             return Ok(None);
+        }
+        if self.db.is_shared() {
+            // A whole sync reads the discounts last, and nothing else reads them all: their last
+            // attempt is the fleet's last whole sync.
+            let last_whole = self.db.sync_state("discounts").await?.attempted_at;
+            if !older_than(last_whole.as_deref(), self.sync.interval() / 2) {
+                return Ok(None);
+            }
         }
         self.sync_holding_the_turn().await.map(Some)
     }
@@ -449,6 +453,7 @@ impl PaymentService {
             })
         }
         .await;
+        self.sync.count_whole_sync();
         report.finished(outcome.as_ref().map(|_| ()));
         outcome
     }

@@ -105,6 +105,8 @@ pub(crate) struct SyncControl {
 
 struct Inner {
     running: Mutex<()>,
+    /// Whole syncs made by this process so far (ended or failed).
+    whole_syncs: std::sync::atomic::AtomicU64,
     interval: watch::Sender<Duration>,
     progress: broadcast::Sender<SyncProgress>,
 }
@@ -115,7 +117,7 @@ impl SyncControl {
         let (interval, _) = watch::channel(interval);
         // Progress is for the screen: a listener that falls behind skips to the newest.
         let (progress, _) = broadcast::channel(64);
-        SyncControl { inner: Arc::new(Inner { running: Mutex::new(()), interval, progress }) }
+        SyncControl { inner: Arc::new(Inner { running: Mutex::new(()), whole_syncs: Default::default(), interval, progress }) }
     }
 
     /// Takes the interval an admin chose earlier, if there is one.
@@ -151,6 +153,16 @@ impl SyncControl {
     /// The lock if no sync runs now.
     pub fn try_exclusive(&self) -> Option<MutexGuard<'_, ()>> {
         self.inner.running.try_lock().ok()
+    }
+
+    /// How many whole syncs this process has made: one more once a sync has read everything.
+    pub fn whole_syncs(&self) -> u64 {
+        self.inner.whole_syncs.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Counts a whole sync, ended or failed.
+    pub fn count_whole_sync(&self) {
+        self.inner.whole_syncs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     pub fn is_running(&self) -> bool {
