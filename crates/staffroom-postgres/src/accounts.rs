@@ -1,5 +1,5 @@
 //! PostgreSQL's SQL of staff accounts, sessions and sign-in throttling. Where SQLite serialises
-//! writers with an immediate transaction, this takes a row lock (`FOR UPDATE`), so that replicas
+//! writers with an immediate transaction, this takes a row lock (an upsert's), so that replicas
 //! counting attempts of one account at one address queue on that row; `auth::throttle` decides
 //! what the counts mean.
 
@@ -174,17 +174,18 @@ pub async fn reserve(db: &mut deadpool_postgres::Object, email: &str, address: &
         .sql()?
         .is_some_and(|row| row.get::<_, bool>(0));
     let key = throttle::key(&email, address);
-    tx.execute(
-        "INSERT INTO login_attempts (key, email, attempts, failures, locks, locked_until, refused, updated_at)
-         VALUES ($1, $2, 0, 0, 0, 0, 0, $3) ON CONFLICT (key) DO NOTHING",
-        &[&key, &email, &now],
-    )
-    .await
-    .sql()?;
-    // The row lock: concurrent reservations of this key, on any replica, wait here and then see
-    // the count this one leaves.
+    // The count's row, made or found, and locked in one statement: concurrent reservations of
+    // this key, on any replica, wait here and then see the count this one leaves. (An insert
+    // that did nothing followed by `SELECT … FOR UPDATE` found no row when a right password
+    // or an unlock deleted it in between.)
     let row = tx
-        .query_one("SELECT attempts, locks, locked_until FROM login_attempts WHERE key = $1 FOR UPDATE", &[&key])
+        .query_one(
+            "INSERT INTO login_attempts (key, email, attempts, failures, locks, locked_until, refused, updated_at)
+             VALUES ($1, $2, 0, 0, 0, 0, 0, $3)
+             ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key
+             RETURNING attempts, locks, locked_until",
+            &[&key, &email, &now],
+        )
         .await
         .sql()?;
     let count = AttemptCount { account_locked, attempts: row.get(0), locks: row.get(1), locked_until: row.get(2) };
