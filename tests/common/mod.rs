@@ -206,8 +206,8 @@ impl Drop for Server {
         // A failing test shows what the server said (its errors name the cause of a 500).
         if std::thread::panicking() {
             if let Ok(said) = std::fs::read_to_string(&self.stderr_path) {
-                let tail: Vec<&str> = said.lines().rev().take(40).collect();
-                eprintln!("the server's last words:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+                let lines: Vec<&str> = said.lines().collect();
+                eprintln!("the server's last words:\n{}", lines[lines.len().saturating_sub(40)..].join("\n"));
             }
         }
         let _ = std::fs::remove_file(&self.stderr_path);
