@@ -14,6 +14,7 @@ mod rendering;
 pub mod start;
 mod state;
 pub mod team;
+mod webkit_memory;
 
 use staffroom::config::{resolve_data_dir, Config};
 use tauri::Manager;
@@ -77,6 +78,7 @@ pub fn run() {
     let launched = std::time::Instant::now();
     let Args { sandbox, data_dir, server } = parse_args();
     rendering::paint_with_the_cpu_without_a_gpu();
+    webkit_memory::tidy_after_growth();
     let mut builder = with_commands(tauri::Builder::default());
     let has_bus = session_bus();
     if has_bus {
@@ -105,6 +107,12 @@ pub fn run() {
                     "no D-Bus session bus: a second launch opens a second window, and screen readers are not reached"
                 );
             }
+            #[cfg(target_os = "linux")]
+            tracing::info!(
+                contexts = webkit_memory::contexts_given_the_limit(),
+                "WebKit's web process tidies up past {} MB",
+                webkit_memory::MEMORY_LIMIT_MB
+            );
             notify::open_on_click(app.handle()).map_err(|e| e.message)?;
             // A bad --server is refused before any window opens.
             let server = match &server {
