@@ -233,7 +233,6 @@ async function browsing(driver, bare) {
     console.log(`memory ${when} after the session through every list screen and all products: RSS ${browsed.rss} MiB, PSS ${browsed.pss} MiB ` +
       `(${against}${browsed.processes})`);
   }
-  if (process.env.HOLD) { console.log("HOLDING"); await sleep(Number(process.env.HOLD)); }
 }
 
 // STAFFROOM_BENCH_ONLY=editor, =interactions or =browsing (the interactions, all products and
