@@ -3,12 +3,8 @@
 //! who calls, runs it, and rejects with the core's error object. A dead session also tells every
 //! window (`session-expired`).
 
-use std::sync::OnceLock;
-use std::time::Duration;
-
 use serde_json::Value;
 use staffroom::api::{self, Access, Input, OpSpec, Window};
-use staffroom::memory::ReleaseWhenQuiet;
 use staffroom::{Error, ErrorCode};
 use tauri::{AppHandle, Emitter, Runtime, Webview};
 
@@ -24,49 +20,27 @@ pub async fn call<R: Runtime>(
     op: String,
     request: Option<Value>,
 ) -> Result<Value, Error> {
-    let answer = answer(&app, &webview, op, request).await;
-    release_when_quiet().busy();
-    answer
-}
-
-/// What operation `op` answers the calling window.
-async fn answer<R: Runtime>(
-    app: &AppHandle<R>,
-    webview: &Webview<R>,
-    op: String,
-    request: Option<Value>,
-) -> Result<Value, Error> {
     let input = match request {
         None | Some(Value::Null) => Input::new(),
         Some(Value::Object(fields)) => fields,
         Some(_) => return Err(Error::invalid_field("request", "must be an object of the operation's fields")),
     };
     let window = Window::of_label(webview.label());
-    let state = desktop_state(app).await?;
+    let state = desktop_state(&app).await?;
     if let Some(operation) = api::find(&op).filter(|o| !o.spec.windows.is_empty()) {
         allowed(&operation.spec, window)?;
         let answer = state.call_operation(operation, input).await;
-        return answer.map(|a| a.body).map_err(|e| expired(app, &operation.spec, e));
+        return answer.map(|a| a.body).map_err(|e| expired(&app, &operation.spec, e));
     }
     let spec = ops::spec(&op).ok_or_else(|| Error::not_found(format!("No operation called {op}")))?;
     allowed(&spec, window)?;
     let answer = async {
         check_access(&state, &spec).await?;
-        let cx = Context { app, state: &state };
+        let cx = Context { app: &app, state: &state };
         ops::run(&cx, &op, input).await.expect("declared, so listed")
     }
     .await;
-    answer.map(|a| a.body).map_err(|e| expired(app, &spec, e))
-}
-
-/// How long the windows must stop calling before the process gives its free pages back: a moment
-/// after a click's answer, while the staff member reads it.
-const QUIET: Duration = Duration::from_secs(2);
-
-/// The process's one watcher of the calls, started by the first.
-fn release_when_quiet() -> &'static ReleaseWhenQuiet {
-    static WATCHER: OnceLock<ReleaseWhenQuiet> = OnceLock::new();
-    WATCHER.get_or_init(|| ReleaseWhenQuiet::start(QUIET))
+    answer.map(|a| a.body).map_err(|e| expired(&app, &spec, e))
 }
 
 /// Refuses an operation its declaration does not give to this kind of window.

@@ -78,7 +78,6 @@ pub fn run() {
     let launched = std::time::Instant::now();
     let Args { sandbox, data_dir, server } = parse_args();
     rendering::paint_with_the_cpu_without_a_gpu();
-    webkit_memory::tidy_after_growth();
     let mut builder = with_commands(tauri::Builder::default());
     let has_bus = session_bus();
     if has_bus {
@@ -95,6 +94,8 @@ pub fn run() {
         // waited seconds before the window showed. A desktop always has a bus.
         std::env::set_var("NO_AT_BRIDGE", "1");
     }
+    // After the environment is set: this starts WebKit's own set-up.
+    webkit_memory::give_web_contexts_a_memory_limit();
     builder
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_notification::init())

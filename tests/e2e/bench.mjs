@@ -225,8 +225,9 @@ async function browsing(driver, bare) {
   await interactions(driver);
   await browseProducts(driver);
   // Sampled 5 s after the session, then again once WebKit has checked its web process's memory
-  // (every 30 s; past the app's limit it tidies up: src-tauri/src/webkit_memory.rs).
-  for (const [wait, when] of [[5_000, "5 s"], [30_000, "35 s"]]) {
+  // (every 30 s; past the app's limit it tidies up, src-tauri/src/webkit_memory.rs) and the
+  // tidying has had time to end.
+  for (const [wait, when] of [[5_000, "5 s"], [35_000, "40 s"]]) {
     await sleep(wait);
     const browsed = memory();
     const against = bare ? `${ratio(browsed.pss, bare.memory.pss)} the bare app idle; ` : "";
