@@ -47,3 +47,56 @@ async fn a_burst_of_1000_reads_stays_under_300_per_window() {
     // 50 at once, then 240 per window: 950 more need about 950 / 240 windows.
     assert!(elapsed >= window * 3, "the limiter really waited ({elapsed:?})");
 }
+
+/// A whole sync reads in bulk: it may take three quarters of the rate and of the burst, so what
+/// staff open meanwhile finds the last quarter free and does not queue behind it (a product
+/// opened during a large store's first sync waited up to 1.3 s in the desktop bench). The rate
+/// is scaled to 240 per 24 s (one request every 100 ms, bulk every 133 ms) so the difference is
+/// a second, not a few milliseconds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_staff_ask_for_do_not_queue_behind_bulk_reads() {
+    let simulator = PaymentSimulator::start(SimulatorOptions::default()).await.unwrap();
+    let store = Arc::new(MemoryStore::default());
+    store.set("lemonsqueezy_api_key", &simulator.api_key()).unwrap();
+    let period = Duration::from_secs(24);
+    let options = ClientOptions { rate_limit: RateLimit { period, ..RateLimit::default() }, ..Default::default() };
+    let client = LemonSqueezyClient::new(&simulator.api_url(), Secrets::new(store), options).unwrap();
+
+    // Four bulk readers, as fast as the limiters let them, until the test ends.
+    let bulk_reads = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let readers: Vec<_> = (0..4)
+        .map(|_| {
+            let (bulk, reads) = (client.for_bulk_reads(), bulk_reads.clone());
+            tokio::spawn(async move {
+                loop {
+                    bulk.get("products/1", &[]).await.expect("a bulk read");
+                    reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+            })
+        })
+        .collect();
+    // Past the bulk burst (37): from here the bulk readers wait for every request.
+    while bulk_reads.load(std::sync::atomic::Ordering::SeqCst) < 40 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    // Ten reads at once, as a person opening one thing after another would ask.
+    let started = Instant::now();
+    let asked: Vec<_> = (0..10)
+        .map(|n| {
+            let client = client.clone();
+            tokio::spawn(async move { client.get(&format!("products/{}", n % 30 + 1), &[]).await.map(|_| ()) })
+        })
+        .collect();
+    for read in asked {
+        read.await.unwrap().expect("a read staff asked for");
+    }
+    let waited = started.elapsed();
+    let bulk_so_far = bulk_reads.load(std::sync::atomic::Ordering::SeqCst);
+    readers.iter().for_each(|reader| reader.abort());
+    println!("ten reads took {waited:?} while {bulk_so_far} bulk reads had been made");
+    // Queued behind the bulk readers, ten reads would take a second at least (one request every
+    // 100 ms, most of them the bulk readers').
+    assert!(waited < Duration::from_millis(500), "ten reads took {waited:?} behind bulk reads");
+    assert!(bulk_so_far >= 40, "the bulk readers were reading");
+}

@@ -1,6 +1,7 @@
 //! The Lemon Squeezy API v1 client: JSON:API headers, bearer key, one shared client-side rate
-//! limiter, the shared retry policy (creates are never replayed blindly), time-outs, and the
-//! provider's errors mapped to Staffroom's codes. HTTPS only, except on loopback.
+//! limiter (bulk reads take at most three quarters of it), the shared retry policy (creates are
+//! never replayed blindly), time-outs, and the provider's errors mapped to Staffroom's codes.
+//! HTTPS only, except on loopback.
 
 use std::num::NonZeroU32;
 use std::sync::Arc;
@@ -37,6 +38,13 @@ impl Default for RateLimit {
     }
 }
 
+/// `requests` per `period`, at most `burst` at once (each at least 1).
+fn quota(requests: u32, period: Duration, burst: u32) -> Quota {
+    Quota::with_period(period / requests.max(1))
+        .expect("a positive period")
+        .allow_burst(NonZeroU32::new(burst.max(1)).expect("positive"))
+}
+
 /// Time-outs and retries.
 #[derive(Debug, Clone, Copy)]
 pub struct ClientOptions {
@@ -63,13 +71,20 @@ impl Default for ClientOptions {
     }
 }
 
-/// A Lemon Squeezy client; clones share the connection pool and the rate limiter.
+/// A Lemon Squeezy client; clones share the connection pool and the rate limiters.
 #[derive(Clone)]
 pub struct LemonSqueezyClient {
     http: reqwest::Client,
     base: url::Url,
     secrets: Secrets,
+    /// Every request's: the provider's limit, with a margin.
     limiter: Arc<DefaultDirectRateLimiter>,
+    /// Bulk reads' too (a sync, the whole catalogue): three quarters of the rate and of the burst, so a quarter is
+    /// always left for what staff ask meanwhile (opening a product waited seconds behind a
+    /// store's first sync).
+    bulk: Arc<DefaultDirectRateLimiter>,
+    /// Whether this handle's requests are bulk reads ([`LemonSqueezyClient::for_bulk_reads`]).
+    is_bulk: bool,
     options: ClientOptions,
 }
 
@@ -87,10 +102,15 @@ impl LemonSqueezyClient {
             .build()
             .map_err(|e| Error::internal("http client", e))?;
         let RateLimit { requests, period, burst } = options.rate_limit;
-        let quota = Quota::with_period(period / requests.max(1))
-            .expect("a positive period")
-            .allow_burst(NonZeroU32::new(burst.max(1)).expect("positive"));
-        Ok(LemonSqueezyClient { http, base, secrets, limiter: Arc::new(RateLimiter::direct(quota)), options })
+        let limiter = Arc::new(RateLimiter::direct(quota(requests, period, burst)));
+        let bulk = Arc::new(RateLimiter::direct(quota(requests * 3 / 4, period, burst * 3 / 4)));
+        Ok(LemonSqueezyClient { http, base, secrets, limiter, bulk, is_bulk: false, options })
+    }
+
+    /// The same client for bulk reads: its requests also wait for the bulk share of the rate,
+    /// so they never take the last quarter of it.
+    pub fn for_bulk_reads(&self) -> Self {
+        LemonSqueezyClient { is_bulk: true, ..self.clone() }
     }
 
     fn url(&self, path: &str) -> Result<url::Url> {
@@ -119,6 +139,9 @@ impl LemonSqueezyClient {
         let key = self.key().await?;
         let mut retries = Retries::start(self.options.retry, replay);
         loop {
+            if self.is_bulk {
+                self.bulk.until_ready().await;
+            }
             self.limiter.until_ready().await;
             // The API asks for the JSON:API media type in both headers on every request.
             let mut request = self
