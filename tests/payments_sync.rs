@@ -289,3 +289,42 @@ async fn the_first_background_sync_waits_for_a_list_s_own_catch_up_then_reads_th
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+/// A whole sync reads in bulk (DECISIONS, "Bulk reads leave a quarter of the provider's rate to
+/// staff"): a product opened while a sync runs at the rate limit is answered at once, not in
+/// turn with the sync's requests. The limit is scaled down to 240 per 72 s, bursts of 16 (a
+/// request every 300 ms), so a wait behind the sync would cost two of those at least.
+#[tokio::test]
+async fn a_product_opened_while_a_sync_runs_at_the_limit_does_not_wait_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = staffroom::config::Config::new(dir.path());
+    on_test_database(&mut config);
+    config.sandbox = true;
+    config.secret_backend = staffroom::secrets::SecretBackend::Memory;
+    let rate = staffroom::payments::client::RateLimit { requests: 240, period: Duration::from_secs(72), burst: 16 };
+    config.payments.client.rate_limit = rate;
+    let core = staffroom::open(config).await.unwrap();
+    let requests = || core.payment_simulator.as_ref().unwrap().request_count();
+
+    let sync = tokio::spawn({
+        let core = core.clone();
+        async move { core.payments.sync_all().await }
+    });
+    // Past the burst: from here each of the sync's requests waits for the limiter.
+    let past_the_burst = async {
+        while requests() < 20 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), past_the_burst).await.expect("the sync reads the store");
+    assert!(!sync.is_finished(), "the sync was still reading when the product was opened");
+
+    let started = std::time::Instant::now();
+    let product = core.payments.get_product("1").await.unwrap();
+    let waited = started.elapsed();
+    println!("the product took {waited:?} while the sync had made {} requests", requests());
+    assert_eq!(product.id, "1");
+    assert!(waited < Duration::from_millis(300), "the product waited {waited:?} behind the sync");
+    // The rest of the sync would take seconds at this rate; what it reads is tested above.
+    sync.abort();
+}

@@ -241,10 +241,11 @@ impl PaymentService {
         Ok(currency)
     }
 
-    /// This service reading the provider in bulk: a whole sync or the whole catalogue, which take
-    /// more requests than the provider's burst. They leave a quarter of the rate to what staff
-    /// open meanwhile (a product opened while a large store synced waited up to a second).
-    fn reading_in_bulk(&self) -> PaymentService {
+    /// This service reading the provider in bulk: a whole sync or a whole list (the catalogue,
+    /// every subscription), which can take more requests than the client's burst of 50. They
+    /// leave a quarter of the rate to what staff open meanwhile (a product opened during a
+    /// large store's sync waited up to 1.3 s).
+    fn for_bulk_reads(&self) -> PaymentService {
         PaymentService { client: self.client.for_bulk_reads(), ..self.clone() }
     }
 
@@ -270,7 +271,7 @@ impl PaymentService {
         if tried_meanwhile && state.synced_at.is_some() {
             return Ok(true);
         }
-        match self.reading_in_bulk().read_catalogue(&SyncReporter::silent()).await {
+        match self.for_bulk_reads().read_catalogue(&SyncReporter::silent()).await {
             Ok(_) => Ok(false),
             Err(err) if err.is_provider_unreachable() && state.synced_at.is_some() => Ok(true),
             Err(err) => Err(err),
@@ -312,7 +313,7 @@ impl PaymentService {
     /// Re-reads every subscription of the store, after any sync already running.
     pub async fn sync_subscriptions(&self) -> Result<(usize, u32)> {
         let _one_at_a_time = self.one_sync_at_a_time(true).await?;
-        self.read_subscriptions(&SyncReporter::silent()).await
+        self.for_bulk_reads().read_subscriptions(&SyncReporter::silent()).await
     }
 
     async fn read_subscriptions(&self, report: &SyncReporter) -> Result<(usize, u32)> {
@@ -431,7 +432,7 @@ impl PaymentService {
 
     async fn sync_holding_the_turn(&self) -> Result<SyncReport> {
         let report = self.sync.reporter();
-        let bulk = self.reading_in_bulk();
+        let bulk = self.for_bulk_reads();
         let outcome = async {
             let products = bulk.read_catalogue(&report).await;
             let subscriptions = bulk.read_subscriptions(&report).await;
@@ -831,7 +832,7 @@ impl PaymentService {
             let _one_at_a_time = self.one_sync_at_a_time(true).await?;
             // Lists asked for together before the first sync make that sync once.
             if self.db.sync_state("subscriptions").await?.synced_at.is_none() {
-                self.read_subscriptions(&SyncReporter::silent()).await?;
+                self.for_bulk_reads().read_subscriptions(&SyncReporter::silent()).await?;
             }
         } else if older_than(state.synced_at.as_deref(), self.sync.interval() * 2) {
             stale = true;

@@ -77,13 +77,14 @@ pub struct LemonSqueezyClient {
     http: reqwest::Client,
     base: url::Url,
     secrets: Secrets,
-    /// Every request's: the provider's limit, with a margin.
+    /// Every request waits on this one: `options.rate_limit` (by default 240 a minute, bursts of
+    /// 50, under the provider's 300 a minute).
     limiter: Arc<DefaultDirectRateLimiter>,
-    /// Bulk reads' too (a sync, the whole catalogue): three quarters of the rate and of the burst, so a quarter is
-    /// always left for what staff ask meanwhile (opening a product waited seconds behind a
-    /// store's first sync).
-    bulk: Arc<DefaultDirectRateLimiter>,
-    /// Whether this handle's requests are bulk reads ([`LemonSqueezyClient::for_bulk_reads`]).
+    /// A [`LemonSqueezyClient::for_bulk_reads`] handle's requests wait on this one first: three
+    /// quarters of the rate and of the burst (180 a minute, bursts of 37), so 13 requests at once
+    /// and 60 a minute are always left for others. (A limit of 1 leaves no share.)
+    bulk_limiter: Arc<DefaultDirectRateLimiter>,
+    /// Whether this handle's requests are bulk reads.
     is_bulk: bool,
     options: ClientOptions,
 }
@@ -102,13 +103,15 @@ impl LemonSqueezyClient {
             .build()
             .map_err(|e| Error::internal("http client", e))?;
         let RateLimit { requests, period, burst } = options.rate_limit;
+        let three_quarters = |n: u32| (u64::from(n) * 3 / 4) as u32;
         let limiter = Arc::new(RateLimiter::direct(quota(requests, period, burst)));
-        let bulk = Arc::new(RateLimiter::direct(quota(requests * 3 / 4, period, burst * 3 / 4)));
-        Ok(LemonSqueezyClient { http, base, secrets, limiter, bulk, is_bulk: false, options })
+        let bulk_limiter = Arc::new(RateLimiter::direct(quota(three_quarters(requests), period, three_quarters(burst))));
+        Ok(LemonSqueezyClient { http, base, secrets, limiter, bulk_limiter, is_bulk: false, options })
     }
 
-    /// The same client for bulk reads: its requests also wait for the bulk share of the rate,
-    /// so they never take the last quarter of it.
+    /// The same client for bulk reads (a whole sync, a whole list): its requests also wait for
+    /// the bulk share of the rate, so they never take the last quarter of it. Only reads are
+    /// made through such a handle; a write would wait for the share too.
     pub fn for_bulk_reads(&self) -> Self {
         LemonSqueezyClient { is_bulk: true, ..self.clone() }
     }
@@ -139,8 +142,9 @@ impl LemonSqueezyClient {
         let key = self.key().await?;
         let mut retries = Retries::start(self.options.retry, replay);
         loop {
+            // The bulk share first: a bulk request never holds a shared cell while it waits.
             if self.is_bulk {
-                self.bulk.until_ready().await;
+                self.bulk_limiter.until_ready().await;
             }
             self.limiter.until_ready().await;
             // The API asks for the JSON:API media type in both headers on every request.
