@@ -266,11 +266,7 @@ async fn the_first_background_sync_waits_for_a_list_s_own_catch_up_then_reads_th
     // subscriptions alone) is still reading when the background sync's moment comes. Giving its
     // turn up then left orders and customers unsynced until the next interval.
     let dir = tempfile::tempdir().unwrap();
-    let mut config = staffroom::config::Config::new(dir.path());
-    on_test_database(&mut config);
-    config.sandbox = true;
-    config.long_running = true;
-    config.secret_backend = staffroom::secrets::SecretBackend::Memory;
+    let mut config = core_config(dir.path(), true, true);
     config.payments.first_sync_after = std::time::Duration::from_secs(600);
     let started = std::time::Instant::now();
     let core = staffroom::open(config).await.unwrap();
@@ -297,10 +293,7 @@ async fn the_first_background_sync_waits_for_a_list_s_own_catch_up_then_reads_th
 #[tokio::test]
 async fn a_product_opened_while_a_sync_runs_at_the_limit_does_not_wait_for_it() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = staffroom::config::Config::new(dir.path());
-    on_test_database(&mut config);
-    config.sandbox = true;
-    config.secret_backend = staffroom::secrets::SecretBackend::Memory;
+    let mut config = core_config(dir.path(), true, false);
     let rate = staffroom::payments::client::RateLimit { requests: 240, period: Duration::from_secs(72), burst: 16 };
     config.payments.client.rate_limit = rate;
     let core = staffroom::open(config).await.unwrap();

@@ -259,12 +259,17 @@ pub async fn memory_core(dir: &Path) -> staffroom::Core {
 /// A core on `dir` with secrets in memory: in the sandbox or not, and long-running (receiving
 /// webhooks, syncing in the background) or not.
 pub async fn open_core(dir: &Path, sandbox: bool, long_running: bool) -> staffroom::Core {
+    staffroom::open(core_config(dir, sandbox, long_running)).await.unwrap()
+}
+
+/// What [`open_core`] opens, for a test to change before it opens it.
+pub fn core_config(dir: &Path, sandbox: bool, long_running: bool) -> staffroom::config::Config {
     let mut config = staffroom::config::Config::new(dir);
     on_test_database(&mut config);
     config.sandbox = sandbox;
     config.long_running = long_running;
     config.secret_backend = staffroom::secrets::SecretBackend::Memory;
-    staffroom::open(config).await.unwrap()
+    config
 }
 
 /// Puts an in-process core's store on the database paired with its data dir, on a PostgreSQL run.
