@@ -925,7 +925,7 @@ async fn discounts_are_synced_with_their_redemptions_and_made_and_deleted_by_adm
         (with(json!({"durationInMonths": 3})), "durationInMonths", "only a repeating"),
         (with(json!({"expiresAt": "2020-01-01"})), "expiresAt", "past"),
         (with(json!({"startsAt": "2031-01-01", "expiresAt": "2030-01-01"})), "expiresAt", "after the start"),
-        (with(json!({"variantIds": ["999999"]})), "variantIds", "no variant"),
+        (with(json!({"variantIds": ["999999"]})), "variantIds", "is not one of this store's"),
         (with(json!({"name": "  "})), "name", "blank"),
     ] {
         let (status, body) = app.post("/api/payments/discounts", bad.clone()).await;

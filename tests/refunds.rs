@@ -62,12 +62,20 @@ async fn an_admin_refunds_a_paid_order_in_part_then_in_full() {
     let refunds: Vec<_> =
         entries.iter().filter(|e| e.action == "payments.order_refund" && e.outcome == "success").collect();
     assert_eq!(refunds.len(), 2, "{entries:?}");
+    // The refusals too: more than the order, and nothing left.
+    let refused: Vec<&str> = entries
+        .iter()
+        .filter(|e| e.action == "payments.order_refund" && e.outcome != "success")
+        .map(|e| e.outcome.as_str())
+        .collect();
+    assert_eq!(refused, ["failure: conflict", "failure: invalid_request"], "{entries:?}");
 
     // The log is found by action and person over HTTP, and each refund says how much of what.
     let (status, log) = app.get(&format!("/api/audit?action=payments.order_refund&actor={}", refunds[0].actor)).await;
     assert_eq!(status, 200, "{log}");
     let log = log.as_array().unwrap();
     assert!(log.len() >= 2 && log.iter().all(|e| e["action"] == "payments.order_refund"), "{log:?}");
+    let log: Vec<&serde_json::Value> = log.iter().filter(|e| e["outcome"] == "success").collect();
     let detail: serde_json::Value = serde_json::from_str(log[0]["detail"].as_str().unwrap()).unwrap();
     assert!(detail["amount"].as_i64().unwrap() > 0 && detail["currency"].is_string(), "{detail}");
     assert!(detail["order"].as_str().unwrap().starts_with("SR-"), "{detail}");

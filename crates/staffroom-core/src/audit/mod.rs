@@ -52,6 +52,11 @@ crate::text_enum! {
     }
 }
 
+/// The outcome an audit entry records for a refusal or a failure: `failure: <code>`.
+pub fn failure(error: &crate::error::Error) -> String {
+    format!("failure: {}", error.code.as_str())
+}
+
 /// How long audit entries are kept.
 #[staffroom_macros::request]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema, ts_rs::TS)]

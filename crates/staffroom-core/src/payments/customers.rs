@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::model::{self, CustomerDto, InvoiceDto, LicenseKeyDto, OrderDto, PageMeta, SubscriptionDto};
 use super::store::{like_pattern, CustomerQuery, LicenseKeyQuery, OrderQuery, SubscriptionQuery};
+use super::scope::Kind;
 use super::sync::{SyncReporter, SyncStep};
 use super::{ops, PaymentService};
 use crate::error::{Error, Result};
@@ -66,7 +67,6 @@ impl PaymentService {
     /// every page is read instead.
     pub(super) async fn read_customers(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let outcome = async {
-            let store_id = self.store_id().await?;
             let since = self.db.sync_state("customers").await?.synced_at.as_deref().and_then(a_minute_before);
             let started = now_rfc3339();
             let touched = match since {
@@ -78,15 +78,11 @@ impl PaymentService {
             };
             let last_full = self.db.meta(READ_IN_FULL).await?;
             let every_page = since.is_none() || touched.len() > ONE_BY_ONE || older_than_a_day(last_full.as_deref());
-            let mut pages = self.client.pages("customers", &[("filter[store_id]", store_id.clone())]);
+            let mut pages = self.provider.pages(Kind::Customer, &[]).await?;
             let (mut read, mut seen) = (0, HashSet::new());
             while let Some(page) = pages.next().await? {
-                report.step(SyncStep::Customers, pages.read, pages.total.map(|t| t.max(pages.read)));
-                let customers: Vec<CustomerDto> = page
-                    .iter()
-                    .filter(|r| r.str("store_id").is_none_or(|store| store == store_id))
-                    .map(model::customer_from)
-                    .collect();
+                report.step(SyncStep::Customers, pages.read(), pages.total());
+                let customers: Vec<CustomerDto> = page.iter().map(model::customer_from).collect();
                 read += customers.len();
                 seen.extend(customers.iter().map(|c| c.id.clone()));
                 self.db.upsert_customers(customers, now_rfc3339()).await?;
@@ -94,10 +90,14 @@ impl PaymentService {
                     break;
                 }
             }
-            let mut requests = pages.read;
+            let mut requests = pages.read();
             for id in touched.iter().filter(|id| !seen.contains(*id)) {
-                let resource = self.client.get_one(&format!("customers/{id}")).await?;
-                self.db.upsert_customers(vec![model::customer_from(&resource)], now_rfc3339()).await?;
+                let customer = match self.provider.read(Kind::Customer, id).await {
+                    // Gone at the provider (or never this store's): nothing to refresh.
+                    Err(err) if err.code == crate::error::ErrorCode::NotFound => continue,
+                    other => other?,
+                };
+                self.db.upsert_customers(vec![model::customer_from(&customer)], now_rfc3339()).await?;
                 (read, requests) = (read + 1, requests + 1);
             }
             if every_page {
@@ -127,15 +127,7 @@ impl PaymentService {
     /// or as last synced when it cannot be reached; with their newest orders and subscriptions.
     pub async fn get_customer(&self, id: &str) -> Result<CustomerDetail> {
         super::validate_id("id", id)?;
-        let fresh = async {
-            let resource = self.client.get_one(&format!("customers/{id}")).await?;
-            let store_id = self.store_id().await?;
-            if resource.str("store_id").is_some_and(|store| store != store_id) {
-                return Err(Error::not_found(format!("No customer {id} in this store")));
-            }
-            Ok(model::customer_from(&resource))
-        }
-        .await;
+        let fresh = self.provider.read(Kind::Customer, id).await.map(|resource| model::customer_from(&resource));
         let (customer, stale) = match fresh {
             Ok(customer) => {
                 self.db.upsert_customers(vec![customer.clone()], now_rfc3339()).await?;

@@ -4,10 +4,11 @@
 //! changes made in its dashboard.
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::model::{self, DiscountDto, DiscountRedemptionDto, PageMeta};
 use super::ops::{CreateDiscountRequest, ListDiscountsRequest};
+use super::scope::Kind;
 use super::store::{like_pattern, DiscountQuery};
 use super::sync::{SyncReporter, SyncStep};
 use super::{validate_id, PaymentService};
@@ -40,16 +41,11 @@ impl PaymentService {
     /// since the last sync.
     pub(super) async fn read_discounts(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let outcome = async {
-            let store_id = self.store_id().await?;
             let started = now_rfc3339();
-            let query = [("filter[store_id]", store_id.clone()), ("include", "variants".to_string())];
+            let query = [("include", "variants".to_string())];
             let on_page = |read, total| report.step(SyncStep::Discounts, read, total);
-            let (resources, mut requests) = self.client.get_all_observed("discounts", &query, on_page).await?;
-            let discounts: Vec<DiscountDto> = resources
-                .iter()
-                .filter(|r| r.str("store_id").is_none_or(|store| store == store_id))
-                .map(model::discount_from)
-                .collect();
+            let (resources, mut requests) = self.provider.list(Kind::Discount, &query, on_page).await?;
+            let discounts: Vec<DiscountDto> = resources.iter().map(model::discount_from).collect();
             let ours: std::collections::HashSet<String> = discounts.iter().map(|d| d.id.clone()).collect();
             let read = discounts.len();
             self.db.replace_discounts(discounts, started.clone(), now_rfc3339()).await?;
@@ -57,7 +53,7 @@ impl PaymentService {
             // Redemptions have no store filter: those of another store's discounts are skipped.
             let since = self.db.sync_state("discount_redemptions").await?.synced_at;
             let since = since.as_deref().and_then(super::customers::a_minute_before);
-            let mut pages = self.client.pages("discount-redemptions", &[]);
+            let mut pages = self.provider.children_pages("discount-redemptions", &[]);
             while let Some(page) = pages.next().await? {
                 report.step(SyncStep::Discounts, pages.read, None);
                 let redemptions: Vec<DiscountRedemptionDto> = page.iter().map(model::redemption_from).collect();
@@ -95,79 +91,76 @@ impl PaymentService {
 
     /// `POST /discounts` (admins). The code must name one discount: Lemon Squeezy has been seen
     /// to accept a second discount with a code already in use, so the store's discounts are
-    /// read first and a code in use is refused on the `code` field. A fixed amount above the
-    /// price of a variant it is limited to is refused on `amount`. Made once: when the answer
-    /// is lost, the discount is looked for by its code before anything is sent again.
+    /// read first and a code in use is refused on the `code` field. A fixed amount above a price
+    /// it can apply to (of the variants it is limited to, or of every variant of the store) is
+    /// refused on `amount`. Made once: when the answer is lost, the discount is looked for by
+    /// its code before anything is sent again. Audited, refusals too.
     pub async fn create_discount(&self, actor: &Actor, request: &CreateDiscountRequest) -> Result<DiscountDto> {
         actor.require_admin()?;
-        let new = NewDiscount::checked(request)?;
-        let store_id = self.store_id().await?;
-        let outcome = async {
-            if let Some(taken) = self.discount_with_code(&store_id, &new.code).await? {
-                return Err(Error::invalid_field(
-                    "code",
-                    format!("{} is already the code of “{}”; choose another", new.code, taken.name),
-                ));
-            }
-            self.check_variants(&new, request.variant_ids.as_deref().unwrap_or_default()).await?;
-            let body = new.body(&store_id, request.variant_ids.as_deref().unwrap_or_default());
-            match self.client.post_once("discounts", &body).await {
-                Ok(made) => Ok(model::discount_from(&made)),
-                // The answer was lost (a time-out or a failure after it was made): look before
-                // telling the admin it failed, so that trying again cannot make two.
-                Err(err) if err.code == ErrorCode::IntegrationError => {
-                    self.discount_with_code(&store_id, &new.code).await?.ok_or(err)
-                }
-                Err(err) => Err(field_of_refusal(err)),
-            }
+        let new = NewDiscount::checked(request);
+        let result = match &new {
+            Ok(new) => self.send_new_discount(new, request.variant_ids.as_deref().unwrap_or_default()).await,
+            Err(refused) => Err(refused.clone()),
+        };
+        let target = match &result {
+            Ok(made) => made.id.clone(),
+            Err(_) => request.code.clone(),
+        };
+        if let Ok(made) = &result {
+            self.db.upsert_discount(made.clone(), now_rfc3339()).await?;
         }
-        .await;
-        let (target, result) = match outcome {
-            Ok(mut made) => {
-                // The answer names no variants unless asked to include them; they are the ones sent.
-                made.variant_ids = request.variant_ids.clone().unwrap_or_default();
-                self.db.upsert_discount(made.clone(), now_rfc3339()).await?;
-                (made.id.clone(), Ok(made))
-            }
-            Err(err) => (new.code.clone(), Err(err)),
-        };
-        let outcome = match &result {
-            Ok(_) => "success".to_string(),
-            Err(err) => format!("failure: {}", err.code.as_str()),
-        };
+        let outcome = result.as_ref().map_or_else(crate::audit::failure, |_| "success".to_string());
         let currency = self.db.meta("lemonsqueezy_currency").await?.unwrap_or_else(|| "USD".into());
-        let detail =
-            json!({"code": new.code, "amount": new.amount, "amountType": new.amount_type, "currency": currency});
+        let detail = json!({
+            "code": request.code,
+            "amount": request.amount,
+            "amountType": request.amount_type.as_str(),
+            "currency": currency,
+        });
         self.audit.record(actor.audit_name(), AuditAction::DiscountCreate, Some(&target), &outcome, Some(detail)).await;
         result
     }
 
-    /// `DELETE /discounts/{id}` (admins). One already gone at the provider leaves the cache too
-    /// and is answered 404.
+    async fn send_new_discount(&self, new: &NewDiscount, variant_ids: &[String]) -> Result<DiscountDto> {
+        if let Some(taken) = self.discount_with_code(&new.code).await? {
+            return Err(Error::invalid_field(
+                "code",
+                format!("{} is already the code of “{}”; choose another", new.code, taken.name),
+            ));
+        }
+        self.check_prices(new, variant_ids).await?;
+        let (attributes, relationships) = new.body(variant_ids);
+        let mut made = match self.provider.create_once(Kind::Discount, attributes, relationships).await {
+            Ok(made) => model::discount_from(&made),
+            // The answer was lost (a time-out or a failure after it was made): look before
+            // telling the admin it failed, so that trying again cannot make two.
+            Err(err) if err.code == ErrorCode::IntegrationError => self.discount_with_code(&new.code).await?.ok_or(err)?,
+            Err(err) => return Err(field_of_refusal(err)),
+        };
+        // The answer names no variants unless asked to include them; they are the ones sent.
+        made.variant_ids = variant_ids.to_vec();
+        Ok(made)
+    }
+
+    /// `DELETE /discounts/{id}` (admins), of one of this store's. One already gone at the
+    /// provider leaves the cache too and is answered 404. Audited, refusals too.
     pub async fn delete_discount(&self, actor: &Actor, id: &str) -> Result<()> {
         actor.require_admin()?;
         validate_id("id", id)?;
         let cached = self.db.discount(id.to_string()).await?;
-        let store_id = self.store_id().await?;
         let outcome = async {
-            let now = match self.client.get_one(&format!("discounts/{id}")).await {
+            let ours = match self.provider.read(Kind::Discount, id).await {
                 Err(err) if err.code == ErrorCode::NotFound => {
                     self.db.delete_discount(id.to_string()).await?;
-                    return Err(Error::not_found(format!("No discount {id}: it may have been deleted already")));
+                    return Err(Error::not_found(format!("No discount {id} in this store: it may have been deleted already")));
                 }
                 other => other?,
             };
-            if now.str("store_id").is_some_and(|store| store != store_id) {
-                return Err(Error::not_found(format!("No discount {id} in this store")));
-            }
-            self.client.delete_nothing(&format!("discounts/{id}")).await?;
+            self.provider.delete_nothing(&ours).await?;
             self.db.delete_discount(id.to_string()).await
         }
         .await;
-        let outcome_text = match &outcome {
-            Ok(()) => "success".to_string(),
-            Err(err) => format!("failure: {}", err.code.as_str()),
-        };
+        let outcome_text = outcome.as_ref().map_or_else(crate::audit::failure, |_| "success".to_string());
         let detail = cached.map(|d| json!({"code": d.code, "name": d.name}));
         self.audit.record(actor.audit_name(), AuditAction::DiscountDelete, Some(id), &outcome_text, detail).await;
         outcome
@@ -176,9 +169,9 @@ impl PaymentService {
     /// A code staff give with a new order names a discount the checkout will take: one of the
     /// store's (as the provider has them now), published, started, not expired, not used up, and
     /// for this variant. Each refusal says which.
-    pub(super) async fn check_discount_code(&self, store_id: &str, code: &str, variant_id: &str) -> Result<()> {
+    pub(super) async fn check_discount_code(&self, code: &str, variant_id: &str) -> Result<()> {
         let refuse = |why: String| Err(Error::invalid_field("discountCode", why));
-        let Some(discount) = self.discount_with_code(store_id, code).await? else {
+        let Some(discount) = self.discount_with_code(code).await? else {
             return refuse(format!("no discount has the code {code}"));
         };
         let now = chrono::Utc::now();
@@ -196,8 +189,9 @@ impl PaymentService {
             return refuse(format!("{code} does not apply to this product"));
         }
         if let Some(max) = discount.max_redemptions {
+            // The discount is this store's (read above): its redemptions are too.
             let query = [("filter[discount_id]", discount.id.clone()), ("page[size]", "1".to_string())];
-            let used = self.client.get("discount-redemptions", &query).await?;
+            let used = self.provider.children_page("discount-redemptions", &query).await?;
             let used = used.meta.as_ref().and_then(|m| m.pointer("/page/total")).and_then(Value::as_i64).unwrap_or(0);
             if used >= max {
                 return refuse(format!("{code} has been used all {max} times it may be"));
@@ -207,47 +201,86 @@ impl PaymentService {
     }
 
     /// The store's discount with `code`, as the provider has them now (with its variants).
-    async fn discount_with_code(&self, store_id: &str, code: &str) -> Result<Option<DiscountDto>> {
-        let query = [("filter[store_id]", store_id.to_string()), ("include", "variants".to_string())];
-        let (all, _) = self.client.get_all("discounts", &query).await?;
+    async fn discount_with_code(&self, code: &str) -> Result<Option<DiscountDto>> {
+        let query = [("include", "variants".to_string())];
+        let (all, _) = self.provider.list(Kind::Discount, &query, |_, _| {}).await?;
         Ok(all.iter().find(|r| r.str("code").is_some_and(|c| c.eq_ignore_ascii_case(code))).map(model::discount_from))
     }
 
     /// Every variant a discount is limited to is one of the store's, and a fixed amount is no
-    /// more than any of their prices.
-    async fn check_variants(&self, new: &NewDiscount, variant_ids: &[String]) -> Result<()> {
+    /// more than any price it can apply to: those variants' prices, or, when it names none, the
+    /// price of every variant the store sells.
+    async fn check_prices(&self, new: &NewDiscount, variant_ids: &[String]) -> Result<()> {
+        let mut prices = Vec::new();
         for id in variant_ids {
             validate_id("variantIds", id)?;
-            let variant = match self.client.get_one(&format!("variants/{id}")).await {
-                Err(err) if err.code == ErrorCode::NotFound => {
-                    return Err(Error::invalid_field("variantIds", format!("there is no variant {id}")))
-                }
-                other => other?,
-            };
-            let product_id = variant.str("product_id").unwrap_or_default();
-            let product = match self.get_product(&product_id).await {
+            let (variant, product) = match self.provider.read_variant(id).await {
                 Err(err) if err.code == ErrorCode::NotFound => {
                     return Err(Error::invalid_field("variantIds", format!("variant {id} is not one of this store's")))
                 }
                 other => other?,
             };
-            let price = variant.int("price").unwrap_or(0);
-            if new.amount_type == "fixed" && new.amount > price {
-                let name = variant.str("name").unwrap_or_default();
-                return Err(Error::invalid_field(
-                    "amount",
-                    format!(
-                        "{} off is more than the price of {} — {} ({})",
-                        model::format_money(new.amount, &product.currency),
-                        product.name,
-                        name,
-                        model::format_money(price, &product.currency)
-                    ),
-                ));
-            }
+            prices.push(Price {
+                product: product.str("name").unwrap_or_default(),
+                variant: variant.str("name").unwrap_or_default(),
+                cents: variant.int("price").unwrap_or(0),
+            });
         }
-        Ok(())
+        if new.amount_type != "fixed" {
+            return Ok(());
+        }
+        if variant_ids.is_empty() {
+            prices = self.store_prices().await?;
+        }
+        let Some(cheapest) = prices.into_iter().filter(|p| p.cents > 0).min_by_key(|p| p.cents) else {
+            return Ok(());
+        };
+        if new.amount <= cheapest.cents {
+            return Ok(());
+        }
+        let currency = self.currency().await?;
+        let reach = if variant_ids.is_empty() { "the store's cheapest product, " } else { "" };
+        Err(Error::invalid_field(
+            "amount",
+            format!(
+                "{} off is more than the price of {reach}{} — {} ({})",
+                model::format_money(new.amount, &currency),
+                cheapest.product,
+                cheapest.variant,
+                model::format_money(cheapest.cents, &currency)
+            ),
+        ))
     }
+
+    /// The price of every variant the store sells (published products' published variants, or
+    /// a product's only one), as the provider has them now.
+    async fn store_prices(&self) -> Result<Vec<Price>> {
+        let (products, _) = self.provider.list(Kind::Product, &[], |_, _| {}).await?;
+        let published: std::collections::HashMap<String, String> = products
+            .iter()
+            .filter(|p| p.str("status").as_deref() == Some("published"))
+            .map(|p| (p.id.clone(), p.str("name").unwrap_or_default()))
+            .collect();
+        let (variants, _) = self.provider.children("variants", &[]).await?;
+        // What is shown is what sells, but for drafts: a product's pending "default" variant is
+        // kept only where it is the product's one variant.
+        let shown = model::shown_variants(variants.iter().map(model::variant_from).collect());
+        Ok(shown
+            .into_iter()
+            .filter(|(_, variant, _)| variant.status != "draft")
+            .filter_map(|(product_id, variant, _)| {
+                let product = published.get(&product_id)?.clone();
+                Some(Price { product, variant: variant.name, cents: variant.price })
+            })
+            .collect())
+    }
+}
+
+/// A price a discount can apply to.
+struct Price {
+    product: String,
+    variant: String,
+    cents: i64,
 }
 
 /// A discount's attributes, checked together (what one field allows depends on another).
@@ -328,31 +361,29 @@ impl NewDiscount {
         })
     }
 
-    /// The provider's request: `is_limited_*` say whether the limits apply (variants sent
-    /// without `is_limited_to_products` do not limit the discount).
-    fn body(&self, store_id: &str, variant_ids: &[String]) -> Value {
-        let mut body = json!({"data": {
-            "type": "discounts",
-            "attributes": {
-                "name": self.name,
-                "code": self.code,
-                "amount": self.amount,
-                "amount_type": self.amount_type,
-                "duration": self.duration,
-                "duration_in_months": self.duration_in_months,
-                "starts_at": self.starts_at,
-                "expires_at": self.expires_at,
-                "is_limited_redemptions": self.max_redemptions.is_some(),
-                "max_redemptions": self.max_redemptions.unwrap_or(0),
-                "is_limited_to_products": !variant_ids.is_empty(),
-            },
-            "relationships": {"store": {"data": {"type": "stores", "id": store_id}}}
-        }});
+    /// The provider's attributes and relationships (besides the store's): `is_limited_*` say
+    /// whether the limits apply (variants sent without `is_limited_to_products` do not limit
+    /// the discount).
+    fn body(&self, variant_ids: &[String]) -> (Value, Map<String, Value>) {
+        let attributes = json!({
+            "name": self.name,
+            "code": self.code,
+            "amount": self.amount,
+            "amount_type": self.amount_type,
+            "duration": self.duration,
+            "duration_in_months": self.duration_in_months,
+            "starts_at": self.starts_at,
+            "expires_at": self.expires_at,
+            "is_limited_redemptions": self.max_redemptions.is_some(),
+            "max_redemptions": self.max_redemptions.unwrap_or(0),
+            "is_limited_to_products": !variant_ids.is_empty(),
+        });
+        let mut relationships = Map::new();
         if !variant_ids.is_empty() {
             let variants: Vec<Value> = variant_ids.iter().map(|id| json!({"type": "variants", "id": id})).collect();
-            body["data"]["relationships"]["variants"] = json!({ "data": variants });
+            relationships.insert("variants".into(), json!({ "data": variants }));
         }
-        body
+        (attributes, relationships)
     }
 }
 

@@ -7,8 +7,10 @@ use serde_json::json;
 
 use super::model::{self, InvoiceDto, PageMeta};
 use super::store::InvoiceQuery;
+use super::scope::Kind;
 use super::sync::{SyncReporter, SyncStep};
 use super::{validate_id, PaymentService};
+use crate::audit::AuditAction;
 use crate::auth::Actor;
 use crate::error::{Error, ErrorCode, Result};
 use crate::time::now_rfc3339;
@@ -41,7 +43,6 @@ impl PaymentService {
     /// an older invoice comes by its `subscription_payment_refunded` event.
     pub(super) async fn read_invoices(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let outcome = async {
-            let store_id = self.store_id().await?;
             let since = self.db.sync_state("invoices").await?.synced_at.and_then(|at| {
                 let at = chrono::DateTime::parse_from_rfc3339(&at).ok()?;
                 Some(at - chrono::Duration::minutes(1))
@@ -51,15 +52,11 @@ impl PaymentService {
                 let updated = chrono::DateTime::parse_from_rfc3339(&invoice.updated_at).ok();
                 since.zip(updated).is_none_or(|(since, updated)| updated >= since)
             };
-            let mut pages = self.client.pages("subscription-invoices", &[("filter[store_id]", store_id.clone())]);
+            let mut pages = self.provider.pages(Kind::SubscriptionInvoice, &[]).await?;
             let mut read = 0;
             while let Some(page) = pages.next().await? {
-                report.step(SyncStep::Invoices, pages.read, pages.total.map(|t| t.max(pages.read)));
-                let invoices: Vec<InvoiceDto> = page
-                    .iter()
-                    .filter(|r| r.str("store_id").is_none_or(|store| store == store_id))
-                    .map(model::invoice_from)
-                    .collect();
+                report.step(SyncStep::Invoices, pages.read(), pages.total());
+                let invoices: Vec<InvoiceDto> = page.iter().map(model::invoice_from).collect();
                 read += invoices.len();
                 let any_changed = invoices.iter().any(changed);
                 self.db.upsert_invoices(invoices, now_rfc3339()).await?;
@@ -68,7 +65,7 @@ impl PaymentService {
                 }
             }
             self.db.record_sync("invoices", started, None).await?;
-            Ok::<_, Error>((read, pages.read))
+            Ok::<_, Error>((read, pages.read()))
         }
         .await;
         if let Err(err) = &outcome {
@@ -94,22 +91,39 @@ impl PaymentService {
         self.db.list_invoices(InvoiceQuery::Customer { id: customer_id.to_string(), limit }).await
     }
 
-    /// `POST /invoices/{id}/refund` (admins): all that is left of a paid invoice, or `amount`
-    /// cents of it, checked against the provider's own figures before anything is sent. An
-    /// answer lost on the way is settled by reading the invoice again, as for orders.
+    /// `POST /invoices/{id}/refund` (admins): all that is left of a paid invoice of this store's,
+    /// or `amount` cents of it, checked against the provider's own figures before anything is
+    /// sent. An answer lost on the way is settled by reading the invoice again, as for orders.
+    /// Audited, refusals too.
     pub async fn refund_invoice(&self, actor: &Actor, id: &str, amount: Option<u32>) -> Result<InvoiceDto> {
         actor.require_admin()?;
         validate_id("id", id)?;
-        let cached =
-            self.db.invoice(id.to_string()).await?.ok_or_else(|| Error::not_found(format!("No invoice {id}")))?;
+        let refunded = self.send_invoice_refund(id, amount).await;
+        let detail = match &refunded {
+            Ok((invoice, cents)) => {
+                Some(json!({"amount": cents, "currency": invoice.currency, "subscription": invoice.subscription_id}))
+            }
+            Err(_) => amount.map(|cents| json!({"amount": cents})),
+        };
+        let outcome = refunded.as_ref().map_or_else(crate::audit::failure, |_| "success".to_string());
+        self.audit.record(actor.audit_name(), AuditAction::InvoiceRefund, Some(id), &outcome, detail).await;
+        let (invoice, _) = refunded?;
+        self.db.upsert_invoices(vec![invoice.clone()], now_rfc3339()).await?;
+        Ok(self.db.invoice(id.to_string()).await?.unwrap_or(invoice))
+    }
+
+    /// Checks that the invoice is this store's, paid, and has `amount` (or anything) left, then
+    /// refunds it: the invoice after the refund, and the cents refunded.
+    async fn send_invoice_refund(&self, id: &str, amount: Option<u32>) -> Result<(InvoiceDto, i64)> {
+        let cached = self.db.invoice(id.to_string()).await?.ok_or_else(|| Kind::SubscriptionInvoice.not_found(id))?;
         if !refundable_status(&cached.status) {
             return Err(Error::conflict(
                 format!("Only a paid invoice can be refunded; this one is {}", cached.status.replace('_', " ")),
                 None,
             ));
         }
-        let path = format!("subscription-invoices/{id}");
-        let before = model::invoice_from(&self.client.get_one(&path).await?);
+        let ours = self.provider.read(Kind::SubscriptionInvoice, id).await?;
+        let before = model::invoice_from(&ours);
         let refundable = before.total - before.refunded_amount;
         if !refundable_status(&before.status) || refundable <= 0 {
             self.db.upsert_invoices(vec![before.clone()], now_rfc3339()).await?;
@@ -130,32 +144,19 @@ impl PaymentService {
         if let Some(amount) = amount {
             attributes.insert("amount".into(), json!(amount));
         }
-        let body = json!({"data": {"type": "subscription-invoices", "id": id, "attributes": attributes}});
-        let refunded = match self.client.post_once(&format!("{path}/refund"), &body).await {
-            Ok(invoice) => Ok(model::invoice_from(&invoice)),
+        let refunded = match self.provider.act_once(&ours, "refund", attributes).await {
+            Ok(invoice) => model::invoice_from(&invoice),
             // The answer was lost: the invoice itself says whether the refund happened.
-            Err(lost) if lost.code == ErrorCode::IntegrationError => match self.client.get_one(&path).await {
-                Ok(invoice) if invoice.int("refunded_amount").unwrap_or(0) > before.refunded_amount => {
-                    Ok(model::invoice_from(&invoice))
+            Err(lost) if lost.code == ErrorCode::IntegrationError => {
+                match self.provider.read(Kind::SubscriptionInvoice, id).await {
+                    Ok(invoice) if invoice.int("refunded_amount").unwrap_or(0) > before.refunded_amount => {
+                        model::invoice_from(&invoice)
+                    }
+                    _ => return Err(lost),
                 }
-                _ => Err(lost),
-            },
-            Err(refused) => Err(refused),
+            }
+            Err(refused) => return Err(refused),
         };
-        let outcome = match &refunded {
-            Ok(_) => "success".to_string(),
-            Err(err) => format!("failure: {}", err.code.as_str()),
-        };
-        let detail = json!({
-            "amount": amount.map_or(refundable, i64::from),
-            "currency": before.currency,
-            "subscription": before.subscription_id,
-        });
-        self.audit
-            .record(actor.audit_name(), crate::audit::AuditAction::InvoiceRefund, Some(id), &outcome, Some(detail))
-            .await;
-        let invoice = refunded?;
-        self.db.upsert_invoices(vec![invoice.clone()], now_rfc3339()).await?;
-        Ok(self.db.invoice(id.to_string()).await?.unwrap_or(invoice))
+        Ok((refunded, amount.map_or(refundable, i64::from)))
     }
 }

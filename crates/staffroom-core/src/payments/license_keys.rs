@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use super::model::{self, LicenseKeyDetail, LicenseKeyDto, PageMeta};
 use super::ops::{ListLicenseKeysRequest, UpdateLicenseKeyRequest};
 use super::store::{like_pattern, LicenseKeyQuery};
+use super::scope::Kind;
 use super::sync::{SyncReporter, SyncStep};
 use super::{validate_id, PaymentService};
 use crate::audit::AuditAction;
@@ -61,22 +62,18 @@ impl PaymentService {
     /// ones.
     pub(super) async fn read_license_keys(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let outcome = async {
-            let store_id = self.store_id().await?;
             let started = now_rfc3339();
             let every_page = super::customers::older_than_a_day(self.db.meta(READ_IN_FULL).await?.as_deref());
-            let ours = |r: &super::jsonapi::Resource| r.str("store_id").is_none_or(|store| store == store_id);
-            let query = [("filter[store_id]", store_id.clone())];
             let (mut read, mut requests) = (0, 0);
             if every_page {
-                let mut pages = self.client.pages("license-keys", &query);
+                let mut pages = self.provider.pages(Kind::LicenseKey, &[]).await?;
                 while let Some(page) = pages.next().await? {
-                    report.step(SyncStep::LicenseKeys, pages.read, pages.total.map(|t| t.max(pages.read)));
-                    let keys: Vec<LicenseKeyDto> =
-                        page.iter().filter(|r| ours(r)).map(model::license_key_from).collect();
+                    report.step(SyncStep::LicenseKeys, pages.read(), pages.total());
+                    let keys: Vec<LicenseKeyDto> = page.iter().map(model::license_key_from).collect();
                     read += keys.len();
                     self.db.upsert_license_keys(keys, now_rfc3339()).await?;
                 }
-                requests = pages.read;
+                requests = pages.read();
                 self.db.set_meta(READ_IN_FULL, started.clone()).await?;
             } else {
                 // A key made or changed since the last sync (less a minute for the provider's
@@ -88,13 +85,11 @@ impl PaymentService {
                     since.zip(updated).is_none_or(|(since, updated)| updated >= since)
                 };
                 let page = |n: u32| {
-                    let mut query = query.to_vec();
-                    query.extend([("page[size]", "100".to_string()), ("page[number]", n.to_string())]);
-                    async move { self.client.get("license-keys", &query).await }
+                    let query = [("page[size]", "100".to_string()), ("page[number]", n.to_string())];
+                    async move { self.provider.first_page(Kind::LicenseKey, &query).await }
                 };
-                let first = page(1).await?;
+                let (resources, first) = page(1).await?;
                 let last = first.last_page().unwrap_or(1);
-                let resources = first.resources()?;
                 let ids: Vec<u64> = resources.iter().filter_map(|r| r.id.parse().ok()).collect();
                 let newest_first = ids.windows(2).next().is_none_or(|w| w[0] > w[1]);
                 let mut number = 1;
@@ -102,14 +97,13 @@ impl PaymentService {
                 while let Some(page_read) = resources.take() {
                     requests += 1;
                     report.step(SyncStep::LicenseKeys, requests, None);
-                    let keys: Vec<LicenseKeyDto> =
-                        page_read.iter().filter(|r| ours(r)).map(model::license_key_from).collect();
+                    let keys: Vec<LicenseKeyDto> = page_read.iter().map(model::license_key_from).collect();
                     let had_new = keys.iter().any(new);
                     read += keys.len();
                     self.db.upsert_license_keys(keys, now_rfc3339()).await?;
                     if let Some(next) = next_page(newest_first, number, last, had_new) {
                         number = next;
-                        resources = Some(page(next).await?.resources()?);
+                        resources = Some(page(next).await?.0);
                     }
                 }
             }
@@ -146,21 +140,14 @@ impl PaymentService {
     /// the provider (the whole key is never kept), and audited: who saw which key.
     pub async fn get_license_key(&self, actor: &Actor, id: &str) -> Result<LicenseKeyDetail> {
         validate_id("id", id)?;
-        let store_id = self.store_id().await?;
         let read = async {
-            let resource = self.client.get_one(&format!("license-keys/{id}")).await?;
-            if resource.str("store_id").is_some_and(|store| store != store_id) {
-                return Err(Error::not_found(format!("No licence key {id} in this store")));
-            }
+            let resource = self.provider.read(Kind::LicenseKey, id).await?.into_resource();
             let query = [("filter[license_key_id]", id.to_string())];
-            let (instances, _) = self.client.get_all("license-key-instances", &query).await?;
-            Ok((resource, instances))
+            let (instances, _) = self.provider.children("license-key-instances", &query).await?;
+            Ok::<_, Error>((resource, instances))
         }
         .await;
-        let outcome = match &read {
-            Ok(_) => "success".to_string(),
-            Err(err) => format!("failure: {}", err.code.as_str()),
-        };
+        let outcome = read.as_ref().map_or_else(crate::audit::failure, |_| "success".to_string());
         let (resource, instances) = match read {
             Ok(read) => read,
             Err(err) => {
@@ -181,20 +168,41 @@ impl PaymentService {
         Ok(LicenseKeyDetail { license_key: as_of(read, &expiry_clock()), key, instances })
     }
 
-    /// `PATCH /license-keys/{id}` (admins): disable or enable a key, change how many machines
-    /// it may be activated on, or when it expires. A key is disabled or enabled from the state
-    /// the provider has now; asking for the state it is already in is refused.
+    /// `PATCH /license-keys/{id}` (admins): disable or enable one of this store's keys, change
+    /// how many machines it may be activated on, or when it expires (in the future). A key is
+    /// disabled or enabled from the state the provider has now; asking for the state it is
+    /// already in is refused. Audited, refusals too.
     pub async fn update_license_key(&self, actor: &Actor, request: &UpdateLicenseKeyRequest) -> Result<LicenseKeyDto> {
         actor.require_admin()?;
         let id = request.id.as_str();
         validate_id("id", id)?;
-        let attributes = changes(request)?;
-        let path = format!("license-keys/{id}");
-        let store_id = self.store_id().await?;
-        let now = self.client.get_one(&path).await?;
-        if now.str("store_id").is_some_and(|store| store != store_id) {
-            return Err(Error::not_found(format!("No licence key {id} in this store")));
+        let attributes = changes(request);
+        let updated = match &attributes {
+            Ok(attributes) => self.send_license_key_update(id, request, attributes.clone()).await,
+            Err(refused) => Err(refused.clone()),
+        };
+        let outcome = updated.as_ref().map_or_else(crate::audit::failure, |_| "success".to_string());
+        let detail = attributes.ok().map(Value::Object);
+        self.audit.record(actor.audit_name(), AuditAction::LicenseKeyUpdate, Some(id), &outcome, detail).await;
+        let mut read = model::license_key_from(&updated?);
+        self.db.upsert_license_keys(vec![read.clone()], now_rfc3339()).await?;
+        // The provider's answer, not the cache: a `license_key_updated` of an earlier change
+        // told in the same second may have just overwritten it (times have whole seconds).
+        if let Some(cached) = self.db.license_key(id.to_string()).await? {
+            (read.order_id, read.product_name) = (cached.order_id, cached.product_name);
         }
+        Ok(as_of(read, &expiry_clock()))
+    }
+
+    /// Reads the key (refused unless it is this store's), checks the change against its state
+    /// now, and sends it.
+    async fn send_license_key_update(
+        &self,
+        id: &str,
+        request: &UpdateLicenseKeyRequest,
+        attributes: Map<String, Value>,
+    ) -> Result<super::jsonapi::Resource> {
+        let now = self.provider.read(Kind::LicenseKey, id).await?;
         // The provider's own flag: a disabled key may also show as expired.
         let disabled_now = now
             .bool("disabled")
@@ -205,22 +213,7 @@ impl PaymentService {
             Some(false) if !disabled_now => return Err(Error::conflict("This licence key is not disabled", None)),
             _ => {}
         }
-        let body = json!({"data": {"type": "license-keys", "id": id, "attributes": attributes}});
-        let updated = self.client.patch(&path, &body).await;
-        let outcome = match &updated {
-            Ok(_) => "success".to_string(),
-            Err(err) => format!("failure: {}", err.code.as_str()),
-        };
-        let detail = Value::Object(attributes);
-        self.audit.record(actor.audit_name(), AuditAction::LicenseKeyUpdate, Some(id), &outcome, Some(detail)).await;
-        let mut read = model::license_key_from(&updated?);
-        self.db.upsert_license_keys(vec![read.clone()], now_rfc3339()).await?;
-        // The provider's answer, not the cache: a `license_key_updated` of an earlier change
-        // told in the same second may have just overwritten it (times have whole seconds).
-        if let Some(cached) = self.db.license_key(id.to_string()).await? {
-            (read.order_id, read.product_name) = (cached.order_id, cached.product_name);
-        }
-        Ok(as_of(read, &expiry_clock()))
+        self.provider.update(&now, Value::Object(attributes)).await
     }
 }
 
@@ -271,6 +264,13 @@ fn changes(request: &UpdateLicenseKeyRequest) -> Result<Map<String, Value>> {
         (Some(_), Some(true)) => return Err(Error::invalid_field("neverExpires", "cannot be given with an expiry")),
         (Some(at), _) => {
             let at = super::validate::instant(at).ok_or_else(|| Error::invalid_field("expiresAt", "is not a time"))?;
+            let passed = chrono::DateTime::parse_from_rfc3339(&at).is_ok_and(|at| at <= chrono::Utc::now());
+            if passed {
+                return Err(Error::invalid_field(
+                    "expiresAt",
+                    "is already past: a key that should stop working now is disabled instead",
+                ));
+            }
             attributes.insert("expires_at".into(), json!(at));
         }
         (None, Some(true)) => _ = attributes.insert("expires_at".into(), Value::Null),
@@ -349,11 +349,17 @@ mod tests {
             json!({"activation_limit": null}).as_object().unwrap().clone()
         );
         assert!(request(|r| (r.activation_limit, r.unlimited_activations) = (Some(3), Some(true))).is_err());
-        assert!(request(|r| (r.expires_at, r.never_expires) = (Some("2027-01-01".into()), Some(true))).is_err());
+        assert!(request(|r| (r.expires_at, r.never_expires) = (Some("2099-01-01".into()), Some(true))).is_err());
         assert_eq!(
-            request(|r| r.expires_at = Some("2027-01-01".into())).unwrap(),
-            json!({"expires_at": "2027-01-01T00:00:00Z"}).as_object().unwrap().clone()
+            request(|r| r.expires_at = Some("2099-01-01".into())).unwrap(),
+            json!({"expires_at": "2099-01-01T00:00:00Z"}).as_object().unwrap().clone()
         );
+        // A key that should stop working now is disabled, not given a past expiry.
+        let yesterday = (chrono::Utc::now() - chrono::Duration::days(1)).to_rfc3339();
+        let refused =
+            changes(&UpdateLicenseKeyRequest { id: "1".into(), expires_at: Some(yesterday), ..Default::default() })
+                .unwrap_err();
+        assert_eq!(refused.details.unwrap()["fields"][0]["field"], "expiresAt");
         assert_eq!(
             request(|r| r.unlimited_activations = Some(false)).unwrap_err().message,
             changes(&UpdateLicenseKeyRequest { id: "1".into(), ..Default::default() }).unwrap_err().message

@@ -7,6 +7,7 @@ pub mod discounts;
 pub mod invoices;
 pub mod license_keys;
 pub mod ops;
+pub mod scope;
 pub mod store;
 pub mod summary;
 pub mod sync;
@@ -22,6 +23,7 @@ use serde_json::{json, Value};
 
 use self::client::LemonSqueezyClient;
 use self::model::{OrderDto, OrderEvent, PageMeta, ProductDto, SubscriptionDto};
+use self::scope::{Kind, StoreScope};
 use self::store::OrderRecord;
 use self::sync::{ResourceSync, SyncControl, SyncProgress, SyncReporter, SyncStatus, SyncStep};
 use crate::audit::Audit;
@@ -198,8 +200,9 @@ fn older_than(stamp: Option<&str>, age: Duration) -> bool {
 #[derive(Clone)]
 pub struct PaymentService {
     db: Db,
-    client: LemonSqueezyClient,
-    secrets: Secrets,
+    /// The provider as the connected store sees it: every read by id and every write goes
+    /// through it (see [`scope`]).
+    provider: StoreScope,
     audit: Audit,
     inbox: InboxReader,
     sync: SyncControl,
@@ -211,31 +214,21 @@ impl PaymentService {
         PaymentService {
             inbox: InboxReader::new(db.clone()),
             db,
-            client,
-            secrets,
+            provider: StoreScope::new(client, secrets),
             audit,
             sync: SyncControl::new(sync_interval),
         }
     }
 
-    /// The client (for tests and the benchmark).
-    pub fn client(&self) -> &LemonSqueezyClient {
-        &self.client
-    }
-
     async fn store_id(&self) -> Result<String> {
-        let id = self.secrets.read("lemonsqueezy_store_id").await?;
-        id.map(|s| s.expose().trim().to_string()).filter(|s| !s.is_empty()).ok_or_else(|| {
-            Error::new(ErrorCode::Unauthorized, "No Lemon Squeezy store id is set; an admin must add it in Settings")
-                .with_details(json!({ "provider": client::PROVIDER }))
-        })
+        self.provider.store_id().await
     }
 
     async fn currency(&self) -> Result<String> {
         if let Some(currency) = self.db.meta("lemonsqueezy_currency").await? {
             return Ok(currency);
         }
-        let store = self.client.get_one(&format!("stores/{}", self.store_id().await?)).await?;
+        let store = self.provider.store().await?;
         let currency = store.str("currency").unwrap_or_else(|| "USD".into());
         self.db.set_meta("lemonsqueezy_currency", currency.clone()).await?;
         Ok(currency)
@@ -246,7 +239,7 @@ impl PaymentService {
     /// leave a quarter of the rate to what staff open meanwhile (a product opened during a
     /// large store's sync waited up to 1.3 s).
     fn for_bulk_reads(&self) -> PaymentService {
-        PaymentService { client: self.client.for_bulk_reads(), ..self.clone() }
+        PaymentService { provider: self.provider.for_bulk_reads(), ..self.clone() }
     }
 
     async fn record_sync(&self, resource: &'static str, error: Option<String>) -> Result<()> {
@@ -280,20 +273,14 @@ impl PaymentService {
 
     async fn read_catalogue(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let outcome = async {
-            let store_id = self.store_id().await?;
             let currency = self.currency().await?;
-            let query = [("filter[store_id]", store_id.clone())];
             let on_products = |done, total| report.step(SyncStep::Products, done, total);
-            let (products, p_pages) = self.client.get_all_observed("products", &query, on_products).await?;
+            let (products, p_pages) = self.provider.list(Kind::Product, &[], on_products).await?;
             let on_variants = |done, total| report.step(SyncStep::Variants, done, total);
-            // The variants list has no store filter: it holds every store of the key's account.
-            let (variants, v_pages) = self.client.get_all_observed("variants", &[], on_variants).await?;
-            // Only this store's, whatever the pages after the first kept of the filter.
-            let products: Vec<ProductDto> = products
-                .iter()
-                .filter(|p| p.str("store_id").is_none_or(|store| store == store_id))
-                .map(|p| model::product_from(p, &currency))
-                .collect();
+            // The variants list has no store filter: it holds every store of the key's account,
+            // and only those of this store's products are kept.
+            let (variants, v_pages) = self.provider.children_observed("variants", &[], on_variants).await?;
+            let products: Vec<ProductDto> = products.iter().map(|p| model::product_from(p, &currency)).collect();
             let ours: std::collections::HashSet<&str> = products.iter().map(|p| p.id.as_str()).collect();
             let variants: Vec<_> = variants
                 .iter()
@@ -320,10 +307,8 @@ impl PaymentService {
         let outcome = async {
             // What a webhook writes from here on is newer than the pages read below.
             let since = now_rfc3339();
-            let store_id = self.store_id().await?;
-            let query = [("filter[store_id]", store_id)];
             let on_page = |done, total| report.step(SyncStep::Subscriptions, done, total);
-            let (resources, pages) = self.client.get_all_observed("subscriptions", &query, on_page).await?;
+            let (resources, pages) = self.provider.list(Kind::Subscription, &[], on_page).await?;
             let subs: Vec<SubscriptionDto> = resources.iter().map(model::subscription_from).collect();
             let count = subs.len();
             self.db.replace_subscriptions(subs, now_rfc3339(), since).await?;
@@ -340,27 +325,20 @@ impl PaymentService {
     /// (`apply::decide`), so one made here stays linked, and no status moves backwards.
     async fn read_orders(&self, report: &SyncReporter) -> Result<(usize, u32)> {
         let outcome = async {
-            let store_id = self.store_id().await?;
             let since = self.db.sync_state("orders").await?.synced_at.and_then(|at| {
                 let at = chrono::DateTime::parse_from_rfc3339(&at).ok()?;
                 Some((at - chrono::Duration::minutes(1)).with_timezone(&chrono::Utc))
             });
             let started = now_rfc3339();
-            let query = [("filter[store_id]", store_id.clone())];
             let mut read = 0;
             let changed = |r: &jsonapi::Resource| {
                 let updated = r.str("updated_at").and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok());
                 since.zip(updated).is_none_or(|(since, updated)| updated >= since)
             };
-            let mut pages = self.client.pages("orders", &query);
+            let mut pages = self.provider.pages(Kind::Order, &[]).await?;
             while let Some(page) = pages.next().await? {
-                report.step(SyncStep::Orders, pages.read, pages.total.map(|t| t.max(pages.read)));
-                // Whatever pages after the first kept of the filter: only this store's.
-                let ours: Vec<_> = page
-                    .iter()
-                    .filter(|r| r.str("store_id").is_none_or(|store| store == store_id))
-                    .map(synced_order)
-                    .collect();
+                report.step(SyncStep::Orders, pages.read(), pages.total());
+                let ours: Vec<_> = page.iter().map(synced_order).collect();
                 read += ours.len();
                 // A few at a time: a webhook waiting to apply waits for one small transaction,
                 // not for a page.
@@ -371,7 +349,7 @@ impl PaymentService {
                     break;
                 }
             }
-            let pages = pages.read;
+            let pages = pages.read();
             self.db.record_sync("orders", started, None).await?;
             Ok::<_, Error>((read, pages))
         }
@@ -511,7 +489,6 @@ impl PaymentService {
         if pending.is_empty() {
             return Ok((0, 0));
         }
-        let store_id = self.store_id().await?;
         let applier = apply::PaymentsApplier::new(self.db.clone());
         let mut by_email: std::collections::BTreeMap<String, Vec<OrderRecord>> = Default::default();
         for order in pending {
@@ -521,8 +498,8 @@ impl PaymentService {
         let buyers = u32::try_from(by_email.len()).ok();
         for (done, (email, orders)) in (1..).zip(by_email) {
             report.step(SyncStep::Pending, done, buyers);
-            let query = [("filter[store_id]", store_id.clone()), ("filter[user_email]", email)];
-            let (mut candidates, pages) = self.client.get_all("orders", &query).await?;
+            let query = [("filter[user_email]", email)];
+            let (mut candidates, pages) = self.provider.list(Kind::Order, &query, |_, _| {}).await?;
             requests += pages;
             candidates.sort_by_key(|c| c.str("created_at").unwrap_or_default());
             for order in orders {
@@ -632,13 +609,8 @@ impl PaymentService {
         validate_id("id", id)?;
         let fresh = async {
             let currency = self.currency().await?;
-            let resource = self.client.get_one(&format!("products/{id}")).await?;
-            // The key sees every store of the account: another store's product is not ours.
-            let store_id = self.store_id().await?;
-            if resource.str("store_id").is_some_and(|store| store != store_id) {
-                return Err(Error::not_found(format!("No product {id} in this store")));
-            }
-            let (variants, _) = self.client.get_all("variants", &[("filter[product_id]", id.to_string())]).await?;
+            let resource = self.provider.read(Kind::Product, id).await?;
+            let (variants, _) = self.provider.children("variants", &[("filter[product_id]", id.to_string())]).await?;
             let mut product = model::product_from(&resource, &currency);
             let mut variants = model::shown_variants(variants.iter().map(model::variant_from).collect());
             variants.sort_by_key(|(_, _, sort)| *sort);
@@ -663,10 +635,10 @@ impl PaymentService {
         let order_id = uuid::Uuid::new_v4().to_string();
         let store_id = self.store_id().await?;
         if let Some(code) = &new.discount_code {
-            self.check_discount_code(&store_id, code, &variant.id).await?;
+            self.check_discount_code(code, &variant.id).await?;
         }
-        let request = checkout_request(&new, &order_id, &store_id, &variant.id);
-        let checkout = match self.create_checkout(&request, &store_id, &variant.id, &order_id).await {
+        let (attributes, relationships) = checkout_request(&new, &order_id, &variant.id);
+        let checkout = match self.create_checkout(attributes, relationships, &variant.id, &order_id).await {
             Ok(checkout) => checkout,
             Err(err) => {
                 self.audit
@@ -717,8 +689,8 @@ impl PaymentService {
     /// sent again.
     async fn create_checkout(
         &self,
-        request: &Value,
-        store_id: &str,
+        attributes: Value,
+        relationships: serde_json::Map<String, Value>,
         variant_id: &str,
         order_id: &str,
     ) -> Result<jsonapi::Resource> {
@@ -726,12 +698,12 @@ impl PaymentService {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let error = match self.client.post_once("checkouts", request).await {
+            let error = match self.provider.create_once(Kind::Checkout, attributes.clone(), relationships.clone()).await {
                 Ok(checkout) => return Ok(checkout),
                 Err(error) if error.code == ErrorCode::IntegrationError => error,
                 Err(error) => return Err(error),
             };
-            match self.find_checkout(store_id, variant_id, order_id).await {
+            match self.find_checkout(variant_id, order_id).await {
                 Ok(Some(made)) => {
                     tracing::info!(order = order_id, checkout = %made.id, "the checkout had been made although its answer was lost");
                     return Ok(made);
@@ -748,18 +720,9 @@ impl PaymentService {
 
     /// The checkout carrying our order id, among the variant's newest checkouts (ours was made
     /// moments ago, so the first page holds it).
-    async fn find_checkout(
-        &self,
-        store_id: &str,
-        variant_id: &str,
-        order_id: &str,
-    ) -> Result<Option<jsonapi::Resource>> {
-        let query = [
-            ("filter[store_id]", store_id.to_string()),
-            ("filter[variant_id]", variant_id.to_string()),
-            ("page[size]", "100".to_string()),
-        ];
-        let checkouts = self.client.get("checkouts", &query).await?.resources()?;
+    async fn find_checkout(&self, variant_id: &str, order_id: &str) -> Result<Option<jsonapi::Resource>> {
+        let query = [("filter[variant_id]", variant_id.to_string()), ("page[size]", "100".to_string())];
+        let (checkouts, _) = self.provider.first_page(Kind::Checkout, &query).await?;
         Ok(checkouts.into_iter().find(|c| {
             c.attributes.get("checkout_data").and_then(|d| d.get("custom")).and_then(|c| c.get("order_id"))
                 == Some(&Value::String(order_id.to_string()))
@@ -858,15 +821,7 @@ impl PaymentService {
     /// it cannot be reached.
     pub async fn get_subscription(&self, id: &str) -> Result<(SubscriptionDto, bool)> {
         validate_id("id", id)?;
-        let fresh = async {
-            let resource = self.client.get_one(&format!("subscriptions/{id}")).await?;
-            let store_id = self.store_id().await?;
-            if resource.str("store_id").is_some_and(|store| store != store_id) {
-                return Err(Error::not_found(format!("No subscription {id} in this store")));
-            }
-            Ok(model::subscription_from(&resource))
-        }
-        .await;
+        let fresh = self.provider.read(Kind::Subscription, id).await.map(|resource| model::subscription_from(&resource));
         let not_found = || Error::not_found(format!("No subscription {id}"));
         match fresh {
             Ok(read) => {
@@ -883,10 +838,11 @@ impl PaymentService {
         }
     }
 
-    /// Cancel, resume, pause, unpause or change plan. The provider's answer is checked against
-    /// what was asked: a change that waits for the customer (a PayPal subscription is changed
-    /// only once its customer confirms at the URL Lemon Squeezy gives) comes back as pending with
-    /// that URL; a change the provider reports done but did not make is an error.
+    /// Cancel, resume, pause, unpause or change plan, of one of this store's subscriptions (to a
+    /// variant of this store's products). The provider's answer is checked against what was
+    /// asked: a change that waits for the customer (a PayPal subscription is changed only once
+    /// its customer confirms at the URL Lemon Squeezy gives) comes back as pending with that URL;
+    /// a change the provider reports done but did not make is an error. Audited, refusals too.
     pub async fn act_on_subscription(
         &self,
         actor: &Actor,
@@ -894,61 +850,11 @@ impl PaymentService {
         action: SubscriptionAction,
     ) -> Result<SubscriptionActionResult> {
         validate_id("id", id)?;
-        let path = format!("subscriptions/{id}");
-        let patch = |attributes: Value| json!({"data": {"type": "subscriptions", "id": id, "attributes": attributes}});
-        let result = match &action {
-            SubscriptionAction::Cancel => self.client.delete(&path).await,
-            SubscriptionAction::Resume => {
-                let current = model::subscription_from(&self.client.get_one(&path).await?);
-                if current.provider_status != "cancelled" {
-                    return Err(Error::conflict("Only a cancelled subscription can be resumed", None));
-                }
-                if current.ends_at.as_deref().is_some_and(|end| older_than(Some(end), Duration::ZERO)) {
-                    return Err(Error::conflict("The subscription has ended and can no longer be resumed", None));
-                }
-                self.client.patch(&path, &patch(json!({"cancelled": false}))).await
-            }
-            SubscriptionAction::Pause { mode, resumes_at } => {
-                self.client.patch(&path, &patch(json!({"pause": {"mode": mode, "resumes_at": resumes_at}}))).await
-            }
-            SubscriptionAction::Unpause => self.client.patch(&path, &patch(json!({"pause": null}))).await,
-            SubscriptionAction::ChangePlan { variant_id } => {
-                let variant: u64 =
-                    variant_id.parse().map_err(|_| Error::invalid_field("variantId", "must be a variant id"))?;
-                self.client.patch(&path, &patch(json!({"variant_id": variant}))).await
-            }
-        };
-        let checked = result.and_then(|resource| {
-            let subscription = model::subscription_from(&resource);
-            let pending = if action.took_effect(&subscription) {
-                None
-            } else {
-                let url = resource
-                    .attributes
-                    .get("urls")
-                    .and_then(|u| u.get("customer_portal_update_subscription"))
-                    .and_then(Value::as_str)
-                    .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
-                    .map(str::to_string);
-                let Some(url) = url else {
-                    return Err(Error::integration(
-                        client::PROVIDER,
-                        None,
-                        "Lemon Squeezy accepted the change but the subscription did not change",
-                    ));
-                };
-                Some(PendingConfirmation {
-                    message: "The customer pays through PayPal: the change happens once they confirm it at this link"
-                        .into(),
-                    url,
-                })
-            };
-            Ok((subscription, pending))
-        });
+        let checked = self.send_subscription_action(id, &action).await;
         let outcome = match &checked {
             Ok((_, None)) => "success".to_string(),
             Ok((_, Some(_))) => "pending: the customer must confirm".to_string(),
-            Err(err) => format!("failure: {}", err.code.as_str()),
+            Err(err) => crate::audit::failure(err),
         };
         self.audit.record(actor.audit_name(), action.audit_action(), Some(id), &outcome, None).await;
         let (subscription, pending_confirmation) = checked?;
@@ -956,25 +862,113 @@ impl PaymentService {
         let subscription = self.db.subscription(subscription.id.clone()).await?.unwrap_or(subscription);
         Ok(SubscriptionActionResult { subscription, pending_confirmation })
     }
+
+    /// Reads the subscription (refused unless it is this store's), sends `action`, and checks
+    /// the provider's answer.
+    async fn send_subscription_action(
+        &self,
+        id: &str,
+        action: &SubscriptionAction,
+    ) -> Result<(SubscriptionDto, Option<PendingConfirmation>)> {
+        let ours = self.provider.read(Kind::Subscription, id).await?;
+        let resource = match action {
+            SubscriptionAction::Cancel => self.provider.delete(&ours).await?,
+            SubscriptionAction::Resume => {
+                let current = model::subscription_from(&ours);
+                if current.provider_status != "cancelled" {
+                    return Err(Error::conflict("Only a cancelled subscription can be resumed", None));
+                }
+                if current.ends_at.as_deref().is_some_and(|end| older_than(Some(end), Duration::ZERO)) {
+                    return Err(Error::conflict("The subscription has ended and can no longer be resumed", None));
+                }
+                self.provider.update(&ours, json!({"cancelled": false})).await?
+            }
+            SubscriptionAction::Pause { mode, resumes_at } => {
+                self.provider.update(&ours, json!({"pause": {"mode": mode, "resumes_at": resumes_at}})).await?
+            }
+            SubscriptionAction::Unpause => self.provider.update(&ours, json!({"pause": null})).await?,
+            SubscriptionAction::ChangePlan { variant_id } => {
+                let variant: u64 =
+                    variant_id.parse().map_err(|_| Error::invalid_field("variantId", "must be a variant id"))?;
+                match self.provider.read_variant(variant_id).await {
+                    Err(err) if err.code == ErrorCode::NotFound => {
+                        return Err(Error::invalid_field("variantId", "is not a variant of this store's products"))
+                    }
+                    other => other?,
+                };
+                self.provider.update(&ours, json!({"variant_id": variant})).await?
+            }
+        };
+        let subscription = model::subscription_from(&resource);
+        if action.took_effect(&subscription) {
+            return Ok((subscription, None));
+        }
+        let url = resource
+            .attributes
+            .get("urls")
+            .and_then(|u| u.get("customer_portal_update_subscription"))
+            .and_then(Value::as_str)
+            .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+            .map(str::to_string);
+        let Some(url) = url else {
+            return Err(Error::integration(
+                client::PROVIDER,
+                None,
+                "Lemon Squeezy accepted the change but the subscription did not change",
+            ));
+        };
+        let message = "The customer pays through PayPal: the change happens once they confirm it at this link";
+        Ok((subscription, Some(PendingConfirmation { message: message.into(), url })))
+    }
 }
 
 impl PaymentService {
-    /// Refunds a paid order, all that is left of it or `amount` cents (admins; audited). The
-    /// provider's order is read first, so what may still be refunded is its word, not the local
-    /// copy's. A refund is never sent twice: when its answer is lost, the order is read again to
-    /// see whether it happened.
+    /// Refunds a paid order, all that is left of it or `amount` cents (admins; audited, refusals
+    /// too). The provider's order is read first (refused unless it is this store's), so what may
+    /// still be refunded is its word, not the local copy's. A refund is never sent twice: when
+    /// its answer is lost, the order is read again to see whether it happened.
     pub async fn refund_order(&self, actor: &Actor, id: &str, amount: Option<u32>) -> Result<OrderDto> {
         actor.require_admin()?;
         validate_id("id", id)?;
-        let mut record =
-            self.db.order(id.to_string()).await?.ok_or_else(|| Error::not_found(format!("No order {id}")))?;
+        let record = self.db.order(id.to_string()).await?;
+        let refunded = match &record {
+            Some(record) => self.send_order_refund(record, amount).await,
+            None => Err(Kind::Order.not_found(id)),
+        };
+        // What the audit log says in words: how much of which order, in its currency.
+        let detail = record.as_ref().map(|record| {
+            let asked = refunded.as_ref().map_or(amount.map(i64::from), |(_, refunded)| Some(*refunded));
+            json!({
+                "amount": asked,
+                "currency": record.dto.currency,
+                "order": record.dto.order_id,
+                "providerOrderId": record.dto.provider_order_id,
+            })
+        });
+        let outcome = refunded.as_ref().map_or_else(crate::audit::failure, |_| "success".to_string());
+        self.audit.record(actor.audit_name(), crate::audit::AuditAction::OrderRefund, Some(id), &outcome, detail).await;
+        let (order, _) = refunded?;
+        let mut record = record.expect("refunded, so found");
+        let now = now_rfc3339();
+        record.dto.refunded_amount =
+            order.int("refunded_amount").unwrap_or(record.dto.refunded_amount).max(record.dto.refunded_amount);
+        record.dto.refunded_at = model::normalise_time(order.str("refunded_at")).or(Some(now.clone()));
+        record.dto.provider_status = order.str("status").or(record.dto.provider_status);
+        record.provider_updated_at = model::normalise_time(order.str("updated_at")).or(record.provider_updated_at);
+        record.dto.updated_at = now;
+        self.db.update_order_from_provider(record).await?;
+        self.get_order(id).await
+    }
+
+    /// Checks that `record`'s order is paid, this store's, and has `amount` (or anything) left
+    /// to refund, then refunds it: the provider's order after the refund, and the cents refunded.
+    async fn send_order_refund(&self, record: &OrderRecord, amount: Option<u32>) -> Result<(jsonapi::Resource, i64)> {
         let Some(provider_id) =
-            record.dto.provider_order_id.clone().filter(|_| record.dto.status == model::OrderStatus::Paid)
+            record.dto.provider_order_id.as_deref().filter(|_| record.dto.status == model::OrderStatus::Paid)
         else {
             return Err(Error::conflict("Only a paid order can be refunded", None));
         };
-        let path = format!("orders/{provider_id}");
-        let before = self.client.get_one(&path).await?;
+        let before = self.provider.read(Kind::Order, provider_id).await?;
         let refunded_before = before.int("refunded_amount").unwrap_or(0);
         let refundable = before.int("total").unwrap_or(record.dto.total) - refunded_before;
         if refundable <= 0 {
@@ -991,40 +985,16 @@ impl PaymentService {
         if let Some(amount) = amount {
             attributes.insert("amount".into(), json!(amount));
         }
-        let body = json!({"data": {"type": "orders", "id": provider_id, "attributes": attributes}});
-        let refunded = match self.client.post_once(&format!("{path}/refund"), &body).await {
-            Ok(order) => Ok(order),
+        let refunded = match self.provider.act_once(&before, "refund", attributes).await {
+            Ok(order) => order,
             // The answer was lost: the order itself says whether the refund happened.
-            Err(lost) if lost.code == ErrorCode::IntegrationError => match self.client.get_one(&path).await {
-                Ok(order) if order.int("refunded_amount").unwrap_or(0) > refunded_before => Ok(order),
-                _ => Err(lost),
+            Err(lost) if lost.code == ErrorCode::IntegrationError => match self.provider.read(Kind::Order, provider_id).await {
+                Ok(order) if order.int("refunded_amount").unwrap_or(0) > refunded_before => order.into_resource(),
+                _ => return Err(lost),
             },
-            Err(refused) => Err(refused),
+            Err(refused) => return Err(refused),
         };
-        let outcome = match &refunded {
-            Ok(_) => "success".to_string(),
-            Err(err) => format!("failure: {}", err.code.as_str()),
-        };
-        // What the audit log says in words: how much of which order, in its currency.
-        let detail = json!({
-            "amount": amount.map_or(refundable, i64::from),
-            "currency": record.dto.currency,
-            "order": record.dto.order_id,
-            "providerOrderId": provider_id,
-        });
-        self.audit
-            .record(actor.audit_name(), crate::audit::AuditAction::OrderRefund, Some(id), &outcome, Some(detail))
-            .await;
-        let order = refunded?;
-        let now = now_rfc3339();
-        record.dto.refunded_amount =
-            order.int("refunded_amount").unwrap_or(refunded_before).max(record.dto.refunded_amount);
-        record.dto.refunded_at = model::normalise_time(order.str("refunded_at")).or(Some(now.clone()));
-        record.dto.provider_status = order.str("status").or(record.dto.provider_status);
-        record.provider_updated_at = model::normalise_time(order.str("updated_at")).or(record.provider_updated_at);
-        record.dto.updated_at = now;
-        self.db.update_order_from_provider(record).await?;
-        self.get_order(id).await
+        Ok((refunded, amount.map_or(refundable, i64::from)))
     }
 }
 
@@ -1083,9 +1053,14 @@ fn sellable_variant<'p>(product: &'p ProductDto, asked: Option<&str>) -> Result<
     Ok(variant)
 }
 
-/// The provider's `POST /checkouts` body for our order `order_id` (carried in its custom data,
-/// so that the paid order's webhook finds it).
-fn checkout_request(new: &validate::NewOrder, order_id: &str, store_id: &str, variant_id: &str) -> Value {
+/// The attributes and relationships (besides the store's) of the provider's `POST /checkouts`
+/// for our order `order_id` (carried in its custom data, so that the paid order's webhook finds
+/// it).
+fn checkout_request(
+    new: &validate::NewOrder,
+    order_id: &str,
+    variant_id: &str,
+) -> (Value, serde_json::Map<String, Value>) {
     let mut custom = new.metadata.clone();
     custom.insert("order_id".into(), Value::String(order_id.to_string()));
     let mut checkout_data = json!({ "email": new.email, "custom": custom });
@@ -1098,14 +1073,9 @@ fn checkout_request(new: &validate::NewOrder, order_id: &str, store_id: &str, va
     if let Some(code) = &new.discount_code {
         checkout_data["discount_code"] = code.clone().into();
     }
-    json!({"data": {
-        "type": "checkouts",
-        "attributes": {"checkout_data": checkout_data},
-        "relationships": {
-            "store": {"data": {"type": "stores", "id": store_id}},
-            "variant": {"data": {"type": "variants", "id": variant_id}}
-        }
-    }})
+    let mut relationships = serde_json::Map::new();
+    relationships.insert("variant".into(), json!({"data": {"type": "variants", "id": variant_id}}));
+    (json!({"checkout_data": checkout_data}), relationships)
 }
 
 /// A new order of `variant`, pending, as it is before its checkout exists (no id, no URL yet).

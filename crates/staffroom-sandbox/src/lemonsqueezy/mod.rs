@@ -136,6 +136,9 @@ struct Sim {
     /// When each API request arrived (kept for one window, for the limit and for tests).
     arrivals: Mutex<Vec<Instant>>,
     total_requests: Mutex<u64>,
+    /// Every change asked of the API (`PATCH /v1/subscriptions/7`), in order: what tests read to
+    /// know that nothing was sent.
+    writes: Mutex<Vec<String>>,
     /// The most requests seen in one window so far.
     max_in_window: Mutex<usize>,
     /// List requests being answered now, and the most ever answered at once: a client that
@@ -182,6 +185,14 @@ impl PaymentSimulator {
         let license_keys = seed::license_keys(&orders, until);
         let (discounts, redemptions) = discounts::seed(&orders, &products, until);
         seed::date_customers(&mut customers, &orders, &subscriptions);
+        let last = |ids: &mut dyn Iterator<Item = u64>| ids.max().unwrap_or(0);
+        let (their_customers, their_subscriptions) = seed::other_store_subscribers(
+            &products,
+            last(&mut customers.iter().map(|c| c.id)),
+            last(&mut subscriptions.iter().map(|s| s.id)),
+        );
+        customers.extend(their_customers);
+        subscriptions.extend(their_subscriptions);
         let sim = Arc::new(Sim {
             base: base.clone(),
             api_key: format!("sandbox_{}", uuid::Uuid::new_v4().simple()),
@@ -200,6 +211,7 @@ impl PaymentSimulator {
             rng: Mutex::new(seed::Rng::new(99)),
             arrivals: Mutex::new(Vec::new()),
             total_requests: Mutex::new(0),
+            writes: Mutex::new(Vec::new()),
             max_in_window: Mutex::new(0),
             lists_in_flight: Arc::new(Mutex::new((0, 0))),
             rate_window: options.rate_window,
@@ -275,6 +287,11 @@ impl PaymentSimulator {
     /// Where Pay sends signed webhooks (the app's receiver).
     pub fn set_webhook_target(&self, url: String, secret: Secret) {
         *self.sim.webhook.lock().unwrap() = Some((url, secret));
+    }
+
+    /// Every change asked of the API so far (`DELETE /v1/subscriptions/7`), in order.
+    pub fn writes(&self) -> Vec<String> {
+        self.sim.writes.lock().unwrap().clone()
     }
 
     /// How many API requests arrived so far.
@@ -467,6 +484,9 @@ async fn gate(State(sim): State<Arc<Sim>>, headers: HeaderMap, request: Request,
     if let Some(refusal) = media_type_refusal(&headers, has_body) {
         return refusal;
     }
+    if request.method() != axum::http::Method::GET {
+        sim.writes.lock().unwrap().push(format!("{} {}", request.method(), request.uri().path()));
+    }
     let mut response = next.run(request).await;
     let remaining = RATE_LIMIT.saturating_sub(in_window);
     response.headers_mut().insert("x-ratelimit-limit", RATE_LIMIT.into());
@@ -486,6 +506,7 @@ async fn get_faults(State(sim): State<Arc<Sim>>) -> Json<Faults> {
 async fn stats(State(sim): State<Arc<Sim>>) -> Json<Value> {
     Json(json!({
         "requests": *sim.total_requests.lock().unwrap(),
+        "writes": sim.writes.lock().unwrap().clone(),
         "maxInWindow": *sim.max_in_window.lock().unwrap(),
         "maxListsAtOnce": sim.lists_in_flight.lock().unwrap().1,
     }))

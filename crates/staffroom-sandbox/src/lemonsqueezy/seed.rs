@@ -254,7 +254,75 @@ pub fn products(count: u64) -> Vec<Product> {
             variants: vec![variant(id, 0, "Default", 1200 + 300 * n as i64, "pending", 0)],
         });
     }
+    // And a membership it bills monthly: the key sees those subscriptions too.
+    let id = OTHER_STORE_PRODUCTS + 4;
+    let mut monthly = variant(id, 1, "Monthly", 400, "published", 1);
+    (monthly.is_subscription, monthly.interval) = (true, Some("month"));
+    products.push(Product {
+        id,
+        store_id: OTHER_STORE_ID,
+        name: "Side project Membership".into(),
+        status: "published",
+        description: "<p>A monthly membership of the account's other store.</p>".into(),
+        created_at: stamp(BASE + 5 * 43_200),
+        updated_at: stamp(BASE + 5 * 43_200),
+        variants: vec![variant(id, 0, "Default", 400, "pending", 0), monthly],
+    });
     products
+}
+
+/// The account's other store's customers and their subscriptions (to its membership), numbered
+/// on from this store's last (the provider numbers every store's alike): an API key sees them as
+/// it sees this store's, by id and in lists without a store filter.
+pub fn other_store_subscribers(
+    products: &[Product],
+    last_customer: u64,
+    last_subscription: u64,
+) -> (Vec<Customer>, Vec<Subscription>) {
+    let membership = products.iter().find(|p| p.store_id == OTHER_STORE_ID && p.variants.len() > 1);
+    let Some(membership) = membership else { return (Vec::new(), Vec::new()) };
+    let plan = &membership.variants[1];
+    let people = [("Greta Lindqvist", "SE", "active"), ("Malik Osei", "GH", "cancelled")];
+    people
+        .iter()
+        .enumerate()
+        .map(|(n, (name, country, status))| {
+            let n = n as u64 + 1;
+            let created = BASE + 30 * 86_400 + n as i64 * 3_600;
+            let email = format!("{}@example.org", name.to_lowercase().replace(' ', "."));
+            let customer = Customer {
+                id: last_customer + n,
+                store_id: OTHER_STORE_ID,
+                name: name.to_string(),
+                email: email.clone(),
+                country: country.to_string(),
+                status: "subscribed",
+                created_at: stamp(created),
+            };
+            let subscription = Subscription {
+                id: last_subscription + n,
+                store_id: OTHER_STORE_ID,
+                payment_processor: "stripe",
+                customer_id: Some(customer.id),
+                order_id: 90_000 + n,
+                product_id: membership.id,
+                variant_id: plan.id,
+                product_name: membership.name.clone(),
+                variant_name: plan.name.clone(),
+                user_name: name.to_string(),
+                user_email: email,
+                status,
+                pause: None,
+                trial_ends_at: None,
+                renews_at: stamp(created + 400 * 86_400),
+                ends_at: (*status == "cancelled").then(|| stamp(created + 400 * 86_400)),
+                created_at: stamp(created),
+                updated_at: stamp(created + 60),
+                confirm_change_url: None,
+            };
+            (customer, subscription)
+        })
+        .unzip()
 }
 
 /// Whether a checkout may sell `v` of `product`: a published variant, or the product's only one.
@@ -329,7 +397,8 @@ fn ascii(s: &str) -> String {
 /// Subscriptions: statuses cycle through all seven, spread over customers and plans; one in
 /// fifty has no customer id, as real data sometimes has; one in five is paid through PayPal.
 pub fn subscriptions(count: u64, products: &[Product], customers: &[Customer]) -> Vec<Subscription> {
-    let plans: Vec<&Product> = products.iter().filter(|p| p.variants.iter().any(|v| v.is_subscription)).collect();
+    let plans: Vec<&Product> =
+        products.iter().filter(|p| p.store_id == STORE_ID && p.variants.iter().any(|v| v.is_subscription)).collect();
     let mut rng = Rng::new(11);
     (1..=count)
         .map(|id| {
@@ -544,7 +613,8 @@ impl LicenseKey {
 pub fn licence_terms(product_id: u64, variant_name: &str) -> Option<(i64, Option<u32>)> {
     let months = match product_id {
         13 => Some(3),
-        17 | 21 => Some(12),
+        // The account's other store sells keys too (its zine's digital edition).
+        17 | 21 | 502 => Some(12),
         25 => None,
         _ => return None,
     };
@@ -566,14 +636,23 @@ const MACHINES: [&str; 8] = [
 /// activated on none to all of its machines; disabled when the order was refunded in full, and
 /// one in twenty-three by hand; a three-month licence bought long enough ago has expired.
 pub fn license_keys(orders: &[Order], until: i64) -> Vec<LicenseKey> {
-    let mut rng = Rng::new(31);
+    let mut keys = store_license_keys(orders, STORE_ID, 3_001, Rng::new(31), until);
+    // The account's other store's keys, numbered on after this store's (ids are the provider's,
+    // across stores), from a generator of their own so this store's keys stay as they were.
+    let next = keys.last().map_or(3_001, |k| k.id + 1);
+    keys.extend(store_license_keys(orders, OTHER_STORE_ID, next, Rng::new(37), until));
+    keys
+}
+
+/// The keys of `store`'s paid orders of products that sell them, numbered from `first`.
+fn store_license_keys(orders: &[Order], store: u64, first: u64, mut rng: Rng, until: i64) -> Vec<LicenseKey> {
     orders
         .iter()
-        .filter(|o| o.store_id == STORE_ID && matches!(o.status, "paid" | "refunded" | "partial_refund"))
+        .filter(|o| o.store_id == store && matches!(o.status, "paid" | "refunded" | "partial_refund"))
         .filter_map(|o| Some((o, licence_terms(o.product_id, &o.variant_name)?)))
         .enumerate()
         .map(|(n, (o, (limit, months)))| {
-            let id = 3_001 + n as u64;
+            let id = first + n as u64;
             let created = chrono::DateTime::parse_from_rfc3339(&o.created_at).map(|t| t.timestamp()).unwrap_or(BASE);
             let expires = months.map(|m| period_start(created, Some("month"), m));
             let used = rng.below(limit as u64 + 1) as usize;
