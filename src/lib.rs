@@ -3,6 +3,7 @@
 //! into a team's database ([`store::migrate`]). The CLI and `staffroom serve` (`src/main.rs`) and
 //! the desktop shell (`src-tauri`) build on this crate.
 
+mod log_files;
 mod open;
 
 pub mod logging;

@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use tracing_appender::non_blocking::NonBlockingBuilder;
-pub use tracing_appender::non_blocking::WorkerGuard;
+pub use crate::log_files::WorkerGuard;
+use crate::log_files::LogFiles;
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
@@ -16,9 +16,6 @@ use tracing_subscriber::{fmt, EnvFilter};
 
 /// The environment variable holding the log filter.
 pub const LOG_ENV: &str = "STAFFROOM_LOG";
-/// How many daily log files are kept.
-const KEEP_FILES: usize = 14;
-
 fn filter(default: &str) -> EnvFilter {
     EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| EnvFilter::new(default))
 }
@@ -48,7 +45,7 @@ pub fn init_for_command() {
 /// `<data dir>/logs`, the desktop app its platform log dir). Keep the guard alive for as long as
 /// the process logs: dropping it flushes the file writer.
 pub fn init(log_dir: Option<&Path>) -> Option<WorkerGuard> {
-    let (files, guard) = match log_dir.and_then(file_writer) {
+    let (files, guard) = match log_dir.and_then(LogFiles::open) {
         Some((writer, guard)) => (Some(fmt::layer().json().with_writer(writer).with_current_span(true)), Some(guard)),
         None => (None, None),
     };
@@ -61,20 +58,3 @@ pub fn init(log_dir: Option<&Path>) -> Option<WorkerGuard> {
         .try_init();
     guard
 }
-
-fn file_writer(dir: &Path) -> Option<(tracing_appender::non_blocking::NonBlocking, WorkerGuard)> {
-    let appender = tracing_appender::rolling::Builder::new()
-        .rotation(tracing_appender::rolling::Rotation::DAILY)
-        .filename_prefix("staffroom")
-        .filename_suffix("log")
-        .max_log_files(KEEP_FILES)
-        .build(dir)
-        .map_err(|e| eprintln!("warning: cannot write logs in {}: {e}", dir.display()))
-        .ok()?;
-    // The writer thread's queue: every slot is allocated up front (the default, 128,000 lines,
-    // was 4 MB of the desktop's memory). A burst beyond it loses lines, never blocks the app.
-    Some(NonBlockingBuilder::default().buffered_lines_limit(QUEUED_LINES).lossy(true).finish(appender))
-}
-
-/// Log lines waiting for the writer thread before more are dropped.
-const QUEUED_LINES: usize = 4096;

@@ -391,6 +391,7 @@ async fn serve(
     let until_stopped = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
         let _ = stopped.wait_for(|stop| *stop).await;
     };
+    let limits = staffroom::http::server::ConnectionLimits::behind(&core.config.http.trusted_proxies);
     let hooks_server = match hooks {
         Some(hooks) => {
             let listener = tokio::net::TcpListener::bind(hooks)
@@ -404,6 +405,7 @@ async fn serve(
                 listener,
                 router,
                 tls.clone(),
+                limits.clone(),
                 until_stopped(stopped.clone()),
             )))
         }
@@ -416,7 +418,7 @@ async fn serve(
     use std::io::Write as _;
     std::io::stdout().flush().ok();
     let router = staffroom::http::router(core, local.ip());
-    staffroom::http::server::serve_router(listener, router, tls, until_stopped(stopped))
+    staffroom::http::server::serve_router(listener, router, tls, limits, until_stopped(stopped))
         .await
         .map_err(|e| Error::internal("http server", e))?;
     if let Some(hooks_server) = hooks_server {

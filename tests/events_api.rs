@@ -237,8 +237,8 @@ async fn one_session_cannot_take_every_place_with_event_streams() {
     assert!(started.elapsed() < Duration::from_secs(15), "the streams ended with their session");
 }
 
-/// 1,000 forged deliveries leave one summary in the live events, not 1,000 events, and a
-/// genuine delivery sent after them reaches a connected client at once.
+/// 1,000 forged deliveries leave one summary in the live events and the log, not 1,000 events or
+/// log lines, and a genuine delivery sent after them reaches a connected client at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_forged_deliveries_is_one_summary_and_genuine_ones_still_arrive() {
     use futures::StreamExt as _;
@@ -246,6 +246,7 @@ async fn a_flood_of_forged_deliveries_is_one_summary_and_genuine_ones_still_arri
     let token = demo_token(&server).await;
     let mut stream = EventStream::open(&server, &token, None).await;
     let http = client();
+    let lines_before = server.stderr().lines().count();
     let statuses: Vec<u16> = futures::stream::iter(0..1_000)
         .map(|i| {
             let request = http
@@ -259,6 +260,10 @@ async fn a_flood_of_forged_deliveries_is_one_summary_and_genuine_ones_still_arri
         .collect()
         .await;
     assert!(statuses.iter().all(|s| *s == 401), "every forged delivery is refused");
+    // The log says so in a summary, not in a line per delivery that would push out the rest.
+    let said = server.stderr();
+    let flood_lines: Vec<&str> = said.lines().skip(lines_before).collect();
+    assert!(flood_lines.len() <= 5, "{} log lines for 1,000 forged deliveries: {flood_lines:?}", flood_lines.len());
 
     let order = create_and_pay(&server, &token, "after-the-flood@example.com").await;
     let started = Instant::now();
@@ -289,4 +294,96 @@ async fn a_flood_of_forged_deliveries_is_one_summary_and_genuine_ones_still_arri
         stored.push(event);
     }
     assert!(refused(&stored).len() <= 2, "{stored:?}");
+}
+
+/// The answer to `GET /api/events` with `token`, without reading its stream.
+async fn ask_for_stream(server_url: &str, token: &str) -> reqwest::Response {
+    client().get(format!("{server_url}/api/events")).bearer_auth(token).send().await.unwrap()
+}
+
+/// One person signing in again and again cannot gather streams without end: a sign-in past
+/// `MAX_SESSIONS` ends their oldest session, and their streams, over all their sessions, stop at
+/// `PER_PERSON`; meanwhile another person signs in and streams.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_person_cannot_take_every_place_however_many_sessions_they_open() {
+    use staffroom::auth::MAX_SESSIONS;
+    use staffroom::http::live_streams::{PER_PERSON, PER_SESSION};
+    let server = Server::sandbox();
+    let mut tokens = Vec::new();
+    for _ in 0..20 {
+        tokens.push(demo_token(&server).await);
+    }
+    let mut open = Vec::new();
+    let (mut ended, mut refused) = (0, 0);
+    for token in &tokens {
+        for _ in 0..PER_SESSION {
+            let answer = ask_for_stream(&server.base, token).await;
+            match answer.status().as_u16() {
+                200 => open.push(answer),
+                401 => ended += 1,
+                429 => {
+                    let body: Value = answer.json().await.unwrap();
+                    assert!(body["error"]["message"].as_str().unwrap().contains("in this session and others"), "{body}");
+                    refused += 1;
+                }
+                other => panic!("{other}"),
+            }
+        }
+    }
+    assert_eq!(open.len(), PER_PERSON, "the person's streams over all their sessions");
+    assert_eq!(ended, (20 - MAX_SESSIONS as usize) * PER_SESSION, "the oldest sessions were ended by the newest");
+    assert_eq!(refused, 20 * PER_SESSION - PER_PERSON - ended);
+
+    // Someone else is not kept out.
+    let (status, _, err) = common::run_cli(
+        &server.data_dir,
+        &["users", "add", "--email", "bo@example.com", "--name", "Bo", "--role", "staff", "--password-stdin"],
+        common::STAFF_PASSWORD,
+    );
+    assert!(status.success(), "{err}");
+    let bo = common::login(&server, "bo@example.com", common::STAFF_PASSWORD).await["token"].as_str().unwrap().to_string();
+    assert_eq!(ask_for_stream(&server.base, &bo).await.status(), 200);
+}
+
+/// A client that opens a stream and stops reading it would hold the stream's place for good:
+/// events pile up for it, and the stream's sending waits. Once nothing has been taken for the
+/// write time-out, the stream ends and its place is free again (the session may open its four).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_whose_client_stops_reading_ends_and_gives_its_place_back() {
+    use staffroom::http::live_streams::PER_SESSION;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = common::SandboxApp::start().await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stuck = socket.connect(addr.parse().unwrap()).await.unwrap();
+    let request = format!("GET /api/events HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\n\r\n", app.token);
+    stuck.write_all(request.as_bytes()).await.unwrap();
+    let mut head = [0u8; 512];
+    let read = stuck.read(&mut head).await.unwrap();
+    assert!(String::from_utf8_lossy(&head[..read]).starts_with("HTTP/1.1 200"), "the stream opened");
+    // Its session holds one place of four.
+    let others: Vec<_> = futures::future::join_all((1..PER_SESSION).map(|_| ask_for_stream(&app.base, &app.token))).await;
+    assert!(others.iter().all(|a| a.status() == 200));
+    assert_eq!(ask_for_stream(&app.base, &app.token).await.status(), 429, "the session's places are taken");
+    drop(others);
+
+    // Far more events than the stuck client's sockets hold (the other streams were closed).
+    let hub = app.core.events.clone().unwrap();
+    let big = "x".repeat(50_000);
+    for _ in 0..400 {
+        hub.publish(staffroom::events::EventKind::DocumentSaved, &big);
+    }
+    let started = Instant::now();
+    let mut regained = Vec::new();
+    while regained.len() < PER_SESSION {
+        let answer = ask_for_stream(&app.base, &app.token).await;
+        if answer.status() == 200 {
+            regained.push(answer);
+            continue;
+        }
+        assert!(started.elapsed() < Duration::from_secs(45), "the stuck stream kept its place");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    drop(stuck);
 }

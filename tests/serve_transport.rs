@@ -151,3 +151,85 @@ async fn a_flood_of_idle_connections_cannot_shut_out_a_real_client_over_tls() {
     let waited = flood_then_ask(&server, &https, &url).await;
     assert!(waited < Duration::from_millis(2_500), "health took {waited:?}");
 }
+
+/// A connection from `source` (a loopback address of its own) to `addr`.
+async fn connect_from(source: &str, addr: &str) -> tokio::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{source}:0").parse().unwrap()).unwrap();
+    socket.connect(addr.parse().unwrap()).await.unwrap()
+}
+
+/// 1,100 connections from one address, each sending a request head and then trickling its body
+/// a byte every 10 s, would hold every place for good if a request in flight were all a place
+/// asked. Its address holds an eighth of the places at most, so a real client (from another
+/// address) is answered within a second; and every trickling connection is closed: those past
+/// its share at once or after a short wait, the others once their body falls below the
+/// minimum rate (5 s of grace), long before the body's 30 s deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_trickling_their_bodies_neither_shut_out_a_real_client_nor_stay() {
+    use tokio::io::AsyncWriteExt;
+    staffroom::http::server::raise_open_file_limit();
+    let server = Server::sandbox();
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let head = format!(
+        "POST /api/auth HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{"
+    );
+    let started = tokio::time::Instant::now();
+    let mut trickling = Vec::new();
+    for _ in 0..1_100 {
+        let mut stream = connect_from("127.0.0.2", &addr).await;
+        // A connection closed at once may refuse the head: it is closed, which is the point.
+        let _ = stream.write_all(head.as_bytes()).await;
+        trickling.push(tokio::spawn(async move {
+            use tokio::io::AsyncReadExt;
+            let (mut read, mut write) = stream.split();
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+            let mut answer = vec![0u8; 4096];
+            loop {
+                tokio::select! {
+                    got = read.read(&mut answer) => if matches!(got, Ok(0) | Err(_)) { return true },
+                    () = tokio::time::sleep(Duration::from_secs(10)) => {
+                        if write.write_all(b" ").await.is_err() {
+                            return true;
+                        }
+                    }
+                    () = tokio::time::sleep_until(deadline) => return false,
+                }
+            }
+        }));
+    }
+    let asked = Instant::now();
+    let health = client().get(server.url("/api/health")).timeout(Duration::from_secs(5)).send().await;
+    let waited = asked.elapsed();
+    assert_eq!(health.map(|h| h.status().as_u16()).ok(), Some(200), "no answer while 1,100 trickled");
+    assert!(waited < Duration::from_secs(1), "health took {waited:?} while 1,100 connections trickled");
+    let mut still_open = 0;
+    for connection in trickling {
+        if !connection.await.unwrap() {
+            still_open += 1;
+        }
+    }
+    assert_eq!(still_open, 0, "trickling connections kept their places past the body's minimum rate");
+    assert!(started.elapsed() < Duration::from_secs(25));
+}
+
+/// A client that asks for answers and never takes them would keep its request in flight, and its
+/// place, for good. Forty answers of the OpenAPI document asked at once (HTTP/1.1 pipelining)
+/// fill what the sockets hold; once writes have waited 10 s with the client taking less than the
+/// minimum rate, the connection is closed: what arrives is cut short.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_nobody_takes_are_cut_off() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::sandbox();
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let one = client().get(server.url("/api/openapi.json")).send().await.unwrap().bytes().await.unwrap().len();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(addr.parse().unwrap()).await.unwrap();
+    let request = format!("GET /api/openapi.json HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    stream.write_all(request.repeat(40).as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let mut taken = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut taken)).await.expect("closed");
+    assert!(taken.len() < 40 * one, "every answer was kept for a client that took none: {} bytes", taken.len());
+}

@@ -927,7 +927,20 @@ async fn accounts_and_sessions_live_and_end(db: Db) {
     let renewed = "another long and unusual passphrase";
     service.set_password(&admin, "clerk@example.com", Secret::new(renewed)).await.unwrap();
     assert!(service.authenticate(&fourth.token).await.is_err());
-    assert!(service.login(login("clerk@example.com", renewed), "10.0.0.2").await.is_ok());
+    let fifth = service.login(login("clerk@example.com", renewed), "10.0.0.2").await.ok().unwrap();
+
+    // A sign-in past the most one person may have ends one of their older sessions (the oldest:
+    // sessions started in one second are told apart on SQLite only), never the new one.
+    let mut sessions = vec![fifth];
+    for _ in 0..staffroom::auth::MAX_SESSIONS + 1 {
+        sessions.push(service.login(login("clerk@example.com", renewed), "10.0.0.2").await.ok().unwrap());
+    }
+    let mut live = Vec::new();
+    for session in &sessions {
+        live.push(service.authenticate(&session.token).await.is_ok());
+    }
+    assert_eq!(live.iter().filter(|live| **live).count(), staffroom::auth::MAX_SESSIONS as usize, "{live:?}");
+    assert!(live.last().copied().unwrap(), "the new session is kept");
 }
 
 async fn guesses_lock_the_address_and_then_the_account(db: Db) {

@@ -118,6 +118,7 @@ impl Doors {
                 listener,
                 router,
                 None,
+                staffroom::http::server::ConnectionLimits::default(),
                 std::future::pending(),
             ));
             (core, base)

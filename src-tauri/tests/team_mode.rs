@@ -49,6 +49,7 @@ impl TeamServer {
                 listener,
                 router,
                 None,
+                staffroom::http::server::ConnectionLimits::default(),
                 std::future::pending(),
             ));
             (base, core)

@@ -2,9 +2,10 @@
 //! its id, so a client that reconnects with `Last-Event-ID` gets what it missed (within the
 //! events' 24 hours; otherwise a `reset` event first, telling it to refetch). The stream ends
 //! when its session does (sign-out, a disabled account, expiry), when its token is replaced or
-//! expires (the client reconnects with its fresh one), or when the service stops. Each stream
-//! takes a place (see [`live_streams`](super::live_streams)): a few per session, a bounded
-//! number per server.
+//! expires (the client reconnects with its fresh one), when its client stops taking events (for
+//! [`WRITE_TIMEOUT`]), or when the service stops. Each stream takes a place (see
+//! [`live_streams`](super::live_streams)): a few per session and per person, a bounded number per
+//! server.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -22,8 +23,11 @@ use staffroom_core::error::{Error, ErrorCode, Result};
 use staffroom_core::events::{EventHub, LiveEvent, Since};
 use staffroom_core::Core;
 
-/// How many stored events one read catches up.
+/// How many stored events one read catches up (and how many wait for a slow client).
 const PAGE: usize = 500;
+/// How long an event may wait for a client that takes none: its stream then ends, and its place
+/// is free. (Its session's checks wait meanwhile, no longer than this.)
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The route's handler.
 #[utoipa::path(
@@ -33,7 +37,7 @@ const PAGE: usize = 500;
     params(("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "The id of the last event received: the stream starts after it")),
     responses(
         (status = 200, content_type = "text/event-stream", description = "Events `webhook` (a webhook feed item), `sync-progress` (a sync's progress), `document-saved` (a document id), and `reset` (events were missed: refetch), each with its id and its data as JSON"),
-        (status = 429, description = "rate_limited: the session (4) or the server (512) has as many streams open as it may; `Retry-After` says when to try again"),
+        (status = 429, description = "rate_limited: the session (4), the person (8) or the server (512) has as many streams open as it may; `Retry-After` says when to try again"),
     ),
     security(("bearer" = []))
 )]
@@ -143,14 +147,26 @@ struct Stream {
 }
 
 impl Stream {
-    /// Sends `event` unless the client has it already; false once the client is gone.
+    /// Sends `event` unless the client has it already; false once the client is gone, or has
+    /// taken nothing for [`WRITE_TIMEOUT`].
     async fn send(&mut self, event: &LiveEvent) -> bool {
         if event.id <= self.last {
             return true;
         }
         self.last = event.id;
         let sse = Event::default().id(event.id.to_string()).event(event.kind.as_str()).data(&event.data);
-        self.sender.send(sse).await.is_ok()
+        self.deliver(sse).await
+    }
+
+    /// Hands `sse` to the client's answer, waiting at most [`WRITE_TIMEOUT`] for room.
+    async fn deliver(&self, sse: Event) -> bool {
+        match tokio::time::timeout(WRITE_TIMEOUT, self.sender.send(sse)).await {
+            Ok(sent) => sent.is_ok(),
+            Err(_) => {
+                tracing::info!("an event stream's client stopped taking events; the stream ends");
+                false
+            }
+        }
     }
 
     /// Sends the stored events after the last one sent, or a `reset` when some are gone.
@@ -171,7 +187,7 @@ impl Stream {
                 Since::Reset { latest } => {
                     self.last = latest;
                     let reset = Event::default().id(latest.to_string()).event("reset").data("{}");
-                    return Ok(self.sender.send(reset).await.is_ok());
+                    return Ok(self.deliver(reset).await);
                 }
             }
         }

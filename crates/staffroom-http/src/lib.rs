@@ -8,6 +8,8 @@ pub mod guard;
 pub mod live_streams;
 pub mod openapi;
 pub mod ops;
+pub mod pace;
+pub mod places;
 pub mod receiver;
 pub mod response;
 pub mod server;
@@ -61,6 +63,11 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response<axum::
         .into_response()
 }
 
+/// Marks an answer logged at debug only: one that a flood would repeat (a refused webhook
+/// delivery, which the refusal summary counts instead).
+#[derive(Debug, Clone, Copy)]
+pub struct Quiet;
+
 /// How long a client may take to send a request's whole body, from its head (enforced for every
 /// request where connections are served, [`server`]).
 pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
@@ -78,6 +85,7 @@ pub fn router(core: Core, bound: std::net::IpAddr) -> Router {
             "/api/events",
             get(events::events).layer(axum::Extension(live_streams::LiveStreams::new(
                 live_streams::PER_SESSION,
+                live_streams::PER_PERSON,
                 live_streams::PER_SERVER,
             ))),
         )
@@ -109,11 +117,12 @@ fn hardened(router: Router) -> Router {
                 })
                 .on_request(())
                 .on_response(|response: &Response<_>, latency: Duration, _span: &Span| {
-                    tracing::info!(
-                        status = response.status().as_u16(),
-                        latency_ms = latency.as_secs_f64() * 1000.0,
-                        "answered"
-                    );
+                    let (status, latency_ms) = (response.status().as_u16(), latency.as_secs_f64() * 1000.0);
+                    if response.extensions().get::<Quiet>().is_some() {
+                        tracing::debug!(status, latency_ms, "answered");
+                    } else {
+                        tracing::info!(status, latency_ms, "answered");
+                    }
                 }),
         )
 }
@@ -155,7 +164,8 @@ pub async fn start_webhook_receiver(core: Core, addr: std::net::SocketAddr) -> s
     let stop = std::sync::Arc::new(tokio::sync::Notify::new());
     let stopped = stop.clone();
     let router = webhook_router(core);
-    tokio::spawn(server::serve_router(listener, router, None, async move { stopped.notified().await }));
+    let limits = server::ConnectionLimits::default();
+    tokio::spawn(server::serve_router(listener, router, None, limits, async move { stopped.notified().await }));
     Ok(ReceiverHandle { addr: local, stop })
 }
 
@@ -167,7 +177,8 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let bound = listener.local_addr()?.ip();
-    server::serve_router(listener, router(core, bound), None, shutdown).await
+    let limits = server::ConnectionLimits::behind(&core.config.http.trusted_proxies);
+    server::serve_router(listener, router(core, bound), None, limits, shutdown).await
 }
 
 /// Resolves on SIGINT or SIGTERM.

@@ -1,6 +1,8 @@
-//! Places for live event streams: a few per session and a bounded number per server, so that one
-//! token cannot fill the server's connections with streams; and one liveness check per session,
-//! shared by all of its streams, so that the database's load grows with sessions, not streams.
+//! Places for live event streams: a few per session, a few more per person (across their
+//! sessions, which are capped too: `auth::MAX_SESSIONS`) and a bounded number per server, so that
+//! no one account can fill the server's connections with streams; and one liveness check per
+//! session, shared by all of its streams, so that the database's load grows with sessions, not
+//! streams.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -13,6 +15,8 @@ use staffroom_core::error::{Error, Result};
 
 /// Streams one session may have open at once: a desktop needs one per window at most.
 pub const PER_SESSION: usize = 4;
+/// Streams one person may have open at once, over all their sessions: two desktops' worth.
+pub const PER_PERSON: usize = 8;
 /// Streams the server keeps open at once, well under its connection places
 /// ([`crate::server::MAX_CONNECTIONS`]), so that streams never take them all.
 pub const PER_SERVER: usize = 512;
@@ -29,6 +33,7 @@ pub type SessionState = Option<String>;
 #[derive(Clone)]
 pub struct LiveStreams {
     per_session: usize,
+    per_person: usize,
     per_server: usize,
     open: Arc<Mutex<Open>>,
 }
@@ -37,6 +42,8 @@ pub struct LiveStreams {
 struct Open {
     total: usize,
     sessions: HashMap<String, SessionStreams>,
+    /// Streams by person (user id).
+    people: HashMap<String, usize>,
 }
 
 struct SessionStreams {
@@ -48,21 +55,32 @@ struct SessionStreams {
 pub struct StreamPlace {
     streams: LiveStreams,
     session_id: String,
+    user_id: String,
     /// The session as its shared check last found it.
     pub state: watch::Receiver<SessionState>,
 }
 
 impl LiveStreams {
-    pub fn new(per_session: usize, per_server: usize) -> LiveStreams {
-        LiveStreams { per_session, per_server, open: Arc::default() }
+    pub fn new(per_session: usize, per_person: usize, per_server: usize) -> LiveStreams {
+        LiveStreams { per_session, per_person, per_server, open: Arc::default() }
     }
 
     /// A place for a stream of the session `session_id` (of user `user_id`, whose current
-    /// token is `token_id`), or `rate_limited` when the session or the server has no more.
+    /// token is `token_id`), or `rate_limited` when the session, the person or the server has
+    /// no more.
     pub fn take(&self, auth: &AuthService, session_id: &str, user_id: &str, token_id: &str) -> Result<StreamPlace> {
         let mut open = self.open.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if open.total >= self.per_server {
             return Err(Error::rate_limited("The server has as many live event streams as it serves", RETRY_AFTER));
+        }
+        if open.people.get(user_id).copied().unwrap_or(0) >= self.per_person {
+            return Err(Error::rate_limited(
+                format!(
+                    "You already have {} live event streams open, in this session and others; close a window or sign out elsewhere first",
+                    self.per_person
+                ),
+                RETRY_AFTER,
+            ));
         }
         let session = open.sessions.entry(session_id.to_string()).or_insert_with(|| {
             let (sender, state) = watch::channel(Some(token_id.to_string()));
@@ -78,7 +96,8 @@ impl LiveStreams {
         session.count += 1;
         let state = session.state.clone();
         open.total += 1;
-        Ok(StreamPlace { streams: self.clone(), session_id: session_id.to_string(), state })
+        *open.people.entry(user_id.to_string()).or_default() += 1;
+        Ok(StreamPlace { streams: self.clone(), session_id: session_id.to_string(), user_id: user_id.to_string(), state })
     }
 
     /// Streams open now, in all.
@@ -91,6 +110,12 @@ impl Drop for StreamPlace {
     fn drop(&mut self) {
         let mut open = self.streams.open.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         open.total -= 1;
+        if let Some(streams) = open.people.get_mut(&self.user_id) {
+            *streams -= 1;
+            if *streams == 0 {
+                open.people.remove(&self.user_id);
+            }
+        }
         if let Some(session) = open.sessions.get_mut(&self.session_id) {
             session.count -= 1;
             if session.count == 0 {
@@ -139,9 +164,18 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn places_are_capped_per_session_and_per_server_and_given_back() {
+    async fn places_are_capped_per_session_per_person_and_per_server_and_given_back() {
         let (_dir, auth) = auth().await;
-        let streams = LiveStreams::new(2, 3);
+        let people = LiveStreams::new(2, 3, 100);
+        let _a = [people.take(&auth, "s-a", "u", "t").unwrap(), people.take(&auth, "s-a", "u", "t").unwrap()];
+        let b1 = people.take(&auth, "s-b", "u", "t").unwrap();
+        let refused = people.take(&auth, "s-c", "u", "t").err().expect("the person's cap, from a third session");
+        assert!(refused.message.contains("in this session and others"), "{}", refused.message);
+        assert!(people.take(&auth, "s-d", "someone else", "t").is_ok(), "another person has their own");
+        drop(b1);
+        assert!(people.take(&auth, "s-c", "u", "t").is_ok(), "a closed stream gives the person's place back");
+
+        let streams = LiveStreams::new(2, 100, 3);
         let a1 = streams.take(&auth, "s-a", "u", "t").unwrap();
         let _a2 = streams.take(&auth, "s-a", "u", "t").unwrap();
         let refused = streams.take(&auth, "s-a", "u", "t").err().unwrap();
@@ -158,7 +192,7 @@ mod tests {
     #[tokio::test]
     async fn the_streams_of_one_session_share_one_check() {
         let (_dir, auth) = auth().await;
-        let streams = LiveStreams::new(4, 16);
+        let streams = LiveStreams::new(4, 16, 16);
         let places: Vec<_> = (0..4).map(|_| streams.take(&auth, "s-a", "u", "t").unwrap()).collect();
         assert!(places.iter().all(|p| p.state.same_channel(&places[0].state)));
         let other = streams.take(&auth, "s-b", "u", "t").unwrap();

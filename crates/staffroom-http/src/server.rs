@@ -1,12 +1,17 @@
-//! Serving a router: optional TLS (rustls), a cap on connections served at once, deadlines that
-//! keep an idle connection from holding a place, and a graceful shutdown that finishes requests
-//! in flight. Anything but loopback needs TLS.
+//! Serving a router: optional TLS (rustls), a cap on connections served at once and a share of
+//! them per client address, deadlines and rates that keep a slow or idle connection from holding
+//! a place, and a graceful shutdown that finishes requests in flight. Anything but loopback
+//! needs TLS.
 //!
-//! A place is held from accept to close, so the server's defence against connections that do
-//! nothing is that every connection must keep a request in flight to keep its place: the first
-//! within [`FIRST_REQUEST_TIMEOUT`] of connecting (TLS handshake included), later ones within
-//! [`IDLE_TIMEOUT`] of the last answer; and when every place is taken, the idle ones close at once
-//! to make room. HTTP/2 connections are also pinged, so a peer that vanished is noticed.
+//! A place is held from accept to close, so every connection must keep a request in flight to
+//! keep its place: the first within [`FIRST_REQUEST_TIMEOUT`] of connecting (TLS handshake
+//! included), later ones within [`IDLE_TIMEOUT`] of the last answer; and when every place (or
+//! every place of its address, [`places`](crate::places)) is taken, the idle ones close at once
+//! to make room. A request in flight must move: its head within [`HEADER_READ_TIMEOUT`], its body
+//! within [`crate::BODY_READ_TIMEOUT`] and at [`pace::MIN_RATE`](crate::pace::MIN_RATE), its
+//! answer taken at that rate too, and all of it within [`REQUEST_DEADLINE`] (event streams,
+//! which last as long as their session, excepted). HTTP/2 connections are also pinged, so a peer
+//! that vanished is noticed.
 
 use std::future::Future as _;
 use std::net::SocketAddr;
@@ -30,6 +35,8 @@ use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt as _;
 
+use crate::pace::{BodyPace, Paced};
+use crate::places::{AddressPlace, AddressPlaces};
 use staffroom_core::error::{Error, ErrorCode, Result};
 
 /// How long a client may take to send a request's headers once it has begun them.
@@ -57,6 +64,37 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 /// Connections served at once; more wait in the listen queue (a flood of connections cannot
 /// take every file descriptor), while the idle ones are closed to make room for them.
 pub const MAX_CONNECTIONS: usize = 1024;
+/// Of those, the most one client address holds: an eighth, so that one client leaves seven
+/// eighths to everyone else (a team's office behind one address needs a few dozen).
+pub const PER_ADDRESS: usize = MAX_CONNECTIONS / 8;
+/// How long a connection from an address holding its share waits for one of its own to make room.
+const ADDRESS_WAIT: Duration = Duration::from_secs(2);
+/// The longest a request may take from its head to the end of its answer (an event stream's
+/// answer excepted: it lasts as long as its session).
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(300);
+
+/// How many connections the server serves, and how many of them one address may hold.
+#[derive(Debug, Clone)]
+pub struct ConnectionLimits {
+    pub places: usize,
+    pub per_address: usize,
+    /// Reverse proxies (`--trusted-proxy`): their connections carry many clients and are not
+    /// held to an address's share.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+}
+
+impl ConnectionLimits {
+    /// The server's limits, behind the reverse proxies `trusted_proxies` names.
+    pub fn behind(trusted_proxies: &[ipnet::IpNet]) -> ConnectionLimits {
+        ConnectionLimits { trusted_proxies: trusted_proxies.to_vec(), ..ConnectionLimits::default() }
+    }
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits { places: MAX_CONNECTIONS, per_address: PER_ADDRESS, trusted_proxies: Vec::new() }
+    }
+}
 
 /// A certificate chain and its private key, as PEM files.
 #[derive(Debug, Clone)]
@@ -133,24 +171,16 @@ pub fn check_bind(addr: SocketAddr, tls: bool) -> Result<()> {
     }
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves, then waits for requests in flight.
+/// Serves `router` on `listener` within `limits` until `shutdown` resolves, then waits for
+/// requests in flight.
 pub async fn serve_router(
     listener: TcpListener,
     router: Router,
     tls: Option<Arc<ServerConfig>>,
+    limits: ConnectionLimits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    serve_capped(listener, router, tls, shutdown, MAX_CONNECTIONS).await
-}
-
-/// [`serve_router`] with at most `max_connections` connections served at once.
-async fn serve_capped(
-    listener: TcpListener,
-    router: Router,
-    tls: Option<Arc<ServerConfig>>,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-    max_connections: usize,
-) -> std::io::Result<()> {
+    let max_connections = limits.places;
     let acceptor = tls.map(TlsAcceptor::from);
     let mut builder = Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
@@ -162,6 +192,7 @@ async fn serve_capped(
         .max_concurrent_streams(H2_MAX_STREAMS);
     let builder = Arc::new(builder);
     let places = Arc::new(Semaphore::new(max_connections));
+    let addresses = AddressPlaces::new(limits.per_address, limits.trusted_proxies);
     let server = ServerSignals { crowded: Arc::new(Notify::new()), stopping: watch::channel(false).0 };
     tokio::pin!(shutdown);
     loop {
@@ -196,8 +227,26 @@ async fn serve_capped(
         let _ = stream.set_nodelay(true);
         let (busy, watched) = watch::channel(Busy::default());
         let service = TowerToHyperService::new(tracked_service(router.clone(), peer, Arc::new(busy)));
-        let idle = IdleWatch { accepted: tokio::time::Instant::now(), busy: watched, signals: server.clone() };
-        tokio::spawn(serve_connection(stream, peer, acceptor.clone(), builder.clone(), service, idle, permit));
+        let (acceptor, builder, signals) = (acceptor.clone(), builder.clone(), server.clone());
+        let place = addresses.take(peer.ip());
+        let addresses = addresses.clone();
+        tokio::spawn(async move {
+            // An address that holds its share waits for one of its own to make room, or goes.
+            let place = match place {
+                Some(place) => place,
+                None => match addresses.wait_for(peer.ip(), ADDRESS_WAIT).await {
+                    Some(place) => place,
+                    None => return tracing::debug!(%peer, "closed: its address holds its share of the places"),
+                },
+            };
+            let idle = IdleWatch {
+                accepted: tokio::time::Instant::now(),
+                busy: watched,
+                signals,
+                address_crowded: place.crowded.clone(),
+            };
+            serve_connection(stream, peer, acceptor, builder, service, idle, (permit, place)).await
+        });
     }
     drop(listener);
     server.stopping.send_replace(true);
@@ -217,7 +266,7 @@ async fn serve_connection<S>(
     builder: Arc<Builder<TokioExecutor>>,
     service: S,
     mut idle: IdleWatch,
-    _place: tokio::sync::OwnedSemaphorePermit,
+    _places: (tokio::sync::OwnedSemaphorePermit, AddressPlace),
 ) where
     S: hyper::service::Service<hyper::Request<hyper::body::Incoming>, Response = axum::response::Response>
         + Clone
@@ -226,6 +275,8 @@ async fn serve_connection<S>(
     S::Future: Send + 'static,
     S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
+    // Every answer must be taken at the minimum rate, over TLS or not.
+    let stream = Paced::new(stream);
     let Some(acceptor) = acceptor else {
         let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
         return idle.drive(conn, peer).await;
@@ -241,7 +292,7 @@ async fn serve_connection<S>(
                 Ok(Err(err)) => return tracing::debug!(%err, %peer, "TLS handshake failed"),
                 Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
             },
-            () = idle.signals.crowded.notified() => {
+            () = crowded(&idle.signals, &idle.address_crowded) => {
                 if idle.accepted.elapsed() >= CROWDED_GRACE {
                     return;
                 }
@@ -270,7 +321,8 @@ struct Busy {
 }
 
 /// The router as one connection's service: each request is counted in flight from the moment
-/// its head has arrived until its answer's body has been sent or dropped.
+/// its head has arrived until its answer's body has been sent or dropped; its body must arrive
+/// in time and at pace, and its answer end by [`REQUEST_DEADLINE`].
 fn tracked_service(
     router: Router,
     peer: SocketAddr,
@@ -283,13 +335,18 @@ fn tracked_service(
 > + Clone {
     tower::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
         let in_flight = InFlight::begin(busy.clone());
-        let deadline = Box::pin(tokio::time::sleep(crate::BODY_READ_TIMEOUT));
-        let mut request = request.map(|body| Body::new(BodyWithDeadline { body, deadline }));
+        let head = tokio::time::Instant::now();
+        let mut request = request.map(|body| Body::new(BodyWithDeadline::new(body, head)));
         request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
         let router = router.clone();
         async move {
             let response = router.oneshot(request).await?;
-            Ok(response.map(|body| Body::new(TrackedBody { body, _in_flight: in_flight })))
+            let is_stream = response
+                .headers()
+                .get(axum::http::header::CONTENT_TYPE)
+                .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+            let deadline = (!is_stream).then(|| Box::pin(tokio::time::sleep_until(head + REQUEST_DEADLINE)));
+            Ok(response.map(|body| Body::new(TrackedBody { body, deadline, _in_flight: in_flight })))
         }
     })
 }
@@ -314,11 +371,25 @@ impl Drop for InFlight {
 }
 
 /// An answer's body that keeps its request counted in flight while it is being sent (an event
-/// stream is in flight for as long as it is open).
+/// stream is in flight for as long as it is open), and ends it, failed, at its deadline.
 struct TrackedBody {
     body: Body,
+    /// The request's [`REQUEST_DEADLINE`]; none for an event stream.
+    deadline: Option<Pin<Box<tokio::time::Sleep>>>,
     _in_flight: InFlight,
 }
+
+/// The error of an answer not taken by its request's deadline.
+#[derive(Debug)]
+struct AnswerTooLate;
+
+impl std::fmt::Display for AnswerTooLate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the request and its answer took more than {} s", REQUEST_DEADLINE.as_secs())
+    }
+}
+
+impl std::error::Error for AnswerTooLate {}
 
 impl http_body::Body for TrackedBody {
     type Data = <Body as http_body::Body>::Data;
@@ -328,7 +399,11 @@ impl http_body::Body for TrackedBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<std::result::Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
+        let frame = Pin::new(&mut self.body).poll_frame(cx);
+        if frame.is_pending() && self.deadline.as_mut().is_some_and(|d| d.as_mut().poll(cx).is_ready()) {
+            return Poll::Ready(Some(Err(axum::Error::new(AnswerTooLate))));
+        }
+        frame
     }
 
     fn is_end_stream(&self) -> bool {
@@ -340,12 +415,26 @@ impl http_body::Body for TrackedBody {
     }
 }
 
-/// A request's body, which must arrive whole within [`crate::BODY_READ_TIMEOUT`] of its
-/// head: a client trickling a byte now and then would otherwise keep its request, and its
-/// connection's place, in flight for as long as it likes.
+/// A request's body, which must arrive whole within [`crate::BODY_READ_TIMEOUT`] of its head,
+/// and at [`pace::MIN_RATE`](crate::pace::MIN_RATE) after a short grace: a client trickling a
+/// byte now and then would otherwise keep its request, and its connection's place, in flight.
 struct BodyWithDeadline {
     body: hyper::body::Incoming,
     deadline: Pin<Box<tokio::time::Sleep>>,
+    pace: BodyPace,
+    too_slow: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl BodyWithDeadline {
+    fn new(body: hyper::body::Incoming, head: tokio::time::Instant) -> BodyWithDeadline {
+        let pace = BodyPace::new(head);
+        BodyWithDeadline {
+            body,
+            deadline: Box::pin(tokio::time::sleep_until(head + crate::BODY_READ_TIMEOUT)),
+            too_slow: Box::pin(tokio::time::sleep_until(pace.too_slow_at())),
+            pace,
+        }
+    }
 }
 
 /// The error of a body that did not arrive in time.
@@ -354,7 +443,12 @@ struct BodyTooSlow;
 
 impl std::fmt::Display for BodyTooSlow {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the request body did not arrive within {} s", crate::BODY_READ_TIMEOUT.as_secs())
+        write!(
+            f,
+            "the request body did not arrive within {} s, or at {} bytes a second",
+            crate::BODY_READ_TIMEOUT.as_secs(),
+            crate::pace::MIN_RATE
+        )
     }
 }
 
@@ -368,10 +462,25 @@ impl http_body::Body for BodyWithDeadline {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<std::result::Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        if self.deadline.as_mut().poll(cx).is_ready() {
-            return Poll::Ready(Some(Err(Box::new(BodyTooSlow))));
+        let this = &mut *self;
+        match Pin::new(&mut this.body).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    this.pace.arrived(data.len());
+                    this.too_slow.as_mut().reset(this.pace.too_slow_at());
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Pending => {
+                // Waiting for the client: too late, or too slow so far, ends the body.
+                let late = this.deadline.as_mut().poll(cx).is_ready();
+                if late || this.too_slow.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(Some(Err(Box::new(BodyTooSlow))));
+                }
+                Poll::Pending
+            }
+            ended => ended.map_err(Into::into),
         }
-        Pin::new(&mut self.body).poll_frame(cx).map_err(Into::into)
     }
 
     fn is_end_stream(&self) -> bool {
@@ -389,6 +498,22 @@ struct IdleWatch {
     accepted: tokio::time::Instant,
     busy: watch::Receiver<Busy>,
     signals: ServerSignals,
+    /// Told when every place of the connection's address is taken (none for a trusted proxy's).
+    address_crowded: Option<Arc<Notify>>,
+}
+
+/// Resolves when the server, or the connection's address, has no place left for a newcomer.
+async fn crowded(signals: &ServerSignals, address_crowded: &Option<Arc<Notify>>) {
+    let address = async {
+        match address_crowded {
+            Some(crowded) => crowded.notified().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        () = signals.crowded.notified() => {}
+        () = address => {}
+    }
 }
 
 impl IdleWatch {
@@ -437,7 +562,7 @@ impl IdleWatch {
             loop {
                 tokio::select! {
                     () = tokio::time::sleep_until(deadline) => return,
-                    () = self.signals.crowded.notified() => {
+                    () = crowded(&self.signals, &self.address_crowded) => {
                         if idle_since.elapsed() >= CROWDED_GRACE {
                             return;
                         }
@@ -495,7 +620,8 @@ mod tests {
                 }
             }),
         );
-        tokio::spawn(serve_capped(listener, router, None, std::future::pending(), places));
+        let limits = ConnectionLimits { places, per_address: places, trusted_proxies: Vec::new() };
+        tokio::spawn(serve_router(listener, router, None, limits, std::future::pending()));
         addr
     }
 

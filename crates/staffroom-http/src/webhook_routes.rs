@@ -4,11 +4,12 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 
 use crate::ApiError;
-use staffroom_core::error::Error;
+use staffroom_core::error::{Error, ErrorCode, Result};
 use staffroom_core::webhooks::{Received, MAX_BODY_BYTES};
 use staffroom_core::Core;
 
@@ -31,12 +32,25 @@ pub(crate) async fn receive(
     State(core): State<Core>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Received>, ApiError> {
+) -> Response {
+    match receive_checked(&core, &headers, body).await {
+        Ok(received) => Json(received).into_response(),
+        // A refused signature (or no secret to check it with) is counted into the refusal
+        // summary, the receiver's; logged one by one, a flood of forged deliveries would push
+        // every other line out of the log.
+        Err(refused) if matches!(refused.code, ErrorCode::Unauthorized | ErrorCode::Unavailable) => {
+            let mut response = ApiError(refused).into_response();
+            response.extensions_mut().insert(crate::Quiet);
+            response
+        }
+        Err(refused) => ApiError(refused).into_response(),
+    }
+}
+
+async fn receive_checked(core: &Core, headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<Received> {
     let receiver =
         core.webhooks.as_ref().ok_or_else(|| Error::not_found("This Staffroom does not receive webhooks"))?;
     let body = body.map_err(|rejection| super::extract::body_refusal(&rejection, MAX_BODY_BYTES))?;
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let received =
-        receiver.receive(&body, header("x-signature"), header("content-type"), header("x-event-name")).await?;
-    Ok(Json(received))
+    receiver.receive(&body, header("x-signature"), header("content-type"), header("x-event-name")).await
 }

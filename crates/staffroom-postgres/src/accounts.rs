@@ -158,6 +158,22 @@ pub async fn revoke_user_sessions(db: &impl GenericClient, user_id: &str, now: i
         .sql()? as usize)
 }
 
+/// Ends the live sessions of `started`'s user past the newest `keep`, never `started` itself;
+/// how many. Sessions started in the same second are told apart by nothing kept: which of them
+/// ends is any. (Two sign-ins at once may each keep the other's session: the next sign-in ends
+/// what is past the count.)
+pub async fn end_sessions_past(db: &impl GenericClient, started: &SessionRecord, keep: u32, now: i64) -> Result<u64> {
+    db.execute(
+        "UPDATE sessions SET revoked_at = $2
+         WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2 AND id NOT IN (
+             SELECT id FROM sessions WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2
+             ORDER BY id = $4 DESC, created_at DESC, id DESC LIMIT $3)",
+        &[&started.user_id, &now, &i64::from(keep), &started.id],
+    )
+    .await
+    .sql()
+}
+
 pub async fn prune_sessions(db: &impl GenericClient, now: i64) -> Result<usize> {
     Ok(db.execute("DELETE FROM sessions WHERE expires_at < $1 OR revoked_at < $1", &[&(now - 24 * 3600)]).await.sql()?
         as usize)
@@ -337,8 +353,9 @@ impl AccountStore for Postgres {
         address: &str,
         new_hash: Option<String>,
         session: SessionRecord,
+        keep: u32,
         now: i64,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let changed_at = staffroom_core::time::now_rfc3339();
         let mut client = self.client().await?;
         let tx = client.transaction().await.sql()?;
@@ -348,8 +365,9 @@ impl AccountStore for Postgres {
         }
         prune_sessions(&tx, now).await?;
         insert_session(&tx, &session).await?;
+        let ended = end_sessions_past(&tx, &session, keep, now).await?;
         tx.commit().await.sql()?;
-        Ok(())
+        Ok(ended)
     }
 
     async fn rotate_token(&self, session_id: &str, old: &str, new: &str, now: i64) -> Result<bool> {

@@ -169,6 +169,21 @@ pub fn revoke_user_sessions(conn: &Connection, user_id: &str, now: i64) -> Resul
 }
 
 /// Drops sessions that ended more than a day ago, so the table does not grow forever.
+/// Ends the live sessions of `started`'s user past the newest `keep`, never `started` itself;
+/// how many.
+pub fn end_sessions_past(conn: &Connection, started: &SessionRecord, keep: u32, now: i64) -> Result<u64> {
+    let ended = conn
+        .execute(
+            "UPDATE sessions SET revoked_at = ?2
+             WHERE user_id = ?1 AND revoked_at IS NULL AND expires_at > ?2 AND id NOT IN (
+                 SELECT id FROM sessions WHERE user_id = ?1 AND revoked_at IS NULL AND expires_at > ?2
+                 ORDER BY id = ?4 DESC, created_at DESC, rowid DESC LIMIT ?3)",
+            params![started.user_id, now, keep, started.id],
+        )
+        .sql()?;
+    Ok(ended as u64)
+}
+
 pub fn prune_sessions(conn: &Connection, now: i64) -> Result<usize> {
     Ok(conn.execute("DELETE FROM sessions WHERE expires_at < ?1 OR revoked_at < ?1", params![now - 24 * 3600]).sql()?)
 }
@@ -342,8 +357,9 @@ impl AccountStore for Sqlite {
         address: &str,
         new_hash: Option<String>,
         session: SessionRecord,
+        keep: u32,
         now: i64,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let (email, address) = (email.to_string(), address.to_string());
         let changed_at = staffroom_core::time::now_rfc3339();
         self.write(move |conn| {
@@ -354,8 +370,9 @@ impl AccountStore for Sqlite {
             }
             prune_sessions(&tx, now)?;
             insert_session(&tx, &session)?;
+            let ended = end_sessions_past(&tx, &session, keep, now)?;
             tx.commit().sql()?;
-            Ok(())
+            Ok(ended)
         })
         .await
     }

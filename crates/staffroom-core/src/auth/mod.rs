@@ -30,6 +30,11 @@ pub use self::validate::LoginInput;
 /// A session's last-seen time is written at most this often.
 const TOUCH_EVERY_SECS: i64 = 30;
 
+/// Live sessions one person may have: a desktop, a laptop and a few more, with room to spare. A
+/// sign-in past it ends that person's oldest session, so that signing in again and again cannot
+/// gather streams, or anything else a session holds, without end.
+pub const MAX_SESSIONS: u32 = 10;
+
 /// The client address of sign-ins from the desktop app itself (no network between).
 pub const THIS_COMPUTER: &str = "this computer";
 
@@ -290,9 +295,15 @@ impl AuthService {
             revoked_at: None,
             token_id: Some(new_token_id()),
         };
-        self.db.start_session(&input.email, address, new_hash, session.clone(), now).await?;
+        let ended = self.db.start_session(&input.email, address, new_hash, session.clone(), MAX_SESSIONS, now).await?;
         if verified.needs_upgrade {
             tracing::info!(user = %user.id, "password hash upgraded to current parameters");
+        }
+        if ended > 0 {
+            let detail = json!({ "sessions": ended, "reason": format!("more than {MAX_SESSIONS} sessions at once") });
+            self.audit
+                .record(&user.email, crate::audit::AuditAction::SessionEnded, Some(&user.email), "success", Some(detail))
+                .await;
         }
         self.audit.record(&user.email, crate::audit::AuditAction::SignIn, Some(&user.email), "success", None).await;
         Ok(self.issue(&user, &session, now)?)

@@ -100,15 +100,17 @@ pub trait AccountStore {
     async fn record_failed_sign_in(&self, email: &str, address: &str, now: i64) -> Result<bool>;
 
     /// After a right password: clears the address's count, stores an upgraded hash if there is
-    /// one, drops long-dead sessions and starts `session`.
+    /// one, drops long-dead sessions, starts `session`, and ends the user's oldest sessions past
+    /// the newest `keep`; how many it ended.
     async fn start_session(
         &self,
         email: &str,
         address: &str,
         new_hash: Option<String>,
         session: SessionRecord,
+        keep: u32,
         now: i64,
-    ) -> Result<()>;
+    ) -> Result<u64>;
 
     /// Makes `new` the session's current token if `old` still is (two renewals of one token:
     /// only the first wins); true when it was swapped.
