@@ -5,6 +5,7 @@
 
 pub mod backend;
 mod call;
+mod limits;
 pub mod links;
 mod notify;
 pub mod ops;

@@ -75,6 +75,7 @@ desktop_operations!(
     GoogleSignIn,
     Reconnect,
     crate::notify::ShowNotification,
+    crate::links::OpenLink,
 );
 
 /// The declaration of the desktop operation `name`.
@@ -549,8 +550,9 @@ fn json_input(value: serde_json::Value) -> Input {
     }
 }
 
-/// Opens a web page in the system browser (or the tests' scripted one): http(s) only.
-fn open_in_browser<R: Runtime>(cx: &Context<'_, R>, url: &str) -> Result<()> {
+/// Opens a web page in the system browser (or the tests' scripted one), checked first by the
+/// caller ([`crate::links`]); http(s) only, whatever the caller checked.
+pub(crate) fn open_in_browser<R: Runtime>(cx: &Context<'_, R>, url: &str) -> Result<()> {
     use tauri_plugin_opener::OpenerExt;
     crate::links::check_web_link(url)?;
     if let Some(browser) = cx.state.browser() {

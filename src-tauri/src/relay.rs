@@ -72,14 +72,23 @@ async fn relay<R: Runtime>(app: AppHandle<R>, server: Arc<TeamServer>, nudge: Ar
             Ok(response) if response.status() == reqwest::StatusCode::OK => {
                 reach.tell(&app, &server, None);
                 wait = FIRST_WAIT;
-                let mut events = response.bytes_stream().eventsource();
-                while let Some(Ok(event)) = events.next().await {
-                    if let Ok(id) = event.id.parse() {
-                        last_id = Some(id);
+                let mut events = crate::limits::bounded_events(response.bytes_stream()).eventsource();
+                let ended = loop {
+                    match events.next().await {
+                        Some(Ok(event)) => {
+                            if let Ok(id) = event.id.parse() {
+                                last_id = Some(id);
+                            }
+                            forward(&app, &event.event, &event.data);
+                        }
+                        Some(Err(error)) => break Some(error),
+                        None => break None,
                     }
-                    forward(&app, &event.event, &event.data);
+                };
+                match ended {
+                    Some(error) => tracing::warn!(server = %server.url(), %error, "the team server's event stream broke; reconnecting"),
+                    None => tracing::debug!(server = %server.url(), "the team server's event stream ended; reconnecting"),
                 }
-                tracing::debug!(server = %server.url(), "the team server's event stream ended; reconnecting");
             }
             Ok(response) if response.status() == reqwest::StatusCode::UNAUTHORIZED => {
                 // The session has ended (signed out elsewhere, disabled, idle too long): the

@@ -117,7 +117,10 @@ impl TeamServer {
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok());
-        let bytes = response.bytes().await.map_err(|e| self.unreachable(&e))?;
+        let bytes = crate::limits::read_answer(response).await.map_err(|e| match e {
+            crate::limits::ReadError::Http(e) => self.unreachable(&e),
+            crate::limits::ReadError::TooLarge => self.too_large(),
+        })?;
         let body: Option<Value> = serde_json::from_slice(&bytes).ok();
         if (200..300).contains(&status) {
             return match body {
@@ -149,6 +152,20 @@ impl TeamServer {
             ),
         )
         .with_details(json!({ "teamServer": self.base, "status": status, "location": location })))
+    }
+
+    /// An answer past [`crate::limits::MAX_ANSWER_BYTES`]: not read, whatever it holds.
+    pub(crate) fn too_large(&self) -> Error {
+        tracing::warn!(server = %self.base, "the team server sent an answer too large to read");
+        Error::new(
+            ErrorCode::IntegrationError,
+            format!(
+                "The team server {} sent an answer of more than {} MB, which Staffroom does not read",
+                self.base,
+                crate::limits::MAX_ANSWER_BYTES / (1024 * 1024)
+            ),
+        )
+        .with_details(json!({ "teamServer": self.base }))
     }
 
     /// An answer that is not Staffroom's (a proxy's error page, another service): the server,

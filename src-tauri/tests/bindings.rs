@@ -4,7 +4,7 @@
 //!   core's tests/bindings.rs);
 //! - the UI's typed client of every operation a window may call, ui/src/ops.ts;
 //! - the capability of each kind of window, capabilities/*.json: the `call` command, and what the
-//!   window does besides (events, its title, the opener). Which operations a window may call
+//!   window does besides (events, its title). Which operations a window may call
 //!   through `call` is in their declarations, checked by `call` itself.
 
 use std::path::Path;
@@ -41,16 +41,11 @@ fn the_ui_client_is_that_of_the_operations() {
     }
 }
 
-/// What each kind of window may do besides calling operations. The main window opens links a
-/// team server sent (checkout, receipt, document): web pages only, never `file:`, `mailto:` or
-/// another program's scheme.
+/// What each kind of window may do besides calling operations. No window opens a link itself:
+/// `open_link` checks each in Rust first (src/links.rs).
 fn window_permissions(window: Window) -> Vec<Value> {
     match window {
-        Window::Main => vec![
-            json!("core:event:default"),
-            json!("core:window:allow-set-title"),
-            json!({ "identifier": "opener:allow-open-url", "allow": [{ "url": "https://*" }, { "url": "http://*" }] }),
-        ],
+        Window::Main => vec![json!("core:event:default"), json!("core:window:allow-set-title")],
         Window::Editor => [
             "core:event:default",
             "core:window:allow-set-title",

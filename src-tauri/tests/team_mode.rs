@@ -504,3 +504,48 @@ fn a_redirect_after_sign_in_does_not_carry_the_token_away() {
     std::thread::sleep(Duration::from_millis(200));
     assert!(heard.lock().unwrap().is_empty(), "the token went where the redirect pointed");
 }
+
+#[test]
+fn links_a_server_sends_are_checked_before_they_are_opened() {
+    let (server, _) = fake_server(|received| {
+        signed_in(received).unwrap_or((404, vec![], json!({"error": {"code": "not_found", "message": "No such route"}})))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (opened, pages) = mpsc::channel();
+    let desktop = Desktop::recording_what_it_opens(dir.path(), opened);
+    desktop.call("login", fake_sign_in(&server)).unwrap();
+    let receipt = "https://app.lemonsqueezy.com/my-orders/2ba9?signature=5f1e";
+    desktop.call("open_link", json!({"url": receipt, "kind": "receipt"})).unwrap();
+    assert_eq!(pages.recv_timeout(Duration::from_secs(2)).unwrap(), receipt);
+    for (url, kind) in [
+        ("https://shop.example@evil.example/receipt", "receipt"),
+        ("https://app.lemonsqueezy.com.evil.example/my-orders/1", "receipt"),
+        ("http://app.lemonsqueezy.com/my-orders/1", "receipt"),
+        ("https://evil.example/checkout/1", "checkout"),
+        // The sandbox's simulator on this computer: not from a server that runs no sandbox.
+        ("http://127.0.0.1:9/checkout/1", "checkout"),
+        ("file:///etc/passwd", "web"),
+        ("ms-settings:privacy", "web"),
+    ] {
+        let refused = desktop.call("open_link", json!({"url": url, "kind": kind})).expect_err(url);
+        assert_eq!((refused["code"].as_str(), refused["details"]["fields"][0]["field"].as_str()), (Some("invalid_request"), Some("url")), "{url}: {refused}");
+    }
+    // An editor window opens a document's links the same way.
+    desktop.call_in(&desktop.editor, "open_link", json!({"url": "https://example.org/a", "kind": "web"})).unwrap();
+    assert_eq!(pages.recv_timeout(Duration::from_secs(2)).unwrap(), "https://example.org/a");
+    assert!(pages.recv_timeout(Duration::from_millis(300)).is_err(), "a refused link was opened");
+}
+
+#[test]
+fn an_answer_too_large_is_refused_not_read() {
+    let huge = "x".repeat(40 * 1024 * 1024);
+    let (server, _) = fake_server(move |received| {
+        signed_in(received).unwrap_or_else(|| (200, vec![], json!({"products": [], "padding": huge})))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let desktop = Desktop::fresh(dir.path());
+    desktop.call("login", fake_sign_in(&server)).unwrap();
+    let refused = desktop.call("list_products", json!({})).expect_err("a 40 MB answer");
+    assert_eq!(refused["code"], "integration_error", "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("more than 32 MB"), "{refused}");
+}

@@ -38,6 +38,7 @@ import type { NewOrder } from "./bindings/NewOrder";
 import type { NoInput } from "./bindings/NoInput";
 import type { NotificationRequest } from "./bindings/desktop/NotificationRequest";
 import type { OpenEditorRequest } from "./bindings/desktop/OpenEditorRequest";
+import type { OpenLinkRequest } from "./bindings/desktop/OpenLinkRequest";
 import type { OrderEnvelope } from "./bindings/OrderEnvelope";
 import type { OrderList } from "./bindings/OrderList";
 import type { PermissionList } from "./bindings/PermissionList";
@@ -126,6 +127,7 @@ export type Operations = {
   google_sign_in: { request: NoInput; response: GoogleStatus };
   reconnect: { request: NoInput; response: null };
   show_notification: { request: NotificationRequest; response: null };
+  open_link: { request: OpenLinkRequest; response: null };
 };
 
 /** Calls one operation; rejects with the error object. */
@@ -249,5 +251,7 @@ export function client(call: Call) {
     reconnect: () => call("reconnect", {}),
     /** Shows a desktop notification that opens a screen when clicked */
     showNotification: (request: NotificationRequest) => call("show_notification", request),
+    /** Opens a checked link in the system browser */
+    openLink: (request: OpenLinkRequest) => call("open_link", request),
   };
 }

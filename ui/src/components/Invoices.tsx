@@ -1,10 +1,10 @@
 import { Fragment, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { openUrl } from "@tauri-apps/plugin-opener";
 import { api, formatMoney } from "../api";
 import { ownRefund } from "../notifications";
 import { formatDay } from "../format";
 import { RefundForm } from "./RefundForm";
+import { OpenLinkButton } from "./OpenLink";
 import type { Invoice } from "../types";
 
 /** Why an invoice was made, as staff say it. */
@@ -81,7 +81,7 @@ export function InvoiceTable({ invoices, canRefund, recipient, subscriptionLink,
                   <td>
                     <div className={compact ? "stack-tight" : "row nowrap"}>
                       {invoice.invoiceUrl && (
-                        <button type="button" className="link" onClick={() => void openUrl(invoice.invoiceUrl!)} aria-label={`Open the invoice of ${formatDay(invoice.createdAt)}`}>Invoice</button>
+                        <OpenLinkButton url={invoice.invoiceUrl} kind="invoice" className="link" label={`Open the invoice of ${formatDay(invoice.createdAt)}`}>Invoice</OpenLinkButton>
                       )}
                       {canRefund && refundable(invoice) && refunding !== invoice.id && (
                         <button type="button" className={compact ? "link" : undefined} onClick={() => { setRefunding(invoice.id); setDone(null); }} aria-label={`Refund the invoice of ${formatDay(invoice.createdAt)}…`}>Refund…</button>

@@ -6,9 +6,9 @@ import type { MarkType, Node } from "prosemirror-model";
 import { EditorState, type Command } from "prosemirror-state";
 import { EditorView, type NodeView } from "prosemirror-view";
 import { addColumnAfter, addColumnBefore, addRowAfter, addRowBefore, deleteColumn, deleteRow, isInTable } from "prosemirror-tables";
-import { openUrl } from "@tauri-apps/plugin-opener";
 import type { Alignment, EditBlock, GoogleDocument, ListKind, NamedStyle, StructuralElement } from "../types";
 import { AlignMenu } from "./AlignMenu";
+import { OpenLinkButton } from "../components/OpenLink";
 import {
   editingKeys,
   isActive,
@@ -348,7 +348,7 @@ function LinkForm({ href, hasLink, onApply, onClose }: { href: string; hasLink: 
       <label htmlFor="link-url">Link to</label>
       <input id="link-url" value={typed} onChange={(e) => { setTyped(e.target.value); setProblem(null); }} ref={focusOnMount} aria-invalid={problem !== null} placeholder="https://example.com" />
       <button type="submit" className="primary">Apply</button>
-      {hasLink && <button type="button" onClick={() => void openUrl(href)}>Open</button>}
+      {hasLink && /^https?:/i.test(href) && <OpenLinkButton url={href} kind="web">Open</OpenLinkButton>}
       {hasLink && <button type="button" onClick={() => onApply(null)}>Remove link</button>}
       <button type="button" onClick={onClose}>Cancel</button>
       {problem && <p className="field-error" role="alert">{problem}</p>}

@@ -1,9 +1,9 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { openUrl } from "@tauri-apps/plugin-opener";
 import { api, describeError, fieldError } from "../api";
 import { useRefetchOnEvent } from "../events";
 import { ListBody } from "../components/ListBody";
+import { OpenLinkButton } from "../components/OpenLink";
 import { SlowHint } from "../components/SlowHint";
 import { When } from "../format";
 import type { DocumentOrder, DocumentSummary, NewPermission, Permission, SharedRole, UserRole } from "../types";
@@ -134,7 +134,7 @@ export function Documents() {
                         {d.capabilities?.canShare !== false && (
                           <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
                         )}
-                        <button type="button" onClick={() => void openUrl(d.webViewLink)} aria-label={`Open ${d.name} in the browser`}>Open in browser</button>
+                        <OpenLinkButton url={d.webViewLink} kind="document" label={`Open ${d.name} in the browser`}>Open in browser</OpenLinkButton>
                       </div>
                     </td>
                   </tr>
@@ -243,7 +243,7 @@ function CreateDocument({ folders, folderId, onClose }: { folders: { id: string;
       <aside className="card detail callout" role="status" aria-label="Document created">
         <p><strong>{create.data.name}</strong> was created.</p>
         <div className="row">
-          <button type="button" onClick={() => void openUrl(create.data.webViewLink)}>Open in browser</button>
+          <OpenLinkButton url={create.data.webViewLink} kind="document">Open in browser</OpenLinkButton>
           <button type="button" className="primary" onClick={onClose}>Done</button>
         </div>
       </aside>

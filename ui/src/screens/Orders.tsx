@@ -1,8 +1,8 @@
 import { useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { openUrl } from "@tauri-apps/plugin-opener";
 import { useLocation, useRoute } from "wouter";
 import { OrderCells } from "../components/OrderCells";
+import { OpenLinkButton } from "../components/OpenLink";
 import { ListBody } from "../components/ListBody";
 import { OrderLicenseKeys } from "../components/LicenseKeys";
 import { RefundForm } from "../components/RefundForm";
@@ -163,7 +163,7 @@ function OrderDetail({ id, canRefund }: { id: string; canRefund: boolean }) {
         </p>
       )}
       <div className="row">
-        {o.receiptUrl && <button type="button" onClick={() => void openUrl(o.receiptUrl!)}>Open receipt</button>}
+        {o.receiptUrl && <OpenLinkButton url={o.receiptUrl} kind="receipt">Open receipt</OpenLinkButton>}
         {canRefund && o.status === "paid" && o.providerOrderId && o.refundedAmount < o.total && <Refund order={o} />}
       </div>
       {o.review && (

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { openUrl } from "@tauri-apps/plugin-opener";
 import { ListBody } from "../components/ListBody";
+import { OpenLinkButton } from "../components/OpenLink";
 import { api, describeError, fieldError, formatMoney } from "../api";
 import type { Order, Product, ProductStatus } from "../types";
 import { usePagedList } from "../paging";
@@ -178,9 +178,7 @@ function OrderCreated({ order, copied, onCopied }: { order: Order; copied: boole
         <button type="button" onClick={() => void navigator.clipboard?.writeText(order.checkoutUrl).then(onCopied)}>
           {copied ? "Copied" : "Copy checkout link"}
         </button>
-        <button type="button" className="primary" onClick={() => void openUrl(order.checkoutUrl)}>
-          Open checkout
-        </button>
+        <OpenLinkButton url={order.checkoutUrl} kind="checkout" className="primary">Open checkout</OpenLinkButton>
       </div>
     </div>
   );
