@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex};
 
 use tracing::{Level, Metadata};
 use tracing_appender::non_blocking::{ErrorCounter, NonBlocking, NonBlockingBuilder};
-use tracing_appender::rolling::RollingFileAppender;
 use tracing_subscriber::fmt::MakeWriter;
 
 /// How many daily log files are kept.
@@ -37,7 +36,7 @@ pub struct LogFiles {
 }
 
 /// One file, shared by both writer threads; each write is a whole line.
-struct SharedFile(Arc<Mutex<RollingFileAppender>>);
+struct SharedFile(Arc<Mutex<Box<dyn Write + Send>>>);
 
 impl Write for SharedFile {
     fn write(&mut self, line: &[u8]) -> std::io::Result<usize> {
@@ -52,10 +51,6 @@ impl Write for SharedFile {
 impl LogFiles {
     /// Daily files in `dir` (made if missing), or `None` with a warning on stderr.
     pub fn open(dir: &Path) -> Option<(LogFiles, WorkerGuard)> {
-        LogFiles::open_queueing(dir, QUEUED_LINES)
-    }
-
-    fn open_queueing(dir: &Path, queued_lines: usize) -> Option<(LogFiles, WorkerGuard)> {
         // The appender prunes old files as it starts, and says "Error reading the log directory"
         // on a first start when there is no directory yet: made first, a first start says nothing.
         let warn = |e: &dyn std::fmt::Display| eprintln!("warning: cannot write logs in {}: {e}", dir.display());
@@ -71,13 +66,18 @@ impl LogFiles {
             .build(dir)
             .map_err(|e| warn(&e))
             .ok()?;
-        let file = Arc::new(Mutex::new(appender));
+        Some(LogFiles::over(appender, QUEUED_LINES))
+    }
+
+    /// Both queues writing to `file`.
+    fn over(file: impl Write + Send + 'static, queued_lines: usize) -> (LogFiles, WorkerGuard) {
+        let file: Arc<Mutex<Box<dyn Write + Send>>> = Arc::new(Mutex::new(Box::new(file)));
         let queue = || NonBlockingBuilder::default().buffered_lines_limit(queued_lines);
         let (routine, routine_guard) = queue().lossy(true).finish(SharedFile(file.clone()));
         let (warnings, warnings_guard) = queue().lossy(false).finish(SharedFile(file));
         let dropped = routine.error_counter();
         let files = LogFiles { routine, warnings, dropped, told: Arc::default() };
-        Some((files, WorkerGuard { _routine: routine_guard, _warnings: warnings_guard }))
+        (files, WorkerGuard { _routine: routine_guard, _warnings: warnings_guard })
     }
 
     /// Tells, once, of routine lines dropped since the last time: a warning line of its own.
@@ -94,7 +94,9 @@ impl LogFiles {
                 },
                 "target": "staffroom::log_files",
             });
-            let _ = writeln!(self.warnings.clone(), "{line}");
+            // One write, one message to the writer thread: the other thread cannot come between
+            // the line and its end.
+            let _ = self.warnings.clone().write_all(format!("{line}\n").as_bytes());
         }
     }
 }
@@ -120,12 +122,28 @@ impl<'a> MakeWriter<'a> for LogFiles {
 mod tests {
     use super::*;
 
-    /// A burst of routine lines past the queue (16 lines here) loses some of them, never a
-    /// warning, and the warnings after a loss say how many were lost.
+    /// A disk that takes a millisecond a line.
+    struct SlowDisk(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for SlowDisk {
+        fn write(&mut self, line: &[u8]) -> std::io::Result<usize> {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            self.0.lock().unwrap().extend_from_slice(line);
+            Ok(line.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A burst of routine lines faster than the disk takes them, past the queue (16 lines
+    /// here), loses some of them, never a warning, and the warnings after a loss say how many
+    /// were lost.
     #[test]
     fn warnings_are_never_dropped_and_say_how_many_routine_lines_were() {
-        let dir = tempfile::tempdir().unwrap();
-        let (files, guard) = LogFiles::open_queueing(dir.path(), 16).unwrap();
+        let disk = Arc::new(Mutex::new(Vec::new()));
+        let (files, guard) = LogFiles::over(SlowDisk(disk.clone()), 16);
         let subscriber = tracing_subscriber::fmt().json().with_writer(files).finish();
         tracing::subscriber::with_default(subscriber, || {
             for n in 0..20_000 {
@@ -137,10 +155,7 @@ mod tests {
             tracing::warn!("after the burst");
         });
         drop(guard);
-        let written: String = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
-            .collect();
+        let written = String::from_utf8(disk.lock().unwrap().clone()).unwrap();
         let warnings = written.lines().filter(|l| l.contains("a warning in the burst")).count();
         assert_eq!(warnings, 50, "every warning is written");
         assert!(written.contains("after the burst"));

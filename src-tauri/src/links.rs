@@ -20,25 +20,37 @@ use tauri::Runtime;
 
 use crate::ops::{Context, DesktopOperation};
 
-staffroom::text_enum! {
-    /// What a link is, which says which hosts it may have.
-    pub enum LinkKind {
-        /// An order's receipt (Lemon Squeezy's "My orders").
-        Receipt = "receipt",
-        /// A subscription invoice.
-        Invoice = "invoice",
-        /// A checkout to pay an order at.
-        Checkout = "checkout",
-        /// The customer portal, or a subscription's payment-method page.
-        Portal = "portal",
-        /// A Google document.
-        Document = "document",
-        /// A link written in a document.
-        Web = "web",
-    }
+/// What a link is, which says which hosts it may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+#[ts(export_to = "desktop/")]
+pub enum LinkKind {
+    /// An order's receipt (Lemon Squeezy's "My orders").
+    Receipt,
+    /// A subscription invoice.
+    Invoice,
+    /// A checkout to pay an order at.
+    Checkout,
+    /// The customer portal, or a subscription's payment-method page.
+    Portal,
+    /// A Google document.
+    Document,
+    /// A link written in a document.
+    Web,
 }
 
 impl LinkKind {
+    /// Every kind's name, as requests give it.
+    const NAMES: [&'static str; 6] = ["receipt", "invoice", "checkout", "portal", "document", "web"];
+
+    fn parse(name: &str) -> Option<LinkKind> {
+        serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
+    }
+
+    fn as_str(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
     /// The hosts (and their subdomains) a link of this kind may have outside the sandbox; none
     /// for any public host.
     fn hosts(self) -> &'static [&'static str] {

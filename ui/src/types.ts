@@ -9,7 +9,7 @@ export type { UserDto as User } from "./bindings/UserDto";
 export type { SignedIn } from "./bindings/SignedIn";
 export type { AuditRetention } from "./bindings/AuditRetention";
 export type { AppInfo } from "./bindings/desktop/AppInfo";
-export type { LinkKind } from "./bindings/LinkKind";
+export type { LinkKind } from "./bindings/desktop/LinkKind";
 export type { ErrorCode } from "./bindings/ErrorCode";
 export type { FieldError };
 export type { ReceiverStatus } from "./bindings/ReceiverStatus";
