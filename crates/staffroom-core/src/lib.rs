@@ -13,7 +13,6 @@ pub mod core;
 pub mod data_dir;
 pub mod docs;
 pub mod events;
-pub mod memory;
 pub mod payments;
 pub mod sandbox;
 pub mod settings;
@@ -21,7 +20,7 @@ pub mod store;
 pub mod webhooks;
 
 // What every crate shares, where the core's own code has always found it.
-pub use staffroom_base::{error, secrets, text_enum, time};
+pub use staffroom_base::{error, memory, secrets, text_enum, time};
 
 pub use crate::core::Core;
 pub use crate::error::{Error, ErrorCode, Result};

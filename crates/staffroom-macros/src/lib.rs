@@ -268,8 +268,8 @@ fn read(field: &Field) -> Tokens {
         },
         Kind::Pattern { pattern, message } => quote! {
             let #value = __fields.string(#name).map(str::to_owned);
-            static PATTERN: ::std::sync::LazyLock<::regex::Regex> =
-                ::std::sync::LazyLock::new(|| ::regex::Regex::new(#pattern).expect("a valid pattern"));
+            static PATTERN: ::std::sync::LazyLock<::staffroom_base::request::Regex> =
+                ::std::sync::LazyLock::new(|| ::staffroom_base::request::Regex::new(#pattern).expect("a valid pattern"));
             if #value.as_deref().is_some_and(|value| !PATTERN.is_match(value)) {
                 __fields.problem(#name, #message);
             }
@@ -303,9 +303,9 @@ fn parser(ty: &Ident, fields: &[Field], only: Option<LitStr>) -> Tokens {
         }
     });
     quote! {
-        impl crate::api::Request for #ty {
-            fn from_input(input: &crate::api::Input) -> crate::error::Result<Self> {
-                let mut __fields = crate::api::Fields::new(input);
+        impl ::staffroom_base::request::Request for #ty {
+            fn from_input(input: &::staffroom_base::request::Input) -> ::staffroom_base::error::Result<Self> {
+                let mut __fields = ::staffroom_base::request::Fields::new(input);
                 #only
                 #(#reads)*
                 __fields.finish(|| #ty { #(#finish),* })

@@ -2,6 +2,7 @@
 //! keyring backend (Secret Service on desktops, the kernel keyring where there is none), an
 //! in-memory backend for tests, and the environment/file overrides for headless machines.
 
+pub mod keys;
 mod keyring;
 mod memory;
 

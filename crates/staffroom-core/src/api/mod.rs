@@ -7,7 +7,6 @@
 //! command with its window check and capability files, and the UI's typed client
 //! (`ui/src/bindings/ops.ts`). docs/ARCHITECTURE.md follows one operation through all of them.
 
-pub mod input;
 mod list;
 
 use std::future::Future;
@@ -22,7 +21,7 @@ use crate::bindings::Bindings;
 use crate::error::{Error, Result};
 use crate::Core;
 
-pub use self::input::{search, Fields, Input, NoInput, Request, MAX_NUMBER};
+pub use staffroom_base::request::{search, Fields, Input, NoInput, Request, MAX_NUMBER};
 
 /// Who may call an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,6 @@
 
 use base64::Engine as _;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
-use rand::RngCore as _;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -55,17 +54,8 @@ impl std::fmt::Debug for TokenKeys {
     }
 }
 
-/// A new random 256-bit signing key, as stored in the keyring (base64url).
-pub fn generate_key() -> Secret {
-    let mut bytes = [0u8; 32];
-    rand::rng().fill_bytes(&mut bytes);
-    Secret::new(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
-}
+pub use staffroom_base::secrets::keys::{generate_key, is_key};
 
-/// Whether `secret` is a key as [`generate_key`] makes them (base64url of 256 bits or more).
-pub fn is_key(secret: &Secret) -> bool {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(secret.expose()).is_ok_and(|bytes| bytes.len() >= 32)
-}
 
 /// A fingerprint of a signing key, which the team's database keeps so that a replica given
 /// another key is refused: SHA-256 of the key under a label of its own, so it reveals nothing

@@ -75,7 +75,7 @@ mod tests {
     use super::*;
 
     fn sealer() -> Sealer {
-        Sealer::new(&crate::auth::token::generate_key()).unwrap()
+        Sealer::new(&crate::secrets::keys::generate_key()).unwrap()
     }
 
     #[test]

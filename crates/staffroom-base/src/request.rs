@@ -7,6 +7,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+/// The patterns of request fields, as what #[request] writes checks them.
+pub use regex::Regex;
+
 use crate::error::{Error, FieldError, Result};
 
 /// An operation's input: its fields by name.
