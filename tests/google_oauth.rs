@@ -26,7 +26,7 @@ async fn setup(lifetime: Duration) -> (GoogleSimulator, Secrets, GoogleAuth, Goo
     let (id, secret) = sim.client();
     secrets.set("google_client_id", &Secret::new(id)).unwrap();
     secrets.set("google_client_secret", &Secret::new(secret)).unwrap();
-    let endpoints: GoogleEndpoints = sim.endpoints().into();
+    let endpoints: GoogleEndpoints = staffroom::sandbox::google_endpoints(&sim);
     let auth = GoogleAuth::new(secrets.clone(), endpoints.clone(), true).unwrap();
     (sim, secrets, auth, endpoints)
 }

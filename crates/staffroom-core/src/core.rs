@@ -143,7 +143,7 @@ impl Core {
                 GoogleSimOptions { large_document: config.sandbox_large_document, ..Default::default() };
             let google =
                 GoogleSimulator::start(google_options).await.map_err(|e| Error::internal("Google simulator", e))?;
-            config.docs.endpoints = google.endpoints().into();
+            config.docs.endpoints = crate::sandbox::google_endpoints(&google);
             (Some(simulator), Some(google))
         } else {
             (None, None)
@@ -223,7 +223,7 @@ impl Core {
             // replica (the sandbox's tokens die with its simulators, as on a desktop).
             google_auth = google_auth.with_vault(match &keys.data {
                 Some(data) => crate::docs::oauth::TokenVault::Sealed {
-                    db: db.clone(),
+                    db: db.fleet(),
                     sealer: crate::store::sealed::Sealer::new(data)?,
                 },
                 None => crate::docs::oauth::TokenVault::NoDataKey,

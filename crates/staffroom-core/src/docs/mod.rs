@@ -2,14 +2,12 @@
 //! editor's save through the planner with conflict rebase, drafts of unsaved edits, and the last
 //! read revision of each document kept for offline reading. Both doors call these functions.
 
-pub mod client;
-pub mod oauth;
 pub mod ops;
 pub mod store;
 pub mod validate;
 
 // Google's document model and the batchUpdate planner, from the crate that speaks to the providers.
-pub use staffroom_providers::google::{lists, model, planner, tables};
+pub use staffroom_providers::google::{client, lists, model, oauth, planner, tables};
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -30,6 +30,18 @@ pub fn demo_credentials(core: &Core) -> Option<DemoCredentials> {
     core.config.sandbox.then_some(DemoCredentials { email: DEMO_EMAIL, password: DEMO_PASSWORD })
 }
 
+/// Where the Google simulator's endpoints are, as the Google client is given them.
+pub fn google_endpoints(google: &google::GoogleSimulator) -> crate::docs::client::GoogleEndpoints {
+    let at = google.endpoints();
+    crate::docs::client::GoogleEndpoints {
+        drive_url: at.drive_url,
+        docs_url: at.docs_url,
+        auth_url: at.auth_url,
+        token_url: at.token_url,
+        revoke_url: at.revoke_url,
+    }
+}
+
 /// Creates the demo admin if it does not exist yet.
 pub async fn ensure_demo_account(core: &Core) -> Result<()> {
     let new = NewUser {

@@ -70,6 +70,11 @@ impl Db {
     pub fn new(store: impl Store + 'static) -> Db {
         Db(Arc::new(store))
     }
+
+    /// The same database, as what replicas share (for what keeps sealed secrets).
+    pub fn fleet(&self) -> Arc<dyn FleetStore + Send + Sync> {
+        self.0.clone()
+    }
 }
 
 impl std::ops::Deref for Db {

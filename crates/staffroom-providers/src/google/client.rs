@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 
 use super::model::{BatchUpdateResponse, Document, DocumentSummary, FileList, Folder, Permission, DOC_MIME};
 use super::oauth::{GoogleAuth, PROVIDER};
-use crate::error::{Error, ErrorCode, Result};
-use staffroom_providers::retry::{check_base_url, Answer, Attempt, Replay, Retries, RetryPolicy};
+use crate::retry::{check_base_url, Answer, Attempt, Replay, Retries, RetryPolicy};
+use staffroom_base::error::{Error, ErrorCode, Result};
 
 /// Where Google's endpoints are (the sandbox points them at its simulator).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,17 +27,6 @@ pub struct GoogleEndpoints {
     pub revoke_url: String,
 }
 
-impl From<staffroom_sandbox::google::Endpoints> for GoogleEndpoints {
-    fn from(sim: staffroom_sandbox::google::Endpoints) -> Self {
-        GoogleEndpoints {
-            drive_url: sim.drive_url,
-            docs_url: sim.docs_url,
-            auth_url: sim.auth_url,
-            token_url: sim.token_url,
-            revoke_url: sim.revoke_url,
-        }
-    }
-}
 
 impl Default for GoogleEndpoints {
     fn default() -> Self {

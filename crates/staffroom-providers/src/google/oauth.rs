@@ -14,8 +14,10 @@ use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::client::GoogleEndpoints;
-use crate::error::{Error, ErrorCode, Result};
-use crate::secrets::{Secret, Secrets};
+use staffroom_base::error::{Error, ErrorCode, Result};
+use staffroom_base::sealed::Sealer;
+use staffroom_base::secrets::{Secret, Secrets};
+use staffroom_base::store::FleetStore;
 
 /// The provider's name in error details.
 pub const PROVIDER: &str = "google";
@@ -61,7 +63,7 @@ impl StoredToken {
         StoredToken {
             access_token: answer.access_token().secret().clone(),
             refresh_token: answer.refresh_token().map(|r| r.secret().clone()).or(previous_refresh),
-            expires_at: answer.expires_in().map(|d| crate::time::now_unix() + d.as_secs() as i64),
+            expires_at: answer.expires_in().map(|d| staffroom_base::time::now_unix() + d.as_secs() as i64),
         }
     }
 }
@@ -84,16 +86,26 @@ pub struct GoogleStatus {
 
 /// Where the token set is kept: this computer's secret store, or, on a team server, its database
 /// sealed with `data_key`, where every replica finds it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum TokenVault {
     SecretStore,
     Sealed {
-        db: crate::store::Db,
-        sealer: crate::store::sealed::Sealer,
+        db: Arc<dyn FleetStore + Send + Sync>,
+        sealer: Sealer,
     },
     /// A team server's database, reached without `data_key` (a CLI command given none): the
     /// token set can be neither read nor kept.
     NoDataKey,
+}
+
+impl std::fmt::Debug for TokenVault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TokenVault::SecretStore => "TokenVault::SecretStore",
+            TokenVault::Sealed { .. } => "TokenVault::Sealed",
+            TokenVault::NoDataKey => "TokenVault::NoDataKey",
+        })
+    }
 }
 
 fn no_data_key() -> Error {
@@ -251,7 +263,7 @@ impl GoogleAuth {
         let TokenState::Loaded(token) = &*state else {
             return Err(unauthorized("Staffroom is not signed in to Google; sign in from Settings"));
         };
-        let expiring = token.expires_at.is_some_and(|at| at - EARLY_REFRESH_SECS <= crate::time::now_unix());
+        let expiring = token.expires_at.is_some_and(|at| at - EARLY_REFRESH_SECS <= staffroom_base::time::now_unix());
         if expiring && token.refresh_token.is_some() {
             let fresh = self.refresh_locked(token).await?;
             let access = fresh.access_token.clone();
@@ -329,7 +341,7 @@ impl GoogleAuth {
             TokenState::Loaded(token) => GoogleStatus {
                 signed_in: true,
                 kind: Some(if token.refresh_token.is_some() { "oauth" } else { "pasted" }.into()),
-                expires_at: token.expires_at.map(crate::time::unix_to_rfc3339),
+                expires_at: token.expires_at.map(staffroom_base::time::unix_to_rfc3339),
                 can_sign_in,
             },
             _ => GoogleStatus { signed_in: false, kind: None, expires_at: None, can_sign_in },
