@@ -4,9 +4,11 @@
 //! clients on its connections and is not held to the share.
 //!
 //! An address at its share may still connect: its idle connections are asked to make room, and
-//! the newcomer waits a moment for one; a few waiting at once, the rest are closed at once.
+//! the newcomer waits a moment for one. As many may wait as the share; past that, the one that
+//! has waited longest gives way to the newcomer (a flood keeps churning, a real client behind
+//! the same address still gets its turn when the flood's idle connections close).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -26,7 +28,9 @@ pub struct AddressPlaces {
 #[derive(Default)]
 struct Address {
     held: usize,
-    waiting: usize,
+    /// The connections waiting for a place, oldest first, each with what tells it to give up.
+    waiting: BTreeMap<u64, Arc<Notify>>,
+    next_ticket: u64,
     /// Its connections with nothing in flight close when told.
     crowded: Arc<Notify>,
     /// Told when one of its places is given back.
@@ -62,18 +66,23 @@ impl AddressPlaces {
         Some(AddressPlace { places: Some((self.clone(), ip)), crowded: Some(address.crowded.clone()) })
     }
 
-    /// Waits up to `within` for a place for `ip` while its idle connections make room; `None` at
-    /// once when as many connections from it wait already as its share.
+    /// Waits up to `within` for a place for `ip` while its idle connections make room; `None`
+    /// when none came, or when later connections from the address made it give way.
     pub async fn wait_for(self: &Arc<Self>, ip: IpAddr, within: Duration) -> Option<AddressPlace> {
         let ip = canonical(ip);
-        let (crowded, freed) = {
+        let give_up = Arc::new(Notify::new());
+        let (ticket, crowded, freed) = {
             let mut addresses = self.addresses.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             let address = addresses.entry(ip).or_default();
-            if address.waiting >= self.share {
-                return None;
+            if address.waiting.len() >= self.share {
+                if let Some((_, longest)) = address.waiting.pop_first() {
+                    longest.notify_one();
+                }
             }
-            address.waiting += 1;
-            (address.crowded.clone(), address.freed.clone())
+            let ticket = address.next_ticket;
+            address.next_ticket += 1;
+            address.waiting.insert(ticket, give_up.clone());
+            (ticket, address.crowded.clone(), address.freed.clone())
         };
         let deadline = tokio::time::Instant::now() + within;
         let place = loop {
@@ -85,12 +94,13 @@ impl AddressPlaces {
                 () = freed.notified() => {}
                 () = tokio::time::sleep(ASK_AGAIN) => {}
                 () = tokio::time::sleep_until(deadline) => break None,
+                () = give_up.notified() => break None,
             }
         };
         let mut addresses = self.addresses.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(address) = addresses.get_mut(&ip) {
-            address.waiting -= 1;
-            if address.held == 0 && address.waiting == 0 {
+            address.waiting.remove(&ticket);
+            if address.held == 0 && address.waiting.is_empty() {
                 addresses.remove(&ip);
             }
         }
@@ -111,7 +121,7 @@ impl Drop for AddressPlace {
         if let Some(address) = addresses.get_mut(&ip) {
             address.held -= 1;
             address.freed.notify_one();
-            if address.held == 0 && address.waiting == 0 {
+            if address.held == 0 && address.waiting.is_empty() {
                 addresses.remove(&ip);
             }
         }
@@ -166,5 +176,25 @@ mod tests {
         let started = tokio::time::Instant::now();
         assert!(places.wait_for(ip("203.0.113.7"), Duration::from_secs(2)).await.is_none());
         assert_eq!(started.elapsed(), Duration::from_secs(2));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn past_the_share_of_waiters_the_longest_waiting_gives_way_to_the_newcomer() {
+        let places = AddressPlaces::new(1, Vec::new());
+        let held = places.take(ip("203.0.113.7")).unwrap();
+        let first = tokio::spawn({
+            let places = places.clone();
+            async move { places.wait_for(ip("203.0.113.7"), Duration::from_secs(2)).await.is_some() }
+        });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let newcomer = tokio::spawn({
+            let places = places.clone();
+            async move { places.wait_for(ip("203.0.113.7"), Duration::from_secs(2)).await.is_some() }
+        });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        assert!(first.is_finished(), "the longest waiting gave way at once");
+        assert!(!first.await.unwrap());
+        drop(held);
+        assert!(newcomer.await.unwrap(), "the newcomer got the place given back");
     }
 }
