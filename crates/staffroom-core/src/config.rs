@@ -6,6 +6,8 @@ use std::time::Duration;
 use crate::docs::client::GoogleEndpoints;
 use crate::secrets::SecretBackend;
 
+pub use crate::auth::SessionLimits;
+
 /// Everything a `Core` is built from.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -79,27 +81,6 @@ impl Default for PaymentsConfig {
             sync_interval: Duration::from_secs(5 * 60),
             first_sync_after: Duration::ZERO,
             client: Default::default(),
-        }
-    }
-}
-
-/// Token and session lifetimes (SPEC section 3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SessionLimits {
-    /// Life of one access token.
-    pub access_token: Duration,
-    /// A session dies after this long without a request.
-    pub idle: Duration,
-    /// A session dies this long after sign-in, whatever happens.
-    pub absolute: Duration,
-}
-
-impl Default for SessionLimits {
-    fn default() -> Self {
-        SessionLimits {
-            access_token: Duration::from_secs(15 * 60),
-            idle: Duration::from_secs(30 * 60),
-            absolute: Duration::from_secs(12 * 60 * 60),
         }
     }
 }

@@ -5,7 +5,6 @@
 //! service, the desktop commands) call its [`Core`].
 
 pub mod api;
-pub mod audit;
 pub mod auth;
 pub mod bindings;
 pub mod config;
@@ -20,6 +19,7 @@ pub mod store;
 pub mod webhooks;
 
 // What every crate shares, where the core's own code has always found it.
+pub use staffroom_auth::audit;
 pub use staffroom_base::{error, memory, secrets, text_enum, time};
 
 pub use crate::core::Core;

@@ -3,15 +3,10 @@
 //! 12 hours at most in all) resumes it without the password. The token stays bound to its one session: signing out, disabling the
 //! user or any other end of that session makes the remembered token worthless.
 
-use crate::auth::AuthResponse;
+use crate::auth::{AuthResponse, REMEMBERED_SESSION};
 use crate::error::{ErrorCode, Result};
 use crate::secrets::Secret;
 use crate::Core;
-
-/// The keyring entry holding the remembered token.
-pub const REMEMBERED_SESSION: &str = "desktop_session";
-/// The keyring entry holding the remembered sign-in to a team server: its URL and token.
-pub const REMEMBERED_TEAM_SESSION: &str = "team_session";
 
 impl Core {
     /// Remembers `resume_token` (an [`AuthResponse`]'s) in the keyring, or forgets the

@@ -23,7 +23,8 @@ use crate::webhooks::store::InboxStore;
 
 /// Everything a service may ask of a database: every area's trait.
 pub trait Store:
-    MetaStore
+    crate::auth::AuthStore
+    + MetaStore
     + AuditStore
     + AccountStore
     + DocStore
@@ -42,7 +43,8 @@ pub trait Store:
 }
 
 impl<T> Store for T where
-    T: MetaStore
+    T: crate::auth::AuthStore
+        + MetaStore
         + AuditStore
         + AccountStore
         + DocStore
@@ -74,6 +76,12 @@ impl Db {
     /// The same database, as what replicas share (for what keeps sealed secrets).
     pub fn fleet(&self) -> Arc<dyn FleetStore + Send + Sync> {
         self.0.clone()
+    }
+}
+
+impl From<Db> for crate::auth::AuthDb {
+    fn from(db: Db) -> Self {
+        db.0
     }
 }
 

@@ -9,8 +9,8 @@ use argon2::password_hash::{Output, PasswordHash, PasswordHasher as _, PasswordV
 use argon2::{Algorithm, Argon2, Params, Version};
 use tokio::sync::Semaphore;
 
-use crate::error::{Error, Result};
-use crate::secrets::Secret;
+use staffroom_base::error::{Error, Result};
+use staffroom_base::secrets::Secret;
 
 /// The parameters of every new hash: OWASP's m=19456 KiB, t=2, p=1 (the crate's defaults).
 fn current_params() -> Params {

@@ -4,8 +4,8 @@ pub mod store;
 
 use serde_json::Value;
 
-use crate::error::Result;
-use crate::store::Db;
+use staffroom_base::error::Result;
+use crate::AuthDb;
 pub use store::{AuditEntry, AuditQuery, NewAuditEntry};
 
 /// The meta key of the retention setting.
@@ -15,7 +15,7 @@ pub const DEFAULT_RETENTION_DAYS: u32 = 400;
 pub const MIN_RETENTION_DAYS: u32 = 30;
 pub const MAX_RETENTION_DAYS: u32 = 3650;
 
-crate::text_enum! {
+staffroom_base::text_enum! {
     /// What an audit entry records: `area.action`.
     pub enum AuditAction {
         SignIn = "auth.sign_in",
@@ -53,7 +53,7 @@ crate::text_enum! {
 }
 
 /// The outcome an audit entry records for a refusal or a failure: `failure: <code>`.
-pub fn failure(error: &crate::error::Error) -> String {
+pub fn failure(error: &staffroom_base::error::Error) -> String {
     format!("failure: {}", error.code.as_str())
 }
 
@@ -69,13 +69,13 @@ pub struct AuditRetention {
 /// Appends audit entries; a failure to write one is logged, never turned into a user error.
 #[derive(Clone)]
 pub struct Audit {
-    db: Db,
+    db: AuthDb,
 }
 
 impl Audit {
     /// The audit log in `db`.
-    pub fn new(db: Db) -> Self {
-        Audit { db }
+    pub fn new(db: impl Into<AuthDb>) -> Self {
+        Audit { db: db.into() }
     }
 
     /// Records that `actor` did `action` to `target` with `outcome`.
@@ -100,10 +100,10 @@ impl Audit {
     }
 
     /// Changes how long entries are kept (admins; audited) and prunes at once.
-    pub async fn set_retention(&self, actor: &crate::auth::Actor, days: u32) -> Result<AuditRetention> {
+    pub async fn set_retention(&self, actor: &crate::Actor, days: u32) -> Result<AuditRetention> {
         actor.require_admin()?;
         if !(MIN_RETENTION_DAYS..=MAX_RETENTION_DAYS).contains(&days) {
-            return Err(crate::Error::invalid_field(
+            return Err(staffroom_base::Error::invalid_field(
                 "days",
                 format!("must be a whole number from {MIN_RETENTION_DAYS} to {MAX_RETENTION_DAYS}"),
             ));
@@ -161,7 +161,7 @@ impl Audit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::Request;
+    use staffroom_base::request::Request;
 
     /// The retention's bounds are stated once, on the request; they must be these constants.
     #[test]

@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use crate::error::FieldError;
-use crate::secrets::Secret;
+use staffroom_base::error::FieldError;
+use staffroom_base::secrets::Secret;
 
 /// Longest email accepted (RFC 5321's path limit less the angle brackets).
 pub const MAX_EMAIL_LEN: usize = 254;
@@ -18,7 +18,7 @@ pub struct LoginInput {
     #[schema(format = Email, max_length = 254)]
     pub email: String,
     #[schema(value_type = String, format = Password, min_length = 1, max_length = 1024)]
-    #[serde(serialize_with = "crate::secrets::serialize_exposed")]
+    #[serde(serialize_with = "staffroom_base::secrets::serialize_exposed")]
     #[ts(type = "string")]
     pub password: Secret,
 }

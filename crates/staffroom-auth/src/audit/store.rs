@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::error::Result;
+use staffroom_base::error::Result;
 
 /// One audit entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema, ts_rs::TS)]

@@ -6,8 +6,8 @@ use base64::Engine as _;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::secrets::Secret;
+use staffroom_base::error::{Error, Result};
+use staffroom_base::secrets::Secret;
 
 /// `iss` and `aud` of every staff token.
 pub const ISSUER: &str = "staffroom";
@@ -171,7 +171,7 @@ mod tests {
     #[test]
     fn round_trip_with_typ_and_pinned_algorithm() {
         let keys = TokenKeys::from_secret(&generate_key()).unwrap();
-        let now = crate::time::now_unix();
+        let now = staffroom_base::time::now_unix();
         let token = keys.sign(&claims(now)).unwrap();
         let header = jsonwebtoken::decode_header(&token).unwrap();
         assert_eq!(header.alg, Algorithm::HS256);
@@ -184,7 +184,7 @@ mod tests {
         let secret = generate_key();
         let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(secret.expose()).unwrap();
         let keys = TokenKeys::from_secret(&secret).unwrap();
-        let now = crate::time::now_unix();
+        let now = staffroom_base::time::now_unix();
         let good = serde_json::to_value(claims(now)).unwrap();
         let hs = r#"{"alg":"HS256","typ":"at+jwt"}"#;
         assert!(keys.verify(&forge(hs, &good, &raw)).is_ok(), "the forge helper itself must be right");
@@ -214,14 +214,14 @@ mod tests {
         ];
         for (name, token) in cases {
             let err = keys.verify(&token).expect_err(name);
-            assert_eq!(err.code, crate::error::ErrorCode::Unauthorized, "{name}");
+            assert_eq!(err.code, staffroom_base::error::ErrorCode::Unauthorized, "{name}");
         }
     }
 
     #[test]
     fn access_and_resume_tokens_are_never_taken_for_each_other() {
         let keys = TokenKeys::from_secret(&generate_key()).unwrap();
-        let now = crate::time::now_unix();
+        let now = staffroom_base::time::now_unix();
         let access = keys.sign(&claims(now)).unwrap();
         let resume = keys.sign_resume(&claims(now)).unwrap();
         assert_eq!(keys.verify_resume(&resume).unwrap(), claims(now));

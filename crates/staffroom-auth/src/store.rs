@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::throttle::Reservation;
-use crate::error::Result;
+use staffroom_base::error::Result;
 
 /// A staff member's role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, utoipa::ToSchema, ts_rs::TS)]
