@@ -16,10 +16,10 @@ pub mod payments;
 pub mod sandbox;
 pub mod settings;
 pub mod store;
-pub mod webhooks;
 
 // What every crate shares, where the core's own code has always found it.
 pub use staffroom_auth::audit;
+pub use staffroom_payments::webhooks;
 pub use staffroom_base::{error, memory, secrets, text_enum, time};
 
 pub use crate::core::Core;

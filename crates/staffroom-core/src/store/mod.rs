@@ -24,6 +24,7 @@ use crate::webhooks::store::InboxStore;
 /// Everything a service may ask of a database: every area's trait.
 pub trait Store:
     crate::auth::AuthStore
+    + crate::payments::PaymentsStore
     + MetaStore
     + AuditStore
     + AccountStore
@@ -44,6 +45,7 @@ pub trait Store:
 
 impl<T> Store for T where
     T: crate::auth::AuthStore
+        + crate::payments::PaymentsStore
         + MetaStore
         + AuditStore
         + AccountStore
@@ -82,6 +84,24 @@ impl Db {
 impl From<Db> for crate::auth::AuthDb {
     fn from(db: Db) -> Self {
         db.0
+    }
+}
+
+impl From<Db> for crate::payments::PaymentsDb {
+    fn from(db: Db) -> Self {
+        db.0
+    }
+}
+
+impl From<&Db> for crate::auth::AuthDb {
+    fn from(db: &Db) -> Self {
+        db.0.clone()
+    }
+}
+
+impl From<&Db> for crate::payments::PaymentsDb {
+    fn from(db: &Db) -> Self {
+        db.0.clone()
     }
 }
 

@@ -6,7 +6,7 @@ use super::model::{
     CustomerDto, CustomerStatus, DiscountDto, DiscountRedemptionDto, InvoiceDto, LicenseKeyDto, OrderDto, OrderItem,
     OrderStatus, ProductDto, SubscriptionDto, SubscriptionStatus, VariantDto,
 };
-use crate::error::Result;
+use staffroom_base::error::Result;
 use crate::webhooks::{ApplyResult, WebhookEvent};
 
 /// A local order as stored.

@@ -11,9 +11,9 @@ use super::model::{self, CustomerDto, InvoiceDto, LicenseKeyDto, OrderDto, PageM
 use super::store::{like_pattern, CustomerQuery, LicenseKeyQuery, OrderQuery, SubscriptionQuery};
 use super::scope::Kind;
 use super::sync::{SyncReporter, SyncStep};
-use super::{ops, PaymentService};
-use crate::error::{Error, Result};
-use crate::time::now_rfc3339;
+use super::{requests, PaymentService};
+use staffroom_base::error::{Error, Result};
+use staffroom_base::time::now_rfc3339;
 
 /// After the first sync, up to this many customers whose orders or subscriptions changed are
 /// read one by one; more than that, and every page is read again (a page holds 100).
@@ -94,7 +94,7 @@ impl PaymentService {
             for id in touched.iter().filter(|id| !seen.contains(*id)) {
                 let customer = match self.provider.read(Kind::Customer, id).await {
                     // Gone at the provider (or never this store's): nothing to refresh.
-                    Err(err) if err.code == crate::error::ErrorCode::NotFound => continue,
+                    Err(err) if err.code == staffroom_base::error::ErrorCode::NotFound => continue,
                     other => other?,
                 };
                 self.db.upsert_customers(vec![model::customer_from(&customer)], now_rfc3339()).await?;
@@ -114,7 +114,7 @@ impl PaymentService {
     }
 
     /// `GET /customers`: from the cache, newest first, searched by name or e-mail.
-    pub async fn list_customers(&self, request: &ops::ListCustomersRequest) -> Result<CustomerList> {
+    pub async fn list_customers(&self, request: &requests::ListCustomersRequest) -> Result<CustomerList> {
         let (page, limit) = (request.page.unwrap_or(1), request.limit.unwrap_or(10));
         let query =
             CustomerQuery { page, limit, search: request.search.as_deref().map(like_pattern), status: request.status };

@@ -6,26 +6,26 @@
 //! ([`decide`], the rules above, free of storage), and write the [`Change`]. Only the reading
 //! and writing are per backend, so SQLite and PostgreSQL apply by the same rules.
 
-use crate::payments::model::{OrderSource, OrderStatus};
+use crate::model::{OrderSource, OrderStatus};
 use serde_json::Value;
 
 use super::jsonapi::Resource;
 use super::model::{self, OrderDto, SubscriptionDto};
 use super::store::OrderRecord;
-use crate::error::Result;
-use crate::store::Db;
-use crate::time::now_rfc3339;
+use staffroom_base::error::Result;
+use crate::PaymentsDb;
+use staffroom_base::time::now_rfc3339;
 use crate::webhooks::{ApplyResult, EventApplier, Outcome, WebhookEvent};
 
 /// Applies payment events to the cache in `db`.
 pub struct PaymentsApplier {
-    db: Db,
+    db: PaymentsDb,
 }
 
 impl PaymentsApplier {
     /// The applier for `db`.
-    pub fn new(db: Db) -> Self {
-        PaymentsApplier { db }
+    pub fn new(db: impl Into<PaymentsDb>) -> Self {
+        PaymentsApplier { db: db.into() }
     }
 }
 
@@ -380,10 +380,10 @@ fn decide_license_key(event: &WebhookEvent) -> (Change, ApplyResult) {
     )
 }
 
-pub fn review_entry<'a>(order_id: &'a str, detail: &serde_json::Value) -> crate::audit::NewAuditEntry<'a> {
-    crate::audit::NewAuditEntry {
+pub fn review_entry<'a>(order_id: &'a str, detail: &serde_json::Value) -> staffroom_auth::audit::NewAuditEntry<'a> {
+    staffroom_auth::audit::NewAuditEntry {
         actor: "system",
-        action: crate::audit::AuditAction::OrderReview,
+        action: staffroom_auth::audit::AuditAction::OrderReview,
         target: Some(order_id),
         outcome: "held for review",
         detail: Some(detail.clone()),
@@ -391,7 +391,7 @@ pub fn review_entry<'a>(order_id: &'a str, detail: &serde_json::Value) -> crate:
 }
 
 /// An event that could not be applied: recorded as failed, with why.
-pub fn failed(error: &crate::Error) -> ApplyResult {
+pub fn failed(error: &staffroom_base::Error) -> ApplyResult {
     ApplyResult { outcome: Outcome::Failed(error.message.clone()), order_id: None, subscription_id: None }
 }
 

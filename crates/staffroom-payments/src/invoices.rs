@@ -10,10 +10,10 @@ use super::store::InvoiceQuery;
 use super::scope::Kind;
 use super::sync::{SyncReporter, SyncStep};
 use super::{validate_id, PaymentService};
-use crate::audit::AuditAction;
-use crate::auth::Actor;
-use crate::error::{Error, ErrorCode, Result};
-use crate::time::now_rfc3339;
+use staffroom_auth::audit::AuditAction;
+use staffroom_auth::Actor;
+use staffroom_base::error::{Error, ErrorCode, Result};
+use staffroom_base::time::now_rfc3339;
 
 /// The most invoices one list shows: a monthly plan reaches it after eight years.
 pub const SHOWN: u32 = 100;
@@ -105,7 +105,7 @@ impl PaymentService {
             }
             Err(_) => amount.map(|cents| json!({"amount": cents})),
         };
-        let outcome = refunded.as_ref().map_or_else(crate::audit::failure, |_| "success".to_string());
+        let outcome = refunded.as_ref().map_or_else(staffroom_auth::audit::failure, |_| "success".to_string());
         self.audit.record(actor.audit_name(), AuditAction::InvoiceRefund, Some(id), &outcome, detail).await;
         let (invoice, _) = refunded?;
         self.db.upsert_invoices(vec![invoice.clone()], now_rfc3339()).await?;

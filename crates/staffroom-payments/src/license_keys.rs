@@ -7,15 +7,15 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::model::{self, LicenseKeyDetail, LicenseKeyDto, PageMeta};
-use super::ops::{ListLicenseKeysRequest, UpdateLicenseKeyRequest};
+use super::requests::{ListLicenseKeysRequest, UpdateLicenseKeyRequest};
 use super::store::{like_pattern, LicenseKeyQuery};
 use super::scope::Kind;
 use super::sync::{SyncReporter, SyncStep};
 use super::{validate_id, PaymentService};
-use crate::audit::AuditAction;
-use crate::auth::Actor;
-use crate::error::{Error, Result};
-use crate::time::now_rfc3339;
+use staffroom_auth::audit::AuditAction;
+use staffroom_auth::Actor;
+use staffroom_base::error::{Error, Result};
+use staffroom_base::time::now_rfc3339;
 
 /// The `meta` key of when every page of licence keys was last read.
 const READ_IN_FULL: &str = "license_keys_read_in_full_at";
@@ -147,7 +147,7 @@ impl PaymentService {
             Ok::<_, Error>((resource, instances))
         }
         .await;
-        let outcome = read.as_ref().map_or_else(crate::audit::failure, |_| "success".to_string());
+        let outcome = read.as_ref().map_or_else(staffroom_auth::audit::failure, |_| "success".to_string());
         let (resource, instances) = match read {
             Ok(read) => read,
             Err(err) => {
@@ -181,7 +181,7 @@ impl PaymentService {
             Ok(attributes) => self.send_license_key_update(id, request, attributes.clone()).await,
             Err(refused) => Err(refused.clone()),
         };
-        let outcome = updated.as_ref().map_or_else(crate::audit::failure, |_| "success".to_string());
+        let outcome = updated.as_ref().map_or_else(staffroom_auth::audit::failure, |_| "success".to_string());
         let detail = attributes.ok().map(Value::Object);
         self.audit.record(actor.audit_name(), AuditAction::LicenseKeyUpdate, Some(id), &outcome, detail).await;
         let mut read = model::license_key_from(&updated?);

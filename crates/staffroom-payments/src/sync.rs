@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::sync::{broadcast, watch, Mutex, MutexGuard};
 
-use crate::error::{Error, ErrorCode, Result};
-use crate::store::Db;
+use staffroom_base::error::{Error, ErrorCode, Result};
+use crate::PaymentsDb;
 
 /// The shortest interval between background syncs: the provider allows 300 requests a minute,
 /// and a sync of a large store takes dozens.
@@ -121,7 +121,7 @@ impl SyncControl {
     }
 
     /// Takes the interval an admin chose earlier, if there is one.
-    pub async fn load_interval(&self, db: &Db) -> Result<()> {
+    pub async fn load_interval(&self, db: &PaymentsDb) -> Result<()> {
         let stored = db.meta(INTERVAL_SETTING).await?.and_then(|v| v.parse::<u64>().ok());
         if let Some(interval) = stored.and_then(|secs| validate_interval(secs).ok()) {
             self.inner.interval.send_replace(interval);
@@ -130,7 +130,7 @@ impl SyncControl {
     }
 
     /// Keeps a new interval and reschedules the background sync at once.
-    pub async fn set_interval(&self, db: &Db, interval: Duration) -> Result<()> {
+    pub async fn set_interval(&self, db: &PaymentsDb, interval: Duration) -> Result<()> {
         db.set_meta(INTERVAL_SETTING, interval.as_secs().to_string()).await?;
         self.inner.interval.send_replace(interval);
         Ok(())

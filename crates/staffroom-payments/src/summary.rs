@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::store::{DaySales, SalesSpan, SubscriptionFigures};
-use crate::error::{Error, Result};
+use staffroom_base::error::{Error, Result};
 
 /// The longest range a summary covers, in days (its `daily` has one entry per day).
 pub const MAX_DAYS: i64 = 400;

@@ -15,9 +15,9 @@ use serde_json::Value;
 use sha2::Digest as _;
 use tokio::sync::{broadcast, mpsc};
 
-use crate::error::{Error, ErrorCode, Result};
-use crate::secrets::{Secret, Secrets};
-use crate::store::Db;
+use staffroom_base::error::{Error, ErrorCode, Result};
+use staffroom_base::secrets::{Secret, Secrets};
+use crate::PaymentsDb;
 
 pub use self::inbox::{InboxEntry, InboxReader, NewDelivery, Stored, WebhookInbox};
 pub use self::payload::WebhookEvent;
@@ -113,7 +113,7 @@ impl FeedItem {
     fn new(kind: &'static str, verified: bool) -> Self {
         FeedItem {
             kind,
-            at: crate::time::now_rfc3339(),
+            at: staffroom_base::time::now_rfc3339(),
             inbox_id: None,
             event_name: None,
             resource_type: None,
@@ -166,8 +166,9 @@ impl WebhookReceiver {
     /// Opens the inbox of `db`, reads the signing secret (`STAFFROOM_WEBHOOK_SECRET`, else the
     /// keyring), starts the applying task with `applier`, and queues what a previous run stored
     /// but did not apply. Needs a Tokio runtime.
-    pub async fn start(db: &Db, secrets: Secrets, applier: Arc<dyn EventApplier>) -> Result<Self> {
-        let inbox = WebhookInbox::open(db).await?;
+    pub async fn start(db: impl Into<PaymentsDb>, secrets: Secrets, applier: Arc<dyn EventApplier>) -> Result<Self> {
+        let db = db.into();
+        let inbox = WebhookInbox::open(db.clone()).await?;
         let reader = InboxReader::new(db.clone());
         let (to_apply, queue) = mpsc::unbounded_channel();
         // Room for a burst: the live events' relay reads this feed, and an item it falls behind
@@ -185,7 +186,7 @@ impl WebhookReceiver {
         };
         receiver.reload_secret().await?;
         // Deliveries stored before a crash or stop, but not applied, go first.
-        let now = crate::time::now_rfc3339();
+        let now = staffroom_base::time::now_rfc3339();
         while apply_waiting(&reader, &*applier, &feed, &now).await? == WAITING_PAGE {}
         tokio::spawn(sweep_inbox(reader, applier.clone(), feed.clone()));
         tokio::spawn(apply_in_order(queue, applier, feed));
@@ -203,7 +204,7 @@ impl WebhookReceiver {
                 tracing::warn!("no webhook signing secret: every delivery is refused until one is set");
                 SigningKey::Missing
             }
-            Err(err @ crate::secrets::SecretError::Empty { .. }) => {
+            Err(err @ staffroom_base::secrets::SecretError::Empty { .. }) => {
                 tracing::error!(problem = %err, "the webhook signing secret is unusable: every delivery is refused until a usable one is set");
                 SigningKey::Unusable(err.to_string())
             }
@@ -283,7 +284,7 @@ impl WebhookReceiver {
                 resource_type: event.resource_type.clone(),
                 resource_id: event.resource_id.clone(),
                 body: kept_body(&value, body),
-                received_at: crate::time::now_rfc3339(),
+                received_at: staffroom_base::time::now_rfc3339(),
             })
             .await?;
         match stored {

@@ -7,15 +7,15 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::model::{self, DiscountDto, DiscountRedemptionDto, PageMeta};
-use super::ops::{CreateDiscountRequest, ListDiscountsRequest};
+use super::requests::{CreateDiscountRequest, ListDiscountsRequest};
 use super::scope::Kind;
 use super::store::{like_pattern, DiscountQuery};
 use super::sync::{SyncReporter, SyncStep};
 use super::{validate_id, PaymentService};
-use crate::audit::AuditAction;
-use crate::auth::Actor;
-use crate::error::{Error, ErrorCode, Result};
-use crate::time::now_rfc3339;
+use staffroom_auth::audit::AuditAction;
+use staffroom_auth::Actor;
+use staffroom_base::error::{Error, ErrorCode, Result};
+use staffroom_base::time::now_rfc3339;
 
 /// `GET /discounts`.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema, ts_rs::TS)]
@@ -109,7 +109,7 @@ impl PaymentService {
         if let Ok(made) = &result {
             self.db.upsert_discount(made.clone(), now_rfc3339()).await?;
         }
-        let outcome = result.as_ref().map_or_else(crate::audit::failure, |_| "success".to_string());
+        let outcome = result.as_ref().map_or_else(staffroom_auth::audit::failure, |_| "success".to_string());
         let currency = self.db.meta("lemonsqueezy_currency").await?.unwrap_or_else(|| "USD".into());
         let detail = json!({
             "code": request.code,
@@ -160,7 +160,7 @@ impl PaymentService {
             self.db.delete_discount(id.to_string()).await
         }
         .await;
-        let outcome_text = outcome.as_ref().map_or_else(crate::audit::failure, |_| "success".to_string());
+        let outcome_text = outcome.as_ref().map_or_else(staffroom_auth::audit::failure, |_| "success".to_string());
         let detail = cached.map(|d| json!({"code": d.code, "name": d.name}));
         self.audit.record(actor.audit_name(), AuditAction::DiscountDelete, Some(id), &outcome_text, detail).await;
         outcome
@@ -300,23 +300,23 @@ impl NewDiscount {
     fn checked(request: &CreateDiscountRequest) -> Result<Self> {
         let mut problems = Vec::new();
         if request.name.trim().is_empty() {
-            problems.push(crate::error::FieldError::new("name", "must not be blank"));
+            problems.push(staffroom_base::error::FieldError::new("name", "must not be blank"));
         }
         let amount_type = request.amount_type.as_str().to_string();
         let amount = i64::from(request.amount);
         if amount_type == "percent" && !(1..=100).contains(&amount) {
-            problems.push(crate::error::FieldError::new("amount", "a percentage must be from 1 to 100"));
+            problems.push(staffroom_base::error::FieldError::new("amount", "a percentage must be from 1 to 100"));
         }
         let duration = request.duration.map(|d| d.as_str()).unwrap_or("once").to_string();
         let duration_in_months = match (duration.as_str(), request.duration_in_months) {
             ("repeating", Some(months)) => i64::from(months),
             ("repeating", None) => {
                 problems
-                    .push(crate::error::FieldError::new("durationInMonths", "is required for a repeating discount"));
+                    .push(staffroom_base::error::FieldError::new("durationInMonths", "is required for a repeating discount"));
                 1
             }
             (_, Some(_)) => {
-                problems.push(crate::error::FieldError::new(
+                problems.push(staffroom_base::error::FieldError::new(
                     "durationInMonths",
                     "only a repeating discount lasts a number of months",
                 ));
@@ -328,7 +328,7 @@ impl NewDiscount {
             let value = value.as_deref()?;
             let at = super::validate::instant(value);
             if at.is_none() {
-                problems.push(crate::error::FieldError::new(field, "is not a time"));
+                problems.push(staffroom_base::error::FieldError::new(field, "is not a time"));
             }
             at
         };
@@ -337,12 +337,12 @@ impl NewDiscount {
         let parse = |at: &Option<String>| at.as_deref().and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
         if let (Some(starts), Some(expires)) = (parse(&starts_at), parse(&expires_at)) {
             if expires <= starts {
-                problems.push(crate::error::FieldError::new("expiresAt", "must be after the start"));
+                problems.push(staffroom_base::error::FieldError::new("expiresAt", "must be after the start"));
             }
         }
         if let Some(expires) = parse(&expires_at) {
             if expires <= chrono::Utc::now() {
-                problems.push(crate::error::FieldError::new("expiresAt", "is already past"));
+                problems.push(staffroom_base::error::FieldError::new("expiresAt", "is already past"));
             }
         }
         if !problems.is_empty() {

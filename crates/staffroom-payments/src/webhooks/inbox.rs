@@ -8,8 +8,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::store::InboxJob;
 pub use super::store::{InboxEntry, NewDelivery, Stored};
-use crate::error::{Error, Result};
-use crate::store::Db;
+use staffroom_base::error::{Error, Result};
+use crate::PaymentsDb;
 
 /// Deliveries waiting for the writer before senders are slowed down.
 const QUEUE: usize = 8192;
@@ -23,7 +23,8 @@ pub struct WebhookInbox {
 impl WebhookInbox {
     /// Starts the writer of `db`'s inbox, on a connection of its own. It ends when every
     /// `WebhookInbox` clone is dropped.
-    pub async fn open(db: &Db) -> Result<Self> {
+    pub async fn open(db: impl Into<PaymentsDb>) -> Result<Self> {
+        let db = db.into();
         let (jobs, receiver) = mpsc::channel(QUEUE);
         db.start_inbox_writer(receiver).await?;
         Ok(WebhookInbox { jobs })
@@ -43,13 +44,13 @@ impl WebhookInbox {
 /// Reads of the inbox (through the ordinary pool).
 #[derive(Clone)]
 pub struct InboxReader {
-    db: Db,
+    db: PaymentsDb,
 }
 
 impl InboxReader {
     /// Reads `db`'s inbox.
-    pub fn new(db: Db) -> Self {
-        InboxReader { db }
+    pub fn new(db: impl Into<PaymentsDb>) -> Self {
+        InboxReader { db: db.into() }
     }
 
     /// Deliveries not applied yet, oldest first, with their bodies.

@@ -17,8 +17,8 @@ use serde_json::{json, Map, Value};
 
 use super::client::{self, LemonSqueezyClient, Pages};
 use super::jsonapi::{Document, Resource};
-use crate::error::{Error, ErrorCode, Result};
-use crate::secrets::Secrets;
+use staffroom_base::error::{Error, ErrorCode, Result};
+use staffroom_base::secrets::Secrets;
 
 /// What the provider keeps per store, by its API's path (which is also the resource's `type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

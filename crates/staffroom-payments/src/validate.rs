@@ -3,8 +3,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::auth::validate::email_problem;
-use crate::error::{Error, FieldError, Result};
+use staffroom_auth::validate::email_problem;
+use staffroom_base::error::{Error, FieldError, Result};
 
 /// Officially assigned ISO 3166-1 alpha-2 codes.
 const COUNTRIES: &str = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ \
@@ -101,8 +101,8 @@ fn metadata_schema() -> utoipa::openapi::schema::Object {
 
 /// Hand-written, not `#[request]`: an order's fields are checked together (a billing address by
 /// country, metadata by total size), by [`new_order`].
-impl crate::api::Request for NewOrder {
-    fn from_input(input: &crate::api::Input) -> Result<Self> {
+impl staffroom_base::request::Request for NewOrder {
+    fn from_input(input: &staffroom_base::request::Input) -> Result<Self> {
         new_order(&Value::Object(input.clone()))
     }
 }
@@ -274,14 +274,14 @@ mod tests {
             .collect()
     }
 
-    fn query(pairs: &[(&str, &str)]) -> crate::api::Input {
+    fn query(pairs: &[(&str, &str)]) -> staffroom_base::request::Input {
         pairs.iter().map(|(k, v)| (k.to_string(), json!(v))).collect()
     }
 
     #[test]
     fn list_queries() {
-        use crate::api::Request;
-        use crate::payments::ops::{ListOrdersRequest, ListSubscriptionsRequest};
+        use staffroom_base::request::Request;
+        use crate::requests::{ListOrdersRequest, ListSubscriptionsRequest};
         let ok = ListSubscriptionsRequest::from_input(&query(&[])).unwrap();
         assert_eq!((ok.page, ok.limit), (None, None));
         for bad in ["0", "101", "abc", "-1", "1.5", ""] {
@@ -330,8 +330,8 @@ mod tests {
             if let Ok(value) = serde_json::from_str::<Value>(&s) {
                 let _ = new_order(&value);
             }
-            use crate::api::Request;
-            let _ = crate::payments::ops::ListSubscriptionsRequest::from_input(&query(&[(k.as_str(), v.as_str())]));
+            use staffroom_base::request::Request;
+            let _ = crate::requests::ListSubscriptionsRequest::from_input(&query(&[(k.as_str(), v.as_str())]));
         }
     }
 }

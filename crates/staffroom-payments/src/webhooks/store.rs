@@ -6,7 +6,7 @@ use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
 use super::ApplyResult;
-use crate::error::{Error, Result};
+use staffroom_base::error::{Error, Result};
 
 /// Most deliveries written by one commit.
 pub const MAX_GROUP: usize = 1024;
