@@ -25,6 +25,7 @@ use crate::webhooks::store::InboxStore;
 pub trait Store:
     crate::auth::AuthStore
     + crate::payments::PaymentsStore
+    + crate::docs::DocsStore
     + MetaStore
     + AuditStore
     + AccountStore
@@ -46,6 +47,7 @@ pub trait Store:
 impl<T> Store for T where
     T: crate::auth::AuthStore
         + crate::payments::PaymentsStore
+        + crate::docs::DocsStore
         + MetaStore
         + AuditStore
         + AccountStore
@@ -88,6 +90,12 @@ impl From<Db> for crate::auth::AuthDb {
 }
 
 impl From<Db> for crate::payments::PaymentsDb {
+    fn from(db: Db) -> Self {
+        db.0
+    }
+}
+
+impl From<Db> for crate::docs::DocsDb {
     fn from(db: Db) -> Self {
         db.0
     }

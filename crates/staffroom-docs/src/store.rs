@@ -3,7 +3,7 @@
 
 use super::model::Document;
 use super::planner::EditBlock;
-use crate::error::{Error, Result};
+use staffroom_base::error::{Error, Result};
 
 /// A cached document and when it was read.
 #[derive(Debug, Clone, PartialEq)]

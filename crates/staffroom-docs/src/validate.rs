@@ -5,8 +5,8 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::model::{text_problem, Alignment, Permission, NAMED_STYLES};
-use crate::auth::validate::email_problem;
-use crate::error::{Error, FieldError, Result};
+use staffroom_auth::validate::email_problem;
+use staffroom_base::error::{Error, FieldError, Result};
 
 /// A Drive id: letters, digits, `-` and `_` (Drive's ids are base64url-like). Anything else is
 /// refused, so an id can never change the meaning of a Drive query or a URL path.
@@ -750,9 +750,9 @@ mod tests {
             .collect()
     }
 
-    fn list_query(pairs: &[(&str, &str)]) -> Result<crate::docs::ops::ListDocumentsRequest> {
-        use crate::api::Request;
-        crate::docs::ops::ListDocumentsRequest::from_input(
+    fn list_query(pairs: &[(&str, &str)]) -> Result<crate::requests::ListDocumentsRequest> {
+        use staffroom_base::request::Request;
+        crate::requests::ListDocumentsRequest::from_input(
             &pairs.iter().map(|(k, v)| (k.to_string(), json!(v))).collect(),
         )
     }

@@ -1,0 +1,483 @@
+//! What staff send the document operations (lists, reads, creates, edits, shares, the editor's
+//! saves and drafts, Google's sign-in), each request with its bounds, and the envelopes of what
+//! they get back; the operations themselves are declared in the core.
+
+use serde::Serialize;
+use serde_json::Value;
+use staffroom_macros::request;
+
+use crate::model::{DocumentSummary, Permission};
+use crate::oauth;
+use crate::validate::{self, CreateDocument};
+use crate::SaveEdits;
+use staffroom_base::error::Result;
+use staffroom_base::request::{search, Fields, Input, Request};
+use staffroom_base::secrets::Secret;
+
+/// A Google document id, checked.
+fn document_id(fields: &mut Fields) -> String {
+    let id = fields.required_string("id");
+    if id.is_some_and(|id| !validate::is_drive_id(id)) {
+        fields.problem("id", "must be a Google document id (letters, digits, - or _)");
+    }
+    id.unwrap_or_default().to_string()
+}
+
+/// How a document list is ordered (always newest first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub enum DocumentOrder {
+    #[serde(rename = "modifiedTime")]
+    ModifiedTime,
+    #[serde(rename = "createdTime")]
+    CreatedTime,
+}
+
+impl DocumentOrder {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocumentOrder::ModifiedTime => "modifiedTime",
+            DocumentOrder::CreatedTime => "createdTime",
+        }
+    }
+}
+
+/// `GET /api/docs/documents`.
+#[request(only = "is not a parameter; use folderId, pageSize, pageToken, orderBy")]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListDocumentsRequest {
+    /// Only documents in this Drive folder.
+    #[field(pattern = "^[A-Za-z0-9_-]{1,200}$", message = "must be a Drive folder id (letters, digits, - or _)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub folder_id: Option<String>,
+    /// Default 20.
+    #[field(min = 1, max = 100)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub page_size: Option<u32>,
+    /// `nextPageToken` of the page before.
+    #[schema(min_length = 1, max_length = 2048, pattern = "^[^\\s\\x00-\\x1f\\x7f-\\x9f]+$")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    #[field(with = page_token)]
+    pub page_token: Option<String>,
+    /// Default `modifiedTime`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    #[field(with = order_by)]
+    pub order_by: Option<DocumentOrder>,
+    /// Words the name starts with, any case (Drive's `name contains`).
+    #[schema(max_length = 100, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
+    #[field(with = search)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub search: Option<String>,
+}
+
+/// A list's `pageToken`: a `nextPageToken` from an earlier page.
+fn page_token(fields: &mut Fields) -> Option<String> {
+    let page_token = fields.string("pageToken").map(str::to_owned);
+    if page_token
+        .as_deref()
+        .is_some_and(|t| t.is_empty() || t.len() > 2048 || t.chars().any(|c| c.is_control() || c.is_whitespace()))
+    {
+        fields.problem("pageToken", "must be a nextPageToken from an earlier page");
+    }
+    page_token
+}
+
+/// A list's `orderBy`.
+fn order_by(fields: &mut Fields) -> Option<DocumentOrder> {
+    match fields.value("orderBy").map(|v| v.as_str()) {
+        None => None,
+        Some(Some("modifiedTime")) => Some(DocumentOrder::ModifiedTime),
+        Some(Some("createdTime")) => Some(DocumentOrder::CreatedTime),
+        Some(_) => {
+            fields.problem("orderBy", "must be modifiedTime or createdTime");
+            None
+        }
+    }
+}
+
+/// What Google shows of suggested changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SuggestionsViewMode {
+    DefaultForCurrentAccess,
+    SuggestionsInline,
+    PreviewSuggestionsAccepted,
+    PreviewWithoutSuggestions,
+}
+
+impl SuggestionsViewMode {
+    pub const NAMES: &'static [&'static str] = &[
+        "DEFAULT_FOR_CURRENT_ACCESS",
+        "SUGGESTIONS_INLINE",
+        "PREVIEW_SUGGESTIONS_ACCEPTED",
+        "PREVIEW_WITHOUT_SUGGESTIONS",
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SuggestionsViewMode::DefaultForCurrentAccess => Self::NAMES[0],
+            SuggestionsViewMode::SuggestionsInline => Self::NAMES[1],
+            SuggestionsViewMode::PreviewSuggestionsAccepted => Self::NAMES[2],
+            SuggestionsViewMode::PreviewWithoutSuggestions => Self::NAMES[3],
+        }
+    }
+
+    fn parse(name: &str) -> Option<Self> {
+        [
+            SuggestionsViewMode::DefaultForCurrentAccess,
+            SuggestionsViewMode::SuggestionsInline,
+            SuggestionsViewMode::PreviewSuggestionsAccepted,
+            SuggestionsViewMode::PreviewWithoutSuggestions,
+        ]
+        .into_iter()
+        .find(|mode| mode.as_str() == name)
+    }
+}
+
+/// `GET /api/docs/documents/{id}`.
+#[request(only = "is not a parameter; use suggestionsViewMode")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadDocumentRequest {
+    #[field(pattern = "^[A-Za-z0-9_-]{1,200}$", message = "must be a Google document id (letters, digits, - or _)")]
+    pub id: String,
+    /// Default: suggestions inline, or the reader's own view when Google hides suggestions from them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    #[field(choice)]
+    pub suggestions_view_mode: Option<SuggestionsViewMode>,
+}
+
+/// A request naming one document.
+#[request]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct DocumentIdRequest {
+    #[field(pattern = "^[A-Za-z0-9_-]{1,200}$", message = "must be a Google document id (letters, digits, - or _)")]
+    pub id: String,
+}
+
+/// Hand-written, not `#[request]`: the body's validator (`docs::validate`) names every bad field.
+impl Request for CreateDocument {
+    fn from_input(input: &Input) -> Result<Self> {
+        validate::create_document(&Value::Object(input.clone()))
+    }
+}
+
+/// `{document}`: the new document's summary.
+#[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct SummaryEnvelope {
+    pub document: DocumentSummary,
+}
+
+/// `PATCH /api/docs/documents/{id}`: Docs edit requests, checked and rebuilt.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PatchDocumentRequest {
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    pub id: String,
+    /// 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`, `updateTextStyle`,
+    /// `createParagraphBullets`, `deleteParagraphBullets`, `insertTable`, `insertTableRow`,
+    /// `insertTableColumn`, `deleteTableRow`, `deleteTableColumn`.
+    #[schema(schema_with = edit_requests_schema)]
+    #[ts(type = "Array<Record<string, unknown>>")]
+    pub requests: Vec<Value>,
+    /// The revision the edits were made on; refused with `conflict` when it is not the latest.
+    #[schema(min_length = 1, max_length = 512)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub required_revision_id: Option<String>,
+}
+
+/// The schema of `requests`: each holds exactly one of the eleven edits Staffroom sends (what a
+/// schema cannot say, a range ending after it starts, is checked too).
+fn edit_requests_schema() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Type};
+    let closed = || {
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+    };
+    let index = || ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)).maximum(Some(i32::MAX));
+    let range = || {
+        closed()
+            .property("startIndex", index())
+            .property("endIndex", index())
+            .required("startIndex")
+            .required("endIndex")
+    };
+    // Google strips these from inserted text (the discovery document's InsertTextRequest).
+    let text = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .pattern(Some("^[^\\x00-\\x08\\x0c-\\x1f\\ue000-\\uf8ff]+$"));
+    let insert = closed()
+        .property("text", text)
+        .property("location", closed().property("index", index()).required("index"))
+        .required("text")
+        .required("location");
+    let delete = closed().property("range", range()).required("range");
+    let mut style = closed().min_properties(Some(1));
+    for field in validate::PARAGRAPH_STYLE_FIELDS {
+        style = if *field == "namedStyleType" {
+            style.property(
+                *field,
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some(super::model::NAMED_STYLES.iter().copied())),
+            )
+        } else {
+            style.property(*field, ObjectBuilder::new())
+        };
+    }
+    let update = closed()
+        .property("range", range())
+        .property("paragraphStyle", style)
+        .property("fields", ObjectBuilder::new().schema_type(Type::String))
+        .required("range")
+        .required("paragraphStyle");
+    let flag = || ObjectBuilder::new().schema_type(Type::Boolean);
+    let url = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(2048)).pattern(Some(
+        // Spaces and control characters are refused; the service refuses any other white space too.
+        "^[^\\x00-\\x20\\x7f-\\x9f]+$",
+    ));
+    let text_style = closed()
+        .property("bold", flag())
+        .property("italic", flag())
+        .property("underline", flag())
+        .property("strikethrough", flag())
+        .property("link", closed().property("url", url).required("url"));
+    let marks = validate::TEXT_STYLE_FIELDS.join("|");
+    let restyle_text = closed()
+        .property("range", range())
+        .property("textStyle", text_style)
+        .property(
+            "fields",
+            ObjectBuilder::new().schema_type(Type::String).pattern(Some(format!("^({marks})(,({marks}))*$"))),
+        )
+        .required("range")
+        .required("textStyle")
+        .required("fields");
+    let bullets = closed()
+        .property("range", range())
+        .property(
+            "bulletPreset",
+            ObjectBuilder::new().schema_type(Type::String).enum_values(Some(validate::BULLET_PRESETS.iter().copied())),
+        )
+        .required("range")
+        .required("bulletPreset");
+    let unbullet = closed().property("range", range()).required("range");
+    let position = || ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(i32::MAX));
+    let cell = || {
+        closed()
+            .property("tableStartLocation", closed().property("index", index()).required("index"))
+            .property("rowIndex", position())
+            .property("columnIndex", position())
+            .required("tableStartLocation")
+    };
+    let table_change = |side: Option<&str>| {
+        let body = closed().property("tableCellLocation", cell()).required("tableCellLocation");
+        match side {
+            Some(side) => body.property(side, flag()),
+            None => body,
+        }
+    };
+    let one = |name: &str, body: ObjectBuilder| {
+        closed().property(name, body).required(name).min_properties(Some(1)).max_properties(Some(1))
+    };
+    let item = utoipa::openapi::schema::OneOfBuilder::new()
+        .item(one("insertText", insert))
+        .item(one("deleteContentRange", delete))
+        .item(one("updateParagraphStyle", update))
+        .item(one("updateTextStyle", restyle_text))
+        .item(one("createParagraphBullets", bullets))
+        .item(one("deleteParagraphBullets", unbullet))
+        .item(one("insertTable", {
+            let side = || {
+                ObjectBuilder::new()
+                    .schema_type(Type::Integer)
+                    .minimum(Some(1))
+                    .maximum(Some(super::tables::MAX_NEW_TABLE_SIDE as i32))
+            };
+            closed()
+                .property("rows", side())
+                .property("columns", side())
+                .property("location", closed().property("index", index()).required("index"))
+                .required("rows")
+                .required("columns")
+                .required("location")
+        }))
+        .item(one("insertTableRow", table_change(Some("insertBelow"))))
+        .item(one("insertTableColumn", table_change(Some("insertRight"))))
+        .item(one("deleteTableRow", table_change(None)))
+        .item(one("deleteTableColumn", table_change(None)));
+    ArrayBuilder::new().items(item).min_items(Some(1)).max_items(Some(validate::MAX_REQUESTS)).build()
+}
+
+/// Hand-written, not `#[request]`: the edit requests are checked one by one by `docs::validate`.
+impl Request for PatchDocumentRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let id = document_id(&mut fields);
+        let patch = fields.take(validate::patch(&fields.without(&["id"])))?;
+        fields.finish(|| {
+            let patch = patch.expect("checked");
+            PatchDocumentRequest { id, requests: patch.requests, required_revision_id: patch.required_revision_id }
+        })
+    }
+}
+
+/// `POST /api/docs/documents/{id}/permissions`.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ShareRequest {
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    pub id: String,
+    /// 1 to 50 entries, added one at a time.
+    #[schema(value_type = Vec<validate::NewPermission>, min_items = 1, max_items = 50)]
+    #[ts(as = "Vec<validate::NewPermission>")]
+    pub permissions: Vec<Permission>,
+    /// Whether Google e-mails the people added.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub send_notification_email: Option<bool>,
+}
+
+/// Hand-written, not `#[request]`: each permission is checked by `docs::validate`.
+impl Request for ShareRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let id = document_id(&mut fields);
+        let share = fields.take(validate::share(&fields.without(&["id"])))?;
+        fields.finish(|| {
+            let share = share.expect("checked");
+            ShareRequest { id, permissions: share.permissions, send_notification_email: share.send_notification_email }
+        })
+    }
+}
+
+/// The editor's save or draft: its blocks against the revision they were made on.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EditsRequest {
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    pub id: String,
+    /// The revision the blocks were edited from (the editor view's `document.revisionId`).
+    #[schema(min_length = 1)]
+    pub base_revision_id: String,
+    /// The document's blocks as the editor has them: paragraphs (text and style) and the fixed
+    /// blocks it keeps as they are.
+    pub blocks: Vec<super::planner::EditBlock>,
+}
+
+/// Hand-written, not `#[request]`: the blocks are the editor's model, read whole.
+impl Request for EditsRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        let id = document_id(&mut fields);
+        let base_revision_id = fields.required_string("baseRevisionId").unwrap_or_default().to_string();
+        if fields.value("baseRevisionId").is_some_and(|v| v.as_str() == Some("")) {
+            fields.problem("baseRevisionId", "must be the revision the edits were made on");
+        }
+        let blocks = match fields.value("blocks") {
+            None => {
+                fields.problem("blocks", "is required");
+                Vec::new()
+            }
+            Some(value) => serde_json::from_value(value.clone()).unwrap_or_else(|e| {
+                fields.problem("blocks", format!("must be the editor's blocks: {e}"));
+                Vec::new()
+            }),
+        };
+        fields.finish(|| EditsRequest { id, base_revision_id, blocks })
+    }
+}
+
+impl EditsRequest {
+    /// The edits, as the document service saves them.
+    pub fn edits(self) -> SaveEdits {
+        SaveEdits { base_revision_id: self.base_revision_id, blocks: self.blocks }
+    }
+}
+
+/// `POST /api/docs/google/authorization`: a browser step run elsewhere (an admin's desktop) asks
+/// for the consent page that will come back to it.
+#[request(only = "is not a field of an authorization request")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AuthorizationRequest {
+    /// The browser step's own loopback listener: `http://127.0.0.1:PORT/` or `http://[::1]:PORT/`
+    /// (the full check is `oauth::is_loopback_redirect`).
+    #[schema(
+        max_length = 200,
+        pattern = r"^http://(127\.0\.0\.1|\[::1\]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])/$"
+    )]
+    #[field(check = oauth::is_loopback_redirect, message = "must be http://127.0.0.1:PORT/ or http://[::1]:PORT/ (this computer's own listener)")]
+    pub redirect_uri: String,
+    /// PKCE S256: the base64url SHA-256 of the verifier the browser step keeps.
+    #[field(pattern = "^[A-Za-z0-9_-]{43}$", message = "must be a PKCE S256 challenge: 43 base64url characters")]
+    pub code_challenge: String,
+    /// Sent back with the code, so that the browser step knows the answer is its own.
+    #[field(
+        pattern = "^[A-Za-z0-9._~-]{16,128}$",
+        message = "must be 16 to 128 letters, digits, '.', '_', '~' or '-'"
+    )]
+    pub state: String,
+}
+
+/// Google's consent page, to open in the browser.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct Authorization {
+    pub url: String,
+}
+
+/// `POST /api/docs/google/code`: what the browser brought back, for the server to exchange.
+#[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CodeRequest {
+    /// The authorization code from the redirect.
+    #[schema(value_type = String, min_length = 1, max_length = 2048, pattern = "^[\\x21-\\x7e]+$")]
+    #[serde(serialize_with = "staffroom_base::secrets::serialize_exposed")]
+    #[ts(type = "string")]
+    pub code: Secret,
+    /// The PKCE verifier whose challenge the consent page was given (RFC 7636: 43 to 128
+    /// unreserved characters).
+    #[schema(value_type = String, pattern = "^[A-Za-z0-9._~-]{43,128}$")]
+    #[serde(serialize_with = "staffroom_base::secrets::serialize_exposed")]
+    #[ts(type = "string")]
+    pub code_verifier: Secret,
+    /// The redirect the code was sent to, exactly as in the authorization request.
+    #[schema(
+        max_length = 200,
+        pattern = r"^http://(127\.0\.0\.1|\[::1\]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])/$"
+    )]
+    pub redirect_uri: String,
+}
+
+/// Hand-written, not `#[request]`: the code and the verifier are read straight into secrets.
+impl Request for CodeRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        fields.only(&["code", "codeVerifier", "redirectUri"], "is not a field of a code exchange");
+        let code = fields.required_string("code").unwrap_or_default().to_string();
+        if fields.value("code").is_some_and(|v| v.is_string()) && !oauth::is_code(&code) {
+            fields.problem("code", "must be 1 to 2048 printable characters without spaces");
+        }
+        let verifier = fields.required_string("codeVerifier").unwrap_or_default().to_string();
+        if fields.value("codeVerifier").is_some_and(|v| v.is_string()) && !oauth::is_pkce_verifier(&verifier) {
+            fields.problem("codeVerifier", "must be a PKCE verifier: 43 to 128 letters, digits, '.', '_', '~' or '-'");
+        }
+        let redirect_uri = fields.required_string("redirectUri").unwrap_or_default().to_string();
+        if fields.value("redirectUri").is_some_and(|v| v.is_string()) && !oauth::is_loopback_redirect(&redirect_uri) {
+            fields.problem(
+                "redirectUri",
+                "must be http://127.0.0.1:PORT/ or http://[::1]:PORT/ (this computer's own listener)",
+            );
+        }
+        fields.finish(|| CodeRequest { code: Secret::new(code), code_verifier: Secret::new(verifier), redirect_uri })
+    }
+}
