@@ -7,6 +7,8 @@ mod log_files;
 mod open;
 
 pub mod logging;
+#[cfg(feature = "sandbox")]
+pub mod sandbox;
 pub mod store;
 
 pub use staffroom_core::*;

@@ -287,6 +287,12 @@ async fn run(cli: Cli) -> Result<(), Error> {
     }
 }
 
+#[cfg(not(feature = "sandbox"))]
+async fn sandbox_providers(_: SocketAddr, _: Option<&str>, _: Option<&str>) -> Result<(), Error> {
+    Err(Error::new(staffroom::ErrorCode::InvalidRequest, "this build of Staffroom has no sandbox: build it with the `sandbox` feature"))
+}
+
+#[cfg(feature = "sandbox")]
 async fn sandbox_providers(addr: SocketAddr, public_url: Option<&str>, webhook_url: Option<&str>) -> Result<(), Error> {
     use staffroom::payments::client::check_base_url;
     check_bind(addr, false)?;

@@ -14,7 +14,21 @@ use staffroom_sqlite::Sqlite;
 pub async fn open(mut config: Config) -> Result<Core> {
     let (db, sandbox) = open_database(&config).await?;
     config.sandbox = sandbox;
-    Core::start(config, db).await
+    let simulators = match sandbox {
+        true => Some(start_sandbox(&mut config, &db).await?),
+        false => None,
+    };
+    Core::start(config, db, simulators).await
+}
+
+#[cfg(feature = "sandbox")]
+async fn start_sandbox(config: &mut Config, db: &Db) -> Result<std::sync::Arc<dyn staffroom_core::sandbox::Simulators>> {
+    Ok(crate::sandbox::start(config, db).await?)
+}
+
+#[cfg(not(feature = "sandbox"))]
+async fn start_sandbox(_: &mut Config, _: &Db) -> Result<std::sync::Arc<dyn staffroom_core::sandbox::Simulators>> {
+    Err(Error::new(ErrorCode::InvalidRequest, "this build of Staffroom has no sandbox: build it with the `sandbox` feature"))
 }
 
 /// Opens the database `config` names, embedded or the team's, and settles its mode (sandbox or

@@ -190,7 +190,7 @@ async fn product_lists_asked_for_together_read_an_old_catalogue_once() {
 
 #[tokio::test]
 async fn subscription_lists_asked_for_before_the_first_sync_make_it_once() {
-    let requests_for = |core: &staffroom::Core| core.payment_simulator.as_ref().unwrap().request_count();
+    let requests_for = |core: &staffroom::Core| staffroom::sandbox::simulators(core).unwrap().payments.request_count();
     let all = staffroom::payments::ops::ListSubscriptionsRequest::default();
     // Sandbox cores that do not sync in the background, so the first list makes the first sync.
 
@@ -224,7 +224,7 @@ async fn the_first_background_sync_waits_as_asked_once_the_cache_has_been_synced
         config.payments.first_sync_after = std::time::Duration::from_secs(wait);
         staffroom::open(config)
     };
-    let requests_for = |core: &staffroom::Core| core.payment_simulator.as_ref().unwrap().request_count();
+    let requests_for = |core: &staffroom::Core| staffroom::sandbox::simulators(core).unwrap().payments.request_count();
     // How long after `started` the sync first asked the provider (it then waits for the end).
     let synced_after = |core: staffroom::Core, started: std::time::Instant| async move {
         while requests_for(&core) == 0 {
@@ -270,7 +270,7 @@ async fn the_first_background_sync_waits_for_a_list_s_own_catch_up_then_reads_th
     config.payments.first_sync_after = std::time::Duration::from_secs(600);
     let started = std::time::Instant::now();
     let core = staffroom::open(config).await.unwrap();
-    let simulator = core.payment_simulator.clone().unwrap();
+    let simulator = staffroom::sandbox::simulators(&core).unwrap().payments.clone();
     // 245 subscriptions are 3 pages: at 700 ms each the list holds the sync's turn for about
     // 2 s, across the background sync's moment (at most a second after the start).
     simulator.set_faults(Faults { latency_ms: 700, ..Faults::default() });
@@ -297,7 +297,7 @@ async fn a_product_opened_while_a_sync_runs_at_the_limit_does_not_wait_for_it() 
     let rate = staffroom::payments::client::RateLimit { requests: 240, period: Duration::from_secs(72), burst: 16 };
     config.payments.client.rate_limit = rate;
     let core = staffroom::open(config).await.unwrap();
-    let requests = || core.payment_simulator.as_ref().unwrap().request_count();
+    let requests = || staffroom::sandbox::simulators(&core).unwrap().payments.request_count();
 
     let sync = tokio::spawn({
         let core = core.clone();

@@ -261,7 +261,7 @@ fn an_admin_signs_the_team_server_in_to_google_from_the_desktop() {
     assert_eq!((signed_in["signedIn"].as_bool(), signed_in["kind"].as_str()), (Some(true), Some("oauth")));
     let (consent, landing) = pages.recv_timeout(Duration::from_secs(5)).unwrap();
     assert_eq!(landing, 200, "the browser landed on this computer's listener");
-    let google = server.core.google_simulator.as_ref().unwrap().base_url();
+    let google = staffroom::sandbox::simulators(&server.core).unwrap().google.base_url();
     assert!(consent.starts_with(&google), "the server's Google built the page: {consent}");
     let params: std::collections::HashMap<String, String> =
         url::Url::parse(&consent).unwrap().query_pairs().into_owned().collect();

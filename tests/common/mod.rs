@@ -355,12 +355,12 @@ impl SandboxApp {
 
     /// The payment simulator.
     pub fn simulator(&self) -> &staffroom::sandbox::lemonsqueezy::PaymentSimulator {
-        self.core.payment_simulator.as_ref().unwrap()
+        &staffroom::sandbox::simulators(&self.core).unwrap().payments
     }
 
     /// The Google simulator.
     pub fn google(&self) -> &staffroom::sandbox::google::GoogleSimulator {
-        self.core.google_simulator.as_ref().unwrap()
+        &staffroom::sandbox::simulators(&self.core).unwrap().google
     }
 
     /// Any request with a JSON body as the demo admin: (status, body).

@@ -6,23 +6,20 @@ use crate::audit::Audit;
 use crate::auth::{token, AuthService};
 use crate::config::Config;
 use crate::docs::client::GoogleClient;
-use crate::docs::oauth::{GoogleAuth, StoredToken};
+use crate::docs::oauth::GoogleAuth;
 use crate::docs::DocService;
 use crate::error::{Error, Result};
 use crate::events::EventHub;
 use crate::payments::apply::PaymentsApplier;
 use crate::payments::client::LemonSqueezyClient;
 use crate::payments::PaymentService;
-use crate::sandbox::google::{GoogleSimOptions, GoogleSimulator};
-use crate::sandbox::lemonsqueezy::{PaymentSimulator, SimulatorOptions};
+use crate::sandbox::Simulators;
 use crate::secrets::{Secret, Secrets};
 use crate::store::Db;
 use crate::webhooks::{EventApplier, WebhookReceiver};
 
 /// The id of this installation, which namespaces its keyring entries.
 const INSTALL_ID_KEY: &str = "install_id";
-/// The `meta` key of when this sandbox first started (unix seconds): its store's history ends there.
-const SANDBOX_FIRST_START_KEY: &str = "sandbox_first_start";
 /// The `meta` key of the team's JWT key fingerprint (SPEC section 10).
 const JWT_FINGERPRINT_KEY: &str = "jwt_key_fingerprint";
 
@@ -111,43 +108,19 @@ pub struct Core {
     /// The webhook receiver, when this core receives webhooks (`config.long_running`).
     pub webhooks: Option<WebhookReceiver>,
     pub payments: PaymentService,
-    /// The payment simulator, in sandbox mode.
-    pub payment_simulator: Option<PaymentSimulator>,
     pub docs: DocService,
-    /// The Google simulator, in sandbox mode.
-    pub google_simulator: Option<GoogleSimulator>,
+    /// Both providers' simulators, in sandbox mode.
+    pub simulators: Option<Arc<dyn Simulators>>,
     /// The live events of `GET /api/events`, when this core serves them (`config.long_running`).
     pub events: Option<EventHub>,
 }
 
 impl Core {
     /// Opens the secrets and builds the services on `db`, which the wiring opened and whose mode
-    /// (sandbox or real) it settled into `config.sandbox` (`staffroom::open`). Blocking work
-    /// (the keyring) runs off the async threads.
-    pub async fn start(mut config: Config, db: Db) -> Result<Core> {
-        // In the sandbox, the payment provider is a simulator on loopback, signed in from the start.
-        let (simulator, google) = if config.sandbox {
-            // The store's history ends at the sandbox's first start, so it is the same on every run.
-            let first_start =
-                db.meta_insert_if_absent(SANDBOX_FIRST_START_KEY, crate::time::now_unix().to_string()).await?;
-            let options = SimulatorOptions {
-                products: config.sandbox_products,
-                orders: config.sandbox_orders,
-                history_until: first_start.parse().ok(),
-                ..Default::default()
-            };
-            let simulator =
-                PaymentSimulator::start(options).await.map_err(|e| Error::internal("payment simulator", e))?;
-            config.payments.base_url = simulator.api_url();
-            let google_options =
-                GoogleSimOptions { large_document: config.sandbox_large_document, ..Default::default() };
-            let google =
-                GoogleSimulator::start(google_options).await.map_err(|e| Error::internal("Google simulator", e))?;
-            config.docs.endpoints = crate::sandbox::google_endpoints(&google);
-            (Some(simulator), Some(google))
-        } else {
-            (None, None)
-        };
+    /// (sandbox or real) it settled into `config.sandbox` (`staffroom::open`); in the sandbox,
+    /// over `simulators`, which the wiring started and pointed `config` at. Blocking work (the
+    /// keyring) runs off the async threads.
+    pub async fn start(config: Config, db: Db, simulators: Option<Arc<dyn Simulators>>) -> Result<Core> {
         let install_id = db.meta_insert_if_absent(INSTALL_ID_KEY, uuid::Uuid::new_v4().simple().to_string()).await?;
         let secrets = {
             let (backend, sandbox) = (config.secret_backend, config.sandbox);
@@ -155,29 +128,21 @@ impl Core {
         };
         let keys = team_keys(&db, &config, &secrets).await?;
         let mut core = tokio::task::spawn_blocking(move || Core::open_blocking(config, db, secrets, keys)).await??;
-        if let Some(simulator) = &simulator {
-            core.secrets.set_override("lemonsqueezy_api_key", simulator.api_key());
-            core.secrets.set_override("lemonsqueezy_store_id", Secret::new(simulator.store_id()));
+        if let Some(simulators) = &simulators {
+            // Signed in to both simulated providers from the start, as if an admin had connected
+            // them and the browser step had run.
+            let given = simulators.credentials();
+            core.secrets.set_override("lemonsqueezy_api_key", given.lemonsqueezy_api_key);
+            core.secrets.set_override("lemonsqueezy_store_id", Secret::new(given.lemonsqueezy_store_id));
             if !matches!(core.secrets.get("webhook_secret"), Ok(Some(_))) {
                 // The sandbox signs its own deliveries with a secret made for this run.
                 core.secrets.set_override("webhook_secret", crate::auth::token::generate_key());
             }
+            core.secrets.set_override("google_client_id", Secret::new(given.google_client_id));
+            core.secrets.set_override("google_client_secret", Secret::new(given.google_client_secret));
+            core.docs.auth().use_token(given.google_token).await;
         }
-        core.payment_simulator = simulator;
-        if let Some(google) = &google {
-            // Signed in to the simulated Google from the start, as if the browser step had run.
-            let (client_id, client_secret) = google.client();
-            core.secrets.set_override("google_client_id", Secret::new(client_id));
-            core.secrets.set_override("google_client_secret", Secret::new(client_secret));
-            let answer = google.issue_token();
-            let token = StoredToken {
-                access_token: answer["access_token"].as_str().unwrap_or_default().to_string(),
-                refresh_token: answer["refresh_token"].as_str().map(str::to_string),
-                expires_at: answer["expires_in"].as_i64().map(|s| crate::time::now_unix() + s),
-            };
-            core.docs.auth().use_token(token).await;
-        }
-        core.google_simulator = google;
+        core.simulators = simulators;
         if core.config.long_running {
             core.audit.prune_daily();
             let applier: Arc<dyn EventApplier> = Arc::new(PaymentsApplier::new(core.db.clone()));
@@ -192,13 +157,13 @@ impl Core {
 
     /// Points the sandbox checkout's webhooks at this core's receiver at `base_url`.
     pub fn connect_sandbox_webhooks(&self, base_url: &str) -> Result<()> {
-        if let Some(simulator) = &self.payment_simulator {
+        if let Some(simulators) = &self.simulators {
             let secret = self
                 .secrets
                 .get("webhook_secret")
                 .map_err(Error::from)?
                 .ok_or_else(|| Error::internal("sandbox", "no webhook secret"))?;
-            simulator.set_webhook_target(format!("{base_url}/api/payments/webhooks"), secret);
+            simulators.deliver_webhooks_to(format!("{base_url}/api/payments/webhooks"), secret);
         }
         Ok(())
     }
@@ -239,9 +204,8 @@ impl Core {
             auth,
             webhooks: None,
             payments,
-            payment_simulator: None,
             docs,
-            google_simulator: None,
+            simulators: None,
             events: None,
         })
     }

@@ -148,11 +148,10 @@ impl Operation for GetSettings {
                 source: source.to_string(),
             })
             .collect();
-        let simulators =
-            core.payment_simulator.as_ref().zip(core.google_simulator.as_ref()).map(|(payments, google)| Simulators {
-                payments: payments.base_url().to_string(),
-                google: google.base_url().to_string(),
-            });
+        let simulators = core
+            .simulators
+            .as_ref()
+            .map(|simulators| Simulators { payments: simulators.payments_url(), google: simulators.google_url() });
         Ok(SettingsView {
             sandbox: core.config.sandbox,
             data_dir: core.config.data_dir.display().to_string(),

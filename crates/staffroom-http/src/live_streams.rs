@@ -159,7 +159,7 @@ mod tests {
         let mut config = staffroom_core::config::Config::new(dir.path());
         config.secret_backend = staffroom_core::secrets::SecretBackend::Memory;
         let db = staffroom_core::store::Db::new(staffroom_sqlite::Sqlite::open(dir.path()).unwrap());
-        let core = staffroom_core::Core::start(config, db).await.unwrap();
+        let core = staffroom_core::Core::start(config, db, None).await.unwrap();
         (dir, core.auth.clone())
     }
 

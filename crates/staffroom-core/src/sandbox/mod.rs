@@ -1,8 +1,7 @@
-//! The sandbox: built-in simulators of both providers on loopback, seeded data (both in the
-//! `staffroom-sandbox` crate), and the demo staff account, so the whole app runs offline with no
-//! accounts (SPEC section 6).
-
-pub use staffroom_sandbox::{google, lemonsqueezy, shared};
+//! The sandbox as the core sees it: simulators of both providers on loopback, which the wiring
+//! starts (it links them, from the `staffroom-sandbox` crate: a build without a sandbox has
+//! none) and hands over as [`Simulators`], and the demo staff account, so the whole app runs
+//! offline with no accounts (SPEC section 6).
 
 use crate::auth::store::Role;
 use crate::auth::{Actor, NewUser};
@@ -30,16 +29,33 @@ pub fn demo_credentials(core: &Core) -> Option<DemoCredentials> {
     core.config.sandbox.then_some(DemoCredentials { email: DEMO_EMAIL, password: DEMO_PASSWORD })
 }
 
-/// Where the Google simulator's endpoints are, as the Google client is given them.
-pub fn google_endpoints(google: &google::GoogleSimulator) -> crate::docs::client::GoogleEndpoints {
-    let at = google.endpoints();
-    crate::docs::client::GoogleEndpoints {
-        drive_url: at.drive_url,
-        docs_url: at.docs_url,
-        auth_url: at.auth_url,
-        token_url: at.token_url,
-        revoke_url: at.revoke_url,
-    }
+/// The providers' simulators a sandbox runs, as the core uses them. The configuration the core
+/// starts with already points the clients at them.
+pub trait Simulators: Send + Sync + 'static {
+    /// What the sandbox is signed in with from the start: the simulators' own credentials.
+    fn credentials(&self) -> SandboxCredentials;
+
+    /// Has the sandbox checkout send its deliveries to `url`, signed with `secret`.
+    fn deliver_webhooks_to(&self, url: String, secret: Secret);
+
+    /// Where the payment simulator listens (Settings shows it).
+    fn payments_url(&self) -> String;
+
+    /// Where the Google simulator listens.
+    fn google_url(&self) -> String;
+
+    /// The simulators themselves, for the wiring (and tests) that know their type.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// The credentials both simulators accept.
+pub struct SandboxCredentials {
+    pub lemonsqueezy_api_key: Secret,
+    pub lemonsqueezy_store_id: String,
+    pub google_client_id: String,
+    pub google_client_secret: String,
+    /// A Google token, as if the browser step had run.
+    pub google_token: crate::docs::oauth::StoredToken,
 }
 
 /// Creates the demo admin if it does not exist yet.
