@@ -32,7 +32,7 @@ fn events_of(since: Since) -> Vec<(i64, EventKind, String)> {
 async fn events_are_numbered_stored_and_sent_in_order() {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::new(Sqlite::open(dir.path()).unwrap());
-    let hub = EventHub::start(&db, dir.path()).await.unwrap();
+    let hub = EventHub::start(&*db, dir.path()).await.unwrap();
     let mut live = hub.subscribe();
     hub.publish(EventKind::DocumentSaved, &"doc-1");
     hub.publish(EventKind::Webhook, &serde_json::json!({"kind": "received"}));

@@ -103,7 +103,7 @@ on_both_stores!(
 
 async fn live_events_are_numbered_kept_and_sent(db: Db) {
     let dir = tempfile::tempdir().unwrap();
-    let hub = EventHub::start(&db, dir.path()).await.unwrap();
+    let hub = EventHub::start(&*db, dir.path()).await.unwrap();
     let mut live = hub.subscribe();
     assert_eq!(hub.latest().await.unwrap(), 0);
     hub.publish(EventKind::DocumentSaved, &"doc-1");
@@ -1207,7 +1207,7 @@ async fn live_events_cross_replicas() {
     let (a, b) = (Db::new(Postgres::open(&url).await.unwrap()), Db::new(Postgres::open(&url).await.unwrap()));
     let dir = tempfile::tempdir().unwrap();
     let (hub_a, hub_b) =
-        (EventHub::start(&a, dir.path()).await.unwrap(), EventHub::start(&b, dir.path()).await.unwrap());
+        (EventHub::start(&*a, dir.path()).await.unwrap(), EventHub::start(&*b, dir.path()).await.unwrap());
     let mut on_b = hub_b.subscribe();
     let sent = std::time::Instant::now();
     hub_a.publish(EventKind::Webhook, &serde_json::json!({ "kind": "applied", "orderId": "o1" }));

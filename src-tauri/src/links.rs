@@ -91,7 +91,7 @@ pub fn check_link(url: &str, kind: LinkKind, source: LinkSource) -> Result<()> {
         return Ok(());
     }
     // The sandbox's simulators serve receipts, checkouts and documents on this computer.
-    if source.sandbox && is_loopback(&link) {
+    if source.sandbox && crate::team::is_loopback(&link) {
         return Ok(());
     }
     let name = link.host_str().unwrap_or_default().to_ascii_lowercase();
@@ -181,7 +181,7 @@ impl DesktopOperation for OpenLink {
     async fn run<R: Runtime>(cx: &Context<'_, R>, request: OpenLinkRequest) -> Result<()> {
         let source = match cx.state.team().await {
             None => LinkSource { sandbox: cx.state.core.config.sandbox, remote_server: false },
-            Some(server) if url::Url::parse(server.url()).is_ok_and(|url| is_loopback(&url)) => {
+            Some(server) if url::Url::parse(server.url()).is_ok_and(|url| crate::team::is_loopback(&url)) => {
                 let sandbox = server.health().await.is_ok_and(|health| health.sandbox);
                 LinkSource { sandbox, remote_server: false }
             }
@@ -217,8 +217,8 @@ pub fn check_consent_page(url: &str, sign_in: &SignIn<'_>) -> Result<()> {
     let page = url::Url::parse(url).map_err(|_| refuse("it is not a web address"))?;
     let google = url::Url::parse(sign_in.google_auth_url).map_err(|_| refuse("Google's sign-in address is not set"))?;
     let on_google = page.scheme() == "https" && page.host_str().is_some() && page.host_str() == google.host_str();
-    let server_is_here = url::Url::parse(sign_in.server).is_ok_and(|server| is_loopback(&server));
-    let on_this_computer = server_is_here && matches!(page.scheme(), "http" | "https") && is_loopback(&page);
+    let server_is_here = url::Url::parse(sign_in.server).is_ok_and(|server| crate::team::is_loopback(&server));
+    let on_this_computer = server_is_here && matches!(page.scheme(), "http" | "https") && crate::team::is_loopback(&page);
     if !on_google && !on_this_computer {
         return Err(refuse(&format!("it is not on {}", google.host_str().unwrap_or("Google's sign-in host"))));
     }
@@ -240,15 +240,6 @@ pub fn check_web_link(url: &str) -> Result<()> {
     }
 }
 
-/// Whether `url` names this computer: `localhost` or a loopback address.
-pub(crate) fn is_loopback(url: &url::Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    }
-}
 
 #[cfg(test)]
 mod tests {

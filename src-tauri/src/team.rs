@@ -223,6 +223,16 @@ fn refusal(status: u16, body: &Value, retry_after: Option<u64>) -> Option<Error>
     Some(error)
 }
 
+/// Whether `url` names this computer: `localhost` or a loopback address.
+pub(crate) fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
 /// A team server's base URL from what the user typed: HTTPS, or plain http on loopback only; no
 /// credentials, query or fragment; no trailing slash.
 pub fn server_url(typed: &str) -> Result<String> {
@@ -232,7 +242,7 @@ pub fn server_url(typed: &str) -> Result<String> {
     if url.host().is_none() {
         return Err(bad("must name a server"));
     }
-    let loopback = crate::links::is_loopback(&url);
+    let loopback = is_loopback(&url);
     match url.scheme() {
         "https" => {}
         "http" if loopback => {}

@@ -3,6 +3,7 @@
 //! area writes to (who did what). The requests staff send are declared here with their bounds;
 //! the operations that take them are declared in the core.
 
+mod actor;
 pub mod audit;
 pub mod password;
 pub mod requests;
@@ -17,6 +18,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+pub use self::actor::{Actor, StaffIdentity};
 use self::audit::store::AuditStore;
 use self::store::{AccountStore, Role, SessionCheck, SessionRecord, UserRecord};
 use crate::audit::Audit;
@@ -183,51 +185,6 @@ fn session_ended() -> Error {
 /// A new token id (`jti`).
 fn new_token_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
-}
-
-/// Who is calling: a signed-in staff member, from a verified token and a live session.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StaffIdentity {
-    pub user_id: String,
-    pub session_id: String,
-    pub email: String,
-    pub name: String,
-    pub role: Role,
-}
-
-/// Who does something, for permission checks and the audit log.
-#[derive(Debug, Clone)]
-pub enum Actor {
-    /// A signed-in staff member.
-    Staff(StaffIdentity),
-    /// Someone at this machine's command line (trusted like the machine's owner).
-    Cli,
-    /// Staffroom itself (sandbox seeding, background sync).
-    System,
-}
-
-impl Actor {
-    /// The name written in the audit log.
-    pub fn audit_name(&self) -> &str {
-        match self {
-            Actor::Staff(who) => &who.email,
-            Actor::Cli => "cli",
-            Actor::System => "system",
-        }
-    }
-
-    /// Fails unless the actor may manage users and settings.
-    pub fn require_admin(&self) -> Result<()> {
-        match self {
-            // Signed in, but not allowed: `forbidden`, so a client tells it from "signed out".
-            Actor::Staff(who) if who.role != Role::Admin => {
-                Err(Error::new(ErrorCode::Forbidden, "Only an admin can do this")
-                    .with_details(json!({ "requiredRole": "admin" })))
-            }
-            _ => Ok(()),
-        }
-    }
 }
 
 /// Why a sign-in failed (the auth endpoint has its own bodies for these).

@@ -4,7 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::throttle::Reservation;
 use staffroom_base::error::Result;
 
 /// A staff member's role.
@@ -86,6 +85,16 @@ impl SessionCheck {
     pub fn needs_touch(&self, session: &SessionRecord, now: i64) -> bool {
         self.touch_after_secs.is_some_and(|after| now - session.last_seen_at >= after)
     }
+}
+
+/// Whether an attempt may go to the hasher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reservation {
+    Go,
+    /// Refused without hashing: try again after this many seconds.
+    Refused {
+        retry_after: u64,
+    },
 }
 
 /// The account service's units of work.

@@ -5,6 +5,8 @@
 //! within an hour, from any addresses, lock the account everywhere until an admin unlocks it.
 //! The stores keep the counts and call these functions inside their transactions.
 
+pub use crate::store::Reservation;
+
 /// Attempts per account and address before a lock.
 pub const ATTEMPTS_BEFORE_LOCK: i64 = 5;
 /// Failures per account within [`CEILING_WINDOW_SECS`], from any addresses, that lock it until
@@ -16,16 +18,6 @@ pub const CEILING_WINDOW_SECS: i64 = 3600;
 pub(crate) const ACCOUNT_LOCK_RETRY_SECS: u64 = 3600;
 /// How long an address nobody has tried is remembered, so random guesses cannot fill the disk.
 pub const FORGET_AFTER_SECS: i64 = 24 * 3600;
-
-/// Whether an attempt may go to the hasher.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reservation {
-    Go,
-    /// Refused without hashing: try again after this many seconds.
-    Refused {
-        retry_after: u64,
-    },
-}
 
 /// What the store holds about one account at one address when an attempt arrives.
 #[derive(Debug, Clone, Copy)]

@@ -9,7 +9,7 @@ use crate::docs::client::GoogleClient;
 use crate::docs::oauth::GoogleAuth;
 use crate::docs::DocService;
 use crate::error::{Error, Result};
-use crate::events::EventHub;
+use crate::events::{EventHub, EventKind};
 use crate::payments::apply::PaymentsApplier;
 use crate::payments::client::LemonSqueezyClient;
 use crate::payments::PaymentService;
@@ -148,8 +148,13 @@ impl Core {
             let applier: Arc<dyn EventApplier> = Arc::new(PaymentsApplier::new(core.db.clone()));
             core.webhooks = Some(WebhookReceiver::start(&core.db, core.secrets.clone(), applier).await?);
             core.payments.start_background_sync(core.config.payments.first_sync_after).await?;
-            let events = EventHub::start(&core.db, &core.config.data_dir).await?;
-            events.follow(&core);
+            let events = EventHub::start(&*core.db, &core.config.data_dir).await?;
+            // What the services announce, stored and sent to every stream.
+            if let Some(webhooks) = &core.webhooks {
+                events.relay(EventKind::Webhook, webhooks.subscribe());
+            }
+            events.relay(EventKind::SyncProgress, core.payments.subscribe_sync());
+            events.relay(EventKind::DocumentSaved, core.docs.subscribe_saved());
             core.events = Some(events);
         }
         Ok(core)

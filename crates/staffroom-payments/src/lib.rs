@@ -257,7 +257,7 @@ impl PaymentService {
     ) -> Self {
         let db = db.into();
         PaymentService {
-            inbox: InboxReader::new(db.clone()),
+            inbox: InboxReader::new(db.clone() as webhooks::WebhooksDb),
             db,
             provider: StoreScope::new(client, secrets),
             audit,

@@ -209,7 +209,7 @@ mod tests {
     async fn an_id_that_was_pruned_or_never_issued_gets_a_reset() {
         let dir = tempfile::tempdir().unwrap();
         let db = staffroom_core::store::Db::new(crate::Sqlite::open(dir.path()).unwrap());
-        let hub = EventHub::start(&db, dir.path()).await.unwrap();
+        let hub = EventHub::start(&*db, dir.path()).await.unwrap();
         let mut live = hub.subscribe();
         for n in 0..3 {
             hub.publish(EventKind::DocumentSaved, &format!("doc-{n}"));

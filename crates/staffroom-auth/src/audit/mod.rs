@@ -5,7 +5,7 @@ pub mod store;
 use serde_json::Value;
 
 use staffroom_base::error::Result;
-use crate::AuthDb;
+pub use self::store::AuditDb;
 pub use store::{AuditEntry, AuditQuery, NewAuditEntry};
 
 /// The meta key of the retention setting.
@@ -69,12 +69,12 @@ pub struct AuditRetention {
 /// Appends audit entries; a failure to write one is logged, never turned into a user error.
 #[derive(Clone)]
 pub struct Audit {
-    db: AuthDb,
+    db: AuditDb,
 }
 
 impl Audit {
     /// The audit log in `db`.
-    pub fn new(db: impl Into<AuthDb>) -> Self {
+    pub fn new(db: impl Into<AuditDb>) -> Self {
         Audit { db: db.into() }
     }
 
@@ -100,7 +100,7 @@ impl Audit {
     }
 
     /// Changes how long entries are kept (admins; audited) and prunes at once.
-    pub async fn set_retention(&self, actor: &crate::Actor, days: u32) -> Result<AuditRetention> {
+    pub async fn set_retention(&self, actor: &crate::actor::Actor, days: u32) -> Result<AuditRetention> {
         actor.require_admin()?;
         if !(MIN_RETENTION_DAYS..=MAX_RETENTION_DAYS).contains(&days) {
             return Err(staffroom_base::Error::invalid_field(

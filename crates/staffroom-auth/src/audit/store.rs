@@ -3,6 +3,15 @@
 use serde::Serialize;
 
 use staffroom_base::error::Result;
+use staffroom_base::store::MetaStore;
+
+/// What the audit log asks of a database: its entries, and its retention setting.
+pub trait AuditStores: AuditStore + MetaStore + Send + Sync {}
+
+impl<T: AuditStore + MetaStore + Send + Sync + ?Sized> AuditStores for T {}
+
+/// A handle on the database, as the audit log sees it.
+pub type AuditDb = std::sync::Arc<dyn AuditStores>;
 
 /// One audit entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema, ts_rs::TS)]

@@ -63,7 +63,7 @@ pub struct EventHub {
 impl EventHub {
     /// Opens where events are kept (beside `db` in `data_dir`, or in the team's database) and
     /// starts the writer task, and on a team server the follower (needs a Tokio runtime).
-    pub async fn start(db: &crate::store::Db, data_dir: &Path) -> Result<EventHub> {
+    pub async fn start(db: &dyn store::EventKeeping, data_dir: &Path) -> Result<EventHub> {
         let (queue, incoming) = mpsc::unbounded_channel();
         let (live, _) = broadcast::channel(4096);
         let (closing, _) = watch::channel(false);
@@ -110,17 +110,9 @@ impl EventHub {
         }
     }
 
-    /// Stores and sends what the services announce: the webhook feed, sync progress and saved
-    /// documents.
-    pub fn follow(&self, core: &crate::Core) {
-        if let Some(webhooks) = &core.webhooks {
-            self.relay(EventKind::Webhook, webhooks.subscribe());
-        }
-        self.relay(EventKind::SyncProgress, core.payments.subscribe_sync());
-        self.relay(EventKind::DocumentSaved, core.docs.subscribe_saved());
-    }
-
-    fn relay<T: Serialize + Clone + Send + 'static>(&self, kind: EventKind, mut source: broadcast::Receiver<T>) {
+    /// Stores and sends what `source` announces (the webhook feed, sync progress, saved
+    /// documents), as events of `kind`.
+    pub fn relay<T: Serialize + Clone + Send + 'static>(&self, kind: EventKind, mut source: broadcast::Receiver<T>) {
         let hub = self.clone();
         tokio::spawn(async move {
             loop {

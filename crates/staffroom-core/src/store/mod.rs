@@ -24,6 +24,7 @@ use crate::webhooks::store::InboxStore;
 /// Everything a service may ask of a database: every area's trait.
 pub trait Store:
     crate::auth::AuthStore
+    + crate::audit::store::AuditStores
     + crate::payments::PaymentsStore
     + crate::docs::DocsStore
     + MetaStore
@@ -46,6 +47,7 @@ pub trait Store:
 
 impl<T> Store for T where
     T: crate::auth::AuthStore
+        + crate::audit::store::AuditStores
         + crate::payments::PaymentsStore
         + crate::docs::DocsStore
         + MetaStore
@@ -98,6 +100,30 @@ impl From<Db> for crate::payments::PaymentsDb {
 impl From<Db> for crate::docs::DocsDb {
     fn from(db: Db) -> Self {
         db.0
+    }
+}
+
+impl From<Db> for crate::webhooks::WebhooksDb {
+    fn from(db: Db) -> Self {
+        db.0
+    }
+}
+
+impl From<&Db> for crate::webhooks::WebhooksDb {
+    fn from(db: &Db) -> Self {
+        db.0.clone()
+    }
+}
+
+impl From<Db> for crate::audit::AuditDb {
+    fn from(db: Db) -> Self {
+        db.0
+    }
+}
+
+impl From<&Db> for crate::audit::AuditDb {
+    fn from(db: &Db) -> Self {
+        db.0.clone()
     }
 }
 

@@ -9,7 +9,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::store::InboxJob;
 pub use super::store::{InboxEntry, NewDelivery, Stored};
 use staffroom_base::error::{Error, Result};
-use crate::PaymentsDb;
+use super::store::WebhooksDb;
 
 /// Deliveries waiting for the writer before senders are slowed down.
 const QUEUE: usize = 8192;
@@ -23,7 +23,7 @@ pub struct WebhookInbox {
 impl WebhookInbox {
     /// Starts the writer of `db`'s inbox, on a connection of its own. It ends when every
     /// `WebhookInbox` clone is dropped.
-    pub async fn open(db: impl Into<PaymentsDb>) -> Result<Self> {
+    pub async fn open(db: impl Into<WebhooksDb>) -> Result<Self> {
         let db = db.into();
         let (jobs, receiver) = mpsc::channel(QUEUE);
         db.start_inbox_writer(receiver).await?;
@@ -44,12 +44,12 @@ impl WebhookInbox {
 /// Reads of the inbox (through the ordinary pool).
 #[derive(Clone)]
 pub struct InboxReader {
-    db: PaymentsDb,
+    db: WebhooksDb,
 }
 
 impl InboxReader {
     /// Reads `db`'s inbox.
-    pub fn new(db: impl Into<PaymentsDb>) -> Self {
+    pub fn new(db: impl Into<WebhooksDb>) -> Self {
         InboxReader { db: db.into() }
     }
 
@@ -65,7 +65,7 @@ impl InboxReader {
     }
 
     /// Records how applying each delivery ended, and what it touched, in one transaction.
-    pub async fn mark_applied(&self, results: &[(i64, super::ApplyResult)]) -> Result<()> {
+    pub async fn mark_applied(&self, results: &[(i64, super::store::ApplyResult)]) -> Result<()> {
         self.db.mark_deliveries_applied(results).await
     }
 

@@ -17,11 +17,11 @@ use tokio::sync::{broadcast, mpsc};
 
 use staffroom_base::error::{Error, ErrorCode, Result};
 use staffroom_base::secrets::{Secret, Secrets};
-use crate::PaymentsDb;
 
 pub use self::inbox::{InboxEntry, InboxReader, NewDelivery, Stored, WebhookInbox};
 pub use self::payload::WebhookEvent;
 use self::refusals::{Refusal, Refusals};
+pub use self::store::{ApplyResult, Outcome, WebhooksDb};
 
 /// How many feed items wait for a slow reader before it misses some. Tokio allocates every slot
 /// when the channel is made, so each holds a pointer, not an item.
@@ -32,52 +32,6 @@ pub(crate) type Feed = broadcast::Sender<Arc<FeedItem>>;
 
 /// Largest body accepted (413 beyond).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
-
-/// How applying one event ended; stored and shown as `applied`, or `applied: …`,
-/// `held for review: …`, `stale: …`, `ignored: …`, `failed: …` with the reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// Applied; with what was notable about it, if anything.
-    Applied(Option<String>),
-    /// Not applied: it did not match what Staffroom sold, and waits for a person.
-    HeldForReview(String),
-    /// Older than what Staffroom keeps, or a move it never makes (out of `expired`).
-    Stale(String),
-    /// About nothing Staffroom keeps.
-    Ignored(String),
-    /// Could not be applied; it stays in the inbox.
-    Failed(String),
-}
-
-impl std::fmt::Display for Outcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Outcome::Applied(None) => f.write_str("applied"),
-            Outcome::Applied(Some(note)) => write!(f, "applied: {note}"),
-            Outcome::HeldForReview(why) => write!(f, "held for review: {why}"),
-            Outcome::Stale(why) => write!(f, "stale: {why}"),
-            Outcome::Ignored(why) => write!(f, "ignored: {why}"),
-            Outcome::Failed(why) => write!(f, "failed: {why}"),
-        }
-    }
-}
-
-/// How applying one event ended, and what it touched.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApplyResult {
-    pub outcome: Outcome,
-    /// The local order it touched.
-    pub order_id: Option<String>,
-    /// The subscription it touched.
-    pub subscription_id: Option<String>,
-}
-
-impl ApplyResult {
-    /// Nothing to do for this event.
-    pub fn ignored(reason: impl std::fmt::Display) -> Self {
-        ApplyResult { outcome: Outcome::Ignored(reason.to_string()), order_id: None, subscription_id: None }
-    }
-}
 
 /// What turns an event into changes of the cached orders and subscriptions.
 #[async_trait::async_trait]
@@ -166,7 +120,7 @@ impl WebhookReceiver {
     /// Opens the inbox of `db`, reads the signing secret (`STAFFROOM_WEBHOOK_SECRET`, else the
     /// keyring), starts the applying task with `applier`, and queues what a previous run stored
     /// but did not apply. Needs a Tokio runtime.
-    pub async fn start(db: impl Into<PaymentsDb>, secrets: Secrets, applier: Arc<dyn EventApplier>) -> Result<Self> {
+    pub async fn start(db: impl Into<WebhooksDb>, secrets: Secrets, applier: Arc<dyn EventApplier>) -> Result<Self> {
         let db = db.into();
         let inbox = WebhookInbox::open(db.clone()).await?;
         let reader = InboxReader::new(db.clone());

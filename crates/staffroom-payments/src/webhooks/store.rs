@@ -5,8 +5,53 @@
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
-use super::ApplyResult;
 use staffroom_base::error::{Error, Result};
+
+/// How applying one event ended; stored and shown as `applied`, or `applied: …`,
+/// `held for review: …`, `stale: …`, `ignored: …`, `failed: …` with the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Applied; with what was notable about it, if anything.
+    Applied(Option<String>),
+    /// Not applied: it did not match what Staffroom sold, and waits for a person.
+    HeldForReview(String),
+    /// Older than what Staffroom keeps, or a move it never makes (out of `expired`).
+    Stale(String),
+    /// About nothing Staffroom keeps.
+    Ignored(String),
+    /// Could not be applied; it stays in the inbox.
+    Failed(String),
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Applied(None) => f.write_str("applied"),
+            Outcome::Applied(Some(note)) => write!(f, "applied: {note}"),
+            Outcome::HeldForReview(why) => write!(f, "held for review: {why}"),
+            Outcome::Stale(why) => write!(f, "stale: {why}"),
+            Outcome::Ignored(why) => write!(f, "ignored: {why}"),
+            Outcome::Failed(why) => write!(f, "failed: {why}"),
+        }
+    }
+}
+
+/// How applying one event ended, and what it touched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyResult {
+    pub outcome: Outcome,
+    /// The local order it touched.
+    pub order_id: Option<String>,
+    /// The subscription it touched.
+    pub subscription_id: Option<String>,
+}
+
+impl ApplyResult {
+    /// Nothing to do for this event.
+    pub fn ignored(reason: impl std::fmt::Display) -> Self {
+        ApplyResult { outcome: Outcome::Ignored(reason.to_string()), order_id: None, subscription_id: None }
+    }
+}
 
 /// Most deliveries written by one commit.
 pub const MAX_GROUP: usize = 1024;
@@ -83,6 +128,9 @@ pub struct InboxEntry {
 }
 
 /// The inbox's units of work.
+/// A handle on the database, as the webhook inbox sees it.
+pub type WebhooksDb = std::sync::Arc<dyn InboxStore + Send + Sync>;
+
 #[async_trait::async_trait]
 pub trait InboxStore {
     /// Starts this store's writer, on a connection of its own: it commits the jobs of `jobs` in
