@@ -63,7 +63,7 @@ pub struct EventHub {
 impl EventHub {
     /// Opens where events are kept (beside `db` in `data_dir`, or in the team's database) and
     /// starts the writer task, and on a team server the follower (needs a Tokio runtime).
-    pub async fn start(db: &dyn store::EventKeeping, data_dir: &Path) -> Result<EventHub> {
+    pub async fn start(db: &(dyn store::EventKeeping + Sync), data_dir: &Path) -> Result<EventHub> {
         let (queue, incoming) = mpsc::unbounded_channel();
         let (live, _) = broadcast::channel(4096);
         let (closing, _) = watch::channel(false);
