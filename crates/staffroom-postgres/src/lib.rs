@@ -18,6 +18,7 @@ pub mod license_keys;
 pub mod meta;
 pub mod payments;
 pub mod tls;
+mod transfer;
 pub mod webhooks;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};

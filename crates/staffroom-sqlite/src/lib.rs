@@ -17,6 +17,7 @@ pub mod invoices;
 pub mod license_keys;
 pub mod meta;
 pub mod payments;
+mod transfer;
 pub mod webhooks;
 
 use std::path::{Path, PathBuf};

@@ -7,6 +7,8 @@
 //! mode, SPEC section 10). A service holds a [`Db`] and calls the traits through it; it never
 //! sees SQL, and this crate cannot: it does not depend on either database's driver.
 
+pub mod transfer;
+
 use std::sync::Arc;
 
 pub use staffroom_base::sealed;
