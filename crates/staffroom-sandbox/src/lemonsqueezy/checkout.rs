@@ -302,31 +302,41 @@ fn first_invoice(order: &Order, subscription: &Subscription) -> Invoice {
     }
 }
 
-/// Sends signed deliveries of `(event, resource, custom data)` to the app's receiver, in order,
-/// each retried as Lemon Squeezy does (sooner, for tests), with `webhook_id`s shaped as the
-/// faults ask.
+/// Sends signed deliveries of `(event, resource, custom data)` to every webhook of the
+/// resource's store that takes the event, in order, each retried as Lemon Squeezy does (sooner,
+/// for tests), with `webhook_id`s shaped as the faults ask.
 pub(super) fn send_webhooks(sim: &Sim, deliveries: Vec<(&'static str, Value, Map<String, Value>)>) {
-    let target = sim.webhook.lock().unwrap().clone();
-    let ids = sim.faults.lock().unwrap().webhook_ids;
+    let faults = sim.faults.lock().unwrap().clone();
     let purchase_id = uuid::Uuid::new_v4().to_string();
     let endpoint_id = sim.endpoint_webhook_id.clone();
-    let Some((url, secret)) = target else {
-        return tracing::warn!("the sandbox has webhooks to send, but no webhook receiver is set to tell");
-    };
+    let mut sends = Vec::new();
+    for (event, resource, custom) in deliveries {
+        let store = resource["attributes"]["store_id"].as_u64().unwrap_or(super::seed::STORE_ID);
+        let targets = super::account::targets(sim, store, event);
+        if targets.is_empty() {
+            tracing::warn!(event, store, "the sandbox has a webhook to send, but no webhook of the store takes it");
+        }
+        let mut meta = json!({"event_name": event, "custom_data": Value::Object(custom), "test_mode": true});
+        let webhook_id = match faults.webhook_ids {
+            WebhookIds::PerPurchase => Some(purchase_id.clone()),
+            WebhookIds::PerDelivery => Some(uuid::Uuid::new_v4().to_string()),
+            WebhookIds::PerEndpoint => Some(endpoint_id.clone()),
+            WebhookIds::Absent => None,
+        };
+        if let Some(id) = webhook_id {
+            meta["webhook_id"] = json!(id);
+        }
+        let body = serde_json::to_vec(&json!({"meta": meta, "data": resource})).expect("JSON always serializes");
+        for (url, secret) in targets {
+            sends.push((url, secret, event, body.clone()));
+        }
+    }
+    if faults.lost_deliveries {
+        return tracing::info!(count = sends.len(), "sandbox deliveries sent into the void (lost_deliveries)");
+    }
     let http = sim.http.clone();
     tokio::spawn(async move {
-        for (event, resource, custom) in deliveries {
-            let mut meta = json!({"event_name": event, "custom_data": Value::Object(custom), "test_mode": true});
-            let webhook_id = match ids {
-                WebhookIds::PerPurchase => Some(purchase_id.clone()),
-                WebhookIds::PerDelivery => Some(uuid::Uuid::new_v4().to_string()),
-                WebhookIds::PerEndpoint => Some(endpoint_id.clone()),
-                WebhookIds::Absent => None,
-            };
-            if let Some(id) = webhook_id {
-                meta["webhook_id"] = json!(id);
-            }
-            let body = serde_json::to_vec(&json!({"meta": meta, "data": resource})).expect("JSON always serializes");
+        for (url, secret, event, body) in sends {
             deliver(&http, &url, &secret, event, body).await;
         }
     });

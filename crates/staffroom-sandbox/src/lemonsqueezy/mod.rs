@@ -2,6 +2,7 @@
 //! filters, error bodies and 300 requests/minute limit, over seeded data; fault switches for
 //! tests; and a checkout page whose Pay button sends signed webhooks to the app's receiver.
 
+pub mod account;
 mod checkout;
 mod discounts;
 pub mod seed;
@@ -46,6 +47,9 @@ pub struct Faults {
     /// How the checkout page's webhooks carry `meta.webhook_id` (undocumented by Lemon
     /// Squeezy, so the simulator can send each shape a provider could).
     pub webhook_ids: WebhookIds,
+    /// Deliveries are sent (and the webhooks' `last_sent_at` stamped) but never arrive, as when
+    /// the tunnel or proxy in front of the receiver is gone.
+    pub lost_deliveries: bool,
 }
 
 /// Shapes `meta.webhook_id` could take: Lemon Squeezy sends a UUID there but does not say
@@ -95,6 +99,10 @@ impl Default for SimulatorOptions {
     }
 }
 
+/// The id of a webhook registered from outside the API (`set_webhook_target`): far above those
+/// the API gives.
+const DASHBOARD_WEBHOOK: u64 = 900_000;
+
 /// Requests the provider allows per window.
 pub const RATE_LIMIT: usize = 300;
 
@@ -125,6 +133,7 @@ struct Data {
     discounts: Vec<discounts::Discount>,
     redemptions: Vec<discounts::Redemption>,
     checkouts: HashMap<String, Checkout>,
+    webhooks: Vec<account::Webhook>,
 }
 
 struct Sim {
@@ -145,8 +154,6 @@ struct Sim {
     /// syncs one list at a time never has two in flight, so two means two syncs overlapped.
     lists_in_flight: Arc<Mutex<(usize, usize)>>,
     rate_window: Duration,
-    /// Where Pay sends webhooks, and the signing secret.
-    webhook: Mutex<Option<(String, Secret)>>,
     /// The endpoint-wide `webhook_id` (for [`WebhookIds::PerEndpoint`]).
     endpoint_webhook_id: String,
     http: reqwest::Client,
@@ -206,6 +213,7 @@ impl PaymentSimulator {
                 discounts,
                 redemptions,
                 checkouts: HashMap::new(),
+                webhooks: Vec::new(),
             }),
             faults: Mutex::new(Faults::default()),
             rng: Mutex::new(seed::Rng::new(99)),
@@ -215,7 +223,6 @@ impl PaymentSimulator {
             max_in_window: Mutex::new(0),
             lists_in_flight: Arc::new(Mutex::new((0, 0))),
             rate_window: options.rate_window,
-            webhook: Mutex::new(None),
             endpoint_webhook_id: uuid::Uuid::new_v4().to_string(),
             http: reqwest::Client::builder().timeout(Duration::from_secs(10)).build().map_err(std::io::Error::other)?,
         });
@@ -247,6 +254,7 @@ impl PaymentSimulator {
             .route("/v1/checkouts", post(create_checkout).get(list_checkouts))
             .route("/v1/checkouts/{id}", get(one_checkout))
             .merge(discounts::routes())
+            .merge(account::routes())
             .fallback(|| async { jsonapi_error(StatusCode::NOT_FOUND, "Not Found", "No such endpoint") })
             .layer(axum::middleware::from_fn_with_state(sim.clone(), gate));
         let app = Router::new()
@@ -284,9 +292,29 @@ impl PaymentSimulator {
         *self.sim.faults.lock().unwrap() = faults;
     }
 
-    /// Where Pay sends signed webhooks (the app's receiver).
+    /// Registers a webhook of the store for every event, as an admin would in the dashboard: the
+    /// checkout page's Pay then sends its deliveries to `url`, signed with `secret` (replacing a
+    /// webhook registered this way before).
     pub fn set_webhook_target(&self, url: String, secret: Secret) {
-        *self.sim.webhook.lock().unwrap() = Some((url, secret));
+        let mut data = self.sim.data.lock().unwrap();
+        let now = now_stamp();
+        data.webhooks.retain(|w| !(w.store_id == seed::STORE_ID && w.id == DASHBOARD_WEBHOOK));
+        data.webhooks.push(account::Webhook {
+            id: DASHBOARD_WEBHOOK,
+            store_id: seed::STORE_ID,
+            url,
+            events: account::EVENTS.iter().map(|e| e.to_string()).collect(),
+            secret,
+            test_mode: true,
+            last_sent_at: None,
+            created_at: now.clone(),
+            updated_at: now,
+        });
+    }
+
+    /// The store's webhooks as registered (with their secrets), for tests.
+    pub fn webhooks(&self) -> Vec<account::Webhook> {
+        self.sim.data.lock().unwrap().webhooks.clone()
     }
 
     /// Every change asked of the API so far (`DELETE /v1/subscriptions/7`), in order.
