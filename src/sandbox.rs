@@ -93,5 +93,6 @@ pub fn google_endpoints(google: &GoogleSimulator) -> GoogleEndpoints {
         auth_url: at.auth_url,
         token_url: at.token_url,
         revoke_url: at.revoke_url,
+        tokeninfo_url: at.tokeninfo_url,
     }
 }

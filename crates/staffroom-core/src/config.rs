@@ -164,6 +164,7 @@ impl Config {
                     // the user's own browser.
                     self.docs.endpoints.token_url = format!("{url}/token");
                     self.docs.endpoints.revoke_url = format!("{url}/revoke");
+                    self.docs.endpoints.tokeninfo_url = format!("{url}/tokeninfo");
                 }
             }
         }

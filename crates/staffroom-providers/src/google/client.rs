@@ -25,6 +25,8 @@ pub struct GoogleEndpoints {
     pub auth_url: String,
     pub token_url: String,
     pub revoke_url: String,
+    /// What a token may do (its scopes), for the connection's check.
+    pub tokeninfo_url: String,
 }
 
 
@@ -36,6 +38,7 @@ impl Default for GoogleEndpoints {
             auth_url: "https://accounts.google.com/o/oauth2/v2/auth".into(),
             token_url: "https://oauth2.googleapis.com/token".into(),
             revoke_url: "https://oauth2.googleapis.com/revoke".into(),
+            tokeninfo_url: "https://oauth2.googleapis.com/tokeninfo".into(),
         }
     }
 }

@@ -216,7 +216,11 @@ pub struct Endpoints {
     pub auth_url: String,
     pub token_url: String,
     pub revoke_url: String,
+    pub tokeninfo_url: String,
 }
+
+/// The signed-in user's Google id (`sub` of `tokeninfo`).
+pub const SANDBOX_USER_ID: &str = "108530000000000000001";
 
 /// A running Google simulator.
 #[derive(Clone)]
@@ -344,6 +348,7 @@ impl GoogleSimulator {
             .route("/drive/v3/files/generateIds", get(generate_ids))
             .route("/drive/v3/files/{id}", get(get_file))
             .route("/drive/v3/files/{id}/permissions", post(create_permission).get(list_permissions))
+            .route("/drive/v3/about", get(about))
             .route("/v1/documents/{id}", get(get_document).post(batch_update))
             .fallback(|| async {
                 google_error(StatusCode::NOT_FOUND, "notFound", "Method not found.", Some("NOT_FOUND"), None)
@@ -375,6 +380,7 @@ impl GoogleSimulator {
             auth_url: format!("{base}/o/oauth2/v2/auth"),
             token_url: format!("{base}/token"),
             revoke_url: format!("{base}/revoke"),
+            tokeninfo_url: format!("{base}/tokeninfo"),
         }
     }
 
@@ -387,7 +393,13 @@ impl GoogleSimulator {
     /// Issues a token set as the token endpoint would, without the browser step: the sandbox is
     /// signed in to Google from the start. Returns the token endpoint's JSON answer.
     pub fn issue_token(&self) -> Value {
-        self.sim.oauth.lock().unwrap().issue(true)
+        self.sim.oauth.lock().unwrap().issue(true, &oauth::SCOPES.join(" "))
+    }
+
+    /// Issues a token set granted only `scopes` (full scope URLs), as a consent that asked for
+    /// less (another app's client, an admin's restriction) would; for tests.
+    pub fn issue_token_with_scopes(&self, scopes: &[&str]) -> Value {
+        self.sim.oauth.lock().unwrap().issue(true, &scopes.join(" "))
     }
 
     /// Sets the fault switches.
@@ -567,6 +579,24 @@ async fn gate(State(sim): State<Arc<Sim>>, headers: HeaderMap, request: Request,
             "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
             Some("UNAUTHENTICATED"),
             Some(("header", "Authorization")),
+        );
+    }
+    // Drive takes the `drive` scope; Docs takes `documents` or `drive` (the discovery
+    // documents' scopes of each method Staffroom calls).
+    let path = request.uri().path();
+    let granted = |scope: &str| sim.oauth.lock().unwrap().grants(&token, scope);
+    let allowed = if path.starts_with("/drive/") {
+        granted(oauth::DRIVE)
+    } else {
+        granted(oauth::DOCUMENTS) || granted(oauth::DRIVE)
+    };
+    if !allowed {
+        return google_error(
+            StatusCode::FORBIDDEN,
+            "insufficientPermissions",
+            "Request had insufficient authentication scopes.",
+            Some("PERMISSION_DENIED"),
+            None,
         );
     }
     let burst = {
@@ -780,6 +810,35 @@ fn order_key(file: &SimFile, key: &str) -> (bool, String) {
         "modifiedTime" => (false, file.modified.clone()),
         "createdTime" => (false, file.created.clone()),
         _ => (false, file.name.to_lowercase()),
+    }
+}
+
+/// `GET /drive/v3/about`: who the token belongs to. Drive answers 400 without `fields` (this
+/// method has no default fields); only `user` (and `kind`) are served.
+async fn about(QueryParams(params): Params) -> Response {
+    let Some(fields) = params.get("fields") else {
+        return google_error(
+            StatusCode::BAD_REQUEST,
+            "required",
+            "The 'fields' parameter is required for this method.",
+            None,
+            Some(("parameter", "fields")),
+        );
+    };
+    let user = json!({
+        "kind": "drive#user", "displayName": "Sandbox Owner", "me": true,
+        "permissionId": "00000000000000000001", "emailAddress": seed::OWNER_EMAIL,
+        "photoLink": "https://lh3.googleusercontent.test/a/sandbox-owner"
+    });
+    let about = json!({"kind": "drive#about", "user": user});
+    let known = |path: &[&str]| match path {
+        ["kind"] | ["user"] => true,
+        ["user", f] => ["kind", "displayName", "emailAddress", "permissionId", "photoLink", "me"].contains(f),
+        _ => false,
+    };
+    match select_fields(about, Some(fields), &[], &known) {
+        Ok(selected) => Json(selected).into_response(),
+        Err(refused) => refused,
     }
 }
 

@@ -1,6 +1,7 @@
 //! The simulator's OAuth 2.0 endpoints for installed apps: a consent page (authorize), the token
-//! endpoint (authorization code with PKCE S256 checked; refresh) and revocation, with Google's
-//! error bodies (`{"error","error_description"}`).
+//! endpoint (authorization code with PKCE S256 checked; refresh), revocation, and `tokeninfo`
+//! (what a token may do), with Google's error bodies (`{"error","error_description"}`). Each
+//! token carries the scopes it was granted, and the API checks them.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,7 +19,11 @@ use sha2::Digest as _;
 use super::Sim;
 
 /// The scopes Staffroom asks for.
-pub const SCOPES: &[&str] = &["https://www.googleapis.com/auth/documents", "https://www.googleapis.com/auth/drive"];
+pub const SCOPES: &[&str] = &[DOCUMENTS, DRIVE];
+/// See, edit, create and delete Google Docs documents.
+pub const DOCUMENTS: &str = "https://www.googleapis.com/auth/documents";
+/// See, edit, create and delete Drive files.
+pub const DRIVE: &str = "https://www.googleapis.com/auth/drive";
 
 struct Pending {
     redirect_uri: String,
@@ -39,10 +44,10 @@ pub(super) struct OAuthState {
     pub client_secret: String,
     pending: HashMap<String, Pending>,
     codes: HashMap<String, Grant>,
-    /// Live access tokens and when they expire.
-    access: HashMap<String, Instant>,
-    /// Live refresh tokens and the access tokens issued from them.
-    refresh: HashMap<String, Vec<String>>,
+    /// Live access tokens: when they expire, and their scopes (space-separated).
+    access: HashMap<String, (Instant, String)>,
+    /// Live refresh tokens: their scopes, and the access tokens issued from them.
+    refresh: HashMap<String, (String, Vec<String>)>,
     lifetime: Duration,
 }
 
@@ -64,22 +69,35 @@ impl OAuthState {
     }
 
     pub fn access_is_live(&self, token: &str) -> bool {
-        self.access.get(token).is_some_and(|expiry| Instant::now() < *expiry)
+        self.live(token).is_some()
     }
 
-    /// A new access token (and refresh token when `with_refresh`), as the token endpoint answers.
-    pub fn issue(&mut self, with_refresh: bool) -> Value {
+    /// A live access token's scopes and the seconds it has left.
+    fn live(&self, token: &str) -> Option<(&str, u64)> {
+        let (expiry, scope) = self.access.get(token)?;
+        let left = expiry.checked_duration_since(Instant::now())?;
+        Some((scope.as_str(), left.as_secs()))
+    }
+
+    /// Whether the live `token` was granted `scope` (a full scope URL).
+    pub fn grants(&self, token: &str, scope: &str) -> bool {
+        self.live(token).is_some_and(|(scopes, _)| scopes.split(' ').any(|s| s == scope))
+    }
+
+    /// A new access token (and refresh token when `with_refresh`) for `scope`, as the token
+    /// endpoint answers.
+    pub fn issue(&mut self, with_refresh: bool, scope: &str) -> Value {
         let access = random_token("ya29.sbx-");
-        self.access.insert(access.clone(), Instant::now() + self.lifetime);
+        self.access.insert(access.clone(), (Instant::now() + self.lifetime, scope.to_string()));
         let mut answer = json!({
             "access_token": access,
             "expires_in": self.lifetime.as_secs(),
-            "scope": SCOPES.join(" "),
+            "scope": scope,
             "token_type": "Bearer",
         });
         if with_refresh {
             let refresh = random_token("1//sbx-");
-            self.refresh.insert(refresh.clone(), vec![access]);
+            self.refresh.insert(refresh.clone(), (scope.to_string(), vec![access]));
             answer["refresh_token"] = json!(refresh);
         }
         answer
@@ -92,6 +110,7 @@ pub(super) fn routes() -> Router<Arc<Sim>> {
         .route("/o/oauth2/v2/approve", get(approve))
         .route("/token", post(token))
         .route("/revoke", post(revoke))
+        .route("/tokeninfo", get(tokeninfo).post(tokeninfo_form))
 }
 
 fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
@@ -218,17 +237,16 @@ async fn token(State(sim): State<Arc<Sim>>, Form(form): Form<HashMap<String, Str
             if computed != grant.challenge {
                 return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", "Invalid code verifier.");
             }
-            let mut answer = oauth.issue(true);
-            answer["scope"] = json!(grant.scope);
-            Json(answer).into_response()
+            Json(oauth.issue(true, &grant.scope)).into_response()
         }
         Some("refresh_token") => {
             let Some(refresh) = form.get("refresh_token").filter(|r| oauth.refresh.contains_key(*r)).cloned() else {
                 return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", "Token has been expired or revoked.");
             };
-            let answer = oauth.issue(false);
+            let scope = oauth.refresh[&refresh].0.clone();
+            let answer = oauth.issue(false, &scope);
             let access = answer["access_token"].as_str().unwrap_or_default().to_string();
-            oauth.refresh.get_mut(&refresh).expect("checked").push(access);
+            oauth.refresh.get_mut(&refresh).expect("checked").1.push(access);
             Json(answer).into_response()
         }
         _ => oauth_error(StatusCode::BAD_REQUEST, "unsupported_grant_type", "Invalid grant_type."),
@@ -245,7 +263,7 @@ async fn revoke(
         return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", "Missing required parameter: token");
     };
     let mut oauth = sim.oauth.lock().unwrap();
-    if let Some(issued) = oauth.refresh.remove(&token) {
+    if let Some((_, issued)) = oauth.refresh.remove(&token) {
         for access in issued {
             oauth.access.remove(&access);
         }
@@ -256,3 +274,28 @@ async fn revoke(
     }
     oauth_error(StatusCode::BAD_REQUEST, "invalid_token", "Token expired or revoked")
 }
+
+/// `GET /tokeninfo?access_token=…` (and the same as a form): what a live token may do, as
+/// Google answers (`aud`, `scope`, `exp`, `expires_in`; an e-mail only with the `email` scope,
+/// which Staffroom does not ask for); a dead or unknown one is 400 `invalid_token`.
+async fn tokeninfo(State(sim): State<Arc<Sim>>, Query(query): Query<HashMap<String, String>>) -> Response {
+    describe_token(&sim, query.get("access_token"))
+}
+
+async fn tokeninfo_form(State(sim): State<Arc<Sim>>, Form(form): Form<HashMap<String, String>>) -> Response {
+    describe_token(&sim, form.get("access_token"))
+}
+
+fn describe_token(sim: &Sim, token: Option<&String>) -> Response {
+    let oauth = sim.oauth.lock().unwrap();
+    let Some((scope, left)) = token.and_then(|t| oauth.live(t)) else {
+        return oauth_error(StatusCode::BAD_REQUEST, "invalid_token", "Invalid Value");
+    };
+    let exp = chrono::Utc::now().timestamp() + left as i64;
+    Json(json!({
+        "azp": oauth.client_id, "aud": oauth.client_id, "sub": super::SANDBOX_USER_ID,
+        "scope": scope, "exp": exp.to_string(), "expires_in": left.to_string(), "access_type": "offline"
+    }))
+    .into_response()
+}
+
