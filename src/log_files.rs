@@ -164,7 +164,9 @@ mod tests {
         let told: usize = written
             .lines()
             .filter(|l| l.contains("routine log lines were dropped"))
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["fields"]["dropped"].as_u64().unwrap() as usize)
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["fields"]["dropped"].as_u64().unwrap() as usize
+            })
             .sum();
         assert_eq!(told, 20_000 - routine, "the warnings tell of every dropped line");
     }

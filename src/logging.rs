@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-pub use crate::log_files::WorkerGuard;
 use crate::log_files::LogFiles;
+pub use crate::log_files::WorkerGuard;
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;

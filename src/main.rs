@@ -96,6 +96,12 @@ enum Command {
     /// Sign in to Google (for documents), sign out, or show the sign-in.
     #[command(subcommand)]
     Google(GoogleCommand),
+    /// Connect a provider from a headless server.
+    #[command(subcommand)]
+    Connect(ConnectCommand),
+    /// Say how the connections to Lemon Squeezy and Google stand and what fixes each problem;
+    /// exits non-zero when one is not connected or has a problem.
+    Doctor,
     /// Copy a desktop's data dir into a new team database (--database-url), once: accounts,
     /// orders and the payment cache, the webhook inbox, settings and the audit log.
     Migrate {
@@ -106,6 +112,21 @@ enum Command {
         /// did): `real` or `sandbox`. A data dir that records its mode needs none.
         #[arg(long, value_parser = ["real", "sandbox"])]
         source_mode: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConnectCommand {
+    /// Check the API key (read from stdin) and the store with Lemon Squeezy, keep them, sync
+    /// the store, and with --webhook-url register its webhook.
+    Lemonsqueezy {
+        /// The store's id (`staffroom doctor` and a refusal list those the key sees).
+        #[arg(long, value_name = "ID")]
+        store: String,
+        /// Where this server's receiver is reached from the internet:
+        /// https://…/api/payments/webhooks.
+        #[arg(long, value_name = "URL")]
+        webhook_url: Option<String>,
     },
 }
 
@@ -283,13 +304,20 @@ async fn run(cli: Cli) -> Result<(), Error> {
         Command::Users(command) => users(&cli, command).await,
         Command::Secrets(command) => secrets(&cli, command).await,
         Command::Google(command) => google(&cli, command).await,
+        Command::Connect(ConnectCommand::Lemonsqueezy { store, webhook_url }) => {
+            connect_lemonsqueezy(&cli, store, webhook_url.as_deref()).await
+        }
+        Command::Doctor => doctor(&cli).await,
         Command::Migrate { from_data_dir, source_mode } => migrate(&cli, from_data_dir, source_mode.as_deref()).await,
     }
 }
 
 #[cfg(not(feature = "sandbox"))]
 async fn sandbox_providers(_: SocketAddr, _: Option<&str>, _: Option<&str>) -> Result<(), Error> {
-    Err(Error::new(staffroom::ErrorCode::InvalidRequest, "this build of Staffroom has no sandbox: build it with the `sandbox` feature"))
+    Err(Error::new(
+        staffroom::ErrorCode::InvalidRequest,
+        "this build of Staffroom has no sandbox: build it with the `sandbox` feature",
+    ))
 }
 
 #[cfg(feature = "sandbox")]
@@ -382,7 +410,7 @@ async fn serve(
     let local = listener.local_addr().map_err(|e| Error::internal("listener", e))?;
     tracing::info!(addr = %local, sandbox, data_dir = %data_dir.display(), "Staffroom service started");
     let scheme = if tls.is_some() { "https" } else { "http" };
-    core.connect_sandbox_webhooks(&format!("{scheme}://{local}"))?;
+    core.connect_sandbox_webhooks(&format!("{scheme}://{local}")).await?;
     // One signal stops every listener; each finishes what is in flight.
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let events = core.events.clone();
@@ -519,6 +547,40 @@ async fn google(cli: &Cli, command: &GoogleCommand) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+async fn connect_lemonsqueezy(cli: &Cli, store: &str, webhook_url: Option<&str>) -> Result<(), Error> {
+    let key = read_stdin_secret("apiKey")?;
+    let core = open(cli, false).await?;
+    let connection = core.connect_store(&Actor::Cli, key, store.trim()).await?;
+    if let Some(store) = &connection.store {
+        let mode = if store.test_mode { "test mode" } else { "live" };
+        println!("connected store {} ({}, {}, {mode})", store.id, store.name, store.currency);
+    }
+    if let Some(url) = webhook_url {
+        let registered = core.register_webhook(&Actor::Cli, url).await?;
+        println!(
+            "registered webhook {} at {} for {} events",
+            registered.webhook.id,
+            registered.webhook.url,
+            registered.webhook.events.len()
+        );
+    }
+    // Connected: what else wants doing is said, but this command did what it was asked.
+    print!("\n{}", core.connections().await?.report());
+    Ok(())
+}
+
+/// Prints how both connections stand; an error when something is wrong.
+async fn doctor(cli: &Cli) -> Result<(), Error> {
+    let core = open(cli, false).await?;
+    let connections = core.connections().await?;
+    print!("{}", connections.report());
+    if connections.healthy() {
+        Ok(())
+    } else {
+        Err(Error::new(staffroom::ErrorCode::Unavailable, "a connection needs attention (see above)"))
+    }
 }
 
 async fn secrets(cli: &Cli, command: &SecretsCommand) -> Result<(), Error> {

@@ -22,13 +22,19 @@ pub async fn open(mut config: Config) -> Result<Core> {
 }
 
 #[cfg(feature = "sandbox")]
-async fn start_sandbox(config: &mut Config, db: &Db) -> Result<std::sync::Arc<dyn staffroom_core::sandbox::Simulators>> {
+async fn start_sandbox(
+    config: &mut Config,
+    db: &Db,
+) -> Result<std::sync::Arc<dyn staffroom_core::sandbox::Simulators>> {
     Ok(crate::sandbox::start(config, db).await?)
 }
 
 #[cfg(not(feature = "sandbox"))]
 async fn start_sandbox(_: &mut Config, _: &Db) -> Result<std::sync::Arc<dyn staffroom_core::sandbox::Simulators>> {
-    Err(Error::new(ErrorCode::InvalidRequest, "this build of Staffroom has no sandbox: build it with the `sandbox` feature"))
+    Err(Error::new(
+        ErrorCode::InvalidRequest,
+        "this build of Staffroom has no sandbox: build it with the `sandbox` feature",
+    ))
 }
 
 /// Opens the database `config` names, embedded or the team's, and settles its mode (sandbox or

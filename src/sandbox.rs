@@ -8,7 +8,6 @@ use std::sync::Arc;
 use staffroom_core::config::Config;
 use staffroom_core::docs::client::GoogleEndpoints;
 use staffroom_core::docs::oauth::StoredToken;
-use staffroom_core::secrets::Secret;
 use staffroom_core::store::Db;
 use staffroom_core::{Core, Error, Result};
 
@@ -42,10 +41,6 @@ impl Simulators for SandboxSimulators {
                 expires_at: answer["expires_in"].as_i64().map(|s| staffroom_core::time::now_unix() + s),
             },
         }
-    }
-
-    fn deliver_webhooks_to(&self, url: String, secret: Secret) {
-        self.payments.set_webhook_target(url, secret);
     }
 
     fn payments_url(&self) -> String {

@@ -323,7 +323,10 @@ async fn one_person_cannot_take_every_place_however_many_sessions_they_open() {
                 401 => ended += 1,
                 429 => {
                     let body: Value = answer.json().await.unwrap();
-                    assert!(body["error"]["message"].as_str().unwrap().contains("in this session and others"), "{body}");
+                    assert!(
+                        body["error"]["message"].as_str().unwrap().contains("in this session and others"),
+                        "{body}"
+                    );
                     refused += 1;
                 }
                 other => panic!("{other}"),
@@ -341,7 +344,8 @@ async fn one_person_cannot_take_every_place_however_many_sessions_they_open() {
         common::STAFF_PASSWORD,
     );
     assert!(status.success(), "{err}");
-    let bo = common::login(&server, "bo@example.com", common::STAFF_PASSWORD).await["token"].as_str().unwrap().to_string();
+    let bo =
+        common::login(&server, "bo@example.com", common::STAFF_PASSWORD).await["token"].as_str().unwrap().to_string();
     assert_eq!(ask_for_stream(&server.base, &bo).await.status(), 200);
 }
 
@@ -363,7 +367,8 @@ async fn a_stream_whose_client_stops_reading_ends_and_gives_its_place_back() {
     let read = stuck.read(&mut head).await.unwrap();
     assert!(String::from_utf8_lossy(&head[..read]).starts_with("HTTP/1.1 200"), "the stream opened");
     // Its session holds one place of four.
-    let others: Vec<_> = futures::future::join_all((1..PER_SESSION).map(|_| ask_for_stream(&app.base, &app.token))).await;
+    let others: Vec<_> =
+        futures::future::join_all((1..PER_SESSION).map(|_| ask_for_stream(&app.base, &app.token))).await;
     assert!(others.iter().all(|a| a.status() == 200));
     assert_eq!(ask_for_stream(&app.base, &app.token).await.status(), 429, "the session's places are taken");
     drop(others);

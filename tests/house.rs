@@ -15,7 +15,10 @@ fn root() -> &'static Path {
 
 /// Every crate's source folder: ours under `crates/`, the wiring (`src/`), the desktop shell.
 fn crates() -> Vec<(String, PathBuf)> {
-    let mut all = vec![("staffroom".to_string(), root().join("src")), ("staffroom-desktop".to_string(), root().join("src-tauri/src"))];
+    let mut all = vec![
+        ("staffroom".to_string(), root().join("src")),
+        ("staffroom-desktop".to_string(), root().join("src-tauri/src")),
+    ];
     for entry in std::fs::read_dir(root().join("crates")).unwrap() {
         let dir = entry.unwrap().path();
         if dir.join("src").is_dir() {
@@ -67,7 +70,11 @@ fn named_modules(text: &str, here: &[String]) -> Vec<Vec<String>> {
             _ => here.to_vec(),
         };
         let tails: Vec<Vec<String>> = match found.get(3) {
-            Some(group) => group.as_str().split(',').map(|item| vec![item.trim().split("::").next().unwrap_or("").to_string()]).collect(),
+            Some(group) => group
+                .as_str()
+                .split(',')
+                .map(|item| vec![item.trim().split("::").next().unwrap_or("").to_string()])
+                .collect(),
             None => vec![found[2].split("::").filter(|p| !p.is_empty()).map(str::to_string).collect()],
         };
         for tail in tails {
@@ -105,10 +112,17 @@ fn index_of(text: &str, here: &[String], modules: &BTreeMap<Vec<String>, PathBuf
         text.split(';').map(|s| s.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|s| !s.is_empty()).collect();
     let declares = |s: &str| {
         let s = s.trim_start_matches(|c: char| c == '#' || c == '[').trim();
-        s.starts_with("pub mod ") || s.starts_with("mod ") || s.starts_with("use ") || s.starts_with("pub use ")
-            || s.starts_with("cfg(") || s.starts_with("pub(crate) mod ")
+        s.starts_with("pub mod ")
+            || s.starts_with("mod ")
+            || s.starts_with("use ")
+            || s.starts_with("pub use ")
+            || s.starts_with("cfg(")
+            || s.starts_with("pub(crate) mod ")
     };
-    if !statements.iter().all(|s| s.lines().all(|_| true) && s.split(']').next_back().is_some_and(|last| declares(last.trim()))) {
+    if !statements
+        .iter()
+        .all(|s| s.lines().all(|_| true) && s.split(']').next_back().is_some_and(|last| declares(last.trim())))
+    {
         return None;
     }
     let mut index = Index { names: BTreeMap::new(), globs: Vec::new() };
@@ -116,7 +130,9 @@ fn index_of(text: &str, here: &[String], modules: &BTreeMap<Vec<String>, PathBuf
         let statement = statement.split(']').next_back().unwrap().trim();
         let Some(path) = statement.strip_prefix("pub use ") else { continue };
         let (prefix, items) = match path.split_once("::{") {
-            Some((prefix, items)) => (prefix.to_string(), items.trim_end_matches('}').split(',').map(|i| i.trim().to_string()).collect()),
+            Some((prefix, items)) => {
+                (prefix.to_string(), items.trim_end_matches('}').split(',').map(|i| i.trim().to_string()).collect())
+            }
             None => {
                 let (prefix, item) = path.rsplit_once("::").unwrap_or(("", path));
                 (prefix.to_string(), vec![item.to_string()])
@@ -226,7 +242,10 @@ fn circles(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<Vec<
 
 /// A circle of three files or more within `together` (modules that all reach one another), if
 /// there is one.
-fn longer_circle(together: &[Vec<String>], graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Option<Vec<Vec<String>>> {
+fn longer_circle(
+    together: &[Vec<String>],
+    graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+) -> Option<Vec<Vec<String>>> {
     let members: BTreeSet<&Vec<String>> = together.iter().collect();
     fn walk<'g>(
         path: &mut Vec<&'g Vec<String>>,
@@ -285,7 +304,9 @@ fn no_crate_s_modules_form_a_circle_of_more_than_two_files() {
             let mut path = path.to_vec();
             for _ in 0..8 {
                 let Some((module, used)) = resolve(&path, &modules) else { return Vec::new() };
-                let (Some(index), Some(name)) = (indexes.get(module), path.get(used)) else { return vec![module.clone()] };
+                let (Some(index), Some(name)) = (indexes.get(module), path.get(used)) else {
+                    return vec![module.clone()];
+                };
                 match index.names.get(name) {
                     Some(None) => return Vec::new(),
                     Some(Some(from)) => path = [from.clone(), path[used + 1..].to_vec()].concat(),
@@ -321,7 +342,9 @@ fn no_crate_s_modules_form_a_circle_of_more_than_two_files() {
             // Modules that all reach one another: two-file circles about one hub (a trait's
             // module and those implementing it) are, but a longer circle is what is refused.
             match longer_circle(&together, &graph) {
-                Some(circle) => found.push(format!("{name}: {}", circle.iter().map(file).collect::<Vec<_>>().join(" → "))),
+                Some(circle) => {
+                    found.push(format!("{name}: {}", circle.iter().map(file).collect::<Vec<_>>().join(" → ")))
+                }
                 None => println!("{name}: two-file circles among {:?}", together.iter().map(file).collect::<Vec<_>>()),
             }
         }

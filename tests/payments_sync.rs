@@ -234,7 +234,9 @@ async fn the_first_background_sync_waits_as_asked_once_the_cache_has_been_synced
         let asked = started.elapsed();
         // Let it finish (the status lists four resources; the sync reads three more after them),
         // so the cache counts as synced and nothing it records comes after the test's changes.
-        let done = |status: staffroom::payments::sync::SyncStatus| !status.running && status.resources.iter().all(|r| r.synced_at.is_some());
+        let done = |status: staffroom::payments::sync::SyncStatus| {
+            !status.running && status.resources.iter().all(|r| r.synced_at.is_some())
+        };
         while !done(core.payments.sync_status().await.unwrap()) {
             assert!(started.elapsed() < std::time::Duration::from_secs(60), "the background sync never finished");
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -276,10 +278,14 @@ async fn the_first_background_sync_waits_for_a_list_s_own_catch_up_then_reads_th
     simulator.set_faults(Faults { latency_ms: 700, ..Faults::default() });
     let all = staffroom::payments::ops::ListSubscriptionsRequest::default();
     assert_eq!(core.payments.list_subscriptions(&all).await.unwrap().meta.total_items, 245);
-    assert!(started.elapsed() > std::time::Duration::from_secs(1), "the list ended before the background sync's moment");
+    assert!(
+        started.elapsed() > std::time::Duration::from_secs(1),
+        "the list ended before the background sync's moment"
+    );
     simulator.set_faults(Faults::default());
 
-    let orders_synced = || async { core.payments.sync_status().await.unwrap().resources.iter().all(|r| r.synced_at.is_some()) };
+    let orders_synced =
+        || async { core.payments.sync_status().await.unwrap().resources.iter().all(|r| r.synced_at.is_some()) };
     while !orders_synced().await {
         assert!(started.elapsed() < std::time::Duration::from_secs(60), "the whole store was never synced");
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;

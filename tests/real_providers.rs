@@ -327,7 +327,8 @@ async fn the_folder_list_reads_every_page_and_every_shared_drive() {
     let sim = GoogleSimulator::start(GoogleSimOptions { extra_folders: 1_200, ..Default::default() }).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let secrets = staffroom::secrets::Secrets::new(std::sync::Arc::new(staffroom::secrets::MemoryStore::default()));
-    let auth = staffroom::docs::oauth::GoogleAuth::new(secrets, staffroom::sandbox::google_endpoints(&sim), false).unwrap();
+    let auth =
+        staffroom::docs::oauth::GoogleAuth::new(secrets, staffroom::sandbox::google_endpoints(&sim), false).unwrap();
     let answer = sim.issue_token();
     auth.use_token(staffroom::docs::oauth::StoredToken {
         access_token: answer["access_token"].as_str().unwrap().into(),
@@ -335,7 +336,12 @@ async fn the_folder_list_reads_every_page_and_every_shared_drive() {
         expires_at: None,
     })
     .await;
-    let client = staffroom::docs::client::GoogleClient::new(&staffroom::sandbox::google_endpoints(&sim), auth, Default::default()).unwrap();
+    let client = staffroom::docs::client::GoogleClient::new(
+        &staffroom::sandbox::google_endpoints(&sim),
+        auth,
+        Default::default(),
+    )
+    .unwrap();
     let folders = client.list_folders().await.unwrap();
     assert_eq!(folders.len(), 3 + 1 + 1_200, "three seeded, one in the shared drive, and 1,200 more");
     assert!(folders.iter().any(|f| f.name == google_seed::SHARED_DRIVE.1 .1));

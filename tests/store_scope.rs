@@ -103,7 +103,8 @@ async fn no_action_reaches_another_store_s_subscription() {
             assert_eq!(body["error"]["message"], format!("No subscription {id} in this store"));
         }
         // Reading it is refused as well, in the same words.
-        let (status, body) = live.send(&live.staff, reqwest::Method::GET, &format!("/api/payments/subscriptions/{id}"), None).await;
+        let (status, body) =
+            live.send(&live.staff, reqwest::Method::GET, &format!("/api/payments/subscriptions/{id}"), None).await;
         assert_eq!((status, refused_as(&body)), (404, "not_found"), "{body}");
         // Each refusal is in the audit log, as a failure.
         let cancels = live.audited("payments.subscription_cancel", id).await;
@@ -128,15 +129,15 @@ async fn a_plan_change_to_another_store_s_variant_is_refused_and_a_change_within
     let path = format!("/api/payments/subscriptions/{id}/change-plan");
     let writes_before = live.provider.writes();
     // 5041: the other store's membership, monthly.
-    let (status, body) =
-        live.send(&live.staff, reqwest::Method::POST, &path, Some(json!({"variantId": "5041"}))).await;
+    let (status, body) = live.send(&live.staff, reqwest::Method::POST, &path, Some(json!({"variantId": "5041"}))).await;
     assert_eq!((status, bad_fields(&body)), (400, vec!["variantId".to_string()]), "{body}");
     assert_eq!(live.provider.writes(), writes_before, "the provider was sent a change to another store's plan");
     assert_eq!(live.audited("payments.subscription_change_plan", id).await, vec!["failure: invalid_request"]);
 
     // A plan of this store's goes through: the check refuses only what is not ours.
     let product = ours["productId"].as_str().unwrap();
-    let (_, product) = live.send(&live.staff, reqwest::Method::GET, &format!("/api/payments/products/{product}"), None).await;
+    let (_, product) =
+        live.send(&live.staff, reqwest::Method::GET, &format!("/api/payments/products/{product}"), None).await;
     let other_plan = product["product"]["variants"]
         .as_array()
         .unwrap()
@@ -190,11 +191,11 @@ async fn another_store_s_licence_keys_and_discounts_are_neither_shown_nor_change
 async fn a_fixed_discount_for_the_whole_store_is_checked_against_every_price() {
     let live = Live::start().await;
     let writes_before = live.provider.writes();
-    let new = |amount: u32| {
-        json!({"name": "Big", "code": format!("BIG{amount}"), "amount": amount, "amountType": "fixed"})
-    };
+    let new =
+        |amount: u32| json!({"name": "Big", "code": format!("BIG{amount}"), "amount": amount, "amountType": "fixed"});
     // More than the store's cheapest price (the seeded prices start at $5.00).
-    let (status, body) = live.send(&live.admin, reqwest::Method::POST, "/api/payments/discounts", Some(new(1_000_000))).await;
+    let (status, body) =
+        live.send(&live.admin, reqwest::Method::POST, "/api/payments/discounts", Some(new(1_000_000))).await;
     assert_eq!((status, bad_fields(&body)), (400, vec!["amount".to_string()]), "{body}");
     let message = body["error"]["details"]["fields"][0]["message"].as_str().unwrap();
     assert!(message.contains("more than the price of the store's cheapest product"), "{message}");

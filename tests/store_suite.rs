@@ -1011,7 +1011,8 @@ async fn a_guess_is_counted_while_a_lock_is_lifted(db: Db) {
     let now = 1_700_000_000;
     for round in 0..100 {
         let guesses = (0..4).map(|_| db.reserve_sign_in("clerk@example.com", "203.0.113.50", now + round));
-        let (reserved, lifted) = futures::future::join(futures::future::join_all(guesses), db.unlock_sign_in("clerk@example.com")).await;
+        let (reserved, lifted) =
+            futures::future::join(futures::future::join_all(guesses), db.unlock_sign_in("clerk@example.com")).await;
         lifted.unwrap();
         for reservation in reserved {
             reservation.unwrap_or_else(|err| panic!("round {round}: {err:?}"));

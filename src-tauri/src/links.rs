@@ -218,7 +218,8 @@ pub fn check_consent_page(url: &str, sign_in: &SignIn<'_>) -> Result<()> {
     let google = url::Url::parse(sign_in.google_auth_url).map_err(|_| refuse("Google's sign-in address is not set"))?;
     let on_google = page.scheme() == "https" && page.host_str().is_some() && page.host_str() == google.host_str();
     let server_is_here = url::Url::parse(sign_in.server).is_ok_and(|server| crate::team::is_loopback(&server));
-    let on_this_computer = server_is_here && matches!(page.scheme(), "http" | "https") && crate::team::is_loopback(&page);
+    let on_this_computer =
+        server_is_here && matches!(page.scheme(), "http" | "https") && crate::team::is_loopback(&page);
     if !on_google && !on_this_computer {
         return Err(refuse(&format!("it is not on {}", google.host_str().unwrap_or("Google's sign-in host"))));
     }
@@ -239,7 +240,6 @@ pub fn check_web_link(url: &str) -> Result<()> {
         _ => Err(Error::invalid_field("url", "must be a web address (http or https)")),
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -301,7 +301,10 @@ mod tests {
             "http://0.0.0.0:8787/",
         ] {
             let refused = check_link(url, LinkKind::Web, REMOTE).expect_err(url);
-            assert!(refused.details.unwrap()["fields"][0]["message"].as_str().unwrap().contains("team server"), "{url}");
+            assert!(
+                refused.details.unwrap()["fields"][0]["message"].as_str().unwrap().contains("team server"),
+                "{url}"
+            );
             // A document's link to an intranet page, from this computer's own core, opens.
             assert!(check_link(url, LinkKind::Web, HERE).is_ok(), "{url}");
         }

@@ -86,8 +86,12 @@ async fn relay<R: Runtime>(app: AppHandle<R>, server: Arc<TeamServer>, nudge: Ar
                     }
                 };
                 match ended {
-                    Some(error) => tracing::warn!(server = %server.url(), %error, "the team server's event stream broke; reconnecting"),
-                    None => tracing::debug!(server = %server.url(), "the team server's event stream ended; reconnecting"),
+                    Some(error) => {
+                        tracing::warn!(server = %server.url(), %error, "the team server's event stream broke; reconnecting")
+                    }
+                    None => {
+                        tracing::debug!(server = %server.url(), "the team server's event stream ended; reconnecting")
+                    }
                 }
             }
             Ok(response) if response.status() == reqwest::StatusCode::UNAUTHORIZED => {

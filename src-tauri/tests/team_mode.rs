@@ -43,7 +43,7 @@ impl TeamServer {
             staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let base = format!("http://{}", listener.local_addr().unwrap());
-            core.connect_sandbox_webhooks(&base).unwrap();
+            core.connect_sandbox_webhooks(&base).await.unwrap();
             let router = staffroom::http::router(core.clone(), [127, 0, 0, 1].into());
             tauri::async_runtime::spawn(staffroom::http::server::serve_router(
                 listener,
@@ -508,7 +508,11 @@ fn a_redirect_after_sign_in_does_not_carry_the_token_away() {
 #[test]
 fn links_a_server_sends_are_checked_before_they_are_opened() {
     let (server, _) = fake_server(|received| {
-        signed_in(received).unwrap_or((404, vec![], json!({"error": {"code": "not_found", "message": "No such route"}})))
+        signed_in(received).unwrap_or((
+            404,
+            vec![],
+            json!({"error": {"code": "not_found", "message": "No such route"}}),
+        ))
     });
     let dir = tempfile::tempdir().unwrap();
     let (opened, pages) = mpsc::channel();
@@ -528,7 +532,11 @@ fn links_a_server_sends_are_checked_before_they_are_opened() {
         ("ms-settings:privacy", "web"),
     ] {
         let refused = desktop.call("open_link", json!({"url": url, "kind": kind})).expect_err(url);
-        assert_eq!((refused["code"].as_str(), refused["details"]["fields"][0]["field"].as_str()), (Some("invalid_request"), Some("url")), "{url}: {refused}");
+        assert_eq!(
+            (refused["code"].as_str(), refused["details"]["fields"][0]["field"].as_str()),
+            (Some("invalid_request"), Some("url")),
+            "{url}: {refused}"
+        );
     }
     // An editor window opens a document's links the same way.
     desktop.call_in(&desktop.editor, "open_link", json!({"url": "https://example.org/a", "kind": "web"})).unwrap();

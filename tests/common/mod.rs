@@ -325,7 +325,7 @@ impl SandboxApp {
         staffroom::sandbox::ensure_demo_account(&core).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        core.connect_sandbox_webhooks(&base).unwrap();
+        core.connect_sandbox_webhooks(&base).await.unwrap();
         tokio::spawn(staffroom::http::serve(listener, core.clone(), std::future::pending()));
         let token = sign_in_at(&base, DEMO_EMAIL, DEMO_PASSWORD).await;
         let app = SandboxApp { core, base, token, _dir: dir };

@@ -302,7 +302,13 @@ impl AuthService {
         if ended > 0 {
             let detail = json!({ "sessions": ended, "reason": format!("more than {MAX_SESSIONS} sessions at once") });
             self.audit
-                .record(&user.email, crate::audit::AuditAction::SessionEnded, Some(&user.email), "success", Some(detail))
+                .record(
+                    &user.email,
+                    crate::audit::AuditAction::SessionEnded,
+                    Some(&user.email),
+                    "success",
+                    Some(detail),
+                )
                 .await;
         }
         self.audit.record(&user.email, crate::audit::AuditAction::SignIn, Some(&user.email), "success", None).await;

@@ -56,7 +56,6 @@ impl std::fmt::Debug for TokenKeys {
 
 pub use staffroom_base::secrets::keys::{generate_key, is_key};
 
-
 /// A fingerprint of a signing key, which the team's database keeps so that a replica given
 /// another key is refused: SHA-256 of the key under a label of its own, so it reveals nothing
 /// usable (the key is 256 random bits).

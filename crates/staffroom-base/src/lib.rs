@@ -4,6 +4,7 @@
 // The #[request] attribute names what it writes by this crate's path, here too.
 extern crate self as staffroom_base;
 
+pub mod connection;
 pub mod error;
 pub mod memory;
 pub mod request;

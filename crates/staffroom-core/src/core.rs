@@ -14,6 +14,7 @@ use crate::payments::apply::PaymentsApplier;
 use crate::payments::client::LemonSqueezyClient;
 use crate::payments::PaymentService;
 use crate::sandbox::Simulators;
+use crate::secrets::vault::{NoDataKey, SealedVault};
 use crate::secrets::{Secret, Secrets};
 use crate::store::Db;
 use crate::webhooks::{EventApplier, WebhookReceiver};
@@ -134,9 +135,9 @@ impl Core {
             let given = simulators.credentials();
             core.secrets.set_override("lemonsqueezy_api_key", given.lemonsqueezy_api_key);
             core.secrets.set_override("lemonsqueezy_store_id", Secret::new(given.lemonsqueezy_store_id));
-            if !matches!(core.secrets.get("webhook_secret"), Ok(Some(_))) {
+            if !matches!(core.secrets.read("webhook_secret").await, Ok(Some(_))) {
                 // The sandbox signs its own deliveries with a secret made for this run.
-                core.secrets.set_override("webhook_secret", crate::auth::token::generate_key());
+                core.secrets.set_override("webhook_secret", crate::secrets::keys::generate_webhook_secret());
             }
             core.secrets.set_override("google_client_id", Secret::new(given.google_client_id));
             core.secrets.set_override("google_client_secret", Secret::new(given.google_client_secret));
@@ -160,20 +161,32 @@ impl Core {
         Ok(core)
     }
 
-    /// Points the sandbox checkout's webhooks at this core's receiver at `base_url`.
-    pub fn connect_sandbox_webhooks(&self, base_url: &str) -> Result<()> {
-        if let Some(simulators) = &self.simulators {
+    /// Registers the sandbox store's webhook at this core's receiver at `base_url`, through
+    /// the simulated provider's API as an admin's registration goes, with the sandbox's secret.
+    pub async fn connect_sandbox_webhooks(&self, base_url: &str) -> Result<()> {
+        if self.simulators.is_some() {
             let secret = self
                 .secrets
-                .get("webhook_secret")
-                .map_err(Error::from)?
+                .read("webhook_secret")
+                .await?
                 .ok_or_else(|| Error::internal("sandbox", "no webhook secret"))?;
-            simulators.deliver_webhooks_to(format!("{base_url}/api/payments/webhooks"), secret);
+            let url = format!("{base_url}{}", crate::payments::connect::WEBHOOK_PATH);
+            self.payments.register_webhook_with(&url, Some(secret)).await?;
+            if let Some(receiver) = &self.webhooks {
+                receiver.reload_secret().await?;
+            }
         }
         Ok(())
     }
 
-    fn open_blocking(config: Config, db: Db, secrets: Secrets, team_keys: Option<TeamKeys>) -> Result<Core> {
+    fn open_blocking(config: Config, db: Db, mut secrets: Secrets, team_keys: Option<TeamKeys>) -> Result<Core> {
+        if let (true, Some(keys), false) = (db.is_shared(), &team_keys, config.sandbox) {
+            // What an admin connects on one replica, every replica reads: the team's vault.
+            secrets = secrets.with_vault(match &keys.data {
+                Some(data) => Arc::new(SealedVault::new(db.fleet(), crate::store::sealed::Sealer::new(data)?)),
+                None => Arc::new(NoDataKey),
+            });
+        }
         let key = match &team_keys {
             Some(keys) => keys.jwt.clone(),
             None => secrets
@@ -215,37 +228,31 @@ impl Core {
         })
     }
 
-    /// Every known secret and where its value comes from (never the value), read off the async
-    /// threads (the keyring may be a D-Bus round trip each).
+    /// Every known secret and where its value comes from (never the value).
     pub async fn secret_sources(&self) -> Result<Vec<(&'static str, &'static str, crate::secrets::SecretSource)>> {
-        let secrets = self.secrets.clone();
-        let sandbox = self.config.sandbox;
+        use crate::secrets::{SecretError, SecretSource};
         // A team server keeps Google's tokens sealed in its database, not in a secret store.
-        let from_environment = crate::secrets::Secrets::from_environment(crate::docs::oauth::TOKEN_SECRET);
-        let sealed_google = match self.docs.auth().is_sealed() {
-            true if matches!(from_environment, Ok(Some(_))) => None,
-            true if self.docs.auth().status().await?.signed_in => Some(crate::secrets::SecretSource::Database),
-            true => Some(crate::secrets::SecretSource::Missing),
-            false => None,
-        };
-        tokio::task::spawn_blocking(move || {
-            crate::secrets::KNOWN_SECRETS
-                .iter()
-                .map(|(name, about)| {
-                    // The sandbox's Google sign-in lives in this process only, never the keyring.
-                    let source = if sandbox && *name == crate::docs::oauth::TOKEN_SECRET {
-                        crate::secrets::SecretSource::Sandbox
-                    } else if let (Some(source), crate::docs::oauth::TOKEN_SECRET) = (&sealed_google, *name) {
-                        source.clone()
-                    } else {
-                        secrets.source(name)?
-                    };
-                    Ok((*name, *about, source))
-                })
-                .collect::<Result<Vec<_>, crate::secrets::SecretError>>()
-        })
-        .await?
-        .map_err(Error::from)
+        let token = crate::docs::oauth::TOKEN_SECRET;
+        let mut sources = Vec::new();
+        for (name, about) in crate::secrets::KNOWN_SECRETS {
+            let source = match *name {
+                // The sandbox's Google sign-in lives in this process only, never the keyring.
+                name if name == token && self.config.sandbox => SecretSource::Sandbox,
+                name if name == token && self.docs.auth().is_sealed() => {
+                    match crate::secrets::Secrets::from_environment(token) {
+                        Ok(Some((_, source))) => source,
+                        Err(SecretError::Empty { from, .. }) => {
+                            SecretSource::Unusable { reason: format!("{from} is empty") }
+                        }
+                        _ if self.docs.auth().status().await?.signed_in => SecretSource::Database,
+                        _ => SecretSource::Missing,
+                    }
+                }
+                name => self.secrets.source_of(name).await?,
+            };
+            sources.push((*name, *about, source));
+        }
+        Ok(sources)
     }
 
     /// Stores a secret (admin action from Settings or the CLI), with an audit entry.

@@ -8,6 +8,7 @@ pub mod api;
 pub mod auth;
 pub mod bindings;
 pub mod config;
+pub mod connections;
 pub mod core;
 pub mod data_dir;
 pub mod docs;
@@ -19,8 +20,8 @@ pub mod store;
 
 // What every crate shares, where the core's own code has always found it.
 pub use staffroom_auth::audit;
-pub use staffroom_payments::webhooks;
 pub use staffroom_base::{error, memory, secrets, text_enum, time};
+pub use staffroom_payments::webhooks;
 
 pub use crate::core::Core;
 pub use crate::error::{Error, ErrorCode, Result};

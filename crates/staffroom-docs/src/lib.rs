@@ -2,6 +2,7 @@
 //! editor's save through the planner with conflict rebase, drafts of unsaved edits, and the last
 //! read revision of each document kept for offline reading. Both doors call these functions.
 
+pub mod connection;
 pub mod requests;
 pub mod store;
 pub mod validate;
@@ -23,7 +24,6 @@ use self::store::{DocStore, Draft};
 use staffroom_auth::audit::Audit;
 use staffroom_auth::Actor;
 use staffroom_base::error::{Error, ErrorCode, Result};
-
 
 /// What the document area asks of a database: its cache, drafts and kept lists.
 pub trait DocsStore: DocStore + Send + Sync {}
@@ -142,7 +142,9 @@ impl DocService {
     ) -> Result<oauth::GoogleStatus> {
         let outcome = pending.finish(timeout).await;
         let result = if outcome.is_ok() { "success" } else { "failure" };
-        self.audit.record(actor.audit_name(), staffroom_auth::audit::AuditAction::GoogleSignIn, None, result, None).await;
+        self.audit
+            .record(actor.audit_name(), staffroom_auth::audit::AuditAction::GoogleSignIn, None, result, None)
+            .await;
         outcome?;
         self.auth().status().await
     }
@@ -153,7 +155,9 @@ impl DocService {
         actor.require_admin()?;
         let outcome = self.auth().exchange_code(code).await;
         let result = if outcome.is_ok() { "success" } else { "failure" };
-        self.audit.record(actor.audit_name(), staffroom_auth::audit::AuditAction::GoogleSignIn, None, result, None).await;
+        self.audit
+            .record(actor.audit_name(), staffroom_auth::audit::AuditAction::GoogleSignIn, None, result, None)
+            .await;
         outcome?;
         self.auth().status().await
     }
@@ -162,7 +166,9 @@ impl DocService {
     pub async fn sign_out(&self, actor: &Actor) -> Result<oauth::GoogleStatus> {
         actor.require_admin()?;
         self.auth().sign_out().await?;
-        self.audit.record(actor.audit_name(), staffroom_auth::audit::AuditAction::GoogleSignOut, None, "success", None).await;
+        self.audit
+            .record(actor.audit_name(), staffroom_auth::audit::AuditAction::GoogleSignOut, None, "success", None)
+            .await;
         self.auth().status().await
     }
 

@@ -97,7 +97,12 @@ impl LiveStreams {
         let state = session.state.clone();
         open.total += 1;
         *open.people.entry(user_id.to_string()).or_default() += 1;
-        Ok(StreamPlace { streams: self.clone(), session_id: session_id.to_string(), user_id: user_id.to_string(), state })
+        Ok(StreamPlace {
+            streams: self.clone(),
+            session_id: session_id.to_string(),
+            user_id: user_id.to_string(),
+            state,
+        })
     }
 
     /// Streams open now, in all.

@@ -74,7 +74,10 @@ impl<S> Paced<S> {
         let window = self.window.get_or_insert_with(Window::open);
         while window.ends.as_mut().poll(cx).is_ready() {
             if window.taken < MIN_RATE * ANSWER_WINDOW.as_secs() {
-                return Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, "the client stopped taking its answer")));
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the client stopped taking its answer",
+                )));
             }
             *window = Window::open();
         }

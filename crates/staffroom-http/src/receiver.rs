@@ -107,7 +107,7 @@ impl ReceiverControl {
             return Ok(());
         }
         let handle = start_webhook_receiver(self.core.clone(), ([127, 0, 0, 1], port).into()).await?;
-        self.core.connect_sandbox_webhooks(&format!("http://{}", handle.addr))?;
+        self.core.connect_sandbox_webhooks(&format!("http://{}", handle.addr)).await?;
         tracing::info!(addr = %handle.addr, "webhook receiver listening");
         if let Some(old) = slot.replace(handle) {
             old.stop();

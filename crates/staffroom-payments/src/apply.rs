@@ -12,10 +12,10 @@ use serde_json::Value;
 use super::jsonapi::Resource;
 use super::model::{self, OrderDto, SubscriptionDto};
 use super::store::OrderRecord;
-use staffroom_base::error::Result;
-use crate::PaymentsDb;
-use staffroom_base::time::now_rfc3339;
 use crate::webhooks::{ApplyResult, EventApplier, Outcome, WebhookEvent};
+use crate::PaymentsDb;
+use staffroom_base::error::Result;
+use staffroom_base::time::now_rfc3339;
 
 /// Applies payment events to the cache in `db`.
 pub struct PaymentsApplier {

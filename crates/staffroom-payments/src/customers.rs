@@ -8,8 +8,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::model::{self, CustomerDto, InvoiceDto, LicenseKeyDto, OrderDto, PageMeta, SubscriptionDto};
-use super::store::{like_pattern, CustomerQuery, LicenseKeyQuery, OrderQuery, SubscriptionQuery};
 use super::scope::Kind;
+use super::store::{like_pattern, CustomerQuery, LicenseKeyQuery, OrderQuery, SubscriptionQuery};
 use super::sync::{SyncReporter, SyncStep};
 use super::{requests, PaymentService};
 use staffroom_base::error::{Error, Result};

@@ -134,7 +134,9 @@ impl PaymentService {
             Ok(made) => model::discount_from(&made),
             // The answer was lost (a time-out or a failure after it was made): look before
             // telling the admin it failed, so that trying again cannot make two.
-            Err(err) if err.code == ErrorCode::IntegrationError => self.discount_with_code(&new.code).await?.ok_or(err)?,
+            Err(err) if err.code == ErrorCode::IntegrationError => {
+                self.discount_with_code(&new.code).await?.ok_or(err)?
+            }
             Err(err) => return Err(field_of_refusal(err)),
         };
         // The answer names no variants unless asked to include them; they are the ones sent.
@@ -152,7 +154,9 @@ impl PaymentService {
             let ours = match self.provider.read(Kind::Discount, id).await {
                 Err(err) if err.code == ErrorCode::NotFound => {
                     self.db.delete_discount(id.to_string()).await?;
-                    return Err(Error::not_found(format!("No discount {id} in this store: it may have been deleted already")));
+                    return Err(Error::not_found(format!(
+                        "No discount {id} in this store: it may have been deleted already"
+                    )));
                 }
                 other => other?,
             };
@@ -311,8 +315,10 @@ impl NewDiscount {
         let duration_in_months = match (duration.as_str(), request.duration_in_months) {
             ("repeating", Some(months)) => i64::from(months),
             ("repeating", None) => {
-                problems
-                    .push(staffroom_base::error::FieldError::new("durationInMonths", "is required for a repeating discount"));
+                problems.push(staffroom_base::error::FieldError::new(
+                    "durationInMonths",
+                    "is required for a repeating discount",
+                ));
                 1
             }
             (_, Some(_)) => {

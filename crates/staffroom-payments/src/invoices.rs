@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::model::{self, InvoiceDto, PageMeta};
-use super::store::InvoiceQuery;
 use super::scope::Kind;
+use super::store::InvoiceQuery;
 use super::sync::{SyncReporter, SyncStep};
 use super::{validate_id, PaymentService};
 use staffroom_auth::audit::AuditAction;

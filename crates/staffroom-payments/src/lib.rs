@@ -2,6 +2,7 @@
 //! their management, over Lemon Squeezy, with every read going through the SQLite cache.
 
 pub mod apply;
+pub mod connect;
 pub mod customers;
 pub mod discounts;
 pub mod invoices;
@@ -25,7 +26,9 @@ use serde_json::{json, Value};
 use self::client::LemonSqueezyClient;
 use self::model::{OrderDto, OrderEvent, PageMeta, ProductDto, SubscriptionDto};
 use self::scope::{Kind, StoreScope};
-use self::store::{ApplyingStore, CustomerStore, DiscountStore, InvoiceStore, LicenseKeyStore, OrderRecord, PaymentStore};
+use self::store::{
+    ApplyingStore, CustomerStore, DiscountStore, InvoiceStore, LicenseKeyStore, OrderRecord, PaymentStore,
+};
 use self::sync::{ResourceSync, SyncControl, SyncProgress, SyncReporter, SyncStatus, SyncStep};
 use self::webhooks::store::InboxStore;
 use self::webhooks::InboxReader;
@@ -244,6 +247,7 @@ pub struct PaymentService {
     audit: Audit,
     inbox: InboxReader,
     sync: SyncControl,
+    secrets: Secrets,
 }
 
 impl PaymentService {
@@ -259,9 +263,10 @@ impl PaymentService {
         PaymentService {
             inbox: InboxReader::new(db.clone() as webhooks::WebhooksDb),
             db,
-            provider: StoreScope::new(client, secrets),
+            provider: StoreScope::new(client, secrets.clone()),
             audit,
             sync: SyncControl::new(sync_interval),
+            secrets,
         }
     }
 
@@ -743,7 +748,8 @@ impl PaymentService {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let error = match self.provider.create_once(Kind::Checkout, attributes.clone(), relationships.clone()).await {
+            let error = match self.provider.create_once(Kind::Checkout, attributes.clone(), relationships.clone()).await
+            {
                 Ok(checkout) => return Ok(checkout),
                 Err(error) if error.code == ErrorCode::IntegrationError => error,
                 Err(error) => return Err(error),
@@ -866,7 +872,8 @@ impl PaymentService {
     /// it cannot be reached.
     pub async fn get_subscription(&self, id: &str) -> Result<(SubscriptionDto, bool)> {
         validate_id("id", id)?;
-        let fresh = self.provider.read(Kind::Subscription, id).await.map(|resource| model::subscription_from(&resource));
+        let fresh =
+            self.provider.read(Kind::Subscription, id).await.map(|resource| model::subscription_from(&resource));
         let not_found = || Error::not_found(format!("No subscription {id}"));
         match fresh {
             Ok(read) => {
@@ -991,7 +998,9 @@ impl PaymentService {
             })
         });
         let outcome = refunded.as_ref().map_or_else(staffroom_auth::audit::failure, |_| "success".to_string());
-        self.audit.record(actor.audit_name(), staffroom_auth::audit::AuditAction::OrderRefund, Some(id), &outcome, detail).await;
+        self.audit
+            .record(actor.audit_name(), staffroom_auth::audit::AuditAction::OrderRefund, Some(id), &outcome, detail)
+            .await;
         let (order, _) = refunded?;
         let mut record = record.expect("refunded, so found");
         let now = now_rfc3339();
@@ -1033,10 +1042,12 @@ impl PaymentService {
         let refunded = match self.provider.act_once(&before, "refund", attributes).await {
             Ok(order) => order,
             // The answer was lost: the order itself says whether the refund happened.
-            Err(lost) if lost.code == ErrorCode::IntegrationError => match self.provider.read(Kind::Order, provider_id).await {
-                Ok(order) if order.int("refunded_amount").unwrap_or(0) > refunded_before => order.into_resource(),
-                _ => return Err(lost),
-            },
+            Err(lost) if lost.code == ErrorCode::IntegrationError => {
+                match self.provider.read(Kind::Order, provider_id).await {
+                    Ok(order) if order.int("refunded_amount").unwrap_or(0) > refunded_before => order.into_resource(),
+                    _ => return Err(lost),
+                }
+            }
             Err(refused) => return Err(refused),
         };
         Ok((refunded, amount.map_or(refundable, i64::from)))

@@ -8,8 +8,8 @@ use serde_json::{json, Map, Value};
 
 use super::model::{self, LicenseKeyDetail, LicenseKeyDto, PageMeta};
 use super::requests::{ListLicenseKeysRequest, UpdateLicenseKeyRequest};
-use super::store::{like_pattern, LicenseKeyQuery};
 use super::scope::Kind;
+use super::store::{like_pattern, LicenseKeyQuery};
 use super::sync::{SyncReporter, SyncStep};
 use super::{validate_id, PaymentService};
 use staffroom_auth::audit::AuditAction;

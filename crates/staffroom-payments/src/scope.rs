@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 use super::client::{self, LemonSqueezyClient, Pages};
 use super::jsonapi::{Document, Resource};
 use staffroom_base::error::{Error, ErrorCode, Result};
-use staffroom_base::secrets::Secrets;
+use staffroom_base::secrets::{Secret, Secrets};
 
 /// What the provider keeps per store, by its API's path (which is also the resource's `type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +31,7 @@ pub enum Kind {
     LicenseKey,
     Discount,
     Checkout,
+    Webhook,
 }
 
 impl Kind {
@@ -45,6 +46,7 @@ impl Kind {
             Kind::LicenseKey => "license-keys",
             Kind::Discount => "discounts",
             Kind::Checkout => "checkouts",
+            Kind::Webhook => "webhooks",
         }
     }
 
@@ -59,6 +61,7 @@ impl Kind {
             Kind::LicenseKey => "licence key",
             Kind::Discount => "discount",
             Kind::Checkout => "checkout",
+            Kind::Webhook => "webhook",
         }
     }
 
@@ -115,14 +118,31 @@ impl StoreScope {
     pub async fn store_id(&self) -> Result<String> {
         let id = self.secrets.read("lemonsqueezy_store_id").await?;
         id.map(|s| s.expose().trim().to_string()).filter(|s| !s.is_empty()).ok_or_else(|| {
-            Error::new(ErrorCode::Unauthorized, "No Lemon Squeezy store is connected; an admin connects one in Settings")
-                .with_details(json!({ "provider": client::PROVIDER }))
+            Error::new(
+                ErrorCode::Unauthorized,
+                "No Lemon Squeezy store is connected; an admin connects one in Settings",
+            )
+            .with_details(json!({ "provider": client::PROVIDER }))
         })
     }
 
     /// The connected store itself (`GET /v1/stores/:id`).
     pub async fn store(&self) -> Result<Resource> {
         self.client.get_one(&format!("stores/{}", self.store_id().await?)).await
+    }
+
+    /// The account behind `key` (the stored key when `None`), above every store: who it is
+    /// (`GET /v1/users/me`), whether the key is a test-mode key (its `meta.test_mode`), and
+    /// every store the key sees (`GET /v1/stores`). What connecting a store checks.
+    pub async fn account(&self, key: Option<Secret>) -> Result<(Resource, bool, Vec<Resource>)> {
+        let client = match key {
+            Some(key) => self.client.with_key(key),
+            None => self.client.clone(),
+        };
+        let me = client.get("users/me", &[]).await?;
+        let test_mode = me.meta.as_ref().and_then(|m| m.get("test_mode")).and_then(Value::as_bool).unwrap_or(false);
+        let (stores, _) = client.get_all("stores", &[]).await?;
+        Ok((me.resource()?, test_mode, stores))
     }
 
     /// `kind` `id` as the provider has it now, if it is this store's; else `not_found`.
@@ -179,7 +199,12 @@ impl StoreScope {
 
     /// Creates a `kind` in this store, once, with `attributes` and any `relationships` besides
     /// the store's (variants it is limited to, the variant a checkout sells).
-    pub async fn create_once(&self, kind: Kind, attributes: Value, mut relationships: Map<String, Value>) -> Result<Resource> {
+    pub async fn create_once(
+        &self,
+        kind: Kind,
+        attributes: Value,
+        mut relationships: Map<String, Value>,
+    ) -> Result<Resource> {
         let store_id = self.store_id().await?;
         relationships.insert("store".into(), json!({"data": {"type": "stores", "id": store_id}}));
         let body = json!({"data": {"type": kind.path(), "attributes": attributes, "relationships": relationships}});

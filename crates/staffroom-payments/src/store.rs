@@ -6,8 +6,8 @@ use super::model::{
     CustomerDto, CustomerStatus, DiscountDto, DiscountRedemptionDto, InvoiceDto, LicenseKeyDto, OrderDto, OrderItem,
     OrderStatus, ProductDto, SubscriptionDto, SubscriptionStatus, VariantDto,
 };
-use staffroom_base::error::Result;
 use crate::webhooks::{ApplyResult, WebhookEvent};
+use staffroom_base::error::Result;
 
 /// A local order as stored.
 #[derive(Debug, Clone)]

@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::sync::{broadcast, watch, Mutex, MutexGuard};
 
-use staffroom_base::error::{Error, ErrorCode, Result};
 use crate::PaymentsDb;
+use staffroom_base::error::{Error, ErrorCode, Result};
 
 /// The shortest interval between background syncs: the provider allows 300 requests a minute,
 /// and a sync of a large store takes dozens.
@@ -117,7 +117,9 @@ impl SyncControl {
         let (interval, _) = watch::channel(interval);
         // Progress is for the screen: a listener that falls behind skips to the newest.
         let (progress, _) = broadcast::channel(64);
-        SyncControl { inner: Arc::new(Inner { running: Mutex::new(()), whole_syncs: Default::default(), interval, progress }) }
+        SyncControl {
+            inner: Arc::new(Inner { running: Mutex::new(()), whole_syncs: Default::default(), interval, progress }),
+        }
     }
 
     /// Takes the interval an admin chose earlier, if there is one.

@@ -280,8 +280,8 @@ mod tests {
 
     #[test]
     fn list_queries() {
-        use staffroom_base::request::Request;
         use crate::requests::{ListOrdersRequest, ListSubscriptionsRequest};
+        use staffroom_base::request::Request;
         let ok = ListSubscriptionsRequest::from_input(&query(&[])).unwrap();
         assert_eq!((ok.page, ok.limit), (None, None));
         for bad in ["0", "101", "abc", "-1", "1.5", ""] {

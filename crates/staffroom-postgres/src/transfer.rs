@@ -96,8 +96,11 @@ async fn write(tx: &Transaction<'_>, table: &TableRows) -> Result<u64> {
         .await
         .map_err(|e| Error::internal("migrate", format!("{} cannot take the desktop's columns: {e}", table.table)))?;
     for row in &table.rows {
-        let values =
-            row.iter().zip(insert.params()).map(|(cell, ty)| to_pg(cell, ty, &table.table)).collect::<Result<Vec<_>>>()?;
+        let values = row
+            .iter()
+            .zip(insert.params())
+            .map(|(cell, ty)| to_pg(cell, ty, &table.table))
+            .collect::<Result<Vec<_>>>()?;
         let params: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v.as_ref() as &(dyn ToSql + Sync)).collect();
         tx.execute(&insert, &params).await.sql()?;
     }

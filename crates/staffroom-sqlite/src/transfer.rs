@@ -18,7 +18,8 @@ impl Sqlite {
     pub async fn export(&self, leave: &'static [&'static str]) -> Result<Vec<TableRows>> {
         self.call(move |conn| {
             let tables = data_tables(conn)?;
-            let ordered = referenced_first(conn, tables.into_iter().filter(|t| !leave.contains(&t.as_str())).collect())?;
+            let ordered =
+                referenced_first(conn, tables.into_iter().filter(|t| !leave.contains(&t.as_str())).collect())?;
             ordered.into_iter().map(|table| read(conn, table)).collect()
         })
         .await
@@ -53,7 +54,8 @@ fn referenced_first(conn: &Connection, tables: Vec<String>) -> Result<Vec<String
     let mut references = Vec::new();
     for table in &tables {
         let mut statement = conn.prepare(&format!("SELECT \"table\" FROM pragma_foreign_key_list('{table}')")).sql()?;
-        let named: Vec<String> = statement.query_map([], |row| row.get(0)).sql()?.collect::<rusqlite::Result<_>>().sql()?;
+        let named: Vec<String> =
+            statement.query_map([], |row| row.get(0)).sql()?.collect::<rusqlite::Result<_>>().sql()?;
         references.push(named.into_iter().filter(|r| r != table && tables.contains(r)).collect::<Vec<_>>());
     }
     let mut ordered: Vec<String> = Vec::new();

@@ -4,8 +4,8 @@ pub mod store;
 
 use serde_json::Value;
 
-use staffroom_base::error::Result;
 pub use self::store::AuditDb;
+use staffroom_base::error::Result;
 pub use store::{AuditEntry, AuditQuery, NewAuditEntry};
 
 /// The meta key of the retention setting.
@@ -49,6 +49,10 @@ staffroom_base::text_enum! {
         GoogleSignIn = "settings.google_sign_in",
         GoogleSignOut = "settings.google_sign_out",
         WebhookReceiver = "settings.webhook_receiver",
+        LemonSqueezyCheck = "settings.lemonsqueezy_check",
+        LemonSqueezyConnect = "settings.lemonsqueezy_connect",
+        WebhookRegister = "settings.webhook_register",
+        GoogleClientSet = "settings.google_client",
     }
 }
 

@@ -16,3 +16,11 @@ pub fn generate_key() -> Secret {
 pub fn is_key(secret: &Secret) -> bool {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(secret.expose()).is_ok_and(|bytes| bytes.len() >= 32)
 }
+
+/// A new webhook signing secret: 40 characters (base64url of 240 random bits), the most Lemon
+/// Squeezy takes (its API documents 6 to 40).
+pub fn generate_webhook_secret() -> Secret {
+    let mut bytes = [0u8; 30];
+    rand::rng().fill_bytes(&mut bytes);
+    Secret::new(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+}

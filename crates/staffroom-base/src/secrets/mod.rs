@@ -2,9 +2,10 @@
 //! keyring backend (Secret Service on desktops, the kernel keyring where there is none), an
 //! in-memory backend for tests, and the environment/file overrides for headless machines.
 
-pub mod keys;
 mod keyring;
+pub mod keys;
 mod memory;
+pub mod vault;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -27,6 +28,7 @@ pub const KNOWN_SECRETS: &[(&str, &str)] = &[
     ("lemonsqueezy_api_key", "Lemon Squeezy API key"),
     ("lemonsqueezy_store_id", "Lemon Squeezy store id"),
     ("webhook_secret", "Lemon Squeezy webhook signing secret"),
+    ("webhook_secret_previous", "the webhook signing secret before the last rotation (still verified for 10 minutes)"),
     ("google_client_id", "Google OAuth client id"),
     ("google_client_secret", "Google OAuth client secret"),
     ("google_token", "Google OAuth tokens (after sign-in) or a pasted access token"),
@@ -163,19 +165,33 @@ impl fmt::Display for SecretSource {
 }
 
 /// The secret store as the app uses it: `STAFFROOM_<NAME>` and `STAFFROOM_<NAME>_FILE` first
-/// (the systemd-credentials habit for headless machines), then the keyring.
+/// (the systemd-credentials habit for headless machines), then the keyring; on a team server,
+/// the team's vault for the [`vault::SHARED_SECRETS`] (the async methods only).
 #[derive(Clone)]
 pub struct Secrets {
     store: Arc<dyn SecretStore>,
     /// Values that win over everything else for this process only (the sandbox's generated
-    /// provider credentials): never written to the keyring.
+    /// provider credentials): never written to the keyring. Writing such a name changes the
+    /// value for this process, so the sandbox never leaves a credential behind.
     overrides: Arc<std::sync::RwLock<std::collections::HashMap<String, Secret>>>,
+    /// A team server's shared secrets, in place of the keyring.
+    vault: Option<Arc<dyn vault::Vault>>,
 }
 
 impl Secrets {
     /// Wraps a backend.
     pub fn new(store: Arc<dyn SecretStore>) -> Self {
-        Secrets { store, overrides: Default::default() }
+        Secrets { store, overrides: Default::default(), vault: None }
+    }
+
+    /// These secrets, keeping the [`vault::SHARED_SECRETS`] in `vault` rather than the keyring.
+    pub fn with_vault(self, vault: Arc<dyn vault::Vault>) -> Self {
+        Secrets { vault: Some(vault), ..self }
+    }
+
+    /// The vault that keeps `name`, when a vault keeps it.
+    fn vault_for(&self, name: &str) -> Option<&Arc<dyn vault::Vault>> {
+        self.vault.as_ref().filter(|_| vault::SHARED_SECRETS.contains(&name))
     }
 
     /// Makes `name` read as `value` for this process, without storing it anywhere.
@@ -275,24 +291,56 @@ impl Secrets {
         self.store.describe()
     }
 
-    /// [`get`](Self::get) for async code: a keyring read may be a D-Bus round trip, so it runs
-    /// off the async threads.
+    /// [`get`](Self::get) for async code, and a team's vault: a keyring read may be a D-Bus
+    /// round trip, so it runs off the async threads.
     pub async fn read(&self, name: &str) -> crate::Result<Option<Secret>> {
+        if let Some(vault) = self.vault_for(name) {
+            if let Some(secret) = self.overridden(name) {
+                return Ok(Some(secret));
+            }
+            if let Some((secret, _)) = Self::from_env(name)? {
+                return Ok(Some(secret));
+            }
+            let stored = vault.get(name).await?;
+            return Ok(stored.map(|value| usable(name, value, || "the team database".into())).transpose()?);
+        }
         self.off_thread(name, |secrets, name| secrets.get(name)).await
     }
 
-    /// [`set`](Self::set) for async code.
+    /// [`set`](Self::set) for async code, and a team's vault; a name the process overrides
+    /// changes for this process only.
     pub async fn write(&self, name: &str, value: Secret) -> crate::Result<()> {
+        validate_name(name)?;
+        let value = usable(name, value, || "the value given".to_string())?;
+        if self.overridden(name).is_some() {
+            self.set_override(name, value);
+            return Ok(());
+        }
+        if let Some(vault) = self.vault_for(name) {
+            return vault.set(name, &value).await;
+        }
         self.off_thread(name, move |secrets, name| secrets.set(name, &value)).await
     }
 
-    /// [`delete`](Self::delete) for async code.
+    /// [`delete`](Self::delete) for async code, and a team's vault.
     pub async fn remove(&self, name: &str) -> crate::Result<()> {
+        self.overrides.write().expect("overrides poisoned").remove(name);
+        if let Some(vault) = self.vault_for(name) {
+            return vault.delete(name).await;
+        }
         self.off_thread(name, |secrets, name| secrets.delete(name)).await
     }
 
-    /// [`source`](Self::source) for async code.
+    /// [`source`](Self::source) for async code, and a team's vault.
     pub async fn source_of(&self, name: &str) -> crate::Result<SecretSource> {
+        if let (Some(vault), None) = (self.vault_for(name), self.overridden(name)) {
+            if let Ok(None) = Self::from_env(name) {
+                return Ok(match vault.get(name).await? {
+                    Some(_) => SecretSource::Database,
+                    None => SecretSource::Missing,
+                });
+            }
+        }
         self.off_thread(name, |secrets, name| secrets.source(name)).await
     }
 

@@ -2,6 +2,7 @@
 
 use super::OpEntry;
 use crate::auth::ops as auth;
+use crate::connections;
 use crate::docs::ops as docs;
 use crate::payments::ops as payments;
 use crate::settings;
@@ -62,5 +63,10 @@ pub(super) fn operations() -> Vec<OpEntry> {
         OpEntry::of::<settings::AuditLog>(),
         OpEntry::of::<settings::GetAuditRetention>(),
         OpEntry::of::<settings::SetAuditRetention>(),
+        OpEntry::of::<connections::GetConnections>(),
+        OpEntry::of::<connections::CheckLemonSqueezyKey>(),
+        OpEntry::of::<connections::ConnectLemonSqueezy>(),
+        OpEntry::of::<connections::RegisterWebhook>(),
+        OpEntry::of::<connections::SetGoogleClient>(),
     ]
 }

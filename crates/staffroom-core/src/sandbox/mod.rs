@@ -35,9 +35,6 @@ pub trait Simulators: Send + Sync + 'static {
     /// What the sandbox is signed in with from the start: the simulators' own credentials.
     fn credentials(&self) -> SandboxCredentials;
 
-    /// Has the sandbox checkout send its deliveries to `url`, signed with `secret`.
-    fn deliver_webhooks_to(&self, url: String, secret: Secret);
-
     /// Where the payment simulator listens (Settings shows it).
     fn payments_url(&self) -> String;
 

@@ -7,9 +7,9 @@
 use tokio::sync::{mpsc, oneshot};
 
 use super::store::InboxJob;
+use super::store::WebhooksDb;
 pub use super::store::{InboxEntry, NewDelivery, Stored};
 use staffroom_base::error::{Error, Result};
-use super::store::WebhooksDb;
 
 /// Deliveries waiting for the writer before senders are slowed down.
 const QUEUE: usize = 8192;

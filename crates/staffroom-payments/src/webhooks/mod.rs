@@ -95,7 +95,29 @@ enum SigningKey {
     Missing,
     /// Set but unusable (empty): why, naming where it came from.
     Unusable(String),
+    /// Before the first read.
+    NotRead,
 }
+
+/// The signing keys as last read: the current one, and the one before the last rotation while
+/// it still verifies.
+#[derive(Debug)]
+struct SigningKeys {
+    current: SigningKey,
+    previous: Option<(Secret, i64)>,
+    read_at: std::time::Instant,
+}
+
+/// How long deliveries signed with the secret before a rotation still verify: the provider may
+/// have sent some with it a moment before, and retries them for hours (SPEC section 13).
+pub const PREVIOUS_SECRET_FOR: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+/// The `meta` key of when the previous signing secret stops verifying (unix seconds).
+pub const PREVIOUS_SECRET_UNTIL: &str = "webhook_secret_previous_until";
+/// The `meta` key of when deliveries were last refused for a bad signature (RFC 3339).
+pub const BAD_SIGNATURE_AT: &str = "webhook_bad_signature_at";
+/// How often a delivery that matches no key may make the receiver read the keys again: a
+/// rotation made on another replica of a team server reaches this one that way.
+const REREAD_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The answer to a delivery: `{"received":true,"duplicate":bool}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
@@ -109,8 +131,9 @@ pub struct Received {
 pub struct WebhookReceiver {
     inbox: WebhookInbox,
     reader: InboxReader,
-    secret: Arc<RwLock<SigningKey>>,
+    keys: Arc<RwLock<SigningKeys>>,
     secrets: Secrets,
+    db: WebhooksDb,
     to_apply: mpsc::UnboundedSender<(i64, WebhookEvent)>,
     feed: Feed,
     refusals: Refusals,
@@ -132,13 +155,19 @@ impl WebhookReceiver {
         let receiver = WebhookReceiver {
             inbox,
             reader: reader.clone(),
-            secret: Arc::new(RwLock::new(SigningKey::Missing)),
+            keys: Arc::new(RwLock::new(SigningKeys {
+                current: SigningKey::NotRead,
+                previous: None,
+                read_at: std::time::Instant::now(),
+            })),
             secrets,
+            db: db.clone(),
             to_apply,
             feed: feed.clone(),
             refusals: Refusals::new(feed.clone()),
         };
         receiver.reload_secret().await?;
+        tokio::spawn(note_bad_signatures(receiver.refusals.bad_signatures(), db.clone()));
         // Deliveries stored before a crash or stop, but not applied, go first.
         let now = staffroom_base::time::now_rfc3339();
         while apply_waiting(&reader, &*applier, &feed, &now).await? == WAITING_PAGE {}
@@ -147,39 +176,71 @@ impl WebhookReceiver {
         Ok(receiver)
     }
 
-    /// Re-reads the signing secret (after an admin changed it). A missing or unusable one does
-    /// not stop the service: every delivery is refused (503) until a usable one is set.
+    /// Re-reads the signing secrets (after an admin changed them). A missing or unusable one
+    /// does not stop the service: every delivery is refused (503) until a usable one is set.
     pub async fn reload_secret(&self) -> Result<()> {
-        let secrets = self.secrets.clone();
-        let read = tokio::task::spawn_blocking(move || secrets.get("webhook_secret")).await?;
-        let key = match read {
+        let current = match self.secrets.read("webhook_secret").await {
             Ok(Some(secret)) => SigningKey::Usable(secret),
-            Ok(None) => {
-                tracing::warn!("no webhook signing secret: every delivery is refused until one is set");
-                SigningKey::Missing
-            }
-            Err(err @ staffroom_base::secrets::SecretError::Empty { .. }) => {
-                tracing::error!(problem = %err, "the webhook signing secret is unusable: every delivery is refused until a usable one is set");
-                SigningKey::Unusable(err.to_string())
-            }
-            Err(err) => return Err(Error::from(err)),
+            Ok(None) => SigningKey::Missing,
+            // An empty value, naming where it came from.
+            Err(err) if err.code == ErrorCode::InvalidRequest => SigningKey::Unusable(err.message),
+            Err(err) => return Err(err),
         };
-        *self.secret.write().expect("secret lock poisoned") = key;
+        // Said once when it becomes so, not at every read a refused delivery makes.
+        let was = std::mem::discriminant(&self.keys.read().expect("keys lock poisoned").current);
+        match &current {
+            _ if std::mem::discriminant(&current) == was => {}
+            SigningKey::Missing => {
+                tracing::warn!("no webhook signing secret: every delivery is refused until one is set")
+            }
+            SigningKey::Unusable(problem) => {
+                tracing::error!(%problem, "the webhook signing secret is unusable: every delivery is refused until a usable one is set")
+            }
+            SigningKey::Usable(_) | SigningKey::NotRead => {}
+        }
+        let until = self.db.meta(PREVIOUS_SECRET_UNTIL).await?.and_then(|s| s.parse::<i64>().ok());
+        let previous = match until.filter(|until| *until > staffroom_base::time::now_unix()) {
+            Some(until) => self.secrets.read("webhook_secret_previous").await.ok().flatten().map(|s| (s, until)),
+            None => None,
+        };
+        *self.keys.write().expect("keys lock poisoned") =
+            SigningKeys { current, previous, read_at: std::time::Instant::now() };
         Ok(())
     }
 
     /// Whether a usable signing secret is set (without one the receiver refuses everything).
     pub fn has_secret(&self) -> bool {
-        matches!(*self.secret.read().expect("secret lock poisoned"), SigningKey::Usable(_))
+        matches!(self.keys.read().expect("keys lock poisoned").current, SigningKey::Usable(_))
     }
 
     /// Why deliveries are refused, when they are (no usable signing secret).
     pub fn secret_problem(&self) -> Option<String> {
-        match &*self.secret.read().expect("secret lock poisoned") {
+        match &self.keys.read().expect("keys lock poisoned").current {
             SigningKey::Usable(_) => None,
-            SigningKey::Missing => Some("No webhook signing secret is set; an admin must set one in Settings".into()),
+            SigningKey::Missing => Some(
+                "No webhook signing secret is set; an admin registers the webhook in Settings → Connections".into(),
+            ),
             SigningKey::Unusable(reason) => Some(reason.clone()),
+            SigningKey::NotRead => Some("The webhook signing secret has not been read yet".into()),
         }
+    }
+
+    /// Whether `signature` signs `body` with the current key or, for 10 minutes after a
+    /// rotation, the previous one; `None` when no usable key is set.
+    fn verify(&self, body: &[u8], signature: Option<&str>) -> Option<bool> {
+        let keys = self.keys.read().expect("keys lock poisoned");
+        let SigningKey::Usable(current) = &keys.current else { return None };
+        let previous = keys.previous.as_ref().filter(|(_, until)| *until > staffroom_base::time::now_unix());
+        Some(
+            signature::verify(current, body, signature)
+                || previous.is_some_and(|(p, _)| signature::verify(p, body, signature)),
+        )
+    }
+
+    /// Whether the keys were read long enough ago to read them again for a delivery that
+    /// matched none of them.
+    fn may_reread(&self) -> bool {
+        self.keys.read().expect("keys lock poisoned").read_at.elapsed() >= REREAD_AFTER
     }
 
     /// The live feed: received, duplicate and applied deliveries, and summaries of refused ones.
@@ -201,21 +262,20 @@ impl WebhookReceiver {
         content_type: Option<&str>,
         event_header: Option<&str>,
     ) -> Result<Received> {
-        let verified = {
-            let key = self.secret.read().expect("secret lock poisoned");
-            match &*key {
-                SigningKey::Usable(secret) => signature::verify(secret, body, signature),
-                // Without a usable key nothing can be verified: refuse, and say it is set-up.
-                _ => {
-                    drop(key);
-                    let problem = self.secret_problem().unwrap_or_default();
-                    self.refusals.count(Refusal::NoSecret);
-                    return Err(Error::new(
-                        ErrorCode::Unavailable,
-                        format!("Webhook deliveries are refused until a usable signing secret is set: {problem}"),
-                    ));
-                }
-            }
+        let mut verified = self.verify(body, signature);
+        if verified != Some(true) && self.may_reread() {
+            // Another replica may have rotated the secret, or an admin set the first one.
+            self.reload_secret().await?;
+            verified = self.verify(body, signature);
+        }
+        let Some(verified) = verified else {
+            // Without a usable key nothing can be verified: refuse, and say it is set-up.
+            let problem = self.secret_problem().unwrap_or_default();
+            self.refusals.count(Refusal::NoSecret);
+            return Err(Error::new(
+                ErrorCode::Unavailable,
+                format!("Webhook deliveries are refused until a usable signing secret is set: {problem}"),
+            ));
         };
         if !verified {
             // Counted, never stored: a forger must not fill the feed, the events or the log.
@@ -252,6 +312,18 @@ impl WebhookReceiver {
                 let _ = self.feed.send(Arc::new(FeedItem::new("duplicate", true).about(Some(id), &event)));
                 tracing::info!(id, event = %event.name, "duplicate webhook delivery ignored");
                 Ok(Received { received: true, duplicate: true })
+            }
+        }
+    }
+}
+
+/// Keeps when deliveries were last refused for a bad signature, for Connections on any replica.
+async fn note_bad_signatures(mut seen: tokio::sync::watch::Receiver<Option<String>>, db: WebhooksDb) {
+    while seen.changed().await.is_ok() {
+        let at = seen.borrow_and_update().clone();
+        if let Some(at) = at {
+            if let Err(err) = db.set_meta(BAD_SIGNATURE_AT, at).await {
+                tracing::warn!(%err, "could not note a refused delivery");
             }
         }
     }

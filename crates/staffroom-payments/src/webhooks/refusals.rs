@@ -37,6 +37,9 @@ impl Refusal {
 pub struct Refusals {
     state: Arc<Mutex<State>>,
     feed: super::Feed,
+    /// When a summary last counted a bad signature (RFC 3339): a secret that differs between
+    /// the provider and here looks exactly like this, and Connections says so.
+    bad_signature_at: Arc<tokio::sync::watch::Sender<Option<String>>>,
 }
 
 #[derive(Default)]
@@ -49,7 +52,12 @@ struct State {
 impl Refusals {
     /// Summaries go to `feed` (kind `refused`, the sentence as its outcome).
     pub fn new(feed: super::Feed) -> Refusals {
-        Refusals { state: Arc::default(), feed }
+        Refusals { state: Arc::default(), feed, bad_signature_at: Arc::new(tokio::sync::watch::channel(None).0) }
+    }
+
+    /// When a summary last counted a bad signature, as it changes (at most once a minute).
+    pub fn bad_signatures(&self) -> tokio::sync::watch::Receiver<Option<String>> {
+        self.bad_signature_at.subscribe()
     }
 
     /// Counts one refusal. The first after a quiet minute is reported at once; later ones wait
@@ -81,6 +89,9 @@ impl Refusals {
         state.last_summary = Some(Instant::now());
         tracing::warn!(summary = %sentence, "webhook deliveries refused");
         let mut item = FeedItem::new("refused", false);
+        if counts.contains_key(&Refusal::BadSignature) {
+            self.bad_signature_at.send_replace(Some(item.at.clone()));
+        }
         item.outcome = Some(sentence);
         let _ = self.feed.send(Arc::new(item));
     }
@@ -133,6 +144,7 @@ mod tests {
         tokio::time::sleep(SUMMARY_EVERY - Duration::from_secs(1)).await;
         assert!(items.try_recv().is_err(), "a second summary within the minute");
         tokio::time::sleep(Duration::from_secs(2)).await;
+        assert_eq!(refusals.bad_signatures().borrow().as_deref(), Some(first.at.as_str()));
         let second = items.try_recv().unwrap();
         assert_eq!(second.kind, "refused");
         assert_eq!(second.outcome.as_deref(), Some("999 deliveries refused in the last minute: bad signature"));

@@ -132,7 +132,7 @@ pub struct InboxEntry {
 pub type WebhooksDb = std::sync::Arc<dyn InboxStore + Send + Sync>;
 
 #[async_trait::async_trait]
-pub trait InboxStore {
+pub trait InboxStore: staffroom_base::store::MetaStore {
     /// Starts this store's writer, on a connection of its own: it commits the jobs of `jobs` in
     /// groups, each durable before it is answered, and ends when every sender is dropped.
     async fn start_inbox_writer(&self, jobs: mpsc::Receiver<InboxJob>) -> Result<()>;

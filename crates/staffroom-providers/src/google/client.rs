@@ -29,7 +29,6 @@ pub struct GoogleEndpoints {
     pub tokeninfo_url: String,
 }
 
-
 impl Default for GoogleEndpoints {
     fn default() -> Self {
         GoogleEndpoints {
@@ -97,6 +96,7 @@ pub struct GoogleClient {
     http: reqwest::Client,
     drive: url::Url,
     docs: url::Url,
+    tokeninfo: url::Url,
     auth: GoogleAuth,
     writes: Arc<DefaultDirectRateLimiter>,
     options: GoogleClientOptions,
@@ -113,6 +113,7 @@ impl GoogleClient {
     pub fn new(endpoints: &GoogleEndpoints, auth: GoogleAuth, options: GoogleClientOptions) -> Result<Self> {
         let drive = with_slash(check_base_url(&endpoints.drive_url)?);
         let docs = with_slash(check_base_url(&endpoints.docs_url)?);
+        let tokeninfo = check_base_url(&endpoints.tokeninfo_url)?;
         let http = reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
             .timeout(options.request_timeout)
@@ -123,7 +124,7 @@ impl GoogleClient {
         let quota = Quota::with_period(Duration::from_secs(60) / per_minute)
             .expect("a positive period")
             .allow_burst(NonZeroU32::new(per_minute.min(10)).expect("positive"));
-        Ok(GoogleClient { http, drive, docs, auth, writes: Arc::new(RateLimiter::direct(quota)), options })
+        Ok(GoogleClient { http, drive, docs, tokeninfo, auth, writes: Arc::new(RateLimiter::direct(quota)), options })
     }
 
     pub fn auth(&self) -> &GoogleAuth {
@@ -268,6 +269,54 @@ impl GoogleClient {
             }
             Err(error) => Err(blame(error, "folderId")),
         }
+    }
+
+    /// The scopes Google granted the signed-in token (`tokeninfo`, as Google's OAuth guide
+    /// documents it). A token Google does not know is refreshed once; still unknown, the
+    /// sign-in is gone (`unauthorized`).
+    pub async fn granted_scopes(&self) -> Result<Vec<String>> {
+        let mut token = self.auth.access_token().await?;
+        let mut refreshed = false;
+        loop {
+            let mut url = self.tokeninfo.clone();
+            url.query_pairs_mut().append_pair("access_token", &token);
+            let answer = self.http.get(url).send().await.map_err(|e| {
+                tracing::warn!(error = %e, "Google's tokeninfo unreachable");
+                Error::integration(PROVIDER, None, "Google could not be reached")
+            })?;
+            let status = answer.status();
+            let body: Value = answer.json().await.unwrap_or(Value::Null);
+            match status {
+                StatusCode::OK => {
+                    let scope = body["scope"].as_str().unwrap_or_default();
+                    return Ok(scope.split_whitespace().map(str::to_string).collect());
+                }
+                // `invalid_token`: expired or revoked.
+                StatusCode::BAD_REQUEST | StatusCode::UNAUTHORIZED if !refreshed => {
+                    refreshed = true;
+                    token = self.auth.refresh_after_rejection(&token).await?;
+                }
+                StatusCode::BAD_REQUEST | StatusCode::UNAUTHORIZED => {
+                    return Err(Error::new(ErrorCode::Unauthorized, "Google refuses Staffroom's sign-in")
+                        .with_details(json!({ "provider": PROVIDER })))
+                }
+                other => {
+                    return Err(Error::integration(
+                        PROVIDER,
+                        Some(other.as_u16()),
+                        format!("Google's tokeninfo failed ({})", other.as_u16()),
+                    ))
+                }
+            }
+        }
+    }
+
+    /// The signed-in Google account's e-mail address (Drive `about.get`).
+    pub async fn account_email(&self) -> Result<Option<String>> {
+        let mut url = self.drive_url("about")?;
+        url.query_pairs_mut().append_pair("fields", "user(emailAddress)");
+        let about = self.send(Method::GET, url, None, READ).await?;
+        Ok(about["user"]["emailAddress"].as_str().map(str::to_string))
     }
 
     /// Drive `files.get` of a document's summary.

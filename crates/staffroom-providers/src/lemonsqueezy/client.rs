@@ -77,6 +77,8 @@ pub struct LemonSqueezyClient {
     http: reqwest::Client,
     base: url::Url,
     secrets: Secrets,
+    /// A key to use instead of the stored one: one being checked before it is stored.
+    key: Option<staffroom_base::secrets::Secret>,
     /// Every request waits on this one: `options.rate_limit` (by default 240 a minute, bursts of
     /// 50, under the provider's 300 a minute).
     limiter: Arc<DefaultDirectRateLimiter>,
@@ -105,8 +107,9 @@ impl LemonSqueezyClient {
         let RateLimit { requests, period, burst } = options.rate_limit;
         let three_quarters = |n: u32| (u64::from(n) * 3 / 4) as u32;
         let limiter = Arc::new(RateLimiter::direct(quota(requests, period, burst)));
-        let bulk_limiter = Arc::new(RateLimiter::direct(quota(three_quarters(requests), period, three_quarters(burst))));
-        Ok(LemonSqueezyClient { http, base, secrets, limiter, bulk_limiter, is_bulk: false, options })
+        let bulk_limiter =
+            Arc::new(RateLimiter::direct(quota(three_quarters(requests), period, three_quarters(burst))));
+        Ok(LemonSqueezyClient { http, base, secrets, key: None, limiter, bulk_limiter, is_bulk: false, options })
     }
 
     /// The same client for bulk reads (a whole sync, a whole list): its requests also wait for
@@ -114,6 +117,11 @@ impl LemonSqueezyClient {
     /// made through such a handle; a write would wait for the share too.
     pub fn for_bulk_reads(&self) -> Self {
         LemonSqueezyClient { is_bulk: true, ..self.clone() }
+    }
+
+    /// The same client asking with `key` rather than the stored key (a key being checked).
+    pub fn with_key(&self, key: staffroom_base::secrets::Secret) -> Self {
+        LemonSqueezyClient { key: Some(key), ..self.clone() }
     }
 
     fn url(&self, path: &str) -> Result<url::Url> {
@@ -129,6 +137,9 @@ impl LemonSqueezyClient {
     }
 
     async fn key(&self) -> Result<String> {
+        if let Some(key) = &self.key {
+            return Ok(key.expose().to_string());
+        }
         let key = self.secrets.read("lemonsqueezy_api_key").await?;
         key.map(|k| k.expose().to_string()).ok_or_else(|| {
             Error::new(ErrorCode::Unauthorized, "No Lemon Squeezy API key is set; an admin must add it in Settings")

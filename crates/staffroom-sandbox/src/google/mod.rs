@@ -8,6 +8,7 @@
 
 pub mod doc;
 mod oauth;
+pub use oauth::{DOCUMENTS, DRIVE};
 pub mod query;
 pub mod seed;
 pub(crate) mod shape;

@@ -58,7 +58,8 @@ fn random_token(prefix: &str) -> String {
 impl OAuthState {
     pub fn new(lifetime: Duration) -> Self {
         OAuthState {
-            client_id: "sandbox-client.apps.googleusercontent.test".into(),
+            // Shaped as Google's are: the project number, a dash, a random part, the domain.
+            client_id: "100000000001-sandbox0staffroom0simulator.apps.googleusercontent.com".into(),
             client_secret: random_token("GOCSPX-"),
             pending: HashMap::new(),
             codes: HashMap::new(),
@@ -298,4 +299,3 @@ fn describe_token(sim: &Sim, token: Option<&String>) -> Response {
     }))
     .into_response()
 }
-
