@@ -235,6 +235,8 @@ async fn the_simulator_answers_with_the_documented_objects_field_for_field() {
         "license-key-instance.json",
         "discount.json",
         "discount-redemption.json",
+        "user.json",
+        "webhook.json",
     ] {
         let value = fixture(name);
         let object = resource_object(&value);
@@ -263,6 +265,22 @@ async fn the_simulator_answers_with_the_documented_objects_field_for_field() {
         .await
         .unwrap();
     let checkout_id = created["data"]["id"].as_str().expect("a checkout").to_string();
+    // And a webhook, made as Staffroom registers one.
+    let webhook = http
+        .post(format!("{}/webhooks", sim.api_url()))
+        .bearer_auth(sim.api_key().expose())
+        .header("accept", "application/vnd.api+json")
+        .header("content-type", "application/vnd.api+json")
+        .body(
+            json!({"data": {"type": "webhooks",
+                "attributes": {"url": "https://staffroom.example.com/api/payments/webhooks", "events": ["order_created"], "secret": "a signing secret"},
+                "relationships": {"store": {"data": {"type": "stores", "id": sim.store_id()}}}}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(webhook.status(), 201);
     let paid = http.post(format!("{}/checkout/custom/{checkout_id}/pay", sim.base_url())).send().await.unwrap();
     assert!(paid.status().is_success());
 
@@ -290,7 +308,9 @@ async fn the_simulator_answers_with_the_documented_objects_field_for_field() {
             "stores",
             "subscription-invoices",
             "subscriptions",
-            "variants"
+            "users",
+            "variants",
+            "webhooks"
         ]
     );
 }

@@ -62,7 +62,8 @@ async fn admins_switch_it_and_the_choice_outlives_a_restart() {
     let core = desktop_core(dir.path(), false).await;
     let control = ReceiverControl::new(core.clone());
     let status = control.restore().await.unwrap();
-    let problem = Some("No webhook signing secret is set; an admin must set one in Settings".to_string());
+    let problem =
+        Some("No webhook signing secret is set; an admin registers the webhook in Settings → Connections".to_string());
     assert_eq!(
         status,
         ReceiverStatus { running: false, url: None, has_secret: false, secret_problem: problem },

@@ -25,6 +25,8 @@ export function App() {
   const [user, setUser] = useState<User | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [joinTeam, setJoinTeam] = useState(false);
+  // The first admin was just made on this computer: in real mode, the set-up comes next.
+  const [firstRun, setFirstRun] = useState(false);
   const signedIn = user ?? current.data ?? null;
 
   useEffect(() => {
@@ -65,6 +67,7 @@ export function App() {
             setUser(null);
             queryClient.setQueryData(["current-user"], null);
           }}
+          startAt={firstRun && !info.data.sandbox ? "setup" : undefined}
         />
       </Suspense>
     );
@@ -72,7 +75,13 @@ export function App() {
   if (info.data.needsFirstAdmin && !info.data.useTeamServer && !joinTeam) {
     return (
       <Suspense fallback={starting}>
-        <FirstAdmin onCreated={signedInAs} onJoinTeam={() => setJoinTeam(true)} />
+        <FirstAdmin
+          onCreated={(u) => {
+            setFirstRun(true);
+            signedInAs(u);
+          }}
+          onJoinTeam={() => setJoinTeam(true)}
+        />
       </Suspense>
     );
   }

@@ -5,6 +5,8 @@ import type { AppInfo } from "./bindings/desktop/AppInfo";
 import type { AuditEntry } from "./bindings/AuditEntry";
 import type { AuditLogRequest } from "./bindings/AuditLogRequest";
 import type { AuditRetention } from "./bindings/AuditRetention";
+import type { ConnectStoreRequest } from "./bindings/ConnectStoreRequest";
+import type { Connections } from "./bindings/Connections";
 import type { CreateDiscountRequest } from "./bindings/CreateDiscountRequest";
 import type { CreateDocument } from "./bindings/CreateDocument";
 import type { CustomerEnvelope } from "./bindings/CustomerEnvelope";
@@ -18,10 +20,14 @@ import type { Draft } from "./bindings/Draft";
 import type { EditorView } from "./bindings/EditorView";
 import type { EditsRequest } from "./bindings/EditsRequest";
 import type { Folder } from "./bindings/Folder";
+import type { GoogleClientRequest } from "./bindings/GoogleClientRequest";
+import type { GoogleClientSet } from "./bindings/GoogleClientSet";
 import type { GoogleStatus } from "./bindings/GoogleStatus";
 import type { IdRequest } from "./bindings/IdRequest";
 import type { InvoiceEnvelope } from "./bindings/InvoiceEnvelope";
 import type { InvoiceList } from "./bindings/InvoiceList";
+import type { KeyCheck } from "./bindings/KeyCheck";
+import type { KeyCheckRequest } from "./bindings/KeyCheckRequest";
 import type { LicenseKeyDetailEnvelope } from "./bindings/LicenseKeyDetailEnvelope";
 import type { LicenseKeyEnvelope } from "./bindings/LicenseKeyEnvelope";
 import type { LicenseKeyList } from "./bindings/LicenseKeyList";
@@ -55,6 +61,7 @@ import type { SetDisabledRequest } from "./bindings/SetDisabledRequest";
 import type { SettingsView } from "./bindings/SettingsView";
 import type { ShareRequest } from "./bindings/ShareRequest";
 import type { SignedIn } from "./bindings/SignedIn";
+import type { StoreConnected } from "./bindings/StoreConnected";
 import type { SubscriptionActionRequest } from "./bindings/SubscriptionActionRequest";
 import type { SubscriptionActionResult } from "./bindings/SubscriptionActionResult";
 import type { SubscriptionEnvelope } from "./bindings/SubscriptionEnvelope";
@@ -68,6 +75,8 @@ import type { UpdateLicenseKeyRequest } from "./bindings/UpdateLicenseKeyRequest
 import type { UserDto } from "./bindings/UserDto";
 import type { WebhookLog } from "./bindings/WebhookLog";
 import type { WebhookLogRequest } from "./bindings/WebhookLogRequest";
+import type { WebhookRegistration } from "./bindings/WebhookRegistration";
+import type { WebhookUrlRequest } from "./bindings/WebhookUrlRequest";
 
 /** Every operation a window may call: what it takes and what it answers. */
 export type Operations = {
@@ -116,6 +125,11 @@ export type Operations = {
   audit_log: { request: AuditLogRequest; response: Array<AuditEntry> };
   audit_retention: { request: NoInput; response: AuditRetention };
   set_audit_retention: { request: AuditRetention; response: AuditRetention };
+  connections: { request: NoInput; response: Connections };
+  check_lemonsqueezy_key: { request: KeyCheckRequest; response: KeyCheck };
+  connect_lemonsqueezy: { request: ConnectStoreRequest; response: StoreConnected };
+  register_webhook: { request: WebhookUrlRequest; response: WebhookRegistration };
+  set_google_client: { request: GoogleClientRequest; response: GoogleClientSet };
   app_info: { request: NoInput; response: AppInfo };
   login: { request: LoginRequest; response: SignedIn };
   logout: { request: NoInput; response: null };
@@ -134,7 +148,7 @@ export type Operations = {
 export type Call = <K extends keyof Operations>(op: K, request: Operations[K]["request"]) => Promise<Operations[K]["response"]>;
 
 /** The operations only an admin may call (the rest: any signed-in staff member). */
-export const ADMIN_ONLY: ReadonlySet<keyof Operations> = new Set<keyof Operations>(["list_users", "add_user", "set_user_disabled", "unlock_user", "refund_order", "refund_invoice", "update_license_key", "create_discount", "delete_discount", "set_sync_interval", "google_sign_out", "settings", "set_secret", "audit_log", "audit_retention", "set_audit_retention", "set_webhook_receiver", "google_sign_in"]);
+export const ADMIN_ONLY: ReadonlySet<keyof Operations> = new Set<keyof Operations>(["list_users", "add_user", "set_user_disabled", "unlock_user", "refund_order", "refund_invoice", "update_license_key", "create_discount", "delete_discount", "set_sync_interval", "google_sign_out", "settings", "set_secret", "audit_log", "audit_retention", "set_audit_retention", "connections", "check_lemonsqueezy_key", "connect_lemonsqueezy", "register_webhook", "set_google_client", "set_webhook_receiver", "google_sign_in"]);
 
 /** One function per operation, over `call`. */
 export function client(call: Call) {
@@ -229,6 +243,16 @@ export function client(call: Call) {
     auditRetention: () => call("audit_retention", {}),
     /** Changes how many days audit entries are kept, and prunes */
     setAuditRetention: (request: AuditRetention) => call("set_audit_retention", request),
+    /** How the Lemon Squeezy and Google connections stand, with their problems and fixes */
+    connections: () => call("connections", {}),
+    /** Asks Lemon Squeezy whom a key belongs to, its mode and the stores it sees; stores nothing */
+    checkLemonsqueezyKey: (request: KeyCheckRequest) => call("check_lemonsqueezy_key", request),
+    /** Checks a key and a store with Lemon Squeezy, keeps them, and syncs the store */
+    connectLemonsqueezy: (request: ConnectStoreRequest) => call("connect_lemonsqueezy", request),
+    /** Creates or updates the store's webhook at Lemon Squeezy with a new signing secret */
+    registerWebhook: (request: WebhookUrlRequest) => call("register_webhook", request),
+    /** Keeps the Google OAuth client staff sign in with */
+    setGoogleClient: (request: GoogleClientRequest) => call("set_google_client", request),
     /** The version, the mode, and whether the first admin is still to be made */
     appInfo: () => call("app_info", {}),
     /** Signs in; the token stays in the app */

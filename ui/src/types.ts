@@ -75,6 +75,13 @@ export type { AuditEntry } from "./bindings/AuditEntry";
 export type { SyncStatus } from "./bindings/SyncStatus";
 export type { SyncProgress } from "./bindings/SyncProgress";
 
+export type { Connections } from "./bindings/Connections";
+export type { ConnectionState } from "./bindings/ConnectionState";
+export type { Problem } from "./bindings/Problem";
+export type { KeyCheck } from "./bindings/KeyCheck";
+export type { LemonSqueezyConnection } from "./bindings/LemonSqueezyConnection";
+export type { GoogleConnection } from "./bindings/GoogleConnection";
+
 /** The error object every command rejects with. Its `details` is free-form JSON in Rust; this
  *  narrows it to the `fields` an invalid_request carries. */
 export type ApiError = Omit<ErrorObject, "details"> & {

@@ -7,6 +7,7 @@ import { billingTrouble, priceLabel, SubscriptionStatusBadge } from "../componen
 import { useRefetchOnWebhook } from "../events";
 import { formatMoney } from "../api";
 import { CustomerLink, paths } from "../links";
+import { ConnectionAlert } from "../components/ConnectionAlert";
 import type { AppInfo, Subscription, User } from "../types";
 
 type Destination = "products" | "orders" | "subscriptions";
@@ -34,6 +35,7 @@ export function Overview({ info, user, onGo }: Props) {
         {info.sandbox ? " in the sandbox: payments and documents are simulated on this computer." : "."}
         {lastSync && ` Payments last synced ${new Date(lastSync).toLocaleString()}.`}
       </p>
+      <ConnectionAlert user={user} />
       <div className="figures">
         <Figure label="Live subscriptions (trial, active, paused, payment failed)" query={active} value={(d) => d.meta.totalItems} onOpen={() => onGo("subscriptions")} />
         <Figure label="Published products" query={products} value={(d) => d.meta.totalItems} onOpen={() => onGo("products")} />

@@ -3,6 +3,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Settings } from "./Settings";
 import { mockCommands, renderWithQuery } from "../test/render";
+import { connectionsView } from "../test/connections";
 import type { SettingsView, SyncStatus, User } from "../types";
 
 const admin: User = { id: "u1", email: "ada@example.com", name: "Ada", role: "admin", disabled: false, locked: false };
@@ -111,6 +112,7 @@ describe("Settings", () => {
   it("shows an interval set elsewhere, a running sync, and a refused change", async () => {
     mockCommands({
       settings: () => view(false),
+      connections: () => connectionsView(),
       sync_status: () => syncStatus(90, true),
       set_sync_interval: () => { throw { code: "invalid_request", message: "intervalSecs must be from 60 to 86400 seconds" }; },
     });
@@ -137,5 +139,31 @@ describe("Settings", () => {
     expect(JSON.parse(localStorage.getItem("staffroom.notifications.u2")!)).toMatchObject({ orderPaid: false, paymentFailed: true });
     expect(screen.getByText(/is for admins/)).toBeInTheDocument();
     expect(calls.some((c) => c.cmd === "settings")).toBe(false);
+  });
+
+  it("shows each connection with the fix beside each problem, and a broken one's way back to the set-up", async () => {
+    mockCommands({
+      settings: () => view(true),
+      sync_status: () => syncStatus(300),
+      connections: () =>
+        connectionsView((c) => {
+          c.lemonSqueezy.problems = [
+            {
+              code: "webhook_silent",
+              message: "Lemon Squeezy sent a webhook at 2026-11-28 10:31:00 UTC but none has arrived here since 2026-11-28 09:00:00 UTC: check that https://staff.example.com/api/payments/webhooks reaches this server",
+              fix: "Open the address from outside this network",
+            },
+          ];
+          c.google = { state: "connected", account: null, scopes: ["https://www.googleapis.com/auth/documents"], missingScopes: ["https://www.googleapis.com/auth/drive"], problems: [{ code: "scopes_missing", message: "Google's sign-in lacks drive", fix: "Sign in to Google again and tick every box Google asks about" }] };
+        }),
+    });
+    renderWithQuery(<Settings user={admin} />);
+    const lemon = await screen.findByRole("list", { name: "Lemon Squeezy problems" });
+    expect(within(lemon).getByText(/none has arrived here since/)).toBeInTheDocument();
+    expect(within(lemon).getByText(/Open the address from outside this network/)).toBeInTheDocument();
+    expect(screen.getByText("Ada's Shop · EUR · #1", { exact: false })).toBeInTheDocument();
+    const google = screen.getByRole("list", { name: "Google problems" });
+    expect(within(google).getByText(/tick every box/)).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "Set up" })).toHaveAttribute("href", "/setup");
   });
 });

@@ -6,6 +6,7 @@ import { useRefetchSynced } from "../sync";
 import { can } from "../access";
 import { NOTIFICATION_KINDS, useNotificationSettings } from "../notifications";
 import type { SyncStatus, User } from "../types";
+import { ConnectionsCard } from "../components/ConnectionsCard";
 
 interface Props {
   /** The team server signed in to: these are its settings, and its credentials live on its
@@ -13,8 +14,8 @@ interface Props {
   teamServer?: string | null;
 }
 
-/** Settings: everyone's own (notifications, theme); for admins, also Google sign-in, provider
- *  credentials into the keyring, the payments sync and the mode. */
+/** Settings: everyone's own (notifications, theme); for admins, also the connections to Lemon
+ *  Squeezy and Google, Google sign-in, the payments sync, the mode, and credentials by hand. */
 export function Settings({ teamServer, user }: Props & { user: User }) {
   if (can(user, "settings")) return <AdminSettings teamServer={teamServer} user={user} />;
   return (
@@ -63,6 +64,7 @@ function AdminSettings({ teamServer, user }: Props & { user: User }) {
   return (
     <section className="content stack" aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
+      <ConnectionsCard user={user} />
       <div className="columns">
         <div className="stack">
           <div className="card stack" aria-labelledby="google-title">
@@ -90,11 +92,7 @@ function AdminSettings({ teamServer, user }: Props & { user: User }) {
               )}
             </div>
             {!google.canSignIn && (
-              <p className="muted small">
-                {teamServer
-                  ? "The team server has no Google client id: set google_client_id (and google_client_secret) on its replicas first."
-                  : "Set the Google client id (and secret) under Credentials first."}
-              </p>
+              <p className="muted small">No Google OAuth client is set yet: add one with Set up, under Connections above.</p>
             )}
           </div>
           <NotificationsCard user={user} />
@@ -119,18 +117,13 @@ function AdminSettings({ teamServer, user }: Props & { user: User }) {
             <div className="row"><span>Theme</span><ThemeSwitch /></div>
           </div>
         </div>
-        <div className="card stack">
-          {teamServer ? (
-            <>
-              <h3>Credentials</h3>
-              <p className="muted small">
-                They live on the team server's replicas (their keyring, or <code>STAFFROOM_&lt;NAME&gt;</code> in their environment), so
-                they are set there; this shows where each comes from.
-              </p>
-            </>
-          ) : (
-            <SecretForm names={secrets.map((s) => s.name)} onSaved={refresh} />
-          )}
+        <details className="card stack advanced">
+          <summary>Advanced: credentials by hand</summary>
+          <p className="muted small">
+            Set up (under Connections) checks each credential with its provider before keeping it: use it. This is for rotating one by hand.
+            {teamServer && " The team server keeps them sealed in its database, where Set up puts them; a replica's environment (STAFFROOM_<NAME>) wins."}
+          </p>
+          {!teamServer && <SecretForm names={secrets.map((s) => s.name)} onSaved={refresh} />}
           <table className="table" aria-label="Credentials">
             <thead><tr><th>Credential</th><th>Comes from</th></tr></thead>
             <tbody>
@@ -139,7 +132,7 @@ function AdminSettings({ teamServer, user }: Props & { user: User }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </details>
       </div>
     </section>
   );

@@ -28,8 +28,9 @@ const Documents = onDemand(() => import("./Documents").then((m) => m.Documents))
 const Webhooks = onDemand(() => import("./Webhooks").then((m) => m.Webhooks));
 const Users = onDemand(() => import("./Users").then((m) => m.Users));
 const Settings = onDemand(() => import("./Settings").then((m) => m.Settings));
+const Setup = onDemand(() => import("./Setup").then((m) => m.Setup));
 const Palette = onDemand(() => import("../components/Palette").then((m) => m.Palette));
-const ON_DEMAND = [Overview, Products, Orders, Customers, CustomerPage, Subscriptions, LicenseKeys, Discounts, Documents, Webhooks, Users, Settings, Palette];
+const ON_DEMAND = [Overview, Products, Orders, Customers, CustomerPage, Subscriptions, LicenseKeys, Discounts, Documents, Webhooks, Users, Settings, Setup, Palette];
 
 type Area =
   | "overview"
@@ -42,8 +43,10 @@ type Area =
   | "documents"
   | "webhooks"
   | "users"
-  | "settings";
-const AREAS: { id: Area; label: string }[] = [
+  | "settings"
+  | "setup";
+/** Every area; `hidden` ones are reached from others (the set-up from Settings), not the menu. */
+const AREAS: { id: Area; label: string; hidden?: boolean }[] = [
   { id: "overview", label: "Overview" },
   { id: "products", label: "Products" },
   { id: "orders", label: "Orders" },
@@ -55,12 +58,15 @@ const AREAS: { id: Area; label: string }[] = [
   { id: "webhooks", label: "Webhooks" },
   { id: "users", label: "Users & audit" },
   { id: "settings", label: "Settings" },
+  { id: "setup", label: "Going live: set up", hidden: true },
 ];
 
 interface Props {
   info: AppInfo;
   user: User;
   onSignedOut: () => void;
+  /** Where to open (the set-up, after the first admin was made in real mode). */
+  startAt?: Area;
 }
 
 /** The signed-in app, with a URL for every area and thing (`#/customers/1042`), so that the back
@@ -81,7 +87,7 @@ function place(location: string, user: User): { area: Area; id?: string } {
 }
 
 /** The operation an area opens with: an area shows for whoever may call it. */
-const OPENS_WITH: Partial<Record<Area, keyof Operations>> = { users: "list_users" };
+const OPENS_WITH: Partial<Record<Area, keyof Operations>> = { users: "list_users", setup: "connect_lemonsqueezy" };
 
 function allowed(area: Area, user: User): boolean {
   const op = OPENS_WITH[area];
@@ -89,9 +95,14 @@ function allowed(area: Area, user: User): boolean {
 }
 
 /** Navigation on the left, the current area on the right. */
-function Areas({ info, user, onSignedOut }: Props) {
+function Areas({ info, user, onSignedOut, startAt }: Props) {
   const signOut = useMutation({ mutationFn: api.logout, onSettled: onSignedOut });
   const [location, navigate] = useLocation();
+  useEffect(() => {
+    if (startAt) navigate(paths.area(startAt), { replace: true });
+    // Once, when the app opens.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
   const { area, id } = place(location, user);
   const setArea = (next: Area) => navigate(paths.area(next));
   const title = AREAS.find((a) => a.id === area)!.label;
@@ -118,7 +129,7 @@ function Areas({ info, user, onSignedOut }: Props) {
           <img src="/icon.svg" alt="" width={24} height={24} />
           <span>Staffroom</span>
         </div>
-        {AREAS.filter((a) => allowed(a.id, user)).map((a) => (
+        {AREAS.filter((a) => !a.hidden && allowed(a.id, user)).map((a) => (
           <button
             key={a.id}
             type="button"
@@ -164,6 +175,7 @@ function Areas({ info, user, onSignedOut }: Props) {
           {area === "webhooks" && <Webhooks user={user} teamServer={info.signedInTo} />}
           {area === "users" && <Users me={user} />}
           {area === "settings" && <Settings teamServer={info.signedInTo} user={user} />}
+          {area === "setup" && <Setup user={user} teamServer={info.signedInTo} onGo={(next) => navigate(paths.area(next))} />}
           {area === "overview" && <Overview info={info} user={user} onGo={setArea} />}
         </Suspense>
         <Suspense fallback={null}>

@@ -118,7 +118,7 @@ function Receiver({ user }: { user: User }) {
         </p>
         {!status.data.hasSecret && (
           <p className="error" role="alert">
-            {status.data.secretProblem ?? "No usable signing secret is set"}: every delivery is refused. An admin sets it under Settings.
+            {status.data.secretProblem ?? "No usable signing secret is set"}: every delivery is refused until an admin registers the webhook (Settings → Connections → Set up).
           </p>
         )}
         {can(user, "set_webhook_receiver") ? (

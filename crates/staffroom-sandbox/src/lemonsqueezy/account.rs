@@ -71,17 +71,23 @@ async fn me(State(sim): State<Arc<Sim>>) -> Response {
         "jsonapi": {"version": "1.0"},
         "meta": {"test_mode": true},
         "links": {"self": format!("{}/v1/users/1", sim.base)},
-        "data": {
-            "type": "users", "id": "1",
-            "attributes": {
-                "name": OWNER_NAME, "email": OWNER_EMAIL, "color": "#898FA9",
-                "avatar_url": format!("{}/avatars/owner.png", sim.base), "has_custom_avatar": false,
-                "createdAt": seed::stamp(1_735_689_600), "updatedAt": seed::stamp(1_767_225_600)
-            },
-            "links": {"self": format!("{}/v1/users/1", sim.base)}
-        }
+        "data": user_json(&sim.base),
     });
     super::jsonapi_response(StatusCode::OK, body)
+}
+
+/// The account's owner, as the user object of `GET /v1/users/me` (its times in camel case, as
+/// the API reference prints them).
+pub(super) fn user_json(base: &str) -> Value {
+    json!({
+        "type": "users", "id": "1",
+        "attributes": {
+            "name": OWNER_NAME, "email": OWNER_EMAIL, "color": "#898FA9",
+            "avatar_url": format!("{base}/avatars/owner.png"), "has_custom_avatar": false,
+            "createdAt": seed::stamp(1_735_689_600), "updatedAt": seed::stamp(1_767_225_600)
+        },
+        "links": {"self": format!("{base}/v1/users/1")}
+    })
 }
 
 /// `GET /v1/stores`: every store of the account (no filters).
@@ -91,7 +97,7 @@ async fn stores(State(sim): State<Arc<Sim>>, Query(params): Query<HashMap<String
     super::jsonapi_response(StatusCode::OK, body)
 }
 
-fn json(base: &str, w: &Webhook) -> Value {
+pub(super) fn json(base: &str, w: &Webhook) -> Value {
     json!({
         "type": "webhooks", "id": w.id.to_string(),
         "attributes": {

@@ -396,6 +396,9 @@ impl PaymentSimulator {
         samples
             .extend(data.discounts.iter().find(|d| !d.variant_ids.is_empty()).map(|d| discounts::json(base, d, true)));
         samples.extend(data.redemptions.first().map(|r| discounts::redemption_json(base, r)));
+        // The account's owner, and a webhook of the store.
+        samples.push(account::user_json(base));
+        samples.extend(data.webhooks.iter().find(|w| w.id != DASHBOARD_WEBHOOK).map(|w| account::json(base, w)));
         samples
     }
 
