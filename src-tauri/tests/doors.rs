@@ -331,7 +331,7 @@ fn every_operation_of_both_doors_answers_alike() {
         case("settings", json!({}), None),
         case(
             "set_secret",
-            json!({"name": "lemonsqueezy_store_id", "value": "1"}),
+            json!({"name": "google_token", "value": "ya29.a-pasted-token"}),
             Some(json!({"name": "jwt_key", "value": " "})),
         ),
         case("audit_log", json!({"limit": 5}), Some(json!({"limit": 0}))),
@@ -339,8 +339,16 @@ fn every_operation_of_both_doors_answers_alike() {
         case("set_audit_retention", json!({"days": 400}), Some(json!({"days": 1}))),
         case("connections", json!({}), None),
         case("check_lemonsqueezy_key", json!({"apiKey": key}), Some(json!({"apiKey": ""}))),
-        case("connect_lemonsqueezy", json!({"apiKey": key, "storeId": "1"}), Some(json!({"apiKey": key, "storeId": "x"}))),
-        case("register_webhook", json!({"url": webhook_url}), Some(json!({"url": "ftp://example.com/api/payments/webhooks"}))),
+        case(
+            "connect_lemonsqueezy",
+            json!({"apiKey": key, "storeId": "1"}),
+            Some(json!({"apiKey": key, "storeId": "x"})),
+        ),
+        case(
+            "register_webhook",
+            json!({"url": webhook_url}),
+            Some(json!({"url": "ftp://example.com/api/payments/webhooks"})),
+        ),
         case(
             "set_google_client",
             json!({"clientId": client_id, "clientSecret": client_secret}),

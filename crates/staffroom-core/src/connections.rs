@@ -22,18 +22,25 @@ const FIRST_SYNC_WAIT: Duration = Duration::from_secs(60);
 /// The longest credential taken (Lemon Squeezy's keys are JWTs of about 1 KB).
 const MAX_CREDENTIAL: usize = 8 * 1024;
 
-/// Reads the credential `name`: required, trimmed, not blank, at most 8 KiB, no control
-/// characters.
+/// What a credential may be, as its schema says it: printable ASCII without spaces (a key goes
+/// in an HTTP header; Lemon Squeezy's are JWTs, Google's client secrets `GOCSPX-…`), spaces
+/// around it aside.
+const CREDENTIAL: &str = "^\\s*[!-~]+\\s*$";
+static CREDENTIAL_PATTERN: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(CREDENTIAL).expect("a valid pattern"));
+
+/// Reads the credential `name`: required, at most 8,192 characters, on one line, not blank;
+/// kept trimmed.
 fn credential(fields: &mut Fields, name: &str) -> Secret {
-    let given = fields.required_string(name).unwrap_or_default().trim();
+    let given = fields.required_string(name).unwrap_or_default();
     if fields.value(name).is_some_and(|v| v.is_string()) {
-        if given.is_empty() {
-            fields.problem(name, "must not be empty");
-        } else if given.len() > MAX_CREDENTIAL || given.chars().any(char::is_control) {
-            fields.problem(name, format!("must be at most {MAX_CREDENTIAL} characters, on one line"));
+        if given.chars().count() > MAX_CREDENTIAL {
+            fields.problem(name, format!("must be at most {MAX_CREDENTIAL} characters"));
+        } else if !CREDENTIAL_PATTERN.is_match(given) {
+            fields.problem(name, "must be the credential as copied: printable characters, without spaces");
         }
     }
-    Secret::new(given)
+    Secret::new(given.trim())
 }
 
 fn api_key(fields: &mut Fields) -> Secret {
@@ -47,11 +54,16 @@ fn client_secret(fields: &mut Fields) -> Secret {
 /// `POST /api/settings/lemonsqueezy/check`: a key to try; nothing is stored.
 #[request(only = "is not a field of this request")]
 #[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct KeyCheckRequest {
     /// A Lemon Squeezy API key (Lemon Squeezy → Settings → API).
     #[field(with = api_key)]
-    #[schema(value_type = String, format = Password, min_length = 1, max_length = 8192)]
+    #[schema(
+        value_type = String,
+        format = Password,
+        max_length = 8192,
+        pattern = "^\\s*[!-~]+\\s*$"
+    )]
     #[serde(serialize_with = "crate::secrets::serialize_exposed")]
     #[ts(type = "string")]
     pub api_key: Secret,
@@ -60,11 +72,16 @@ pub struct KeyCheckRequest {
 /// `PUT /api/settings/lemonsqueezy`: the key and the store to connect.
 #[request(only = "is not a field of this request")]
 #[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConnectStoreRequest {
     /// A Lemon Squeezy API key; kept in the secret store, never shown again.
     #[field(with = api_key)]
-    #[schema(value_type = String, format = Password, min_length = 1, max_length = 8192)]
+    #[schema(
+        value_type = String,
+        format = Password,
+        max_length = 8192,
+        pattern = "^\\s*[!-~]+\\s*$"
+    )]
     #[serde(serialize_with = "crate::secrets::serialize_exposed")]
     #[ts(type = "string")]
     pub api_key: Secret,
@@ -76,10 +93,11 @@ pub struct ConnectStoreRequest {
 /// `POST /api/settings/lemonsqueezy/webhook`: where the receiver is reached from the internet.
 #[request(only = "is not a field of this request")]
 #[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct WebhookUrlRequest {
     /// `https://…/api/payments/webhooks`: a team server's public name, or a tunnel's.
     #[field(
-        pattern = "^\\S{1,2000}$",
+        pattern = "^https?://[^\\s/?#@]{1,255}(/[^\\s?#]{0,1700})?/api/payments/webhooks$",
         message = "must be a URL such as https://staffroom.example.com/api/payments/webhooks"
     )]
     pub url: String,
@@ -88,7 +106,7 @@ pub struct WebhookUrlRequest {
 /// `PUT /api/settings/google/client`: the OAuth client staff sign in to Google with.
 #[request(only = "is not a field of this request")]
 #[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GoogleClientRequest {
     /// `….apps.googleusercontent.com`, from Google Cloud Console → APIs & Services → Credentials.
     #[field(
@@ -98,7 +116,12 @@ pub struct GoogleClientRequest {
     pub client_id: String,
     /// The client's secret; kept in the secret store, never shown again.
     #[field(with = client_secret)]
-    #[schema(value_type = String, format = Password, min_length = 1, max_length = 8192)]
+    #[schema(
+        value_type = String,
+        format = Password,
+        max_length = 8192,
+        pattern = "^\\s*[!-~]+\\s*$"
+    )]
     #[serde(serialize_with = "crate::secrets::serialize_exposed")]
     #[ts(type = "string")]
     pub client_secret: Secret,

@@ -262,6 +262,10 @@ impl Core {
         if [crate::auth::REMEMBERED_SESSION, crate::auth::REMEMBERED_TEAM_SESSION].contains(&name) {
             return Err(Error::invalid_field("name", "is kept by the desktop app itself (\"keep me signed in\")"));
         }
+        if self.secrets.is_overridden(name) {
+            // The simulated providers' credentials: nothing typed here could be theirs.
+            return Err(Error::invalid_field("name", "is the sandbox's own, made by its simulated providers"));
+        }
         self.secrets.write(name, value).await?;
         self.audit.record(actor.audit_name(), crate::audit::AuditAction::SecretSet, Some(name), "success", None).await;
         if let (Some(webhooks), "webhook_secret") = (&self.webhooks, name) {

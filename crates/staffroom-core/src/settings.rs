@@ -46,8 +46,13 @@ pub struct Simulators {
 
 /// Secrets Staffroom keeps for itself, or a team server's operator gives every replica, which
 /// Settings neither shows nor sets.
-const OWN_SECRETS: &[&str] =
-    &["jwt_key", "data_key", crate::auth::REMEMBERED_SESSION, crate::auth::REMEMBERED_TEAM_SESSION];
+const OWN_SECRETS: &[&str] = &[
+    "jwt_key",
+    "data_key",
+    "webhook_secret_previous",
+    crate::auth::REMEMBERED_SESSION,
+    crate::auth::REMEMBERED_TEAM_SESSION,
+];
 
 /// The schema of a secret's name: one of those an admin may set.
 fn settable_secret_names() -> utoipa::openapi::schema::Object {

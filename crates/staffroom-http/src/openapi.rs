@@ -167,7 +167,10 @@ fn reaches_provider(path: &str, method: &str) -> bool {
     let local = (path.ends_with("/draft") && method != "PUT")
         || path == "/api/payments/webhooks"
         || (path == "/api/payments/sync" && method != "POST");
-    (path.starts_with("/api/payments/") || path.starts_with("/api/docs/")) && !local
+    let connecting = path == "/api/settings/connections"
+        || path.starts_with("/api/settings/lemonsqueezy")
+        || path == "/api/settings/google/client";
+    ((path.starts_with("/api/payments/") || path.starts_with("/api/docs/")) && !local) || connecting
 }
 
 #[derive(OpenApi)]

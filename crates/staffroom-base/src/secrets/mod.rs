@@ -203,6 +203,11 @@ impl Secrets {
         self.overrides.read().expect("overrides poisoned").get(name).cloned()
     }
 
+    /// Whether `name` is this process's own (the sandbox's), not a stored secret.
+    pub fn is_overridden(&self, name: &str) -> bool {
+        self.overridden(name).is_some()
+    }
+
     /// The environment variable that overrides `name`.
     pub fn env_var(name: &str) -> String {
         format!("STAFFROOM_{}", name.to_ascii_uppercase())
