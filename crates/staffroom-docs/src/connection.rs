@@ -47,7 +47,7 @@ impl DocService {
                 Problem::new(
                     "google_signed_out",
                     "Staffroom is not signed in to Google, so documents cannot be listed or edited",
-                    "Sign in to Google in Settings → Connections",
+                    "Sign in with Google in Settings",
                 )
             } else {
                 Problem::new(
@@ -66,7 +66,7 @@ impl DocService {
                     ConnectionState::Refused => Problem::new(
                         "google_refused",
                         "Google refuses Staffroom's sign-in (it was revoked, or it expired)",
-                        "Sign in to Google again in Settings → Connections",
+                        "Sign in with Google again in Settings",
                     ),
                     _ => Problem::new(
                         "google_unreachable",
@@ -89,7 +89,7 @@ impl DocService {
                     view.missing_scopes.join(" and "),
                     "without it documents cannot be listed (drive) or edited (documents)"
                 ),
-                "Sign in to Google again and tick every box Google asks about",
+                "Sign in with Google again in Settings, and tick every box Google asks about",
             ));
         }
         // Whose it is: Drive says, when the token may read Drive.

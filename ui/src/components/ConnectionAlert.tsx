@@ -13,7 +13,7 @@ export function ConnectionAlert({ user }: { user: User }) {
   return (
     <div className="card stack alert-card" role="region" aria-labelledby="connection-alert-title">
       <h3 id="connection-alert-title">A connection needs attention</h3>
-      <ul className="stack-tight">
+      <ul>
         {problems.slice(0, 4).map((p) => <li key={p.code}>{p.message}.</li>)}
       </ul>
       <div className="row">

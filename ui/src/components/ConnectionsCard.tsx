@@ -1,17 +1,14 @@
 // Settings → Connections: how Lemon Squeezy and Google stand, as the providers answer now, with
-// the fix next to each problem and the set-up one click away.
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+// the fix next to each problem and the set-up one click away (Google's sign-in is the Google
+// card's, beside it).
 import { Link } from "wouter";
-import { api, describeError } from "../api";
+import { describeError } from "../api";
 import { ProblemList, StateBadge, useConnections, when } from "../connections";
 import { paths } from "../links";
 import type { User } from "../types";
 
 export function ConnectionsCard({ user }: { user: User }) {
-  const queryClient = useQueryClient();
   const connections = useConnections(user);
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ["connections"] });
-  const signIn = useMutation({ mutationFn: api.googleSignIn, onSuccess: refresh });
 
   return (
     <div className="card stack" aria-labelledby="connections-title">
@@ -27,14 +24,14 @@ export function ConnectionsCard({ user }: { user: User }) {
       {connections.isError && <p className="error" role="alert">{describeError(connections.error)}</p>}
       {connections.data && (
         <>
-          <section className="stack-tight" aria-label="Lemon Squeezy">
+          <section className="connection" aria-label="Lemon Squeezy">
             <p>
               <strong>Lemon Squeezy</strong> <StateBadge state={connections.data.lemonSqueezy.state} />
             </p>
             <LemonSqueezyFacts user={user} />
             <ProblemList problems={connections.data.lemonSqueezy.problems} label="Lemon Squeezy problems" />
           </section>
-          <section className="stack-tight" aria-label="Google">
+          <section className="connection" aria-label="Google">
             <p>
               <strong>Google</strong> <StateBadge state={connections.data.google.state} />
               {connections.data.google.account && <> · {connections.data.google.account.email}</>}
@@ -43,14 +40,6 @@ export function ConnectionsCard({ user }: { user: User }) {
               <p className="muted small">Scopes: {connections.data.google.scopes.map((s) => s.replace("https://www.googleapis.com/auth/", "")).join(", ")}</p>
             )}
             <ProblemList problems={connections.data.google.problems} label="Google problems" />
-            {connections.data.google.problems.some((p) => ["google_signed_out", "google_refused", "scopes_missing"].includes(p.code)) && (
-              <div className="row">
-                <button type="button" className="primary" onClick={() => signIn.mutate()} disabled={signIn.isPending}>
-                  {signIn.isPending ? "Waiting for the browser…" : "Sign in with Google"}
-                </button>
-              </div>
-            )}
-            {signIn.isError && <p className="error" role="alert">{describeError(signIn.error)}</p>}
           </section>
         </>
       )}

@@ -128,7 +128,7 @@ function StoreStep({ onDone }: { onDone: () => void }) {
             {checked.stores.length === 0 && " but the account has no store yet: make one in Lemon Squeezy first."}
           </p>
           {checked.stores.length > 0 && (
-            <fieldset className="stack-tight">
+            <fieldset>
               <legend>Which store does Staffroom serve?</legend>
               {checked.stores.map((store) => (
                 <label key={store.id} className="check">
@@ -204,7 +204,7 @@ function WebhookStep({ teamServer, onDone }: { teamServer?: string | null; onDon
         internet. Staffroom makes that webhook in your store itself, with a new signing secret.
       </p>
       <form className="stack" onSubmit={submit} aria-label="Webhook address" noValidate>
-        <fieldset className="stack-tight">
+        <fieldset>
           <legend>Where can Lemon Squeezy reach this Staffroom?</legend>
           {teamServer && (
             <label className="check">
@@ -223,7 +223,7 @@ function WebhookStep({ teamServer, onDone }: { teamServer?: string | null; onDon
         {route === "address" && (
           <>
             {!teamServer && local && (
-              <div className="callout stack-tight">
+              <div className="callout connection">
                 {local.running ? (
                   <p>This computer’s receiver listens at <code>{local.url}</code>: point the tunnel there.</p>
                 ) : (
