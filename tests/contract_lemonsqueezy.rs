@@ -380,3 +380,65 @@ async fn the_simulator_lists_its_history_with_the_documented_filters() {
     let ids: Vec<u64> = by_variant.iter().map(|i| i["id"].as_str().unwrap().parse().unwrap()).collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "order items are listed by id");
 }
+
+/// The simulator's webhooks as strict as the API: what a create lacks or gets wrong is a 422
+/// naming the attribute, a list is by store, the secret never comes back, a delete answers 204.
+#[tokio::test]
+async fn the_simulators_webhooks_refuse_what_the_api_refuses() {
+    let sim = PaymentSimulator::start(SimulatorOptions::default()).await.unwrap();
+    let http = reqwest::Client::new();
+    let send = |method: reqwest::Method, path: String, body: Option<Value>| {
+        let mut request = http
+            .request(method, format!("{}/{path}", sim.api_url()))
+            .bearer_auth(sim.api_key().expose())
+            .header("accept", "application/vnd.api+json")
+            .header("content-type", "application/vnd.api+json");
+        if let Some(body) = body {
+            request = request.body(body.to_string());
+        }
+        async move {
+            let answer = request.send().await.unwrap();
+            (answer.status().as_u16(), answer.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let create = |attributes: Value| {
+        json!({"data": {"type": "webhooks", "attributes": attributes,
+            "relationships": {"store": {"data": {"type": "stores", "id": sim.store_id()}}}}})
+    };
+    let url = "https://staffroom.example.com/api/payments/webhooks";
+    for (attributes, pointer) in [
+        (json!({"events": ["order_created"], "secret": "a-secret"}), "/data/attributes/url"),
+        (json!({"url": url, "secret": "a-secret"}), "/data/attributes/events"),
+        (json!({"url": url, "events": ["order_created"]}), "/data/attributes/secret"),
+        (json!({"url": url, "events": ["order_paid"], "secret": "a-secret"}), "/data/attributes/events"),
+        (json!({"url": url, "events": ["order_created"], "secret": "x".repeat(41)}), "/data/attributes/secret"),
+        (json!({"url": url, "events": ["order_created"], "secret": "short"}), "/data/attributes/secret"),
+        (json!({"url": "not a url", "events": ["order_created"], "secret": "a-secret"}), "/data/attributes/url"),
+    ] {
+        let (status, body) = send(reqwest::Method::POST, "webhooks".into(), Some(create(attributes.clone()))).await;
+        assert_eq!(status, 422, "{attributes}: {body}");
+        assert_eq!(body["errors"][0]["source"]["pointer"], pointer, "{attributes}: {body}");
+    }
+    let (status, made) = send(
+        reqwest::Method::POST,
+        "webhooks".into(),
+        Some(create(json!({"url": url, "events": ["order_created"], "secret": "a-secret"}))),
+    )
+    .await;
+    assert_eq!(status, 201, "{made}");
+    assert!(made["data"]["attributes"].get("secret").is_none(), "{made}");
+    assert_eq!(made["data"]["attributes"]["test_mode"], false);
+    let id = made["data"]["id"].as_str().unwrap().to_string();
+    let (_, ours) = send(reqwest::Method::GET, format!("webhooks?filter[store_id]={}", sim.store_id()), None).await;
+    assert_eq!(ours["data"].as_array().unwrap().len(), 1);
+    let (_, theirs) = send(reqwest::Method::GET, "webhooks?filter[store_id]=2".into(), None).await;
+    assert_eq!(theirs["data"].as_array().unwrap().len(), 0);
+    let patch =
+        json!({"data": {"type": "webhooks", "id": id, "attributes": {"events": ["order_created", "order_refunded"]}}});
+    let (status, patched) = send(reqwest::Method::PATCH, format!("webhooks/{id}"), Some(patch)).await;
+    assert_eq!((status, patched["data"]["attributes"]["events"].as_array().unwrap().len()), (200, 2));
+    let (status, _) = send(reqwest::Method::DELETE, format!("webhooks/{id}"), None).await;
+    assert_eq!(status, 204);
+    let (status, _) = send(reqwest::Method::GET, format!("webhooks/{id}"), None).await;
+    assert_eq!(status, 404);
+}

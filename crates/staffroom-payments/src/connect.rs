@@ -237,6 +237,12 @@ pub fn silent_webhook(
 }
 
 impl PaymentService {
+    /// Whether a key and a store are set (whether the provider takes them is another matter).
+    pub async fn is_connected(&self) -> bool {
+        let key = self.secrets.read("lemonsqueezy_api_key").await.ok().flatten();
+        key.is_some() && self.provider.store_id().await.is_ok()
+    }
+
     /// Who `key` belongs to, whether it is a test-mode key, and the stores it sees. Stores
     /// nothing. A key the provider refuses is a refusal of `apiKey`.
     pub async fn check_key(&self, key: &Secret) -> Result<KeyCheck> {

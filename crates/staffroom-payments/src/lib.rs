@@ -622,6 +622,11 @@ impl PaymentService {
                         continue;
                     }
                 }
+                if !service.is_connected().await {
+                    // Nothing to sync before an admin connects a store: not a failure.
+                    tracing::debug!("no Lemon Squeezy store connected yet: nothing to sync");
+                    continue;
+                }
                 match service.sync_in_turn().await {
                     Ok(Some(report)) => {
                         tracing::info!(?report, "payments synced");

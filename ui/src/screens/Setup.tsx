@@ -352,7 +352,7 @@ function GoogleStep({ user, onDone }: { user: User; onDone: () => void }) {
           <p className="muted small">Tick every box Google asks about: Staffroom lists documents with Drive and edits them with Docs.</p>
         </div>
       )}
-      {google && <ProblemList problems={google.problems.filter((p) => p.code !== "google_client_missing")} label="Google problems" />}
+      {google && <ProblemList problems={google.problems.filter((p) => !["google_client_missing", "google_signed_out"].includes(p.code))} label="Google problems" />}
       <div className="row">
         <button type="button" className={google?.state === "connected" ? "primary" : "link"} onClick={onDone}>
           {google?.state === "connected" ? "Next: staff" : "Later"}

@@ -190,9 +190,10 @@ impl WebhookReceiver {
         let was = std::mem::discriminant(&self.keys.read().expect("keys lock poisoned").current);
         match &current {
             _ if std::mem::discriminant(&current) == was => {}
-            SigningKey::Missing => {
-                tracing::warn!("no webhook signing secret: every delivery is refused until one is set")
-            }
+            // Before going live, not a failure: said plainly, once.
+            SigningKey::Missing => tracing::info!(
+                "no webhook registered yet: deliveries are refused until an admin registers it (Settings → Connections, or staffroom connect lemonsqueezy --webhook-url)"
+            ),
             SigningKey::Unusable(problem) => {
                 tracing::error!(%problem, "the webhook signing secret is unusable: every delivery is refused until a usable one is set")
             }
