@@ -62,7 +62,8 @@ async fn secrets_never_reach_logs_or_stderr() {
     let wrong = serde_json::json!({"email": "lee@example.com", "password": format!("{password}-typo")});
     assert_eq!(http.post(server.url("/api/auth")).json(&wrong).send().await.unwrap().status(), 401);
     assert_eq!(http.post(server.url("/api/auth/logout")).bearer_auth(&token2).send().await.unwrap().status(), 204);
-    let (status, _, err) = run_cli(&data_dir, &["secrets", "set", "lemonsqueezy_api_key"], api_key);
+    // (In the sandbox its providers' credentials are its own: a pasted Google token is not.)
+    let (status, _, err) = run_cli(&data_dir, &["secrets", "set", "google_token"], api_key);
     assert!(status.success(), "{err}");
     let stderr_cli = err;
     let (status, out, _) = run_cli(&data_dir, &["secrets", "status"], "");
