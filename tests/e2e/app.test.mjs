@@ -555,14 +555,6 @@ async function openForEditing(name) {
   return find(By.css("div.page[role='textbox']"));
 }
 
-/** Takes the editor's picture in the light theme and the dark one. */
-async function shotBothThemes(name) {
-  await shot(name);
-  await driver.executeScript("document.documentElement.dataset.theme = 'dark'");
-  await shot(`${name}-dark`);
-  await driver.executeScript("document.documentElement.dataset.theme = 'light'");
-}
-
 const para = (text) =>
   By.xpath(`//div[contains(@class,'page')]//*[contains(concat(' ', @class, ' '), ' para ')][contains(., ${literal(text)})]`);
 const cellsOfLastRow = By.xpath("//div[contains(@class,'page')]//table//tr[last()]/td");
@@ -590,7 +582,7 @@ test("bold, a link, centring, a list and a table row, made with the keyboard, ar
   await find(centred("Next steps"));
   await click(By.css("div[role='toolbar'] button[aria-label='Alignment: Centre align']"));
   await find(By.xpath("//div[@role='menu']//*[@role='menuitemradio'][@aria-checked='true'][contains(., 'Centre align')]"));
-  await shotBothThemes("13e-editor-alignment-menu");
+  await shot("13e-editor-alignment-menu");
   await driver.actions().sendKeys(Key.ESCAPE).perform();
   await eventually("the menu closed", async () => (await driver.findElements(By.css("div[role='menu']"))).length === 0);
   // "Reply" linked with Ctrl+K.
@@ -610,7 +602,7 @@ test("bold, a link, centring, a list and a table row, made with the keyboard, ar
   await click(By.css("div[role='toolbar'] button[aria-label='Insert row below']"));
   await page.sendKeys(Key.TAB, "Tea", Key.TAB, "5");
   await eventually("the new row's text", async () => (await Promise.all((await driver.findElements(cellsOfLastRow)).map((c) => c.getText()))).join("|") === "Tea|5");
-  await shotBothThemes("13e-editor-toolbar-list-table");
+  await shot("13e-editor-toolbar-list-table");
   // Saved with Ctrl+S.
   await page.sendKeys(Key.chord(Key.CONTROL, "s"));
   await find(By.xpath("//*[@role='status'][normalize-space()='All changes saved']"));
@@ -665,7 +657,7 @@ test("a cell changed here and by a collaborator at once is a conflict shown side
   const conflict = await find(By.css("section[aria-label='Conflict']"));
   assert.match(await conflict.getText(), /Units sold/);
   assert.match(await conflict.getText(), /Units \(boxes\)/);
-  await shotBothThemes("13f-editor-conflict");
+  await shot("13f-editor-conflict");
   await click(button("Use mine", "//section[@aria-label='Conflict']"));
   // The editor starts again from the chosen blocks: a new editing surface.
   await (await find(By.css("div.page[role='textbox']"))).sendKeys(Key.chord(Key.CONTROL, "s"));

@@ -33,9 +33,21 @@ export async function startApp(args) {
   mainWindow = await driver.getWindowHandle();
 }
 
-/** Saves what the current window shows. */
+/** Saves what the current window shows, in its theme and in the other one (`<name>-dark.png`,
+ *  or `<name>-light.png` for a window already dark), then puts its theme back. */
 export async function shot(name) {
   writeFileSync(join(shots, `${name}.png`), await driver.takeScreenshot(), "base64");
+  const was = await driver.executeScript(`
+    const root = document.documentElement;
+    const was = root.dataset.theme ?? null;
+    const dark = was === "dark" || (was !== "light" && matchMedia("(prefers-color-scheme: dark)").matches);
+    root.dataset.theme = dark ? "light" : "dark";
+    return { was, other: root.dataset.theme };`);
+  writeFileSync(join(shots, `${name}-${was.other}.png`), await driver.takeScreenshot(), "base64");
+  await driver.executeScript(
+    "const root = document.documentElement; if (arguments[0] === null) delete root.dataset.theme; else root.dataset.theme = arguments[0];",
+    was.was,
+  );
 }
 
 /** XPath literal for any text (quotes included). */

@@ -34,14 +34,6 @@ after(async () => {
   await driver?.quit();
 });
 
-/** Saves the screen in the light theme and the dark one. */
-async function shotBoth(name) {
-  await shot(name);
-  await driver.executeScript("document.documentElement.dataset.theme = 'dark'");
-  await shot(`${name}-dark`);
-  await driver.executeScript("document.documentElement.dataset.theme = 'light'");
-}
-
 const step = (title) => By.xpath(`//div[contains(@class,'step-card')]/h3[normalize-space()=${literal(title)}]`);
 
 test("a fresh real-mode app goes from the first admin through the set-up to a synced store with a webhook", async () => {
@@ -49,12 +41,12 @@ test("a fresh real-mode app goes from the first admin through the set-up to a sy
   await type(By.id("name"), ADMIN.name);
   await type(By.id("email"), ADMIN.email);
   await type(By.id("password"), ADMIN.password);
-  await shotBoth("live-01-first-admin");
+  await shot("live-01-first-admin");
   await click(button("Create admin and sign in"));
 
   // The set-up comes next, at its first step.
   await find(step("1. Your Lemon Squeezy store"));
-  await shotBoth("live-02-setup-key");
+  await shot("live-02-setup-key");
 
   // A key Lemon Squeezy refuses: said on the field, nothing kept.
   await type(By.id("api-key"), "not-a-real-key");
@@ -68,10 +60,10 @@ test("a fresh real-mode app goes from the first admin through the set-up to a sy
   await click(button("Check the key"));
   await find(By.xpath("//*[@role='status'][contains(., 'Sandbox Owner')][contains(., 'Test mode')]"));
   await click(By.xpath("//label[contains(., 'Staffroom Sandbox Store')]/input[@type='radio']"));
-  await shotBoth("live-04-store-picked");
+  await shot("live-04-store-picked");
   await click(button("Connect this store"));
   await find(By.xpath("//*[contains(., 'Synced: its products, orders and subscriptions are here now.')]"), 90_000);
-  await shotBoth("live-05-store-connected");
+  await shot("live-05-store-connected");
 
   // Webhooks: this computer's receiver on, and registered at Lemon Squeezy.
   await click(button("Next: webhooks"));
@@ -81,30 +73,30 @@ test("a fresh real-mode app goes from the first admin through the set-up to a sy
   assert.match(local, /^http:\/\/127\.0\.0\.1:\d+\/api\/payments\/webhooks$/);
   // The tunnel, here, is the receiver's own address.
   await type(By.id("webhook-address"), local.replace("/api/payments/webhooks", ""));
-  await shotBoth("live-06-webhook-address");
+  await shot("live-06-webhook-address");
   await click(button("Register the webhook"));
   const registered = await textOf(By.xpath("//*[@role='status'][contains(., 'Webhook #')]"));
   assert.match(registered, /sends 15 kinds of event/);
-  await shotBoth("live-07-webhook-registered");
+  await shot("live-07-webhook-registered");
 
   // Google: where to make the client, then its id and secret kept.
   await click(button("Next: Google"));
   await find(step("3. Google, for documents"));
-  await shotBoth("live-08-google-client");
+  await shot("live-08-google-client");
   await type(By.id("client-id"), printed.STAFFROOM_GOOGLE_CLIENT_ID);
   await type(By.id("client-secret"), printed.STAFFROOM_GOOGLE_CLIENT_SECRET);
   await click(button("Save the client"));
   await find(button("Sign in with Google"));
-  await shotBoth("live-09-google-sign-in");
+  await shot("live-09-google-sign-in");
   await click(button("Later"));
   await find(step("4. Your staff"));
-  await shotBoth("live-10-staff");
+  await shot("live-10-staff");
   await click(button("Finish"));
 
   // The Overview tells the admin what is left (Google's sign-in).
   const alert = await textOf(By.css("[aria-labelledby='connection-alert-title']"));
   assert.match(alert, /not signed in to Google/);
-  await shotBoth("live-11-overview-alert");
+  await shot("live-11-overview-alert");
 });
 
 test("a checkout paid at the provider turns the order paid through the registered webhook", async () => {
@@ -119,7 +111,7 @@ test("a checkout paid at the provider turns the order paid through the registere
   await pay(checkoutUrl);
   await goTo("Orders");
   await eventually("the order turning paid", async () => /paid/.test(await textOf(By.css(`tr[data-id='${id}'] .status`))));
-  await shotBoth("live-12-order-paid");
+  await shot("live-12-order-paid");
 });
 
 test("when the provider's deliveries stop arriving, Connections says when it last sent one", async () => {
@@ -149,10 +141,10 @@ test("when the provider's deliveries stop arriving, Connections says when it las
     return false;
   }, 30_000);
   assert.match(sentence, /Lemon Squeezy sent a webhook at .* but none has arrived here since .*: check that http:\/\/127\.0\.0\.1:\d+\/api\/payments\/webhooks reaches this server/);
-  await shotBoth("live-13-connections-problem");
+  await shot("live-13-connections-problem");
   await goTo("Overview");
   assert.match(await textOf(By.css("[aria-labelledby='connection-alert-title']")), /none has arrived here since/);
-  await shotBoth("live-14-overview-problem");
+  await shot("live-14-overview-problem");
 });
 
 /** The buyer pays on the simulated checkout page, as app.test.mjs's buyer does. */
