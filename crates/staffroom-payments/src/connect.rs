@@ -298,13 +298,16 @@ impl PaymentService {
         self.provider.store_id().await.map_err(|_| {
             Error::new(ErrorCode::InvalidRequest, "Connect a Lemon Squeezy store first: the webhook is the store's")
         })?;
-        if let SecretSource::Environment { variable } = self.secrets.source_of("webhook_secret").await? {
-            if secret.is_none() {
-                return Err(Error::new(
-                    ErrorCode::InvalidRequest,
-                    format!("{variable} is set where this Staffroom runs, and wins over a new secret: remove it and restart, then register again"),
-                ));
-            }
+        let given = match self.secrets.source_of("webhook_secret").await? {
+            SecretSource::Environment { variable } => Some(variable),
+            SecretSource::File { .. } => Some("STAFFROOM_WEBHOOK_SECRET_FILE".to_string()),
+            _ => None,
+        };
+        if let (Some(variable), None) = (given, &secret) {
+            return Err(Error::new(
+                ErrorCode::InvalidRequest,
+                format!("{variable} is set where this Staffroom runs, and wins over a new secret: remove it and restart, then register again"),
+            ));
         }
         let (_, test_mode, _) = self.provider.account(None).await?;
         let (webhooks, _) = self.provider.list(Kind::Webhook, &[], |_, _| {}).await?;
@@ -424,8 +427,18 @@ impl PaymentService {
         let choice = store_choice(store);
         view.store = Some(ConnectedStore { id: choice.id, name: choice.name, currency: choice.currency, test_mode });
         view.state = ConnectionState::Connected;
-        view.webhook = self.our_webhook().await?;
-        view.problems = self.webhook_problems(&view, status.interval_secs).await?;
+        match self.our_webhook().await {
+            Ok(webhook) => {
+                view.webhook = webhook;
+                view.problems = self.webhook_problems(&view, status.interval_secs).await?;
+            }
+            // The account answered but the webhooks did not: say so rather than fail the view.
+            Err(err) => view.problems.push(Problem::new(
+                "webhooks_unread",
+                format!("Lemon Squeezy did not say which webhooks the store has: {}", err.message),
+                "Check again in a moment",
+            )),
+        }
         for resource in status.resources.iter().filter(|r| r.error.is_some()) {
             view.problems.push(Problem::new(
                 "sync_failed",
