@@ -49,8 +49,8 @@ export function ProblemList({ problems, label }: { problems: Problem[]; label: s
   if (problems.length === 0) return null;
   return (
     <ul className="problems" aria-label={label}>
-      {problems.map((p) => (
-        <li key={p.code} className="problem">
+      {problems.map((p, i) => (
+        <li key={`${p.code}-${i}`} className="problem">
           <p className="problem-message">{p.message}.</p>
           <p className="problem-fix"><strong>Fix:</strong> {p.fix}.</p>
         </li>

@@ -285,7 +285,9 @@ impl PaymentService {
         let outcome = self.register_webhook_with(url, None).await;
         let result = outcome.as_ref().map(|_| "success".to_string()).unwrap_or_else(failure);
         let detail = outcome.as_ref().ok().map(|w| json!({"url": w.url, "webhook": w.id}));
-        self.audit.record(actor.audit_name(), AuditAction::WebhookRegister, Some(url), &result, detail).await;
+        // Only a URL that passed the checks is kept (a refused one may carry a password).
+        let target = webhook_url(url).ok();
+        self.audit.record(actor.audit_name(), AuditAction::WebhookRegister, target.as_deref(), &result, detail).await;
         outcome
     }
 
@@ -330,12 +332,18 @@ impl PaymentService {
         };
         let made = match made {
             Ok(made) => made,
-            Err(err) => {
+            // A definite refusal: the provider kept the old secret, so this server does too.
+            Err(err) if !err.is_provider_unreachable() => {
                 self.restore_webhook_secret(before).await;
                 return Err(err);
             }
+            // The outcome is unknown (a time-out, a 5xx): the provider may sign with either
+            // secret, and for 10 minutes both verify; registering again settles it.
+            Err(err) => return Err(err),
         };
         self.db.set_meta(WEBHOOK_URL, url.clone()).await?;
+        // Refusals before this registration are of the secret it replaced.
+        self.db.set_meta(BAD_SIGNATURE_AT, String::new()).await?;
         tracing::info!(webhook = %made.id, %url, "webhook registered");
         Ok(RegisteredWebhook {
             id: made.id.clone(),
@@ -502,7 +510,8 @@ impl PaymentService {
         }
         problems.extend(silent_webhook(webhook, view.last_delivery_at.as_deref(), chrono::Utc::now()));
         if let Some(at) = self.db.meta(BAD_SIGNATURE_AT).await? {
-            if parse_time(Some(&at)).is_some_and(|t| chrono::Utc::now() - t < BAD_SIGNATURES_WITHIN) {
+            let arrived_since = parse_time(view.last_delivery_at.as_deref()) > parse_time(Some(&at));
+            if !arrived_since && parse_time(Some(&at)).is_some_and(|t| chrono::Utc::now() - t < BAD_SIGNATURES_WITHIN) {
                 problems.push(Problem::new(
                     "bad_signatures",
                     format!(

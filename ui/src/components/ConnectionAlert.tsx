@@ -14,7 +14,7 @@ export function ConnectionAlert({ user }: { user: User }) {
     <div className="card stack alert-card" role="region" aria-labelledby="connection-alert-title">
       <h3 id="connection-alert-title">A connection needs attention</h3>
       <ul>
-        {problems.slice(0, 4).map((p) => <li key={p.code}>{p.message}.</li>)}
+        {problems.slice(0, 4).map((p, i) => <li key={`${p.code}-${i}`}>{p.message}.</li>)}
       </ul>
       <div className="row">
         <Link href={paths.area("settings")} className="button-link primary">Open Connections</Link>

@@ -4,7 +4,7 @@ import { api, describeError, fieldError } from "../api";
 import { focusOnMount } from "../focus";
 import { OpenLinkButton } from "../components/OpenLink";
 import { ProblemList, StateBadge, useConnections, webhookUrl, WEBHOOK_PATH } from "../connections";
-import type { KeyCheck, User } from "../types";
+import type { Connections, KeyCheck, User } from "../types";
 
 const STEPS = [
   { id: "store", label: "Lemon Squeezy" },
@@ -287,7 +287,14 @@ function GoogleStep({ user, onDone }: { user: User; onDone: () => void }) {
   const [clientId, setClientId] = useState("");
   const [clientSecret, setClientSecret] = useState("");
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ["connections"] });
-  const save = useMutation({ mutationFn: () => api.setGoogleClient({ clientId, clientSecret }), onSuccess: refresh });
+  const save = useMutation({
+    mutationFn: () => api.setGoogleClient({ clientId, clientSecret }),
+    // What the server answered is the new state: shown at once, not after a refetch.
+    onSuccess: ({ google }) => {
+      queryClient.setQueryData(["connections"], (old: Connections | undefined) => (old ? { ...old, google } : old));
+      refresh();
+    },
+  });
   const signIn = useMutation({ mutationFn: api.googleSignIn, onSuccess: refresh });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -340,7 +347,7 @@ function GoogleStep({ user, onDone }: { user: User; onDone: () => void }) {
           </div>
         </form>
       )}
-      {google && google.state !== "connected" && !needsClient && (
+      {google && (google.state !== "connected" || google.missingScopes.length > 0) && !needsClient && (
         <div className="stack">
           {signIn.isPending && <p className="callout">Waiting for you to finish in the browser window that just opened…</p>}
           {signIn.isError && <p className="error" role="alert">{describeError(signIn.error)}</p>}

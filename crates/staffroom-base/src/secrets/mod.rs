@@ -306,8 +306,10 @@ impl Secrets {
             if let Some((secret, _)) = Self::from_env(name)? {
                 return Ok(Some(secret));
             }
-            let stored = vault.get(name).await?;
-            return Ok(stored.map(|value| usable(name, value, || "the team database".into())).transpose()?);
+            if let Some(stored) = vault.get(name).await? {
+                return Ok(Some(usable(name, stored, || "the team database".into())?));
+            }
+            // A replica set up before the vault keeps it in its keyring: still read there.
         }
         self.off_thread(name, |secrets, name| secrets.get(name)).await
     }
@@ -339,11 +341,8 @@ impl Secrets {
     /// [`source`](Self::source) for async code, and a team's vault.
     pub async fn source_of(&self, name: &str) -> crate::Result<SecretSource> {
         if let (Some(vault), None) = (self.vault_for(name), self.overridden(name)) {
-            if let Ok(None) = Self::from_env(name) {
-                return Ok(match vault.get(name).await? {
-                    Some(_) => SecretSource::Database,
-                    None => SecretSource::Missing,
-                });
+            if let (Ok(None), Some(_)) = (Self::from_env(name), vault.get(name).await?) {
+                return Ok(SecretSource::Database);
             }
         }
         self.off_thread(name, |secrets, name| secrets.source(name)).await

@@ -280,7 +280,8 @@ impl WebhookReceiver {
         };
         if !verified {
             // Counted, never stored: a forger must not fill the feed, the events or the log.
-            self.refusals.count(Refusal::BadSignature);
+            // Only a signature made with another secret says the secrets differ.
+            self.refusals.count(if signature.is_some() { Refusal::BadSignature } else { Refusal::Unsigned });
             return Err(Error::unauthorized("The X-Signature header is missing or does not match the body"));
         }
         if !is_json(content_type) {

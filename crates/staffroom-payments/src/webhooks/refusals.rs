@@ -17,8 +17,10 @@ pub const SUMMARY_EVERY: Duration = Duration::from_secs(60);
 /// Why a delivery was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Refusal {
-    /// The `X-Signature` header is missing or does not match the body.
+    /// The `X-Signature` header does not match the body.
     BadSignature,
+    /// No `X-Signature` header: not Lemon Squeezy (a scanner, a mistyped URL).
+    Unsigned,
     /// No usable signing secret is set, so nothing can be verified.
     NoSecret,
 }
@@ -27,6 +29,7 @@ impl Refusal {
     fn describe(self) -> &'static str {
         match self {
             Refusal::BadSignature => "bad signature",
+            Refusal::Unsigned => "no signature",
             Refusal::NoSecret => "no usable signing secret is set",
         }
     }
@@ -141,11 +144,12 @@ mod tests {
         }
         let first = items.try_recv().unwrap();
         assert_eq!(first.outcome.as_deref(), Some("1 delivery refused: bad signature"));
+        assert_eq!(refusals.bad_signatures().borrow().as_deref(), Some(first.at.as_str()));
         tokio::time::sleep(SUMMARY_EVERY - Duration::from_secs(1)).await;
         assert!(items.try_recv().is_err(), "a second summary within the minute");
         tokio::time::sleep(Duration::from_secs(2)).await;
-        assert_eq!(refusals.bad_signatures().borrow().as_deref(), Some(first.at.as_str()));
         let second = items.try_recv().unwrap();
+        assert_eq!(refusals.bad_signatures().borrow().as_deref(), Some(second.at.as_str()));
         assert_eq!(second.kind, "refused");
         assert_eq!(second.outcome.as_deref(), Some("999 deliveries refused in the last minute: bad signature"));
         assert!(items.try_recv().is_err());

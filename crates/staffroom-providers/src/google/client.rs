@@ -281,7 +281,8 @@ impl GoogleClient {
             let mut url = self.tokeninfo.clone();
             url.query_pairs_mut().append_pair("access_token", &token);
             let answer = self.http.get(url).send().await.map_err(|e| {
-                tracing::warn!(error = %e, "Google's tokeninfo unreachable");
+                // The URL carries the token: never in the log.
+                tracing::warn!(error = %e.without_url(), "Google's tokeninfo unreachable");
                 Error::integration(PROVIDER, None, "Google could not be reached")
             })?;
             let status = answer.status();
