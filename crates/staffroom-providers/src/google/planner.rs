@@ -528,8 +528,8 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
     // list place must be set.
     let mut restyle: BTreeSet<usize> = BTreeSet::new();
     let mut realign: BTreeSet<usize> = BTreeSet::new();
-    let mut relist: BTreeSet<usize> = BTreeSet::new();
-    let mut unlisted: BTreeSet<usize> = BTreeSet::new();
+    // Each paragraph's list place after the text requests (see `Changed::now`).
+    let mut lists_now: Vec<Option<Option<&ListItem>>> = Vec::new();
     let mut paragraphs_before = 0;
     for (segment, (old, new)) in base_segments.iter().zip(&edited_segments).enumerate() {
         let new: Vec<(&str, Look)> = new
@@ -565,8 +565,7 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
         let changed = plan_segment(base_segments[segment][0].start, &old, &new, &mut segment_ops);
         restyle.extend(changed.style.into_iter().map(|j| j + paragraphs_before));
         realign.extend(changed.alignment.into_iter().map(|j| j + paragraphs_before));
-        relist.extend(changed.list.into_iter().map(|j| j + paragraphs_before));
-        unlisted.extend(changed.unlisted.into_iter().map(|j| j + paragraphs_before));
+        lists_now.extend(changed.now);
         text_ops.extend(segment_ops.into_iter().map(|mut op| {
             op.paragraphs = op.paragraphs.start + paragraphs_before..op.paragraphs.end + paragraphs_before;
             op
@@ -604,8 +603,7 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
             start: pos,
             end,
             list: list.as_ref(),
-            changed: relist.contains(&paragraph),
-            unlisted: unlisted.contains(&paragraph),
+            now: lists_now.get(paragraph).copied().flatten(),
             after_fixed,
         });
         let named = restyle.contains(&paragraph).then_some(style.as_str());
@@ -701,23 +699,26 @@ impl StyleUpdate<'_> {
     }
 }
 
-/// The (segment-local) paragraphs whose named style, alignment or list place may differ from the
-/// wanted one after the text requests: it changed, or the paragraph is new or merged.
-#[derive(Default)]
-struct Changed {
+/// The (segment-local) paragraphs whose named style or alignment may differ from the wanted one
+/// after the text requests (it changed, or the paragraph is new or merged), and each paragraph's
+/// list place then.
+struct Changed<'a> {
     style: Vec<usize>,
     alignment: Vec<usize>,
-    list: Vec<usize>,
-    /// Paragraphs taken out of a list (Docs leaves them the list's indent).
-    unlisted: Vec<usize>,
+    /// The list place Docs gives each paragraph after the text requests: a kept paragraph keeps
+    /// its own, a new one copies that of the paragraph its newline was inserted in ("the
+    /// paragraph style of the new paragraph will be copied from the paragraph at the current
+    /// insertion index, including lists and bullets": InsertTextRequest.text in the discovery
+    /// document); `None` where Google does not say (paragraphs merged by a deletion).
+    now: Vec<Option<Option<&'a ListItem>>>,
 }
 
-impl Changed {
-    /// A paragraph whose look Docs leaves to chance (new, or merged): all of it is set.
+impl Changed<'_> {
+    /// A paragraph whose look Docs leaves to chance (new, or merged): its style and alignment
+    /// are set.
     fn all(&mut self, paragraphs: impl IntoIterator<Item = usize> + Clone) {
         self.style.extend(paragraphs.clone());
-        self.alignment.extend(paragraphs.clone());
-        self.list.extend(paragraphs);
+        self.alignment.extend(paragraphs);
     }
 }
 
@@ -725,7 +726,7 @@ impl Changed {
 ///
 /// Over 80 lines, left whole: the planner is replaced by the editor's document model ("The
 /// document editor, for real", SPEC section 12), which plans marks, lists and tables too.
-fn plan_segment(start: u32, old: &[(&str, Look)], new: &[(&str, Look)], ops: &mut Vec<TextOp>) -> Changed {
+fn plan_segment<'a>(start: u32, old: &[(&str, Look<'a>)], new: &[(&str, Look)], ops: &mut Vec<TextOp>) -> Changed<'a> {
     let n = old.len();
     let mut offsets = Vec::with_capacity(n + 1);
     let mut at = start;
@@ -736,8 +737,8 @@ fn plan_segment(start: u32, old: &[(&str, Look)], new: &[(&str, Look)], ops: &mu
     offsets.push(at);
     let old_texts: Vec<&str> = old.iter().map(|p| p.0).collect();
     let new_texts: Vec<&str> = new.iter().map(|p| p.0).collect();
-    let mut marks = Changed::default();
-    let mark_if_differs = |marks: &mut Changed, j: usize, current: Look| {
+    let mut marks = Changed { style: Vec::new(), alignment: Vec::new(), now: vec![None; new.len()] };
+    let mark_if_differs = |marks: &mut Changed<'a>, j: usize, current: Look<'a>| {
         let wanted = new[j].1;
         if wanted.style != current.style {
             marks.style.push(j);
@@ -745,17 +746,28 @@ fn plan_segment(start: u32, old: &[(&str, Look)], new: &[(&str, Look)], ops: &mu
         if wanted.alignment.is_some_and(|a| current.alignment != Some(a)) {
             marks.alignment.push(j);
         }
-        if wanted.list != current.list {
-            marks.list.push(j);
-            if wanted.list.is_none() {
-                marks.unlisted.push(j);
-            }
-        }
+        marks.now[j] = Some(current.list);
     };
+    // Paragraphs a deletion merged, and new paragraphs with the paragraph whose list place they
+    // copy: settled once every kept paragraph's is known.
+    let mut merged: Vec<usize> = Vec::new();
+    let mut copied: Vec<(std::ops::Range<usize>, Option<usize>)> = Vec::new();
+    // The last old paragraph the ops so far leave whole (an insertion may split it), unless
+    // paragraphs were added or merged since.
+    let mut last_kept: Option<usize> = None;
     // Patience: paragraphs are nearly all unique, so it anchors on them in O(n log n) where
     // Myers takes O(n·d) (a 10% edit of 5,000 paragraphs); the stretches between are Myers'.
     let (old_ids, new_ids) = numbered(&old_texts, &new_texts);
-    for op in walk(similar::capture_diff_slices(Algorithm::Patience, &old_ids, &new_ids)) {
+    let mut queue: std::collections::VecDeque<DiffOp> =
+        walk(similar::capture_diff_slices(Algorithm::Patience, &old_ids, &new_ids)).into();
+    while let Some(op) = queue.pop_front() {
+        let kept_before = last_kept;
+        last_kept = match op {
+            DiffOp::Equal { old_index, len, .. } => Some(old_index + len - 1),
+            DiffOp::Replace { old_index, old_len, new_len, .. } if old_len == new_len => Some(old_index + old_len - 1),
+            DiffOp::Delete { old_index, old_len, .. } if old_index + old_len < n => kept_before,
+            _ => None,
+        };
         match op {
             DiffOp::Equal { old_index, new_index, len } => {
                 for k in 0..len {
@@ -782,33 +794,66 @@ fn plan_segment(start: u32, old: &[(&str, Look)], new: &[(&str, Look)], ops: &mu
                         paragraphs: new_index..new_index,
                     });
                     marks.all([new_index - 1]);
+                    merged.push(new_index - 1);
                 }
             }
             DiffOp::Insert { old_index, new_index, new_len } => {
                 let texts = &new_texts[new_index..new_index + new_len];
-                if old_index < n {
-                    let insert: String = texts.iter().map(|t| format!("{t}\n")).collect();
+                // New paragraphs copy the list place of the paragraph they are inserted in. Those
+                // that want the place of the paragraph kept before them (a new item at the end of
+                // a list, or of a nested level) go at its end, when the paragraph after has
+                // another place; the rest at the start of the paragraph after. At the segment's
+                // end, all go at the end of its last paragraph.
+                let (head, head_at, head_from) = if old_index == n {
+                    (new_len, offsets[n] - 1, kept_before.filter(|&k| k + 1 == n).map(|_| new_index - 1))
+                } else {
+                    match kept_before.filter(|&k| old[k].1.list != old[old_index].1.list) {
+                        Some(k) => {
+                            let wanting = new[new_index..new_index + new_len].iter();
+                            let head = wanting.take_while(|(_, look)| look.list == old[k].1.list).count();
+                            // After the removed paragraphs that may lie between.
+                            (head, offsets[k + 1] - 1, Some(new_index - 1))
+                        }
+                        None => (0, 0, None),
+                    }
+                };
+                if head > 0 {
+                    ops.push(TextOp {
+                        pos: head_at,
+                        delete: 0,
+                        insert: texts[..head].iter().map(|t| format!("\n{t}")).collect(),
+                        paragraphs: new_index..new_index + head,
+                    });
+                    copied.push((new_index..new_index + head, head_from));
+                }
+                if head < new_len {
                     ops.push(TextOp {
                         pos: offsets[old_index],
                         delete: 0,
-                        insert,
-                        paragraphs: new_index..new_index + new_len,
+                        insert: texts[head..].iter().map(|t| format!("{t}\n")).collect(),
+                        paragraphs: new_index + head..new_index + new_len,
                     });
-                    // Inserted paragraphs copy the style of the paragraph they land in, which
-                    // another request may have merged: set theirs explicitly.
-                    marks.all(new_index..new_index + new_len);
-                } else {
-                    let insert: String = texts.iter().map(|t| format!("\n{t}")).collect();
-                    ops.push(TextOp {
-                        pos: offsets[n] - 1,
-                        delete: 0,
-                        insert,
-                        paragraphs: new_index..new_index + new_len,
-                    });
-                    marks.all(new_index..new_index + new_len);
+                    copied.push((new_index + head..new_index + new_len, Some(new_index + new_len)));
                 }
+                // Inserted paragraphs copy the style of the paragraph they land in, which
+                // another request may have merged: set theirs explicitly.
+                marks.all(new_index..new_index + new_len);
             }
             DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                // (Not at the segment's end, whose last newline no paragraph removed may take.)
+                let places_differ = old_len == new_len
+                    && old_index + old_len < n
+                    && (0..old_len).any(|k| old[old_index + k].1.list != new[new_index + k].1.list);
+                if places_differ {
+                    let old_places: Vec<_> = old[old_index..old_index + old_len].iter().map(|(_, l)| l.list).collect();
+                    let new_places: Vec<_> = new[new_index..new_index + new_len].iter().map(|(_, l)| l.list).collect();
+                    let before = kept_before.map(|k| &old[k].1.list);
+                    for op in pair_up(&old_places, &new_places, before, old_index, new_index).into_iter().rev() {
+                        queue.push_front(op);
+                    }
+                    last_kept = kept_before;
+                    continue;
+                }
                 if old_len == new_len {
                     for k in 0..old_len {
                         let paragraph = new_index + k..new_index + k + 1;
@@ -831,15 +876,109 @@ fn plan_segment(start: u32, old: &[(&str, Look)], new: &[(&str, Look)], ops: &mu
                         old_block.pop();
                         new_block.pop();
                     }
-                    diff_text(&old_block, &new_block, offsets[old_index], new_index..new_index + new_len, ops);
+                    let mut block_ops = Vec::new();
+                    diff_text(
+                        &old_block,
+                        &new_block,
+                        offsets[old_index],
+                        new_index..new_index + new_len,
+                        &mut block_ops,
+                    );
+                    // Newlines only added: each paragraph was split, its pieces all keep its place.
+                    let inserted_newlines: usize = block_ops.iter().map(|op| op.insert.matches('\n').count()).sum();
+                    let split_only = old_len + inserted_newlines == new_len;
+                    let mut looks =
+                        old[old_index..old_index + old_len].iter().chain(&new[new_index..new_index + new_len]);
+                    let place = old[old_index].1.list;
+                    let listed = looks.clone().any(|(_, look)| look.list.is_some());
+                    let keeps_places = split_only && looks.all(|(_, look)| look.list == place);
+                    if listed && !keeps_places && old_index + old_len < n {
+                        // A merge would leave list places to chance: the paragraphs pair up
+                        // instead, and the rest are removed or added whole.
+                        let old_places: Vec<_> =
+                            old[old_index..old_index + old_len].iter().map(|(_, l)| l.list).collect();
+                        let new_places: Vec<_> =
+                            new[new_index..new_index + new_len].iter().map(|(_, l)| l.list).collect();
+                        let before = kept_before.map(|k| &old[k].1.list);
+                        for op in pair_up(&old_places, &new_places, before, old_index, new_index).into_iter().rev() {
+                            queue.push_front(op);
+                        }
+                        last_kept = kept_before;
+                        continue;
+                    }
+                    ops.extend(block_ops);
                     // Newlines moved inside the block: restyle it, and the paragraph after it
                     // (a merge into it would give it a style from the block).
                     marks.all(new_index..(new_index + new_len + 1).min(new.len()));
+                    if split_only {
+                        // Not listed, or split within one list place: every piece keeps it.
+                        marks.now[new_index..new_index + new_len].iter_mut().for_each(|now| *now = Some(place));
+                    } else {
+                        merged.push(new_index + new_len);
+                    }
                 }
             }
         }
     }
+    for j in merged {
+        if let Some(now) = marks.now.get_mut(j) {
+            *now = None;
+        }
+    }
+    for (paragraphs, from) in copied {
+        let place = from.and_then(|from| marks.now.get(from).copied().flatten());
+        marks.now[paragraphs].iter_mut().for_each(|now| *now = place);
+    }
     marks
+}
+
+/// The paragraphs of a changed stretch as diff ops (from `old_index` and `new_index`) that leave
+/// list places to no chance: a new paragraph that wants the place of the paragraph before it
+/// (`before`: the place of the one kept before the stretch, then of the last one paired) is added
+/// at that paragraph's end, copying its place; another is paired with the next old paragraph of
+/// its place, whose text is rewritten and place kept, the old ones skipped removed whole; any
+/// other is added at the start of the paragraph after it (copying its place, or set by a list
+/// request). Runs of removed or added paragraphs are one op each, and no op pairs two places.
+fn pair_up<T: PartialEq>(old: &[T], new: &[T], before: Option<&T>, old_index: usize, new_index: usize) -> Vec<DiffOp> {
+    // Which new paragraph each paired old one becomes, in order.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let (mut i, mut splittable) = (0, before);
+    for (j, wanted) in new.iter().enumerate() {
+        if splittable == Some(wanted) {
+            continue;
+        }
+        match (i..old.len()).find(|&k| old[k] == *wanted) {
+            Some(k) => {
+                pairs.push((k, j));
+                i = k + 1;
+                splittable = Some(&old[k]);
+            }
+            // Added at the start of the paragraph after: none later may go at the end of the
+            // one before.
+            None => splittable = None,
+        }
+    }
+    let mut ops = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    for (k, paired) in pairs.into_iter().chain([(old.len(), new.len())]) {
+        // Removed first, so that an addition lands in the paragraph that stays.
+        if k > i {
+            ops.push(DiffOp::Delete { old_index: old_index + i, old_len: k - i, new_index: new_index + j });
+        }
+        if paired > j {
+            ops.push(DiffOp::Insert { old_index: old_index + k, new_index: new_index + j, new_len: paired - j });
+        }
+        if k < old.len() {
+            ops.push(DiffOp::Replace {
+                old_index: old_index + k,
+                old_len: 1,
+                new_index: new_index + paired,
+                new_len: 1,
+            });
+        }
+        (i, j) = (k + 1, paired + 1);
+    }
+    ops
 }
 
 /// Each text as a number, equal texts the same number: the paragraph diff then hashes and
@@ -1550,9 +1689,9 @@ mod tests {
         let requests = plan(&d, &edited).unwrap();
         let kinds: Vec<&str> =
             requests.iter().map(|r| r.as_object().unwrap().keys().next().unwrap().as_str()).collect();
-        // The new paragraph may have taken a bullet from where it was split: any is deleted; no
-        // indent is reset, and the list is not made again.
-        assert!(!kinds.contains(&"createParagraphBullets"), "{requests:?}");
+        // Both pieces keep the place of the paragraph they were split from (no list): no list
+        // request, no indent reset.
+        assert!(!kinds.iter().any(|k| k.contains("Bullets")), "{requests:?}");
         assert!(
             requests.iter().all(|r| r.pointer("/updateParagraphStyle/fields").is_none_or(|f| f
                 .as_str()
@@ -1561,7 +1700,6 @@ mod tests {
                 .all(|f| ["namedStyleType", "alignment"].contains(&f)))),
             "{requests:?}"
         );
-        assert!(kinds.contains(&"deleteParagraphBullets"), "{requests:?}");
     }
 
     #[test]

@@ -837,7 +837,10 @@ impl SimDoc {
         let joined = before
             .and_then(|newline| self.bullet_at(newline))
             .and_then(|bullet| bullet.get("listId").and_then(Value::as_str))
-            .filter(|id| self.lists.get(*id).and_then(|l| l.pointer("/listProperties/nestingLevels")) == Some(&levels))
+            .filter(|id| {
+                let list = self.lists.get(*id).and_then(|l| l.pointer("/listProperties/nestingLevels"));
+                list.is_some_and(|list| same_glyphs(list, &levels))
+            })
             .map(str::to_string);
         let list_id = joined.unwrap_or_else(|| {
             let id = (self.lists.len() + 1..).map(|n| format!("kix.sbx{n}")).find(|id| !self.lists.contains_key(id));
@@ -879,6 +882,19 @@ impl SimDoc {
     }
 }
 
+/// Whether a list's levels have the glyphs of a preset's: Google's "a list with a matching
+/// preset" (CreateParagraphBulletsRequest), read as each level's glyph type or symbol and its
+/// format, so that a list whose glyphs were changed by hand matches no preset.
+fn same_glyphs(list: &Value, preset: &Value) -> bool {
+    let look = |level: &Value| {
+        ["glyphType", "glyphSymbol", "glyphFormat"].map(|key| level.get(key).and_then(Value::as_str).map(str::to_owned))
+    };
+    match (list.as_array(), preset.as_array()) {
+        (Some(list), Some(preset)) => !list.is_empty() && list.iter().zip(preset).all(|(a, b)| look(a) == look(b)),
+        _ => false,
+    }
+}
+
 /// A preset's nine nesting levels as Docs describes them in `lists` (glyphs and the indent of
 /// each level: 36 points a level, the first line 18 points less).
 fn preset_levels(preset: &str) -> Result<Value, Invalid> {
@@ -916,7 +932,11 @@ fn preset_levels(preset: &str) -> Result<Value, Invalid> {
                 "startNumber": 1,
                 "textStyle": {"underline": false},
             });
-            if numbered {
+            if preset == "NUMBERED_DECIMAL_NESTED" {
+                // 1., 1.1., 1.1.1.: each level names its parents' numbers.
+                level["glyphType"] = json!(glyph);
+                level["glyphFormat"] = json!((0..=n).map(|k| format!("%{k}.")).collect::<String>());
+            } else if numbered {
                 level["glyphType"] = json!(glyph);
                 level["glyphFormat"] = json!(format.replace("%n", &format!("%{n}")));
             } else {
