@@ -247,10 +247,12 @@ fn a_level_changed_in_a_hand_made_list_makes_the_list_again_as_docs_allows_no_ot
     assert_eq!(levels, wanted);
 }
 
-/// An everyday edit of one item: Enter at its end, removed, reworded, Tab, Shift+Tab.
+/// An everyday edit of one item: Enter at its end, removed, reworded, Tab, Shift+Tab, Backspace
+/// at its start (its text joins the item before).
 #[derive(Debug, Clone)]
 enum Edit {
     AddAfter(usize),
+    JoinBefore(usize),
     Remove(usize),
     Reword(usize),
     Indent(usize),
@@ -264,6 +266,7 @@ fn edit() -> impl Strategy<Value = Edit> {
         1 => any::<usize>().prop_map(Edit::Reword),
         2 => any::<usize>().prop_map(Edit::Indent),
         2 => any::<usize>().prop_map(Edit::Outdent),
+        1 => any::<usize>().prop_map(Edit::JoinBefore),
     ]
 }
 
@@ -319,6 +322,16 @@ fn apply(blocks: &mut Vec<EditBlock>, edit: &Edit, added: &mut usize) {
                 blocks.remove(at);
             }
         }
+        Edit::JoinBefore(n) => {
+            let at = pick(n);
+            if id(&blocks[at - 1]) == id(&blocks[at]) {
+                let EditBlock::Paragraph { text: joined, .. } = blocks.remove(at) else { unreachable!() };
+                if let EditBlock::Paragraph { text, runs, .. } = &mut blocks[at - 1] {
+                    text.push_str(&joined);
+                    *runs = Some(vec![StyledRun { len: text.encode_utf16().count() as u32, ..StyledRun::default() }]);
+                }
+            }
+        }
         Edit::Reword(n) => {
             if let EditBlock::Paragraph { text, runs, .. } = &mut blocks[pick(n)] {
                 text.push_str(" (ripe)");
@@ -357,4 +370,45 @@ proptest! {
         let requests = plan(&base, &blocks).expect("a valid edit plans");
         apply_and_check(&mut sim, &blocks, &requests).map_err(TestCaseError::fail)?;
     }
+}
+
+#[test]
+fn enter_inside_an_item_and_backspace_at_an_items_start_keep_the_list() {
+    // Enter in the middle of "Braeburn": one newline, both halves in the item's place.
+    let mut sim = build(&fruit());
+    let base = read(&sim);
+    let mut blocks = editable_blocks(&base);
+    let EditBlock::Paragraph { text, runs, .. } = &mut blocks[4] else { panic!() };
+    *text = "Brae".into();
+    *runs = Some(vec![StyledRun { len: 4, ..StyledRun::default() }]);
+    let burn = item_after(&blocks[4], "burn");
+    blocks.insert(5, burn);
+    let requests = plan(&base, &blocks).unwrap();
+    assert_eq!(
+        requests[0],
+        json!({"insertText": {"location": {"index": base.body.content[5].start_index + 4}, "text": "\n"}})
+    );
+    assert!(!requests.iter().any(|r| r.to_string().contains("Bullets")), "{requests:?}");
+    apply_and_check(&mut sim, &blocks, &requests).unwrap();
+
+    // Backspace at the start of "Braeburn": its text joins "Cox", which keeps its place and text.
+    let mut sim = build(&fruit());
+    let base = read(&sim);
+    let mut blocks = editable_blocks(&base);
+    let braeburn = blocks.remove(4);
+    let (EditBlock::Paragraph { text, runs, .. }, EditBlock::Paragraph { text: more, .. }) =
+        (&mut blocks[3], &braeburn)
+    else {
+        panic!()
+    };
+    text.push_str(more);
+    *runs = Some(vec![StyledRun { len: text.len() as u32, ..StyledRun::default() }]);
+    let requests = plan(&base, &blocks).unwrap();
+    let cox_end = base.body.content[4].end_index - 1;
+    assert!(
+        requests.iter().any(|r| *r == json!({"insertText": {"location": {"index": cox_end}, "text": "Braeburn"}})),
+        "the text goes to the end of Cox: {requests:?}"
+    );
+    assert!(!requests.iter().any(|r| r.to_string().contains("Bullets")), "{requests:?}");
+    apply_and_check(&mut sim, &blocks, &requests).unwrap();
 }

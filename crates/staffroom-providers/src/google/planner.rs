@@ -933,18 +933,21 @@ fn plan_segment<'a>(start: u32, old: &[(&str, Look<'a>)], new: &[(&str, Look)], 
 }
 
 /// The paragraphs of a changed stretch as diff ops (from `old_index` and `new_index`) that leave
-/// list places to no chance: a new paragraph that wants the place of the paragraph before it
-/// (`before`: the place of the one kept before the stretch, then of the last one paired) is added
-/// at that paragraph's end, copying its place; another is paired with the next old paragraph of
-/// its place, whose text is rewritten and place kept, the old ones skipped removed whole; any
-/// other is added at the start of the paragraph after it (copying its place, or set by a list
-/// request). Runs of removed or added paragraphs are one op each, and no op pairs two places.
+/// list places to no chance. A new paragraph is paired with the next old one when that has its
+/// place (the old text is rewritten, its place kept); else added at the end of the paragraph
+/// before it when that gives its place (`before`: the place of the one kept before the stretch,
+/// then of the last one paired); else paired with a later old one of its place, the old ones
+/// skipped removed whole; else added at the start of the paragraph after it (copying its place,
+/// or set by a list request). Runs of removed or added paragraphs are one op each, and no op pairs two places.
 fn pair_up<T: PartialEq>(old: &[T], new: &[T], before: Option<&T>, old_index: usize, new_index: usize) -> Vec<DiffOp> {
     // Which new paragraph each paired old one becomes, in order.
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     let (mut i, mut splittable) = (0, before);
     for (j, wanted) in new.iter().enumerate() {
-        if splittable == Some(wanted) {
+        // The next old paragraph, when it has the place, keeps its text; then an addition where
+        // the paragraph before gives the place; then the next old one with the place.
+        let next_fits = old.get(i) == Some(wanted);
+        if !next_fits && splittable == Some(wanted) {
             continue;
         }
         match (i..old.len()).find(|&k| old[k] == *wanted) {
