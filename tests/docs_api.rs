@@ -627,3 +627,43 @@ async fn a_kept_draft_survives_a_crash_whole() {
     assert_eq!(draft["blocks"], edits["blocks"]);
     assert_eq!(draft["baseRevisionId"], edits["baseRevisionId"]);
 }
+
+/// A document whose named Title style is centred (`namedStyles`): the editor is told so, its
+/// title says nothing of its own alignment, and a paragraph added without one is saved without
+/// one, so that it shows its named style's as it does in Docs.
+#[tokio::test]
+async fn named_styles_are_read_and_a_new_paragraph_keeps_to_them() {
+    use staffroom::docs::planner::EditBlock;
+    let app = SandboxApp::start().await;
+    let id = "doc002sbxA1b2C3d4E5f6G7h8";
+    let (status, view) = app.get(&format!("/api/docs/documents/{id}/editor")).await;
+    assert_eq!(status, 200, "{view}");
+    let title_style = view["styles"].as_array().unwrap().iter().find(|s| s["id"] == "TITLE").unwrap().clone();
+    assert_eq!((&title_style["alignment"], &title_style["fontSize"]), (&json!("CENTER"), &json!(26.0)));
+    let mut blocks: Vec<EditBlock> = serde_json::from_value(view["blocks"].clone()).unwrap();
+    assert!(
+        matches!(&blocks[0], EditBlock::Paragraph { style, alignment: None, .. } if style == "TITLE"),
+        "the title has no alignment of its own: {:?}",
+        blocks[0]
+    );
+    // A second title line, as Enter after the title makes it: no alignment of its own.
+    blocks.insert(1, EditBlock::paragraph("Second line", "TITLE"));
+    if let EditBlock::Paragraph { runs, .. } = &mut blocks[1] {
+        *runs = Some(vec![staffroom::docs::planner::StyledRun { len: 11, ..Default::default() }]);
+    }
+    let edits = json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks});
+    let (status, saved) = app.post(&format!("/api/docs/documents/{id}/save"), edits).await;
+    assert_eq!((status, &saved["outcome"]), (200, &json!("saved")), "{saved}");
+    // Google's copy: both title paragraphs without an alignment of their own.
+    let copy = app.google().document_json(id).unwrap();
+    let titles: Vec<&Value> = copy["body"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e.pointer("/paragraph/paragraphStyle/namedStyleType") == Some(&json!("TITLE")))
+        .collect();
+    assert_eq!(titles.len(), 2);
+    for title in titles {
+        assert_eq!(title.pointer("/paragraph/paragraphStyle/alignment"), None, "{title}");
+    }
+}

@@ -638,6 +638,31 @@ test("bold, a link, centring, a list and a table row, made with the keyboard, ar
   assert.deepEqual(rows[rows.length - 1].tableCells.map(text), ["Tea\n", "5\n"]);
 });
 
+test("an item added with Enter to a nested list keeps Google's list: its id and every level's glyph", async () => {
+  const google = await googleSimulator();
+  const id = "doc004sbxA1b2C3d4E5f6G7h8";
+  const before = await (await fetch(`${google}/__sandbox/documents/${id}`)).json();
+  const page = await openForEditing("Onboarding guide 4");
+  // The list is drawn as the document says: numbers, then the circle chosen by hand, then roman.
+  await find(By.xpath("//div[contains(@class,'page')]//*[@data-marker='○'][contains(., 'Accounts')]"));
+  await click(para("E-mail and calendar"));
+  await page.sendKeys(Key.END, Key.ENTER, "Payroll and expenses");
+  await shot("13g-editor-nested-list-item");
+  await page.sendKeys(Key.chord(Key.CONTROL, "s"));
+  await find(By.xpath("//*[@role='status'][normalize-space()='All changes saved']"));
+  await closeEditor();
+  // Google's copy: the new item is in the same list at the same level, and the list is the one
+  // it was, glyphs and all; no list was made anew.
+  const after = await (await fetch(`${google}/__sandbox/documents/${id}`)).json();
+  assert.deepEqual(Object.keys(after.lists), Object.keys(before.lists));
+  assert.deepEqual(after.lists, before.lists);
+  const items = after.body.content.filter((e) => e.paragraph?.bullet);
+  assert.equal(items.length, 9);
+  assert.ok(items.every((e) => e.paragraph.bullet.listId === "kix.sbxonboard1"), JSON.stringify(items.map((e) => e.paragraph.bullet)));
+  const added = items.find((e) => e.paragraph.elements[0].textRun?.content === "Payroll and expenses\n");
+  assert.equal(added?.paragraph.bullet.nestingLevel, 2, JSON.stringify(added));
+});
+
 test("a cell changed here and by a collaborator at once is a conflict shown side by side, and mine can win", async () => {
   const google = await googleSimulator();
   const id = "doc007sbxA1b2C3d4E5f6G7h8";

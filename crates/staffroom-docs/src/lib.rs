@@ -186,7 +186,7 @@ impl DocService {
             .to_string()
         });
         Ok(EditorView {
-            styles: model::named_styles(),
+            styles: model::named_styles_of(&read.document),
             blocks: planner::editable_blocks(&read.document),
             document: read.document,
             stale: read.stale.unwrap_or(false),

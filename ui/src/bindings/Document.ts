@@ -25,4 +25,9 @@ positionedObjects?: Record<string, unknown>,
 /**
  * The lists, by id (a paragraph's `bullet.listId` points here): how each level's bullets look.
  */
-lists?: Record<string, unknown>, };
+lists?: Record<string, unknown>, 
+/**
+ * How the document defines its named styles (`{"styles": [NamedStyle…]}`): what a paragraph
+ * of a style shows where it says nothing itself.
+ */
+namedStyles?: unknown, };

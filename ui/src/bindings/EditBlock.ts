@@ -19,8 +19,9 @@ text: string,
  */
 style: string, 
 /**
- * How its lines are aligned. Absent: as they are (a draft kept before the editor had
- * alignment).
+ * How its lines are aligned. Absent: the paragraph says nothing, and shows its named
+ * style's alignment (a paragraph kept keeps what it has; a new one is saved without
+ * one of its own).
  */
 alignment?: Alignment, 
 /**

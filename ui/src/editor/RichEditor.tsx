@@ -14,6 +14,7 @@ import {
   isActive,
   keepStructure,
   linkAt,
+  namedStyleCss,
   normalizeUrl,
   paragraphAlignment,
   paragraphStyle,
@@ -107,11 +108,11 @@ interface Tools {
 
 const TABLE_COMMANDS: Record<string, Command> = { addRowBefore, addRowAfter, addColumnBefore, addColumnAfter, deleteRow, deleteColumn };
 
-function toolsOf(state: EditorState): Tools {
+function toolsOf(state: EditorState, styles: NamedStyle[]): Tools {
   const inTable = isInTable(state);
   return {
     style: paragraphStyle(state),
-    alignment: paragraphAlignment(state),
+    alignment: paragraphAlignment(state, styles),
     bold: isActive(state, schema.marks.bold),
     italic: isActive(state, schema.marks.italic),
     underline: isActive(state, schema.marks.underline),
@@ -137,8 +138,12 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
   const view = useRef<EditorView | null>(null);
   const [tools, setTools] = useState<Tools | null>(null);
   const shownTools = useRef<Tools | null>(null);
+  // The document's named styles: how a paragraph without its own alignment is drawn and named.
+  const namedStyles = useRef(styles);
+  namedStyles.current = styles;
+  const styleSheet = useMemo(() => namedStyleCss(styles), [styles]);
   const showTools = (state: EditorState) => {
-    const next = toolsOf(state);
+    const next = toolsOf(state, namedStyles.current);
     if (sameTools(shownTools.current, next)) return;
     shownTools.current = next;
     setTools(next);
@@ -325,6 +330,7 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
           onClose={() => { setLinking(null); view.current?.focus(); }}
         />
       )}
+      <style>{styleSheet}</style>
       <div ref={mount} className="page-mount" />
     </>
   );

@@ -6,9 +6,9 @@ import { Plugin, type Command, type EditorState } from "prosemirror-state";
 import { indentList, insertTab, liftListItem, splitListItem, toggleList } from "./lists";
 import { changedWithinOneBlock } from "./changes";
 import { blocksOf, chunkEdgeKeys, forEachBlock, liftEmptyBlockInside, paragraphNear } from "./chunks";
-import type { Alignment } from "../types";
+import type { Alignment, NamedStyle } from "../types";
 import { RELABEL } from "./convert";
-import { schema } from "./schema";
+import { ALIGNMENTS, schema } from "./schema";
 
 /** Sets one attribute of every paragraph the selection touches (each range of it: a cell
  *  selection is one range a cell), into tables' cells. */
@@ -52,10 +52,30 @@ export function paragraphStyle(state: EditorState): string | null {
   return (paragraphAt(state)?.attrs.style as string | undefined) ?? null;
 }
 
-/** The alignment of the paragraph holding the selection's start (null on a fixed part). */
-export function paragraphAlignment(state: EditorState): Alignment | null {
+/** The alignment of the paragraph holding the selection's start (null on a fixed part): its
+ *  own, or else its named style's in this document (`styles`), or else START. */
+export function paragraphAlignment(state: EditorState, styles: NamedStyle[] = []): Alignment | null {
   const paragraph = paragraphAt(state);
-  return paragraph ? ((paragraph.attrs.alignment as Alignment | null) ?? "START") : null;
+  if (!paragraph) return null;
+  const own = paragraph.attrs.alignment as Alignment | null;
+  return own ?? styles.find((s) => s.id === paragraph.attrs.style)?.alignment ?? "START";
+}
+
+/** The CSS that draws each named style as this document defines it: its alignment (a
+ *  paragraph's own, inline, wins), its size next to normal text's, its weight and slant. */
+export function namedStyleCss(styles: NamedStyle[]): string {
+  const normal = styles.find((s) => s.id === "NORMAL_TEXT")?.fontSize;
+  return styles
+    .map((s) => {
+      const rules: string[] = [];
+      if (s.alignment) rules.push(`text-align: ${ALIGNMENTS[s.alignment]}`);
+      if (s.fontSize && normal && s.id !== "NORMAL_TEXT") rules.push(`font-size: ${(s.fontSize / normal).toFixed(3)}em`);
+      if (s.bold !== undefined) rules.push(`font-weight: ${s.bold ? 700 : 400}`);
+      if (s.italic !== undefined) rules.push(`font-style: ${s.italic ? "italic" : "normal"}`);
+      return rules.length > 0 ? `.page .para-${s.id} { ${rules.join("; ")} }` : "";
+    })
+    .filter((rule) => rule !== "")
+    .join("\n");
 }
 
 /** Whether the mark is on at the selection: on all of a range, or where typing would go. */

@@ -5,10 +5,10 @@ import { DOMParser as PmParser, DOMSerializer } from "prosemirror-model";
 import { EditorView } from "prosemirror-view";
 import { forEachBlock } from "./chunks";
 import { flattenPastedLists } from "./lists";
-import { enter, keepStructure, linkAt, normalizeUrl, paragraphAlignment, setAlignment, setLink, setParagraphStyle } from "./commands";
+import { enter, keepStructure, linkAt, namedStyleCss, normalizeUrl, paragraphAlignment, setAlignment, setLink, setParagraphStyle } from "./commands";
 import { fromDoc, relabel, toDoc } from "./convert";
 import { schema, SOFT_BREAK } from "./schema";
-import type { EditBlock } from "../types";
+import type { EditBlock, NamedStyle } from "../types";
 
 const blocks: EditBlock[] = [
   { kind: "paragraph", text: "Launch plan", style: "TITLE", runs: [{ len: 11 }] },
@@ -101,7 +101,6 @@ describe("the editor's document", () => {
         kind: "paragraph",
         text: "Within 14 days",
         style: "NORMAL_TEXT",
-        alignment: "START",
         runs: [{ len: 6, italic: true }, { len: 1 }, { len: 2, strikethrough: true }, { len: 1 }, { len: 4, link: "https://example.com/terms" }],
       },
       { kind: "paragraph", text: "Terms", style: "NORMAL_TEXT", alignment: "JUSTIFIED", runs: [{ len: 5 }] },
@@ -117,14 +116,37 @@ describe("the editor's document", () => {
     const alignments = fromDoc(centred.doc).map((b) => (b.kind === "paragraph" ? b.alignment : b.kind));
     expect(alignments).toEqual(["CENTER", "CENTER", "fixed", "START"]);
     expect(paragraphAlignment(select(centred, 1, 2))).toBe("CENTER");
-    // Drawn as CSS, START (most paragraphs) without any.
+    // Drawn as CSS, a paragraph's own alignment (START too: a named style may say otherwise).
     const dom = DOMSerializer.fromSchema(schema).serializeFragment(centred.doc.content, { document });
     const shown = Array.from((dom as DocumentFragment).querySelectorAll<HTMLElement>(".para")).map((p) => p.style.textAlign);
-    expect(shown).toEqual(["center", "center", ""]);
+    expect(shown).toEqual(["center", "center", "start"]);
     // The next paragraph is normal text, aligned as the one it follows (as in Docs).
     const end = select(centred, 0, 11);
     const split = apply(end, enter);
     expect(fromDoc(split.doc)[1]).toMatchObject({ kind: "paragraph", text: "", style: "NORMAL_TEXT", alignment: "CENTER" });
+  });
+
+  it("shows a paragraph without its own alignment as its named style says, and Enter makes another that says nothing", () => {
+    // A document whose Title style is centred, as Docs' namedStyles write it.
+    const styles: NamedStyle[] = [
+      { id: "NORMAL_TEXT", label: "Normal text", alignment: "START", fontSize: 11 },
+      { id: "TITLE", label: "Title", alignment: "CENTER", fontSize: 26 },
+      { id: "HEADING_6", label: "Heading 6", italic: true },
+    ];
+    const s = select(state(), 0, 11);
+    expect(paragraphAlignment(s, styles)).toBe("CENTER");
+    expect(paragraphAlignment(s)).toBe("START");
+    expect(namedStyleCss(styles).split("\n")).toEqual([
+      ".page .para-NORMAL_TEXT { text-align: start }",
+      ".page .para-TITLE { text-align: center; font-size: 2.364em }",
+      ".page .para-HEADING_6 { font-style: italic }",
+    ]);
+    // Drawn without an inline alignment, so that the style's applies.
+    const dom = DOMSerializer.fromSchema(schema).serializeFragment(s.doc.content, { document });
+    expect((dom as DocumentFragment).querySelector<HTMLElement>(".para-TITLE")?.style.textAlign).toBe("");
+    const split = fromDoc(apply(s, enter).doc);
+    expect(split[1]).toEqual({ kind: "paragraph", text: "", style: "NORMAL_TEXT", runs: [] });
+    expect(split[0]).not.toHaveProperty("alignment");
   });
 
   it("reads right-aligned pasted text as END, or as START in right-to-left text", () => {
@@ -156,8 +178,8 @@ describe("the editor's document", () => {
     view.pasteText("Refunds\r\nWithin 14 days 😀\n\nThank you", new Event("paste") as ClipboardEvent);
     expect(fromDoc(view.state.doc)).toEqual([
       { kind: "paragraph", text: "Refunds", style: "NORMAL_TEXT", runs: [{ len: 7 }] },
-      { kind: "paragraph", text: "Within 14 days 😀", style: "NORMAL_TEXT", alignment: "START", runs: [{ len: 17 }] },
-      { kind: "paragraph", text: "Thank you", style: "NORMAL_TEXT", alignment: "START", runs: [{ len: 9 }] },
+      { kind: "paragraph", text: "Within 14 days 😀", style: "NORMAL_TEXT", runs: [{ len: 17 }] },
+      { kind: "paragraph", text: "Thank you", style: "NORMAL_TEXT", runs: [{ len: 9 }] },
     ]);
     view.destroy();
   });

@@ -149,10 +149,11 @@ describe("lists in the editor", () => {
     const dom = new window.DOMParser().parseFromString(flattenPastedLists(html), "text/html");
     const parsed = fromDoc(PmParser.fromSchema(schema).parse(dom.body)) as Paragraph[];
     expect(parsed.map((p) => [p.text, p.list?.kind ?? null, p.list?.level ?? null, p.alignment])).toEqual([
-      ["Venue", "bullet", 0, "START"],
+      // Without an alignment of their own, they show their named style's.
+      ["Venue", "bullet", 0, undefined],
       ["Deposit", "bullet", 1, "CENTER"],
-      ["Invite", "number", 0, "START"],
-      ["After", null, null, "START"],
+      ["Invite", "number", 0, undefined],
+      ["After", null, null, undefined],
     ]);
     expect(parsed[0].list?.id).toBe(parsed[1].list?.id);
     expect(parsed[2].list?.id).not.toBe(parsed[0].list?.id);

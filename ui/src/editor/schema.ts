@@ -22,10 +22,12 @@ export const SOFT_BREAK = "\u000b";
 export const ALIGNMENTS: Record<Alignment, string> = { START: "start", CENTER: "center", END: "end", JUSTIFIED: "justify" };
 
 /** A pasted element's alignment: its CSS `text-align` (Google Docs, web pages) or its `align`
- *  attribute (Word); START when it has neither. Left and right are START and END in
- *  left-to-right text, the other way round in right-to-left text. */
-export function alignmentOf(element: HTMLElement): Alignment {
+ *  attribute (Word); null when it has neither (the paragraph then shows its named style's).
+ *  Left and right are START and END in left-to-right text, the other way round in right-to-left
+ *  text. */
+export function alignmentOf(element: HTMLElement): Alignment | null {
   const value = (element.style.textAlign || element.getAttribute("align") || "").toLowerCase();
+  if (!value) return null;
   const rtl = element.closest("[dir]")?.getAttribute("dir")?.toLowerCase() === "rtl";
   if (value === "center") return "CENTER";
   if (value === "justify") return "JUSTIFIED";
@@ -33,11 +35,12 @@ export function alignmentOf(element: HTMLElement): Alignment {
   return "START";
 }
 
-/** A paragraph's inline CSS: its alignment (unless at the start) and its list level. */
+/** A paragraph's inline CSS: its own alignment (none: its named style's, see `namedStyleCss`)
+ *  and its list level. */
 function paragraphCss(node: Node): string | undefined {
   const parts: string[] = [];
   const alignment = node.attrs.alignment as Alignment | null;
-  if (alignment && alignment !== "START") parts.push(`text-align: ${ALIGNMENTS[alignment]}`);
+  if (alignment) parts.push(`text-align: ${ALIGNMENTS[alignment]}`);
   if (node.attrs.listKind) parts.push(`--level: ${node.attrs.level as number}`);
   return parts.length > 0 ? parts.join("; ") : undefined;
 }
@@ -50,14 +53,13 @@ const nodes: Record<string, NodeSpec> = {
   // are the same (JavaScript strings count UTF-16 units, as Google's indexes do).
   // A list item is a paragraph with its list's id, kind ("bullet" or "number") and nesting
   // level, as Docs keeps it: a paragraph with a bullet, not a node of a list node. Its
-  // alignment is null only in a draft kept before the editor had alignment: then the saved
-  // document keeps the one it has.
+  // alignment is null when the paragraph has none of its own: it shows its named style's.
   paragraph: {
     group: "block",
     content: "inline*",
     attrs: {
       style: { default: "NORMAL_TEXT" },
-      alignment: { default: "START" },
+      alignment: { default: null },
       listId: { default: null },
       listKind: { default: null },
       level: { default: 0 },

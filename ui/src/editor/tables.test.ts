@@ -14,6 +14,8 @@ import type { EditBlock } from "../types";
 const cell = (text: string, style = "NORMAL_TEXT"): EditBlock[] => [
   { kind: "paragraph", text, style, alignment: "START", runs: text ? [{ len: text.length }] : [] },
 ];
+/** A cell added here: its paragraph has no alignment of its own (it shows its style's). */
+const newCell = (): EditBlock[] => [{ kind: "paragraph", text: "", style: "NORMAL_TEXT", runs: [] }];
 
 const blocks: EditBlock[] = [
   { kind: "paragraph", text: "Figures", style: "HEADING_2", runs: [{ len: 7 }] },
@@ -63,7 +65,7 @@ describe("tables in the editor", () => {
     const t = table(fromDoc(s.doc));
     expect(t.columns).toEqual([null, 1]);
     expect(t.rows.map((r) => r.from)).toEqual([0, 1, undefined]);
-    expect(t.rows[2].cells).toEqual([cell(""), cell("")]);
+    expect(t.rows[2].cells).toEqual([newCell(), newCell()]);
     s = apply(caretAt(s, "Units"), deleteRow);
     expect(table(fromDoc(s.doc)).rows.map((r) => r.from)).toEqual([1, undefined]);
   });
@@ -103,7 +105,7 @@ describe("tables in the editor", () => {
     const b = fromDoc(s.doc);
     // A paragraph comes between it and the document's table.
     expect(b.map((x) => x.kind)).toEqual(["paragraph", "table", "paragraph", "table", "paragraph"]);
-    expect(b[1]).toEqual({ kind: "table", columns: [null, null], rows: [{ cells: [cell(""), cell("")] }, { cells: [cell(""), cell("")] }] });
+    expect(b[1]).toEqual({ kind: "table", columns: [null, null], rows: [{ cells: [newCell(), newCell()] }, { cells: [newCell(), newCell()] }] });
     // That paragraph cannot go: the new table keeps one on either side.
     let between = -1;
     forEachBlock(s.doc, (_node, pos, i) => {

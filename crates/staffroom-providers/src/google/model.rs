@@ -14,13 +14,30 @@ pub const DOC_MIME: &str = "application/vnd.google-apps.document";
 pub const NAMED_STYLES: &[&str] =
     &["NORMAL_TEXT", "TITLE", "SUBTITLE", "HEADING_1", "HEADING_2", "HEADING_3", "HEADING_4", "HEADING_5", "HEADING_6"];
 
-/// A named paragraph style as the editor offers it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+/// A named paragraph style as the editor offers it, with how the document defines it (its
+/// `namedStyles`): what a paragraph of the style shows unless it says otherwise.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
 pub struct NamedStyle {
     /// Google's name, e.g. `HEADING_1`.
     pub id: String,
     /// For people, e.g. "Heading 1".
     pub label: String,
+    /// The style's alignment in this document (unsaid: START, Docs' default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub alignment: Option<Alignment>,
+    /// Its text's size in points, when the document says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub font_size: Option<f64>,
+    /// Whether its text is bold, or italic, when the document says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub bold: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub italic: Option<bool>,
 }
 
 /// Every named style the editor may set, in Google's order, with its label.
@@ -30,7 +47,30 @@ pub fn named_styles() -> Vec<NamedStyle> {
         .map(|id| {
             let words = id.replace('_', " ").to_lowercase();
             let label = words[..1].to_uppercase() + &words[1..];
-            NamedStyle { id: id.to_string(), label }
+            NamedStyle { id: id.to_string(), label, alignment: None, font_size: None, bold: None, italic: None }
+        })
+        .collect()
+}
+
+/// [`named_styles`] as `doc` defines them (`Document.namedStyles.styles`, each a
+/// `NamedStyle{namedStyleType, textStyle, paragraphStyle}`).
+pub fn named_styles_of(doc: &Document) -> Vec<NamedStyle> {
+    let defined = doc.named_styles.as_ref().and_then(|n| n.get("styles")).and_then(Value::as_array);
+    named_styles()
+        .into_iter()
+        .map(|mut style| {
+            let Some(definition) = defined.and_then(|all| {
+                all.iter().find(|d| d.get("namedStyleType").and_then(Value::as_str) == Some(&style.id))
+            }) else {
+                return style;
+            };
+            style.alignment =
+                definition.pointer("/paragraphStyle/alignment").and_then(|a| serde_json::from_value(a.clone()).ok());
+            let text = definition.get("textStyle");
+            style.font_size = text.and_then(|t| t.pointer("/fontSize/magnitude")).and_then(Value::as_f64);
+            style.bold = text.and_then(|t| t.get("bold")).and_then(Value::as_bool);
+            style.italic = text.and_then(|t| t.get("italic")).and_then(Value::as_bool);
+            style
         })
         .collect()
 }
@@ -154,6 +194,11 @@ pub struct Document {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "Record<string, unknown>")]
     pub lists: Option<Map<String, Value>>,
+    /// How the document defines its named styles (`{"styles": [NamedStyle…]}`): what a paragraph
+    /// of a style shows where it says nothing itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
+    pub named_styles: Option<Value>,
 }
 
 impl Document {
@@ -319,18 +364,12 @@ impl Paragraph {
             .unwrap_or("NORMAL_TEXT")
     }
 
-    /// The paragraph's alignment, `None` when it is not one of Docs' four (the planner's mark for
-    /// a paragraph whose alignment it cannot know). Unset, or `ALIGNMENT_UNSPECIFIED`, is START:
-    /// the alignment is then its named style's, and Docs' own named styles are all START (a
-    /// document whose named styles say otherwise shows such paragraphs at the start here).
+    /// The paragraph's own alignment; `None` when it has none (unset, `ALIGNMENT_UNSPECIFIED`,
+    /// or a value that is not one of Docs' four): it then shows its named style's (see
+    /// [`named_styles_of`]).
     pub fn alignment(&self) -> Option<Alignment> {
-        match self.paragraph_style.as_ref().and_then(|s| s.get("alignment")) {
-            None => Some(Alignment::Start),
-            Some(value) => match value.as_str() {
-                Some("ALIGNMENT_UNSPECIFIED") => Some(Alignment::Start),
-                _ => serde_json::from_value(value.clone()).ok(),
-            },
-        }
+        let value = self.paragraph_style.as_ref().and_then(|s| s.get("alignment"))?;
+        serde_json::from_value(value.clone()).ok()
     }
 
     /// Whether the paragraph is text alone (in a list or not), so that rewriting it as text loses

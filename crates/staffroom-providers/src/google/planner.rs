@@ -47,8 +47,9 @@ pub enum EditBlock {
         /// NORMAL_TEXT, TITLE, SUBTITLE or HEADING_1 to HEADING_6.
         #[schema(schema_with = named_style_schema)]
         style: String,
-        /// How its lines are aligned. Absent: as they are (a draft kept before the editor had
-        /// alignment).
+        /// How its lines are aligned. Absent: the paragraph says nothing, and shows its named
+        /// style's alignment (a paragraph kept keeps what it has; a new one is saved without
+        /// one of its own).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         alignment: Option<Alignment>,
@@ -609,8 +610,9 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
         let named = restyle.contains(&paragraph).then_some(style.as_str());
         // Docs applies a named style before the rest, and it "affects other properties"
         // (ParagraphStyle.namedStyleType in the discovery document): the alignment goes with it.
+        // A new or merged paragraph without an alignment of its own loses the one it copied.
         let wanted =
-            StyleUpdate { named, alignment: alignment.filter(|_| named.is_some() || realign.contains(&paragraph)) };
+            StyleUpdate { named, alignment: (named.is_some() || realign.contains(&paragraph)).then_some(*alignment) };
         if wanted.named.is_some() || wanted.alignment.is_some() {
             match ranges.last_mut() {
                 Some(last) if last.1 == pos && last.2 == wanted => last.1 = end,
@@ -672,11 +674,12 @@ struct Look<'a> {
     list: Option<&'a ListItem>,
 }
 
-/// What one `updateParagraphStyle` sets: the named style, the alignment, or both.
+/// What one `updateParagraphStyle` sets: the named style, the alignment (`Some(None)`: the
+/// paragraph's own taken away, so that it shows its named style's), or both.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct StyleUpdate<'a> {
     named: Option<&'a str>,
-    alignment: Option<Alignment>,
+    alignment: Option<Option<Alignment>>,
 }
 
 impl StyleUpdate<'_> {
@@ -688,7 +691,10 @@ impl StyleUpdate<'_> {
             fields.push("namedStyleType");
         }
         if let Some(alignment) = self.alignment {
-            style.insert("alignment".into(), json!(alignment.as_str()));
+            // A field named with no value is unset (Google's way to reset one).
+            if let Some(alignment) = alignment {
+                style.insert("alignment".into(), json!(alignment.as_str()));
+            }
             fields.push("alignment");
         }
         json!({"updateParagraphStyle": {
@@ -743,7 +749,7 @@ fn plan_segment<'a>(start: u32, old: &[(&str, Look<'a>)], new: &[(&str, Look)], 
         if wanted.style != current.style {
             marks.style.push(j);
         }
-        if wanted.alignment.is_some_and(|a| current.alignment != Some(a)) {
+        if wanted.alignment != current.alignment {
             marks.alignment.push(j);
         }
         marks.now[j] = Some(current.list);
@@ -1489,8 +1495,8 @@ mod tests {
                 _ => None,
             })
             .collect();
-        // Unset and unspecified are the named style's: START for Docs' own styles.
-        assert_eq!(alignments, [Some(Center), Some(Start), Some(Start)]);
+        // Unset and unspecified are the paragraph saying nothing: it shows its named style's.
+        assert_eq!(alignments, [Some(Center), None, None]);
         let requests = plan(&d, &realigned(editable_blocks(&d), 1, Justified)).unwrap();
         assert_eq!(
             requests,
@@ -1501,7 +1507,7 @@ mod tests {
             }})]
         );
         // A named style goes with the alignment (Docs applies it first, and it affects other
-        // properties); a draft without alignments keeps them.
+        // properties); a paragraph sent without an alignment has its own taken away.
         let mut restyled = editable_blocks(&d);
         restyled[0] = realigned(vec![p("a", "HEADING_1")], 0, Center).remove(0);
         let style = &plan(&d, &restyled).unwrap()[0]["updateParagraphStyle"];
@@ -1509,8 +1515,25 @@ mod tests {
             (&style["fields"], &style["paragraphStyle"]["alignment"]),
             (&json!("namedStyleType,alignment"), &json!("CENTER"))
         );
-        let old_draft = [p("a", "TITLE"), p("b!", "NORMAL_TEXT"), p("c", "NORMAL_TEXT")];
-        assert!(plan(&d, &old_draft).unwrap().iter().all(|r| r.get("updateParagraphStyle").is_none()));
+        let unsaid = [p("a", "TITLE"), p("b", "NORMAL_TEXT"), p("c", "NORMAL_TEXT")];
+        assert_eq!(
+            plan(&d, &unsaid).unwrap(),
+            vec![json!({"updateParagraphStyle": {
+                "range": {"startIndex": 1, "endIndex": 3}, "paragraphStyle": {}, "fields": "alignment"
+            }})]
+        );
+    }
+
+    #[test]
+    fn a_new_paragraph_without_an_alignment_of_its_own_is_saved_without_one() {
+        // Split from a centred title, a body paragraph that says nothing takes the centring away.
+        let d = aligned(doc(&[("Title", "TITLE"), ("body", "NORMAL_TEXT")]), 0, "CENTER");
+        let mut edited = editable_blocks(&d);
+        edited.insert(1, p("Intro", "NORMAL_TEXT"));
+        let requests = plan(&d, &edited).unwrap();
+        let style = requests.iter().find_map(|r| r.get("updateParagraphStyle")).unwrap();
+        assert_eq!(style["paragraphStyle"], json!({"namedStyleType": "NORMAL_TEXT"}));
+        assert_eq!(style["fields"], "namedStyleType,alignment");
     }
 
     #[test]
@@ -1611,7 +1634,7 @@ mod tests {
             EditBlock::Paragraph {
                 text: "Coffee".into(),
                 style: "NORMAL_TEXT".into(),
-                alignment: Some(Alignment::Start),
+                alignment: None,
                 runs: Some(vec![StyledRun { len: 6, ..Default::default() }]),
                 list: Some(ListItem { id: "kix.a".into(), kind: Bullet, level: 1 }),
             }

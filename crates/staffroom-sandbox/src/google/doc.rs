@@ -130,6 +130,9 @@ pub struct SimDoc {
     pub inline_objects: Map<String, Value>,
     pub positioned_objects: Map<String, Value>,
     pub lists: Map<String, Value>,
+    /// `Document.namedStyles`, when the document's differ from Docs' defaults
+    /// ([`default_named_styles`]).
+    pub named_styles: Option<Value>,
     /// The current revision's id (see the simulator for how ids are issued and expire).
     pub revision_id: String,
     /// How many times the document was written.
@@ -183,6 +186,7 @@ impl SimDoc {
             inline_objects: Map::new(),
             positioned_objects: Map::new(),
             lists: Map::new(),
+            named_styles: None,
             revision_id,
             serial: 0,
         }
@@ -286,6 +290,7 @@ impl SimDoc {
             },
             "revisionId": view.revision_id,
             "suggestionsViewMode": view_mode,
+            "namedStyles": self.named_styles.clone().unwrap_or_else(default_named_styles),
         });
         for (key, map) in [
             ("inlineObjects", &view.inline_objects),
@@ -893,6 +898,41 @@ fn same_glyphs(list: &Value, preset: &Value) -> bool {
         (Some(list), Some(preset)) => !list.is_empty() && list.iter().zip(preset).all(|(a, b)| look(a) == look(b)),
         _ => false,
     }
+}
+
+/// The named styles of a new Google document: each style's text size (in points), Docs' greys and
+/// italics, and its paragraph's alignment (START for every one). Fields the editor does not read
+/// (fonts, spacing) are left out.
+pub fn default_named_styles() -> Value {
+    let grey = |level: f64| json!({"color": {"rgbColor": {"red": level, "green": level, "blue": level}}});
+    let styles: Vec<Value> = [
+        ("NORMAL_TEXT", 11, None, false),
+        ("TITLE", 26, None, false),
+        ("SUBTITLE", 15, Some(0.4), false),
+        ("HEADING_1", 20, None, false),
+        ("HEADING_2", 16, None, false),
+        ("HEADING_3", 14, Some(0.26), false),
+        ("HEADING_4", 12, Some(0.4), false),
+        ("HEADING_5", 11, Some(0.4), false),
+        ("HEADING_6", 11, Some(0.4), true),
+    ]
+    .into_iter()
+    .map(|(name, size, colour, italic)| {
+        let mut text = json!({"fontSize": {"magnitude": size, "unit": "PT"}});
+        if let Some(level) = colour {
+            text["foregroundColor"] = grey(level);
+        }
+        if italic {
+            text["italic"] = json!(true);
+        }
+        json!({
+            "namedStyleType": name,
+            "textStyle": text,
+            "paragraphStyle": {"namedStyleType": name, "alignment": "START", "direction": "LEFT_TO_RIGHT"},
+        })
+    })
+    .collect();
+    json!({ "styles": styles })
 }
 
 /// A preset's nine nesting levels as Docs describes them in `lists` (glyphs and the indent of

@@ -25,6 +25,12 @@ pub const COLLEAGUE_EMAIL: &str = "colleague@staffroom.test";
 
 /// The document holding everything a real document may hold besides text.
 pub const RICH_DOCUMENT: usize = 0;
+/// The document whose named Title style is centred, as some teams' templates have it: its title
+/// paragraph says nothing of its own alignment, and shows centred.
+pub const CENTRED_TITLE_DOCUMENT: usize = 1;
+/// The document with a nested numbered list whose second level was given a circle by hand, as
+/// real teams' lists often are (no preset has that look).
+pub const NESTED_LIST_DOCUMENT: usize = 3;
 /// A document the sandbox user may only view (suggestions are hidden from viewers).
 pub const VIEW_ONLY_DOCUMENT: usize = 5;
 /// A document the sandbox user may only comment on.
@@ -97,6 +103,14 @@ pub fn documents(count: usize) -> Vec<SeedDoc> {
             doc.push_paragraph("HEADING_1", &[("Summary", json!({}))]);
             if n == RICH_DOCUMENT {
                 push_rich_content(&mut doc);
+            }
+            if n == NESTED_LIST_DOCUMENT {
+                push_nested_list(&mut doc);
+            }
+            if n == CENTRED_TITLE_DOCUMENT {
+                let mut styles = super::doc::default_named_styles();
+                styles["styles"][1]["paragraphStyle"]["alignment"] = json!("CENTER");
+                doc.named_styles = Some(styles);
             }
             if n == VIEW_ONLY_DOCUMENT || n == COMMENT_ONLY_DOCUMENT {
                 doc.push_pieces(
@@ -240,6 +254,62 @@ fn push_rich_content(doc: &mut SimDoc) {
             "textStyle": {"underline": false}
         }]}}),
     );
+}
+
+/// An onboarding checklist: a numbered list three levels deep, its levels' glyphs as Docs writes
+/// them, the second changed by hand from letters to a circle.
+fn push_nested_list(doc: &mut SimDoc) {
+    const LIST: &str = "kix.sbxonboard1";
+    let items: [(&str, u64); 8] = [
+        ("Before the first day", 0),
+        ("Accounts", 1),
+        ("E-mail and calendar", 2),
+        ("Lemon Squeezy (support role)", 2),
+        ("A desk by the window", 1),
+        ("The first week", 0),
+        ("Shadow a support shift", 1),
+        ("After a month: a review with Sam", 0),
+    ];
+    for (text, level) in items {
+        let indent = |points: u64| json!({"magnitude": points, "unit": "PT"});
+        let mut bullet = json!({"listId": LIST, "textStyle": {}});
+        // Docs leaves level 0 out (proto3 omits zero).
+        if level > 0 {
+            bullet["nestingLevel"] = json!(level);
+        }
+        doc.push_pieces(
+            json!({"namedStyleType": "NORMAL_TEXT", "direction": "LEFT_TO_RIGHT",
+                   "indentFirstLine": indent(18 + 36 * level), "indentStart": indent(36 + 36 * level), "_bullet": bullet}),
+            &[Piece::Text(text, json!({}))],
+        );
+    }
+    let levels: Vec<Value> = (0..9u64)
+        .map(|n| {
+            let mut level = json!({
+                "bulletAlignment": "START",
+                "indentFirstLine": {"magnitude": 18 + 36 * n, "unit": "PT"},
+                "indentStart": {"magnitude": 36 + 36 * n, "unit": "PT"},
+                "textStyle": {"underline": false},
+                "startNumber": 1,
+            });
+            match n % 3 {
+                0 => {
+                    level["glyphType"] = json!("DECIMAL");
+                    level["glyphFormat"] = json!(format!("%{n}."));
+                }
+                1 => {
+                    level["glyphSymbol"] = json!("○");
+                    level["glyphFormat"] = json!(format!("%{n}"));
+                }
+                _ => {
+                    level["glyphType"] = json!("ROMAN");
+                    level["glyphFormat"] = json!(format!("%{n}."));
+                }
+            }
+            level
+        })
+        .collect();
+    doc.lists.insert(LIST.into(), json!({"listProperties": {"nestingLevels": levels}}));
 }
 
 /// The name of the large document (see [`large_document`]).
