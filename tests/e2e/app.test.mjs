@@ -659,8 +659,23 @@ test("an item added with Enter to a nested list keeps Google's list: its id and 
   const items = after.body.content.filter((e) => e.paragraph?.bullet);
   assert.equal(items.length, 9);
   assert.ok(items.every((e) => e.paragraph.bullet.listId === "kix.sbxonboard1"), JSON.stringify(items.map((e) => e.paragraph.bullet)));
-  const added = items.find((e) => e.paragraph.elements[0].textRun?.content === "Payroll and expenses\n");
-  assert.equal(added?.paragraph.bullet.nestingLevel, 2, JSON.stringify(added));
+  const textOfItem = (e) => e.paragraph.elements.map((x) => x.textRun?.content ?? "").join("");
+  assert.deepEqual(items.map((e) => [textOfItem(e), e.paragraph.bullet.nestingLevel ?? 0]).slice(2, 5), [
+    ["E-mail and calendar\n", 2],
+    ["Payroll and expenses\n", 2],
+    ["Lemon Squeezy (support role)\n", 2],
+  ]);
+});
+
+test("a title without an alignment of its own is centred as the document's Title style says", async () => {
+  await openForEditing("Launch checklist 2");
+  const title = await find(By.css("div.page .para-TITLE"));
+  assert.ok(!((await title.getAttribute("style")) ?? "").includes("text-align"), "no alignment of its own");
+  assert.equal(await driver.executeScript("return getComputedStyle(arguments[0]).textAlign", title), "center");
+  await click(By.css("div.page .para-TITLE"));
+  await find(By.css("div[role='toolbar'] button[aria-label='Alignment: Centre align']"));
+  await shot("13h-editor-centred-title-style");
+  await closeEditor();
 });
 
 test("a cell changed here and by a collaborator at once is a conflict shown side by side, and mine can win", async () => {
