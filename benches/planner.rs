@@ -19,11 +19,12 @@ use staffroom::docs::tables::TableRowEdit;
 use staffroom::sandbox::google::doc::SimDoc;
 use staffroom::sandbox::google::seed::{large_document, Xorshift};
 
-/// A paragraph as the editor sends it: its text, style, alignment and runs (plain ones here).
-fn paragraph(text: String, style: &str, list: Option<ListItem>) -> EditBlock {
+/// A paragraph as the editor sends it: its text, style, alignment (none of its own for a new
+/// one, as the paragraph it follows has none) and runs (plain ones here).
+fn paragraph(text: String, style: &str, alignment: Option<Alignment>, list: Option<ListItem>) -> EditBlock {
     let len = text.encode_utf16().count() as u32;
     let runs = if len == 0 { vec![] } else { vec![StyledRun { len, ..StyledRun::default() }] };
-    EditBlock::Paragraph { text, style: style.into(), alignment: Some(Alignment::Start), runs: Some(runs), list }
+    EditBlock::Paragraph { text, style: style.into(), alignment, runs: Some(runs), list }
 }
 
 fn edit(blocks: &[EditBlock], share: f64, rng: &mut Xorshift) -> Vec<EditBlock> {
@@ -40,7 +41,7 @@ fn edit(blocks: &[EditBlock], share: f64, rng: &mut Xorshift) -> Vec<EditBlock> 
                     let mut t = text.clone();
                     let at = t.char_indices().nth(t.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
                     t.insert_str(at, " edited 🎉");
-                    out.push(paragraph(t, style, list.clone()));
+                    out.push(paragraph(t, style, *alignment, list.clone()));
                 }
                 // Restyle (a centred heading); or nest a list item one level deeper.
                 2 => match list {
@@ -73,7 +74,7 @@ fn edit(blocks: &[EditBlock], share: f64, rng: &mut Xorshift) -> Vec<EditBlock> 
                 }
                 4 => {
                     out.push(block.clone());
-                    out.push(paragraph(rng.sentence(8), "NORMAL_TEXT", None));
+                    out.push(paragraph(rng.sentence(8), "NORMAL_TEXT", None, None));
                 }
                 // Delete the paragraph.
                 _ => {}
@@ -81,8 +82,9 @@ fn edit(blocks: &[EditBlock], share: f64, rng: &mut Xorshift) -> Vec<EditBlock> 
             // A cell retyped and a row added at the end.
             EditBlock::Table { start_index, columns, rows } => {
                 let mut rows = rows.clone();
-                rows[1].cells[1] = vec![paragraph(rng.sentence(4), "NORMAL_TEXT", None)];
-                let cells = (0..columns.len()).map(|_| vec![paragraph(rng.sentence(2), "NORMAL_TEXT", None)]).collect();
+                rows[1].cells[1] = vec![paragraph(rng.sentence(4), "NORMAL_TEXT", None, None)];
+                let cells =
+                    (0..columns.len()).map(|_| vec![paragraph(rng.sentence(2), "NORMAL_TEXT", None, None)]).collect();
                 rows.push(TableRowEdit { from: None, cells });
                 out.push(EditBlock::Table { start_index: *start_index, columns: columns.clone(), rows });
             }
@@ -151,8 +153,19 @@ fn main() {
         for (got, wanted) in result.iter().zip(&edited) {
             assert_eq!(content(got), content(wanted));
         }
+        // The list items Google keeps in their list (the same id) rather than a list made anew.
+        let item_of = |b: &EditBlock| match b {
+            EditBlock::Paragraph { list: Some(item), .. } => Some(item.id.clone()),
+            _ => None,
+        };
+        let items = edited.iter().filter(|b| item_of(b).is_some()).count();
+        let kept = result
+            .iter()
+            .zip(&edited)
+            .filter(|(got, wanted)| item_of(got).is_some() && item_of(got) == item_of(wanted))
+            .count();
         println!(
-            "{:>3.0}% of blocks changed: plan median {:.1} ms, worst {:.1} ms, {} requests (verified in the simulator)",
+            "{:>3.0}% of blocks changed: plan median {:.1} ms, worst {:.1} ms, {} requests (verified in the simulator), {kept} of {items} list items kept in their list",
             share * 100.0,
             times[times.len() / 2].as_secs_f64() * 1000.0,
             times[times.len() - 1].as_secs_f64() * 1000.0,

@@ -667,3 +667,47 @@ async fn named_styles_are_read_and_a_new_paragraph_keeps_to_them() {
         assert_eq!(title.pointer("/paragraph/paragraphStyle/alignment"), None, "{title}");
     }
 }
+
+/// A document of several tabs is read with every tab (`includeTabsContent=true`): its first
+/// tab's content is what the editor shows and edits, and its tabs are outlined, a nested one
+/// under its parent, so that nothing in the others passes unsaid.
+#[tokio::test]
+async fn a_document_with_tabs_is_read_whole_and_its_tabs_are_outlined() {
+    let app = SandboxApp::start().await;
+    let id = "doc009sbxA1b2C3d4E5f6G7h8";
+    let (status, view) = app.get(&format!("/api/docs/documents/{id}/editor")).await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(
+        view["document"]["tabsOutline"],
+        json!([
+            {"id": "t.0", "title": "Tab 1", "level": 0},
+            {"id": "t.6r0bq3kd1x2m", "title": "Decisions", "level": 0},
+            {"id": "t.h4v9w2zq0c7e", "title": "Action items", "level": 1},
+        ])
+    );
+    assert!(paragraphs(&view["document"])[0].starts_with("Meeting notes 9"), "the first tab's content");
+    // A one-tab document has no outline.
+    let (_, single) = app.get("/api/docs/documents/doc002sbxA1b2C3d4E5f6G7h8").await;
+    assert!(single["document"].get("tabsOutline").is_none(), "{}", single["document"]);
+
+    // The simulator as Google: `includeTabsContent` is a boolean; a request names a tab that is.
+    let google = app.google();
+    let token = google.issue_token()["access_token"].as_str().unwrap().to_string();
+    let answer = client()
+        .get(format!("{}/v1/documents/{id}?includeTabsContent=yes", google.base_url()))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 400);
+    let url = format!("{}/v1/documents/{id}:batchUpdate", google.base_url());
+    for (tab, message) in [("t.nothere", "does not exist"), ("t.6r0bq3kd1x2m", "first tab only")] {
+        let body = json!({"requests": [{"insertText": {"location": {"index": 1, "tabId": tab}, "text": "x"}}]});
+        let answer = client().post(&url).bearer_auth(&token).json(&body).send().await.unwrap();
+        assert_eq!(answer.status(), 400);
+        let error: Value = answer.json().await.unwrap();
+        assert!(error["error"]["message"].as_str().unwrap().contains(message), "{error}");
+    }
+    let first = json!({"requests": [{"insertText": {"location": {"index": 1, "tabId": "t.0"}, "text": "x"}}]});
+    assert_eq!(client().post(&url).bearer_auth(&token).json(&first).send().await.unwrap().status(), 200);
+}

@@ -678,6 +678,15 @@ test("a title without an alignment of its own is centred as the document's Title
   await closeEditor();
 });
 
+test("a document of several tabs shows its first and names every tab", async () => {
+  await openForEditing("Meeting notes 9");
+  const outline = await find(By.css("nav[aria-label='Tabs of this document']"));
+  assert.match(await outline.getText(), /Tab 1[\s\S]*Decisions[\s\S]*Action items[\s\S]*the other 2 are edited in Google Docs/);
+  await find(para("Meeting notes 9"));
+  await shot("13i-editor-tabs");
+  await closeEditor();
+});
+
 test("a cell changed here and by a collaborator at once is a conflict shown side by side, and mine can win", async () => {
   const google = await googleSimulator();
   const id = "doc007sbxA1b2C3d4E5f6G7h8";

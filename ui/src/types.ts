@@ -59,6 +59,7 @@ export type { GoogleStatus } from "./bindings/GoogleStatus";
 export type { TextRun } from "./bindings/TextRun";
 export type { StructuralElement } from "./bindings/StructuralElement";
 export type { Document as GoogleDocument } from "./bindings/Document";
+export type { TabOutline } from "./bindings/TabOutline";
 export type { EditBlock } from "./bindings/EditBlock";
 export type { ListItem } from "./bindings/ListItem";
 export type { Alignment } from "./bindings/Alignment";

@@ -104,6 +104,32 @@ describe("Editor", () => {
     expect((calls[kept].args as { blocks: { text?: string }[] }).blocks[1].text).toBe("Ship Tuesday!");
   });
 
+  it("outlines a document's tabs, the first (shown and edited here) marked, and says where the others are", async () => {
+    const tabbed = {
+      ...document,
+      tabsOutline: [
+        { id: "t.0", title: "Tab 1", level: 0 },
+        { id: "t.6r0bq3kd1x2m", title: "Decisions", level: 0 },
+        { id: "t.h4v9w2zq0c7e", title: "Action items", level: 1 },
+      ],
+    };
+    mockCommands({ editor_document: () => view({ document: tabbed }) });
+    renderWithQuery(<Editor id="d1" />);
+    const outline = await screen.findByRole("navigation", { name: "Tabs of this document" });
+    expect(within(outline).getAllByRole("listitem").map((li) => li.textContent)).toEqual(["Tab 1", "Decisions", "Action items"]);
+    expect(within(outline).getByText("Tab 1")).toHaveAttribute("aria-current", "page");
+    expect(outline).toHaveTextContent("Staffroom shows and edits the first tab, “Tab 1”; the other 2 are edited in Google Docs.");
+  });
+
+  it("draws a paragraph without its own alignment as the document's named style says", async () => {
+    mockCommands({ editor_document: () => view({ styles: [{ id: "NORMAL_TEXT", label: "Normal text", fontSize: 11 }, { id: "TITLE", label: "Title", alignment: "CENTER", fontSize: 26 }] }) });
+    const { container } = renderWithQuery(<Editor id="d1" />);
+    await surface();
+    expect(container.querySelector("style")?.textContent).toContain(".page .para-TITLE { text-align: center; font-size: 2.364em }");
+    expect(screen.getByRole("button", { name: "Alignment: Centre align" })).toBeInTheDocument();
+    expect(screen.queryByRole("navigation", { name: "Tabs of this document" })).toBeNull();
+  });
+
   it("keeps typed edits as a draft once typing pauses, and the toolbar follows the caret", async () => {
     const calls = mockCommands({
       editor_document: () => view(),

@@ -8,7 +8,7 @@ import { TeamServerBanner } from "../components/TeamServerBanner";
 import { fromDoc } from "../editor/convert";
 import { BlockPreview } from "../editor/Preview";
 import { RichEditor, type RichEditorHandle } from "../editor/RichEditor";
-import type { EditBlock, EditorView as EditorViewData, GoogleDocument, RebaseConflict } from "../types";
+import type { EditBlock, EditorView as EditorViewData, GoogleDocument, RebaseConflict, TabOutline } from "../types";
 
 /** How often unsaved edits are kept as a draft. */
 export const DRAFT_DELAY_MS = 3000;
@@ -187,6 +187,7 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
       </header>
       {view.stale && <div className="banner" role="status">Google cannot be reached: this is the copy read earlier. Edits are kept as a draft until it can be saved.</div>}
       {readOnly && <div className="banner" role="status">{view.readOnlyReason}</div>}
+      {doc.tabsOutline && <TabsOutline tabs={doc.tabsOutline} />}
       {note && <p className="callout small" aria-live="polite">{note}</p>}
       {save.isError && <p className="error" role="alert">{describeError(save.error)}</p>}
       {conflicts.map((c, n) => (
@@ -230,5 +231,25 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
         onSave={saveNow}
       />
     </main>
+  );
+}
+
+/** A document of several tabs: each tab by name, nested ones under their parent, the first (the
+ *  one shown and edited here) marked, and where the others are. */
+function TabsOutline({ tabs }: { tabs: TabOutline[] }) {
+  const others = tabs.length - 1;
+  return (
+    <nav className="doc-tabs" aria-label="Tabs of this document">
+      <ul>
+        {tabs.map((tab, i) => (
+          <li key={tab.id} className={i === 0 ? "current" : undefined} style={{ marginLeft: `${tab.level * 14}px` }} aria-current={i === 0 ? "page" : undefined}>
+            {tab.title || "Untitled tab"}
+          </li>
+        ))}
+      </ul>
+      <p className="muted small">
+        Staffroom shows and edits the first tab, “{tabs[0].title || "Untitled tab"}”; {others === 1 ? "the other one is" : `the other ${others} are`} edited in Google Docs.
+      </p>
+    </nav>
   );
 }

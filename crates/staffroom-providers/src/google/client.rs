@@ -357,11 +357,15 @@ impl GoogleClient {
         parse(value, "a permission")
     }
 
-    /// Docs `documents.get` (the first tab's body, as every client that predates tabs reads it).
+    /// Docs `documents.get` with every tab (`includeTabsContent=true`): the first tab's content,
+    /// which the editor edits, and the outline of all of them (see [`Document::from_tabbed`]).
     pub async fn get_document(&self, id: &str, view_mode: &str) -> Result<Document> {
         let mut url = self.docs_url(&format!("documents/{}", encode(id)))?;
-        url.query_pairs_mut().append_pair("suggestionsViewMode", view_mode);
-        let document: Document = parse(self.send(Method::GET, url, None, READ).await?, "a document")?;
+        url.query_pairs_mut().append_pair("suggestionsViewMode", view_mode).append_pair("includeTabsContent", "true");
+        let value = self.send(Method::GET, url, None, READ).await?;
+        let document = Document::from_tabbed(value).map_err(|e| {
+            Error::integration(PROVIDER, None, format!("Google answered with an unexpected document ({e})"))
+        })?;
         Ok(document.with_access())
     }
 

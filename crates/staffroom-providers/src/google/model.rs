@@ -199,9 +199,57 @@ pub struct Document {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "unknown")]
     pub named_styles: Option<Value>,
+    /// The document's tabs in order, nested ones after their parent, when it has more than one:
+    /// the content above is the first tab's (the one every request without a `tabId` edits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub tabs_outline: Option<Vec<TabOutline>>,
+}
+
+/// One tab of a document, as the editor lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TabOutline {
+    /// Docs' `tabId`, e.g. `t.0`.
+    pub id: String,
+    pub title: String,
+    /// 0 for a tab at the top, 1 for one nested in it, and so on.
+    pub level: u8,
 }
 
 impl Document {
+    /// A document as `documents.get` returns it with `includeTabsContent=true`: its first tab's
+    /// content (`tabs[0].documentTab`) moved to the content fields, where Docs puts it without
+    /// tabs, and its tabs outlined when there is more than one (discovery document,
+    /// `includeTabsContent`, `Tab.childTabs`).
+    pub fn from_tabbed(mut value: Value) -> serde_json::Result<Document> {
+        fn outline(tabs: &[Value], level: u8, out: &mut Vec<TabOutline>) {
+            for tab in tabs {
+                let property = |key: &str| tab.pointer(&format!("/tabProperties/{key}")).and_then(Value::as_str);
+                out.push(TabOutline {
+                    id: property("tabId").unwrap_or_default().to_string(),
+                    title: property("title").unwrap_or_default().to_string(),
+                    level,
+                });
+                if let Some(children) = tab.get("childTabs").and_then(Value::as_array) {
+                    outline(children, level.saturating_add(1), out);
+                }
+            }
+        }
+        let tabs = value.as_object_mut().and_then(|doc| doc.remove("tabs"));
+        if let (Some(Value::Array(tabs)), Some(doc)) = (tabs, value.as_object_mut()) {
+            if let Some(Value::Object(first)) = tabs.first().and_then(|t| t.get("documentTab")) {
+                doc.extend(first.clone());
+            }
+            let mut listed = Vec::new();
+            outline(&tabs, 0, &mut listed);
+            if listed.len() > 1 {
+                doc.insert("tabsOutline".into(), serde_json::to_value(listed)?);
+            }
+        }
+        serde_json::from_value(value)
+    }
+
     /// Marks what this user may do, from what Google returned.
     pub fn with_access(mut self) -> Self {
         self.can_edit = self.revision_id.as_deref().is_some_and(|r| !r.is_empty());
@@ -503,6 +551,46 @@ mod tests {
         assert_eq!(out["body"]["content"][1]["paragraph"]["elements"][0]["textRun"]["style"]["bold"], true);
         // Our own output reads back the same.
         assert_eq!(serde_json::from_value::<Document>(out).unwrap(), doc);
+    }
+
+    #[test]
+    fn a_document_read_with_its_tabs_shows_the_first_and_outlines_them_all() {
+        // Shaped as Docs returns a tabbed document with `includeTabsContent=true`: no content at
+        // the top, each tab's under `documentTab`, nested tabs under `childTabs`.
+        let tab = |id: &str, title: &str, index: u32, text: &str| {
+            serde_json::json!({
+                "tabProperties": {"tabId": id, "title": title, "index": index},
+                "documentTab": {
+                    "body": {"content": [
+                        {"endIndex": 1, "sectionBreak": {}},
+                        {"startIndex": 1, "endIndex": 1 + text.len() as u32 + 1, "paragraph": {"elements": [
+                            {"startIndex": 1, "textRun": {"content": format!("{text}\n"), "textStyle": {}}}
+                        ], "paragraphStyle": {"namedStyleType": "NORMAL_TEXT"}}}
+                    ]},
+                    "namedStyles": {"styles": [{"namedStyleType": "TITLE", "paragraphStyle": {"alignment": "CENTER"}}]},
+                    "lists": {}
+                }
+            })
+        };
+        let mut completed = tab("t.dfdw4zha1oav", "Completed", 2, "Done");
+        let mut child = tab("t.7vtku6ypfk3c", "Round 1: Main Navigation", 0, "Nav");
+        child["tabProperties"]["parentTabId"] = serde_json::json!("t.dfdw4zha1oav");
+        child["tabProperties"]["nestingLevel"] = serde_json::json!(1);
+        completed["childTabs"] = serde_json::json!([child]);
+        let google = serde_json::json!({
+            "documentId": "d1", "title": "Spec", "revisionId": "r",
+            "tabs": [tab("t.0", "Overview", 0, "First tab"), tab("t.x1", "Original RFP", 1, "RFP"), completed]
+        });
+        let doc = Document::from_tabbed(google).unwrap();
+        assert_eq!(doc.body.content[1].paragraph.as_ref().unwrap().text(), "First tab");
+        assert_eq!(named_styles_of(&doc)[1].alignment, Some(Alignment::Center));
+        let outline: Vec<(&str, u8)> =
+            doc.tabs_outline.as_ref().unwrap().iter().map(|t| (t.title.as_str(), t.level)).collect();
+        assert_eq!(outline, [("Overview", 0), ("Original RFP", 0), ("Completed", 0), ("Round 1: Main Navigation", 1)]);
+        // One tab: its content, no outline.
+        let single = serde_json::json!({"documentId": "d2", "tabs": [tab("t.0", "Tab 1", 0, "Only")]});
+        let doc = Document::from_tabbed(single).unwrap();
+        assert_eq!((doc.body.content.len(), doc.tabs_outline), (2, None));
     }
 
     #[test]

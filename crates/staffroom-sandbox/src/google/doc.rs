@@ -133,10 +133,24 @@ pub struct SimDoc {
     /// `Document.namedStyles`, when the document's differ from Docs' defaults
     /// ([`default_named_styles`]).
     pub named_styles: Option<Value>,
+    /// The document's tabs after the first (whose content is this document's): read with
+    /// `includeTabsContent=true`, never edited here.
+    pub other_tabs: Vec<SimTab>,
     /// The current revision's id (see the simulator for how ids are issued and expire).
     pub revision_id: String,
     /// How many times the document was written.
     pub serial: u64,
+}
+
+/// The id Docs gives a document's first tab.
+pub const FIRST_TAB_ID: &str = "t.0";
+
+/// A tab after a document's first: its `tabProperties` as Docs writes them (`tabId`, `title`,
+/// `index`, and `parentTabId` and `nestingLevel` for a tab nested in another) and its content.
+#[derive(Debug, Clone)]
+pub struct SimTab {
+    pub properties: Value,
+    pub doc: SimDoc,
 }
 
 /// A refused request: the message of the API's 400.
@@ -187,6 +201,7 @@ impl SimDoc {
             positioned_objects: Map::new(),
             lists: Map::new(),
             named_styles: None,
+            other_tabs: Vec::new(),
             revision_id,
             serial: 0,
         }
@@ -301,6 +316,36 @@ impl SimDoc {
                 doc[key] = Value::Object(map.clone());
             }
         }
+        doc
+    }
+
+    /// The document as `documents.get` returns it with `includeTabsContent=true`: no content at
+    /// the top, every tab's in `tabs` (a nested tab in its parent's `childTabs`), each a
+    /// `DocumentTab` (discovery document, `includeTabsContent`, `Tab`).
+    pub fn to_json_with_tabs(&self, view_mode: &str) -> Value {
+        const CONTENT: [&str; 6] =
+            ["body", "documentStyle", "namedStyles", "lists", "inlineObjects", "positionedObjects"];
+        let content_of = |doc: Value| -> (Value, Map<String, Value>) {
+            let Value::Object(mut all) = doc else { unreachable!("a document is an object") };
+            let tab: Map<String, Value> =
+                CONTENT.iter().filter_map(|key| Some((key.to_string(), all.remove(*key)?))).collect();
+            (Value::Object(all), tab)
+        };
+        let (mut doc, first) = content_of(self.to_json(view_mode));
+        let first_properties = json!({"tabId": FIRST_TAB_ID, "title": "Tab 1", "index": 0});
+        let mut tabs = vec![json!({"tabProperties": first_properties, "documentTab": first})];
+        for tab in &self.other_tabs {
+            let (_, content) = content_of(tab.doc.to_json(view_mode));
+            let json = json!({"tabProperties": tab.properties, "documentTab": content});
+            let parent = tab.properties.get("parentTabId").and_then(Value::as_str);
+            match parent.and_then(|p| tabs.iter_mut().find(|t| t["tabProperties"]["tabId"] == p)) {
+                Some(parent) => parent["childTabs"].as_array_mut().map(|c| c.push(json.clone())).unwrap_or_else(|| {
+                    parent["childTabs"] = json!([json]);
+                }),
+                None => tabs.push(json),
+            }
+        }
+        doc["tabs"] = Value::Array(tabs);
         doc
     }
 
@@ -530,11 +575,24 @@ impl SimDoc {
         Ok(replies)
     }
 
+    /// A location's or range's tab: the first (named or not), or another, which the sandbox
+    /// reads but does not edit; an id of no tab is refused.
+    fn check_tab(&self, at: &Value) -> Result<(), Invalid> {
+        match at.get("tabId").and_then(Value::as_str) {
+            None | Some(FIRST_TAB_ID) => Ok(()),
+            Some(id) if self.other_tabs.iter().any(|t| t.properties["tabId"] == id) => {
+                Err(Invalid(format!("The sandbox edits a document's first tab only, not tab {id}.")))
+            }
+            Some(id) => Err(Invalid(format!("The tab with ID '{id}' does not exist."))),
+        }
+    }
+
     fn range(&self, body: &Value) -> Result<(usize, usize), Invalid> {
         let range = body.get("range").ok_or_else(|| Invalid("The range must be set.".into()))?;
         if range.get("segmentId").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
             return Err(Invalid("The sandbox has no headers, footers or footnotes.".into()));
         }
+        self.check_tab(range)?;
         let start = index_field(range, "startIndex")?;
         let end = index_field(range, "endIndex")?;
         if start >= end {
@@ -567,6 +625,7 @@ impl SimDoc {
             if location.get("segmentId").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
                 return Err(Invalid("The sandbox has no headers, footers or footnotes.".into()));
             }
+            self.check_tab(location)?;
             index_field(location, "index")?
         } else if body.get("endOfSegmentLocation").is_some() {
             self.len() - 1

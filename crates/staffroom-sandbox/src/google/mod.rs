@@ -1398,8 +1398,23 @@ async fn get_document(State(sim): State<Arc<Sim>>, Path(id): Path<String>, Query
         ("DEFAULT_FOR_CURRENT_ACCESS", _) => "SUGGESTIONS_INLINE",
         (mode, _) => mode,
     };
+    // "Whether to populate the `Document.tabs` field instead of the text content fields".
+    let with_tabs = match params.get("includeTabsContent").map(String::as_str) {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => {
+            return google_error(
+                StatusCode::BAD_REQUEST,
+                "badRequest",
+                &format!("Invalid value at 'include_tabs_content' (TYPE_BOOL), \"{other}\""),
+                Some("INVALID_ARGUMENT"),
+                None,
+            )
+        }
+    };
     let revision = data.current_revision(&id, lifetime);
-    let mut json = data.docs[&id].to_json(mode);
+    let doc = &data.docs[&id];
+    let mut json = if with_tabs { doc.to_json_with_tabs(mode) } else { doc.to_json(mode) };
     // "Only populated if the user has edit access to the document."
     if access >= Access::Writer {
         json["revisionId"] = json!(revision);

@@ -28,6 +28,9 @@ pub const RICH_DOCUMENT: usize = 0;
 /// The document whose named Title style is centred, as some teams' templates have it: its title
 /// paragraph says nothing of its own alignment, and shows centred.
 pub const CENTRED_TITLE_DOCUMENT: usize = 1;
+/// The document with three tabs: its first holds the usual content, a second the decisions, and
+/// a third, nested in the second, the action items.
+pub const TABBED_DOCUMENT: usize = 8;
 /// The document with a nested numbered list whose second level was given a circle by hand, as
 /// real teams' lists often are (no preset has that look).
 pub const NESTED_LIST_DOCUMENT: usize = 3;
@@ -106,6 +109,9 @@ pub fn documents(count: usize) -> Vec<SeedDoc> {
             }
             if n == NESTED_LIST_DOCUMENT {
                 push_nested_list(&mut doc);
+            }
+            if n == TABBED_DOCUMENT {
+                push_tabs(&mut doc);
             }
             if n == CENTRED_TITLE_DOCUMENT {
                 let mut styles = super::doc::default_named_styles();
@@ -254,6 +260,30 @@ fn push_rich_content(doc: &mut SimDoc) {
             "textStyle": {"underline": false}
         }]}}),
     );
+}
+
+/// Two more tabs, as a team that keeps its meeting's decisions apart writes them: "Decisions",
+/// and "Action items" nested in it.
+fn push_tabs(doc: &mut SimDoc) {
+    let tab = |paragraphs: &[(&str, &str)]| {
+        let mut content = SimDoc::new(doc.id.clone(), doc.title.clone(), String::new());
+        for (style, text) in paragraphs {
+            content.push_paragraph(style, &[(text, json!({}))]);
+        }
+        content.finish_seed();
+        content
+    };
+    doc.other_tabs.push(super::doc::SimTab {
+        properties: json!({"tabId": "t.6r0bq3kd1x2m", "title": "Decisions", "index": 1}),
+        doc: tab(&[
+            ("HEADING_1", "Decided on 3 November"),
+            ("NORMAL_TEXT", "Refunds within 30 days stay free of questions."),
+        ]),
+    });
+    doc.other_tabs.push(super::doc::SimTab {
+        properties: json!({"tabId": "t.h4v9w2zq0c7e", "title": "Action items", "index": 0, "parentTabId": "t.6r0bq3kd1x2m", "nestingLevel": 1}),
+        doc: tab(&[("NORMAL_TEXT", "Sam: update the refund macro by Friday.")]),
+    });
 }
 
 /// An onboarding checklist: a numbered list three levels deep, its levels' glyphs as Docs writes
