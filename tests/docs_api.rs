@@ -711,3 +711,62 @@ async fn a_document_with_tabs_is_read_whole_and_its_tabs_are_outlined() {
     let first = json!({"requests": [{"insertText": {"location": {"index": 1, "tabId": "t.0"}, "text": "x"}}]});
     assert_eq!(client().post(&url).bearer_auth(&token).json(&first).send().await.unwrap().status(), 200);
 }
+
+/// Runs that look as the editor cannot make them (raised, coloured, highlighted, another font
+/// and size) are sent to the editor as they look, and a save that does not delete their text
+/// leaves every one of them in Google's copy as it was.
+#[tokio::test]
+async fn looks_the_editor_does_not_edit_are_shown_and_kept() {
+    use staffroom::docs::planner::EditBlock;
+    let app = SandboxApp::start().await;
+    let id = "doc004sbxA1b2C3d4E5f6G7h8";
+    let styles_of = |doc: &Value, text: &str| -> Option<Value> {
+        doc["body"]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["paragraph"]["elements"].as_array())
+            .flatten()
+            .find(|e| e["textRun"]["content"] == text)
+            .map(|e| e["textRun"]["textStyle"].clone())
+    };
+    let before = app.google().document_json(id).unwrap();
+    let (status, view) = app.get(&format!("/api/docs/documents/{id}/editor")).await;
+    assert_eq!(status, 200, "{view}");
+    let mut blocks: Vec<EditBlock> = serde_json::from_value(view["blocks"].clone()).unwrap();
+    let at = blocks
+        .iter()
+        .position(|b| matches!(b, EditBlock::Paragraph { text, .. } if text.starts_with("Bring your P45")))
+        .unwrap();
+    let looks: Vec<Value> =
+        view["blocks"][at]["runs"].as_array().unwrap().iter().filter_map(|r| r.get("look").cloned()).collect();
+    assert_eq!(
+        looks,
+        [
+            json!({"baseline": "SUPERSCRIPT"}),
+            json!({"color": "#cc0000"}),
+            json!({"highlight": "#fff299"}),
+            json!({"font": "Roboto Mono", "size": "10"}),
+        ]
+    );
+    // A word added at the paragraph's end, with the runs as the editor sends them back.
+    if let EditBlock::Paragraph { text, runs, .. } = &mut blocks[at] {
+        text.push_str(" Welcome!");
+        runs.as_mut().unwrap().push(staffroom::docs::planner::StyledRun { len: 9, ..Default::default() });
+    }
+    let edits = json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks});
+    let (status, saved) = app.post(&format!("/api/docs/documents/{id}/save"), edits).await;
+    assert_eq!((status, &saved["outcome"]), (200, &json!("saved")), "{saved}");
+    let after = app.google().document_json(id).unwrap();
+    for text in ["1", "security notes", "highlighted", "staffroom-guest"] {
+        assert_eq!(styles_of(&after, text), styles_of(&before, text), "{text}");
+        assert!(styles_of(&after, text).is_some(), "{text}");
+    }
+    // What the schema refuses, the service refuses.
+    let mut bad: Vec<Value> = serde_json::from_value(view["blocks"].clone()).unwrap();
+    bad[at]["runs"][1]["look"]["color"] = json!("red");
+    let edits = json!({"baseRevisionId": after["revisionId"], "blocks": bad});
+    let (status, body) = app.post(&format!("/api/docs/documents/{id}/save"), edits).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(bad_fields(&body).iter().any(|f| f.ends_with("].look.color")), "{body}");
+}

@@ -638,13 +638,18 @@ test("bold, a link, centring, a list and a table row, made with the keyboard, ar
   assert.deepEqual(rows[rows.length - 1].tableCells.map(text), ["Tea\n", "5\n"]);
 });
 
-test("an item added with Enter to a nested list keeps Google's list: its id and every level's glyph", async () => {
+test("an item added with Enter to a nested list keeps Google's list: its id and every level's glyph, and runs keep their looks", async () => {
   const google = await googleSimulator();
   const id = "doc004sbxA1b2C3d4E5f6G7h8";
   const before = await (await fetch(`${google}/__sandbox/documents/${id}`)).json();
   const page = await openForEditing("Onboarding guide 4");
   // The list is drawn as the document says: numbers, then the circle chosen by hand, then roman.
   await find(By.xpath("//div[contains(@class,'page')]//*[@data-marker='○'][contains(., 'Accounts')]"));
+  // Looks the editor does not edit, shown as Google holds them: a raised mark, a red word.
+  const raised = await find(By.xpath("//div[contains(@class,'page')]//span[contains(@class,'look')][normalize-space()='1']"));
+  assert.equal(await driver.executeScript("return getComputedStyle(arguments[0]).verticalAlign", raised), "super");
+  const red = await find(By.xpath("//div[contains(@class,'page')]//span[contains(@class,'look')][normalize-space()='security notes']"));
+  assert.equal(await driver.executeScript("return getComputedStyle(arguments[0]).color", red), "rgb(204, 0, 0)");
   await click(para("E-mail and calendar"));
   await page.sendKeys(Key.END, Key.ENTER, "Payroll and expenses");
   await shot("13g-editor-nested-list-item");

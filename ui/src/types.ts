@@ -65,6 +65,8 @@ export type { ListItem } from "./bindings/ListItem";
 export type { Alignment } from "./bindings/Alignment";
 export type { ListKind } from "./bindings/ListKind";
 export type { StyledRun } from "./bindings/StyledRun";
+export type { RunLook } from "./bindings/RunLook";
+export type { Baseline } from "./bindings/Baseline";
 export type { NamedStyle } from "./bindings/NamedStyle";
 export type { Draft } from "./bindings/Draft";
 export type { EditorView } from "./bindings/EditorView";

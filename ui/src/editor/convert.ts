@@ -1,6 +1,6 @@
 import type { Mark, Node } from "prosemirror-model";
 import type { EditorState, Transaction } from "prosemirror-state";
-import type { Alignment, EditBlock, ListKind, StyledRun } from "../types";
+import type { Alignment, EditBlock, ListKind, RunLook, StyledRun } from "../types";
 import { chunked, forEachBlock } from "./chunks";
 import { schema, SOFT_BREAK } from "./schema";
 
@@ -13,6 +13,7 @@ function marksOf(run: Marks): Mark[] {
   if (run.underline) out.push(schema.marks.underline.create());
   if (run.strikethrough) out.push(schema.marks.strikethrough.create());
   if (run.link) out.push(schema.marks.link.create({ href: run.link }));
+  if (run.look) out.push(schema.marks.look.create({ look: run.look }));
   return out;
 }
 
@@ -20,6 +21,7 @@ function runOf(len: number, marks: readonly Mark[]): StyledRun {
   const run: StyledRun = { len };
   for (const mark of marks) {
     if (mark.type === schema.marks.link) run.link = mark.attrs.href as string;
+    else if (mark.type === schema.marks.look) run.look = mark.attrs.look as RunLook;
     else run[mark.type.name as "bold" | "italic" | "underline" | "strikethrough"] = true;
   }
   return run;
@@ -30,7 +32,8 @@ const sameMarks = (a: StyledRun, b: StyledRun) =>
   Boolean(a.italic) === Boolean(b.italic) &&
   Boolean(a.underline) === Boolean(b.underline) &&
   Boolean(a.strikethrough) === Boolean(b.strikethrough) &&
-  (a.link ?? null) === (b.link ?? null);
+  (a.link ?? null) === (b.link ?? null) &&
+  JSON.stringify(a.look ?? null) === JSON.stringify(b.look ?? null);
 
 /** The inline content of a paragraph's text with these runs (soft breaks as their own nodes). */
 function inline(text: string, runs: StyledRun[] | undefined): Node[] {

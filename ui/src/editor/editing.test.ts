@@ -7,7 +7,7 @@ import { forEachBlock } from "./chunks";
 import { flattenPastedLists } from "./lists";
 import { enter, keepStructure, linkAt, namedStyleCss, normalizeUrl, paragraphAlignment, setAlignment, setLink, setParagraphStyle } from "./commands";
 import { fromDoc, relabel, toDoc } from "./convert";
-import { schema, SOFT_BREAK } from "./schema";
+import { lookCss, schema, SOFT_BREAK } from "./schema";
 import type { EditBlock, NamedStyle } from "../types";
 
 const blocks: EditBlock[] = [
@@ -147,6 +147,31 @@ describe("the editor's document", () => {
     const split = fromDoc(apply(s, enter).doc);
     expect(split[1]).toEqual({ kind: "paragraph", text: "", style: "NORMAL_TEXT", runs: [] });
     expect(split[0]).not.toHaveProperty("alignment");
+  });
+
+  it("shows how runs look beyond what it edits, and gives the look back untouched", () => {
+    const looked: EditBlock[] = [
+      {
+        kind: "paragraph",
+        text: "E = mc2 in red",
+        style: "NORMAL_TEXT",
+        runs: [{ len: 6 }, { len: 1, look: { baseline: "SUPERSCRIPT" } }, { len: 4 }, { len: 3, bold: true, look: { color: "#cc0000", font: "Roboto Mono", size: "10" } }],
+      },
+    ];
+    const s = state(looked);
+    expect(fromDoc(s.doc)).toEqual(looked);
+    const dom = DOMSerializer.fromSchema(schema).serializeFragment(s.doc.content, { document }) as DocumentFragment;
+    const spans = Array.from(dom.querySelectorAll<HTMLElement>("span.look"));
+    expect(spans.map((span) => span.textContent)).toEqual(["2", "red"]);
+    expect(spans[0].style.verticalAlign).toBe("super");
+    expect(spans[1].style.color).toBe("rgb(204, 0, 0)");
+    expect(spans[1].style.fontFamily).toContain("Roboto Mono");
+    // Highlighted text stays dark on its highlight, whatever the theme.
+    expect(lookCss({ highlight: "#fff299" })).toBe("color: #1f2328; background-color: #fff299");
+    // Bold taken off the red word: its look stays.
+    const plain = apply(select(s, 0, 11, 14), toggleMark(schema.marks.bold));
+    const runs = (fromDoc(plain.doc)[0] as { runs: unknown[] }).runs;
+    expect(runs[3]).toEqual({ len: 3, look: { color: "#cc0000", font: "Roboto Mono", size: "10" } });
   });
 
   it("reads right-aligned pasted text as END, or as START in right-to-left text", () => {

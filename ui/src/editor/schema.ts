@@ -1,6 +1,19 @@
 import { Schema, type Mark, type MarkSpec, type Node, type NodeSpec } from "prosemirror-model";
 import { tableNodes } from "prosemirror-tables";
-import type { Alignment } from "../types";
+import type { Alignment, RunLook } from "../types";
+
+/** A run's look as CSS. A size is drawn next to normal text's 11 points (Docs' default), so that
+ *  it scales with the page as the named styles do. */
+export function lookCss(look: RunLook): string {
+  const parts: string[] = [];
+  if (look.baseline) parts.push(`vertical-align: ${look.baseline === "SUPERSCRIPT" ? "super" : "sub"}`, "font-size: 0.75em");
+  // A highlight keeps its text dark, as on paper, in the dark theme too.
+  if (look.color ?? look.highlight) parts.push(`color: ${look.color ?? "#1f2328"}`);
+  if (look.highlight) parts.push(`background-color: ${look.highlight}`);
+  if (look.font) parts.push(`font-family: ${JSON.stringify(look.font)}, sans-serif`);
+  if (look.size && !look.baseline) parts.push(`font-size: calc(var(--page-font-size, 14px) * ${Number(look.size) / 11})`);
+  return parts.join("; ");
+}
 
 /** Google Docs' named paragraph styles the editor writes, and the element each is shown as. */
 const STYLE_TAGS: Record<string, string> = {
@@ -174,6 +187,13 @@ const marks: Record<string, MarkSpec> = {
       { style: "text-decoration", getAttrs: (value: string) => value.includes("line-through") && null },
     ],
     toDOM: () => ["s", 0],
+  },
+  // How a run looks beyond what the editor edits (raised or lowered, colour, highlight, font,
+  // size): shown as Google shows it, kept, never written by a save. Not parsed from pasted
+  // HTML: only what Google holds has it.
+  look: {
+    attrs: { look: {} },
+    toDOM: (mark: Mark) => ["span", { class: "look", style: lookCss(mark.attrs.look as RunLook) }, 0],
   },
   link: {
     attrs: { href: {} },

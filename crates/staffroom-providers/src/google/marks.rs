@@ -1,6 +1,7 @@
 //! Character styles, the part of a run's `textStyle` Staffroom edits: bold, italic, underline,
-//! strikethrough and a link's URL. Everything else of a run's style (font, size, colour, an
-//! internal link) is neither read as a mark nor written, so it stays as it is.
+//! strikethrough and a link's URL. The rest of how a run looks (raised or lowered, its font,
+//! size, colour and highlight) is read so that the editor shows it ([`RunLook`]), and never
+//! written, so it stays as it is wherever its text stays.
 //!
 //! Planning: after the text requests, each character of an edited paragraph either survived from
 //! the base (its styles are the base's) or was inserted (Google "generally" gives it the styles
@@ -40,6 +41,87 @@ pub struct StyledRun {
     #[ts(optional)]
     #[schema(min_length = 1, max_length = 2048, pattern = "^[^\\s\\x00-\\x1f\\x7f-\\x9f]+$")]
     pub link: Option<String>,
+    /// How the run looks beyond what the editor edits, as Google holds it: shown, never written
+    /// (a save leaves it to Google, which keeps it where the text stays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub look: Option<RunLook>,
+}
+
+/// The part of a run's `textStyle` the editor shows but does not edit.
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS,
+)]
+#[serde(rename_all = "camelCase")]
+pub struct RunLook {
+    /// Raised or lowered (`baselineOffset`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub baseline: Option<Baseline>,
+    /// The text's colour and its highlight (`foregroundColor`, `backgroundColor`), as `#rrggbb`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    #[schema(pattern = "^#[0-9a-f]{6}$")]
+    pub color: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    #[schema(pattern = "^#[0-9a-f]{6}$")]
+    pub highlight: Option<String>,
+    /// The font family (`weightedFontFamily.fontFamily`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    #[schema(min_length = 1, max_length = 100)]
+    pub font: Option<String>,
+    /// The size in points, as Google writes it (`fontSize.magnitude`, e.g. "10.5").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    #[schema(pattern = "^[0-9]{1,4}(\\.[0-9]{1,4})?$")]
+    pub size: Option<String>,
+}
+
+/// Text raised or lowered from the line.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS,
+)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Baseline {
+    Superscript,
+    Subscript,
+}
+
+impl RunLook {
+    /// The look a run's `textStyle` gives it; `None` when it is the plain look.
+    pub fn of(style: Option<&Map<String, Value>>) -> Option<RunLook> {
+        let style = style?;
+        let colour = |key: &str| {
+            let rgb = style.get(key)?.pointer("/color/rgbColor")?;
+            let part =
+                |c: &str| (rgb.get(c).and_then(Value::as_f64).unwrap_or(0.0).clamp(0.0, 1.0) * 255.0).round() as u8;
+            Some(format!("#{:02x}{:02x}{:02x}", part("red"), part("green"), part("blue")))
+        };
+        let look = RunLook {
+            baseline: match style.get("baselineOffset").and_then(Value::as_str) {
+                Some("SUPERSCRIPT") => Some(Baseline::Superscript),
+                Some("SUBSCRIPT") => Some(Baseline::Subscript),
+                _ => None,
+            },
+            color: colour("foregroundColor"),
+            highlight: colour("backgroundColor"),
+            font: style
+                .get("weightedFontFamily")
+                .and_then(|f| f.get("fontFamily"))
+                .and_then(Value::as_str)
+                .filter(|f| !f.is_empty() && f.len() <= 100)
+                .map(str::to_owned),
+            size: style
+                .get("fontSize")
+                .and_then(|s| s.get("magnitude"))
+                .and_then(Value::as_f64)
+                .filter(|s| *s > 0.0 && *s < 10_000.0)
+                .map(|s| format!("{}", (s * 100.0).round() / 100.0)),
+        };
+        (look != RunLook::default()).then_some(look)
+    }
 }
 
 fn is_false(value: &bool) -> bool {
@@ -93,6 +175,7 @@ impl<'a> Marks<'a> {
             underline: self.underline,
             strikethrough: self.strikethrough,
             link: self.link.map(str::to_owned),
+            look: None,
         }
     }
 
@@ -132,7 +215,7 @@ pub fn runs_of(paragraph: &Paragraph) -> Vec<StyledRun> {
         if len == 0 {
             continue;
         }
-        let run = Marks::of(run.style.as_ref()).run(len);
+        let run = StyledRun { look: RunLook::of(run.style.as_ref()), ..Marks::of(run.style.as_ref()).run(len) };
         match runs.last_mut() {
             Some(last) if StyledRun { len: last.len, ..run.clone() } == *last => last.len += len,
             _ => runs.push(run),
@@ -198,6 +281,36 @@ pub fn check(
                 ));
             }
         }
+        if let Some(look) = &run.look {
+            check_look(look, &format!("{}[{j}].look", field()), errors);
+        }
+    }
+}
+
+/// Refuses a look no Google run has (the editor sends back what it read; nothing of it is
+/// written, but what the schema refuses is refused).
+fn check_look(look: &RunLook, field: &str, errors: &mut Vec<FieldError>) {
+    let hex = |c: &Option<String>| {
+        c.as_ref().is_none_or(|c| {
+            c.len() == 7 && c.starts_with('#') && c[1..].bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        })
+    };
+    for (name, colour) in [("color", &look.color), ("highlight", &look.highlight)] {
+        if !hex(colour) {
+            errors.push(FieldError::new(format!("{field}.{name}"), "must be a colour written #rrggbb"));
+        }
+    }
+    if look.font.as_ref().is_some_and(|f| f.is_empty() || f.chars().count() > 100) {
+        errors.push(FieldError::new(format!("{field}.font"), "must be a font name of 1 to 100 characters"));
+    }
+    let size_ok = |s: &str| {
+        let (whole, fraction) = s.split_once('.').unwrap_or((s, "1"));
+        (1..=4).contains(&whole.len())
+            && (1..=4).contains(&fraction.len())
+            && whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())
+    };
+    if look.size.as_deref().is_some_and(|s| !size_ok(s)) {
+        errors.push(FieldError::new(format!("{field}.size"), "must be a size in points, such as 10.5"));
     }
 }
 

@@ -109,6 +109,7 @@ pub fn documents(count: usize) -> Vec<SeedDoc> {
             }
             if n == NESTED_LIST_DOCUMENT {
                 push_nested_list(&mut doc);
+                push_looks(&mut doc);
             }
             if n == TABBED_DOCUMENT {
                 push_tabs(&mut doc);
@@ -284,6 +285,29 @@ fn push_tabs(doc: &mut SimDoc) {
         properties: json!({"tabId": "t.h4v9w2zq0c7e", "title": "Action items", "index": 0, "parentTabId": "t.6r0bq3kd1x2m", "nestingLevel": 1}),
         doc: tab(&[("NORMAL_TEXT", "Sam: update the refund macro by Friday.")]),
     });
+}
+
+/// A paragraph whose runs look as real documents' do, beyond what the editor edits: a raised
+/// footnote mark, a coloured word, a highlight, and a monospaced password in a smaller size.
+fn push_looks(doc: &mut SimDoc) {
+    let rgb = |r: f64, g: f64, b: f64| json!({"color": {"rgbColor": {"red": r, "green": g, "blue": b}}});
+    doc.push_paragraph(
+        "NORMAL_TEXT",
+        &[
+            ("Bring your P45", json!({})),
+            ("1", json!({"baselineOffset": "SUPERSCRIPT"})),
+            (" and read the ", json!({})),
+            ("security notes", json!({"bold": true, "foregroundColor": rgb(0.8, 0.0, 0.0)})),
+            (" — the ", json!({})),
+            ("highlighted", json!({"backgroundColor": rgb(1.0, 0.95, 0.6)})),
+            (" parts first. Wi-Fi: ", json!({})),
+            (
+                "staffroom-guest",
+                json!({"weightedFontFamily": {"fontFamily": "Roboto Mono", "weight": 400}, "fontSize": {"magnitude": 10, "unit": "PT"}}),
+            ),
+            (".", json!({})),
+        ],
+    );
 }
 
 /// An onboarding checklist: a numbered list three levels deep, its levels' glyphs as Docs writes
