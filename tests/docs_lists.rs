@@ -412,3 +412,30 @@ fn enter_inside_an_item_and_backspace_at_an_items_start_keep_the_list() {
     assert!(!requests.iter().any(|r| r.to_string().contains("Bullets")), "{requests:?}");
     apply_and_check(&mut sim, &blocks, &requests).unwrap();
 }
+
+#[test]
+fn a_list_pasted_into_a_list_made_with_a_preset_joins_it_whole() {
+    // Three items pasted after "Cox" (level 2): one at Cox's level, two a level up and down.
+    let seeded: Vec<Seeded> = fruit().into_iter().map(|(t, p)| (t, p.map(|(_, l)| (1, l)))).collect();
+    let mut sim = build(&seeded);
+    let base = read(&sim);
+    let mut blocks = editable_blocks(&base);
+    let pasted: Vec<EditBlock> = [("Gala", 2u8), ("Russet", 1), ("Egremont", 2)]
+        .into_iter()
+        .map(|(text, level)| {
+            let mut item = item_after(&blocks[3], text);
+            *level_mut(&mut item) = level;
+            item
+        })
+        .collect();
+    blocks.splice(4..4, pasted);
+    let requests = plan(&base, &blocks).unwrap();
+    // No item of the list is bulleted again but the two whose level no neighbour gives.
+    let bulleted: u64 = requests
+        .iter()
+        .filter_map(|r| r.get("createParagraphBullets"))
+        .map(|c| c["range"]["endIndex"].as_u64().unwrap() - c["range"]["startIndex"].as_u64().unwrap())
+        .sum();
+    assert!(bulleted < 40, "only the pasted items: {requests:?}");
+    apply_and_check(&mut sim, &blocks, &requests).unwrap();
+}
