@@ -119,18 +119,6 @@ fn urlencode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-/// Saves `blocks` through the editor's door against the revision `view` was read at.
-async fn save(app: &SandboxApp, id: &str, view: &Value, blocks: &[Value]) -> Value {
-    let (status, saved) = app
-        .post(
-            &format!("/api/docs/documents/{id}/save"),
-            json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks}),
-        )
-        .await;
-    assert_eq!(status, 200, "{saved}");
-    saved
-}
-
 fn schema_ref(name: Option<&Value>) -> Option<Value> {
     name.and_then(|r| r.get("$ref")).map(|r| json!({ "$ref": r }))
 }
@@ -197,7 +185,7 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
         first_text + 1,
         json!({"kind": "table", "columns": [null, null], "rows": [{"cells": [new_cell("A"), new_cell("B")]}]}),
     );
-    let saved = save(&app, seeded, &view, &blocks).await;
+    let saved = app.save_document(seeded, &view, json!(blocks)).await;
     // The saved revision holds what was sent (the editor goes on from it, relabelled): the same
     // blocks apart from where tables start, which rows and columns they are, and list ids.
     let content = |blocks: &Value| -> Vec<Value> {
@@ -223,7 +211,7 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
     let mut blocks = view["blocks"].as_array().unwrap().clone();
     let item = blocks.iter().position(|b| b.get("list").is_some()).expect("the list was made");
     blocks[item].as_object_mut().unwrap().remove("list");
-    save(&app, seeded, &view, &blocks).await;
+    app.save_document(seeded, &view, json!(blocks)).await;
     let kinds: std::collections::BTreeSet<String> = app
         .google()
         .exchanges()

@@ -651,9 +651,8 @@ async fn named_styles_are_read_and_a_new_paragraph_keeps_to_them() {
     if let EditBlock::Paragraph { runs, .. } = &mut blocks[1] {
         *runs = Some(vec![staffroom::docs::planner::StyledRun { len: 11, ..Default::default() }]);
     }
-    let edits = json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks});
-    let (status, saved) = app.post(&format!("/api/docs/documents/{id}/save"), edits).await;
-    assert_eq!((status, &saved["outcome"]), (200, &json!("saved")), "{saved}");
+    let saved = app.save_document(id, &view, json!(blocks)).await;
+    assert_eq!(saved["outcome"], "saved", "{saved}");
     // Google's copy: both title paragraphs without an alignment of their own.
     let copy = app.google().document_json(id).unwrap();
     let titles: Vec<&Value> = copy["body"]["content"]
@@ -754,9 +753,8 @@ async fn looks_the_editor_does_not_edit_are_shown_and_kept() {
         text.push_str(" Welcome!");
         runs.as_mut().unwrap().push(staffroom::docs::planner::StyledRun { len: 9, ..Default::default() });
     }
-    let edits = json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks});
-    let (status, saved) = app.post(&format!("/api/docs/documents/{id}/save"), edits).await;
-    assert_eq!((status, &saved["outcome"]), (200, &json!("saved")), "{saved}");
+    let saved = app.save_document(id, &view, json!(blocks)).await;
+    assert_eq!(saved["outcome"], "saved", "{saved}");
     let after = app.google().document_json(id).unwrap();
     for text in ["1", "security notes", "highlighted", "staffroom-guest"] {
         assert_eq!(styles_of(&after, text), styles_of(&before, text), "{text}");

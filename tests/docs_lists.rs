@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use staffroom::docs::lists::{ListItem, ListKind};
+use staffroom::docs::lists::ListItem;
 use staffroom::docs::model::{Alignment, Document};
 use staffroom::docs::planner::{editable_blocks, plan, EditBlock, StyledRun};
 use staffroom::sandbox::google::doc::{Piece, SimDoc};
@@ -16,25 +16,17 @@ use staffroom::sandbox::google::doc::{Piece, SimDoc};
 /// is a numbered level's glyphType.
 struct Look {
     id: &'static str,
-    kind: ListKind,
     levels: [(&'static str, &'static str); 3],
 }
 
 /// Made with Docs' "Bulleted list" button (BULLET_DISC_CIRCLE_SQUARE).
-const BULLETS: Look =
-    Look { id: "kix.m6yi3wvzwcl5", kind: ListKind::Bullet, levels: [("●", "%0"), ("○", "%1"), ("■", "%2")] };
+const BULLETS: Look = Look { id: "kix.m6yi3wvzwcl5", levels: [("●", "%0"), ("○", "%1"), ("■", "%2")] };
 /// Made with Docs' "Numbered list" button (NUMBERED_DECIMAL_ALPHA_ROMAN).
-const NUMBERS: Look = Look {
-    id: "kix.4bq1t0y3k8wd",
-    kind: ListKind::Number,
-    levels: [("DECIMAL", "%0."), ("ALPHA", "%1."), ("ROMAN", "%2.")],
-};
+const NUMBERS: Look = Look { id: "kix.4bq1t0y3k8wd", levels: [("DECIMAL", "%0."), ("ALPHA", "%1."), ("ROMAN", "%2.")] };
 /// Numbered, its second level's glyph changed by hand to a circle: no preset has this look.
-const HAND_MADE: Look =
-    Look { id: "kix.goals0x1", kind: ListKind::Number, levels: [("DECIMAL", "%0."), ("○", "%1"), ("■", "%2")] };
+const HAND_MADE: Look = Look { id: "kix.goals0x1", levels: [("DECIMAL", "%0."), ("○", "%1"), ("■", "%2")] };
 /// Bulleted with arrows and dashes chosen by hand.
-const HAND_BULLETS: Look =
-    Look { id: "kix.h2r9arrows", kind: ListKind::Bullet, levels: [("➤", "%0"), ("-", "%1"), ("■", "%2")] };
+const HAND_BULLETS: Look = Look { id: "kix.h2r9arrows", levels: [("➤", "%0"), ("-", "%1"), ("■", "%2")] };
 
 const LOOKS: [&Look; 4] = [&BULLETS, &NUMBERS, &HAND_MADE, &HAND_BULLETS];
 

@@ -386,6 +386,15 @@ impl SandboxApp {
         (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
     }
 
+    /// Saves `blocks` through the editor's door against the revision `view` (an editor view) was
+    /// read at; the answer, which must be a 200.
+    pub async fn save_document(&self, id: &str, view: &Value, blocks: Value) -> Value {
+        let edits = serde_json::json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks});
+        let (status, saved) = self.post(&format!("/api/docs/documents/{id}/save"), edits).await;
+        assert_eq!(status, 200, "{saved}");
+        saved
+    }
+
     /// GETs `path` as the demo admin until `done` holds of its body; the last body. It waits up
     /// to 30 s: longer than two deliveries in a row each retried as the simulator does (1 + 3 +
     /// 9 s, like the provider), so deliveries refused on a busy machine still arrive in time.

@@ -850,13 +850,13 @@ fn plan_segment<'a>(start: u32, old: &[(&str, Look<'a>)], new: &[(&str, Look)], 
                 let places_differ = old_len == new_len
                     && old_index + old_len < n
                     && (0..old_len).any(|k| old[old_index + k].1.list != new[new_index + k].1.list);
+                let paired = |old_len, new_len| {
+                    let before = kept_before.map(|k| old[k].1.list);
+                    let (old, new) = (&old[old_index..old_index + old_len], &new[new_index..new_index + new_len]);
+                    pair_up(old, new, before, old_index, new_index)
+                };
                 if places_differ {
-                    let old_places: Vec<_> = old[old_index..old_index + old_len].iter().map(|(_, l)| l.list).collect();
-                    let new_places: Vec<_> = new[new_index..new_index + new_len].iter().map(|(_, l)| l.list).collect();
-                    let before = kept_before.map(|k| &old[k].1.list);
-                    for op in pair_up(&old_places, &new_places, before, old_index, new_index).into_iter().rev() {
-                        queue.push_front(op);
-                    }
+                    paired(old_len, new_len).into_iter().rev().for_each(|op| queue.push_front(op));
                     last_kept = kept_before;
                     continue;
                 }
@@ -901,14 +901,7 @@ fn plan_segment<'a>(start: u32, old: &[(&str, Look<'a>)], new: &[(&str, Look)], 
                     if listed && !keeps_places && old_index + old_len < n {
                         // A merge would leave list places to chance: the paragraphs pair up
                         // instead, and the rest are removed or added whole.
-                        let old_places: Vec<_> =
-                            old[old_index..old_index + old_len].iter().map(|(_, l)| l.list).collect();
-                        let new_places: Vec<_> =
-                            new[new_index..new_index + new_len].iter().map(|(_, l)| l.list).collect();
-                        let before = kept_before.map(|k| &old[k].1.list);
-                        for op in pair_up(&old_places, &new_places, before, old_index, new_index).into_iter().rev() {
-                            queue.push_front(op);
-                        }
+                        paired(old_len, new_len).into_iter().rev().for_each(|op| queue.push_front(op));
                         last_kept = kept_before;
                         continue;
                     }
@@ -945,7 +938,15 @@ fn plan_segment<'a>(start: u32, old: &[(&str, Look<'a>)], new: &[(&str, Look)], 
 /// then of the last one paired); else paired with a later old one of its place, the old ones
 /// skipped removed whole; else added at the start of the paragraph after it (copying its place,
 /// or set by a list request). Runs of removed or added paragraphs are one op each, and no op pairs two places.
-fn pair_up<T: PartialEq>(old: &[T], new: &[T], before: Option<&T>, old_index: usize, new_index: usize) -> Vec<DiffOp> {
+fn pair_up(
+    old: &[(&str, Look)],
+    new: &[(&str, Look)],
+    before: Option<Option<&ListItem>>,
+    old_index: usize,
+    new_index: usize,
+) -> Vec<DiffOp> {
+    let old: Vec<Option<&ListItem>> = old.iter().map(|(_, look)| look.list).collect();
+    let new: Vec<Option<&ListItem>> = new.iter().map(|(_, look)| look.list).collect();
     // Which new paragraph each paired old one becomes, in order.
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     let (mut i, mut splittable) = (0, before);
@@ -953,14 +954,14 @@ fn pair_up<T: PartialEq>(old: &[T], new: &[T], before: Option<&T>, old_index: us
         // The next old paragraph, when it has the place, keeps its text; then an addition where
         // the paragraph before gives the place; then the next old one with the place.
         let next_fits = old.get(i) == Some(wanted);
-        if !next_fits && splittable == Some(wanted) {
+        if !next_fits && splittable == Some(*wanted) {
             continue;
         }
         match (i..old.len()).find(|&k| old[k] == *wanted) {
             Some(k) => {
                 pairs.push((k, j));
                 i = k + 1;
-                splittable = Some(&old[k]);
+                splittable = Some(old[k]);
             }
             // Added at the start of the paragraph after: none later may go at the end of the
             // one before.

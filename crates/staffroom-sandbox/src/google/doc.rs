@@ -339,9 +339,10 @@ impl SimDoc {
             let json = json!({"tabProperties": tab.properties, "documentTab": content});
             let parent = tab.properties.get("parentTabId").and_then(Value::as_str);
             match parent.and_then(|p| tabs.iter_mut().find(|t| t["tabProperties"]["tabId"] == p)) {
-                Some(parent) => parent["childTabs"].as_array_mut().map(|c| c.push(json.clone())).unwrap_or_else(|| {
-                    parent["childTabs"] = json!([json]);
-                }),
+                Some(parent) => match parent.get_mut("childTabs").and_then(Value::as_array_mut) {
+                    Some(children) => children.push(json),
+                    None => parent["childTabs"] = json!([json]),
+                },
                 None => tabs.push(json),
             }
         }
