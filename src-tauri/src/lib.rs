@@ -5,6 +5,7 @@
 
 pub mod backend;
 mod call;
+pub mod export;
 mod limits;
 pub mod links;
 mod notify;
@@ -100,6 +101,7 @@ pub fn run() {
     builder
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {
             let log_dir = app.path().app_log_dir().ok();
             let guard = staffroom::logging::init(log_dir.as_deref());

@@ -76,6 +76,7 @@ desktop_operations!(
     Reconnect,
     crate::notify::ShowNotification,
     crate::links::OpenLink,
+    crate::export::ExportCsv,
 );
 
 /// The declaration of the desktop operation `name`.

@@ -41,6 +41,8 @@ pub struct DesktopState {
     relay: Mutex<Option<Relay>>,
     /// Where Google's consent page is opened (`None`: the system browser).
     browser: Option<Browser>,
+    /// Where an export asks to be saved (`None`: the OS's save dialog).
+    save_picker: Option<crate::export::SavePicker>,
 }
 
 impl DesktopState {
@@ -56,7 +58,19 @@ impl DesktopState {
             place: Mutex::new(place),
             relay: Mutex::new(None),
             browser: None,
+            save_picker: None,
         }
+    }
+
+    /// Answers exports' "save as" with `picker` instead of the OS's dialog (for tests).
+    pub fn with_save_picker(mut self, picker: crate::export::SavePicker) -> Self {
+        self.save_picker = Some(picker);
+        self
+    }
+
+    /// The picker exports ask, when it is not the OS's dialog.
+    pub fn save_picker(&self) -> Option<crate::export::SavePicker> {
+        self.save_picker.clone()
     }
 
     /// Opens pages with `browser` instead of the system browser (for tests).

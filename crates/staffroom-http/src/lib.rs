@@ -3,6 +3,7 @@
 //! event streams, and the webhook receiver's listener. It holds a `Core` and no SQL.
 
 pub mod events;
+pub mod exports;
 pub mod extract;
 pub mod guard;
 pub mod live_streams;
@@ -90,6 +91,7 @@ pub fn router(core: Core, bound: std::net::IpAddr) -> Router {
             ))),
         )
         .merge(ops::routes())
+        .merge(exports::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(hosts, guard::browser_guard));

@@ -9,6 +9,7 @@ use utoipa::openapi::{ContentBuilder, RefOr, Required, Response, ResponseBuilder
 use utoipa::{Modify, OpenApi};
 
 use staffroom_core::api::{self, Access, Method, OpEntry, Route};
+use staffroom_core::payments::exports::{exports, ExportEntry};
 
 struct BearerScheme;
 
@@ -34,7 +35,47 @@ impl Modify for Operations {
             let operation = operation(entry, &route, schemas.request, schemas.response);
             openapi.paths.add_path_operation(route.path, vec![http_method(route.method)], operation);
         }
+        for export in exports() {
+            openapi.paths.add_path_operation(export.path(), vec![HttpMethod::Get], export_operation(export));
+        }
     }
+}
+
+/// A list's CSV export: its list's filters (without paging) as query parameters, a file as its
+/// answer.
+fn export_operation(export: &ExportEntry) -> Operation {
+    let list = export.list_entry();
+    let route = list.spec.route.expect("a list has a route");
+    let schemas = (list.types.schemas)();
+    let mut operation = self::operation(list, &route, schemas.request, None);
+    operation.operation_id = Some(export.name());
+    operation.summary = Some(format!("Every {} the list's filters match, as a CSV file", export.list.replace('-', " ")));
+    if let Some(parameters) = &mut operation.parameters {
+        parameters.retain(|p| p.name != "page" && p.name != "limit");
+    }
+    let file = ContentBuilder::new()
+        .schema(Some(utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::Type::String)))
+        .build();
+    let answer = ResponseBuilder::new()
+        .description("RFC 4180 CSV, UTF-8, CRLF: a header row, then every matching row in the list's order")
+        .header(
+            "Content-Disposition",
+            utoipa::openapi::HeaderBuilder::new()
+                .schema(utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::Type::String))
+                .description(Some("attachment; filename=\"<list>-<YYYY-MM-DD>.csv\""))
+                .build(),
+        )
+        .header(
+            "X-Total-Count",
+            utoipa::openapi::HeaderBuilder::new()
+                .schema(utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::Type::Integer))
+                .description(Some("How many rows the file holds: those that matched when the export started"))
+                .build(),
+        )
+        .content("text/csv; charset=utf-8", file)
+        .build();
+    operation.responses.responses.insert("200".to_string(), answer.into());
+    operation
 }
 
 fn http_method(method: Method) -> HttpMethod {

@@ -5,6 +5,7 @@ pub mod apply;
 pub mod connect;
 pub mod customers;
 pub mod discounts;
+pub mod export;
 pub mod invoices;
 pub mod license_keys;
 pub mod requests;

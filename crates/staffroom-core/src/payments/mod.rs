@@ -3,4 +3,5 @@
 
 pub use staffroom_payments::*;
 
+pub mod exports;
 pub mod ops;
