@@ -10,10 +10,9 @@ use serde_json::{json, Value};
 /// GETs an export: (status, content type, disposition, total header, body).
 async fn export(app: &SandboxApp, token: &str, path: &str) -> (u16, String, String, String, Vec<u8>) {
     let response = common::client().get(format!("{}{path}", app.base)).bearer_auth(token).send().await.unwrap();
-    let header = |name: &str| {
-        response.headers().get(name).map(|v| v.to_str().unwrap().to_string()).unwrap_or_default()
-    };
-    let (content_type, disposition, total) = (header("content-type"), header("content-disposition"), header("x-total-count"));
+    let header = |name: &str| response.headers().get(name).map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+    let (content_type, disposition, total) =
+        (header("content-type"), header("content-disposition"), header("x-total-count"));
     (response.status().as_u16(), content_type, disposition, total, response.bytes().await.unwrap().to_vec())
 }
 

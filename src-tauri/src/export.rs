@@ -68,9 +68,8 @@ pub struct ExportCsvResult {
 }
 
 /// How far an export is, sent to the windows as `export-progress`.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[ts(export_to = "desktop/")]
 pub struct ExportProgressEvent {
     pub list: String,
     pub rows: u64,
@@ -88,6 +87,8 @@ impl DesktopOperation for ExportCsv {
     async fn run<R: Runtime>(cx: &Context<'_, R>, request: ExportCsvRequest) -> Result<ExportCsvResult> {
         let entry = exports::find(&request.list).expect("checked against the exports");
         let input: Input = request.filters.unwrap_or_default();
+        // Bad filters are refused before the dialog asks where to save.
+        entry.check_filters(&input)?;
         let today = chrono_today();
         let suggested = format!("{}-{today}.csv", entry.list);
         let Some(path) = pick(cx, &suggested).await? else {
@@ -111,15 +112,11 @@ async fn pick<R: Runtime>(cx: &Context<'_, R>, suggested: &str) -> Result<Option
     }
     use tauri_plugin_dialog::DialogExt;
     let (sender, receiver) = tokio::sync::oneshot::channel();
-    cx.app
-        .dialog()
-        .file()
-        .set_title("Export CSV")
-        .set_file_name(suggested)
-        .add_filter("CSV", &["csv"])
-        .save_file(move |chosen| {
+    cx.app.dialog().file().set_title("Export CSV").set_file_name(suggested).add_filter("CSV", &["csv"]).save_file(
+        move |chosen| {
             let _ = sender.send(chosen.and_then(|file| file.into_path().ok()));
-        });
+        },
+    );
     receiver.await.map_err(|_| Error::internal("the save dialog", "it closed without an answer"))
 }
 

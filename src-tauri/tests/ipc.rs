@@ -46,10 +46,19 @@ impl Shell {
     }
 
     fn over(core: staffroom::Core, dir: Arc<tempfile::TempDir>) -> Shell {
-        let app = with_commands(mock_builder())
-            .manage(DesktopState::new(core.clone()))
-            .build(mock_context(noop_assets()))
-            .unwrap();
+        Shell::over_state(DesktopState::new(core.clone()), core, dir)
+    }
+
+    /// A sandbox shell whose exports are saved where `picker` says (the save dialog's answer).
+    fn saving_to(picker: staffroom_desktop::export::SavePicker) -> Shell {
+        let shell = Shell::start();
+        let (core, dir) = (shell.core.clone(), shell._dir.clone());
+        drop(shell);
+        Shell::over_state(DesktopState::new(core.clone()).with_save_picker(picker), core, dir)
+    }
+
+    fn over_state(state: DesktopState, core: staffroom::Core, dir: Arc<tempfile::TempDir>) -> Shell {
+        let app = with_commands(mock_builder()).manage(state).build(mock_context(noop_assets())).unwrap();
         let expired = Arc::new(Mutex::new(0));
         let seen = expired.clone();
         app.listen_any("session-expired", move |_| *seen.lock().unwrap() += 1);
@@ -303,4 +312,49 @@ fn a_core_that_could_not_open_is_every_call_s_sentence() {
     let refused = call_from(&window, "app_info").unwrap_err();
     assert_eq!(refused["code"], "unavailable");
     assert_eq!(refused["message"], "Staffroom could not start: the data directory is not writable");
+}
+
+#[test]
+fn an_export_is_saved_where_the_dialog_says_with_its_progress_and_a_cancel_saves_nothing() {
+    let folder = tempfile::tempdir().unwrap();
+    let target = folder.path().join("paid orders.csv");
+    let answer = Arc::new(Mutex::new(Some(target.clone())));
+    let (asked, given) = (Arc::new(Mutex::new(Vec::new())), answer.clone());
+    let names = asked.clone();
+    let shell = Shell::saving_to(Arc::new(move |suggested: &str| {
+        names.lock().unwrap().push(suggested.to_string());
+        given.lock().unwrap().clone()
+    }));
+    let progress = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let seen = progress.clone();
+    shell._app.listen_any("export-progress", move |event| {
+        seen.lock().unwrap().push(serde_json::from_str(event.payload()).unwrap());
+    });
+    shell.sign_in();
+    shell.invoke("sync_now", json!({})).unwrap();
+    let listed = shell.invoke("list_orders", json!({ "status": "paid", "limit": 1 })).unwrap();
+    let total = listed["meta"]["totalItems"].as_u64().unwrap();
+    assert!(total > 0);
+
+    let saved = shell.invoke("export_csv", json!({ "list": "orders", "filters": { "status": "paid" } })).unwrap();
+    assert_eq!(saved["path"], target.display().to_string());
+    assert_eq!(saved["rows"], total);
+    let today = &staffroom::time::now_rfc3339()[..10];
+    assert_eq!(asked.lock().unwrap().as_slice(), [format!("orders-{today}.csv")], "the dialog suggests the name");
+    let file = std::fs::read_to_string(&target).unwrap();
+    assert!(file.starts_with("\u{feff}orderNumber,"), "{}", &file[..80.min(file.len())]);
+    assert_eq!(file.matches("\r\n").count() as u64, total + 1, "a header and every paid order");
+    assert!(!folder.path().join("paid orders.csv.part").exists(), "the temporary file is gone");
+    let last = progress.lock().unwrap().last().cloned().expect("progress was sent");
+    assert_eq!(last, json!({ "list": "orders", "rows": total, "total": total }));
+
+    // A bad filter is refused before a file is made; a cancelled dialog saves nothing.
+    let refused = shell.invoke("export_csv", json!({ "list": "orders", "filters": { "status": "lost" } })).unwrap_err();
+    assert_eq!(refused["code"], "invalid_request", "{refused}");
+    let refused = shell.invoke("export_csv", json!({ "list": "products" })).unwrap_err();
+    assert_eq!(refused["code"], "invalid_request", "{refused}");
+    *answer.lock().unwrap() = None;
+    let cancelled = shell.invoke("export_csv", json!({ "list": "customers" })).unwrap();
+    assert_eq!(cancelled, json!({ "path": null, "rows": 0 }));
+    assert_eq!(std::fs::read_dir(folder.path()).unwrap().count(), 1, "only the first export's file");
 }

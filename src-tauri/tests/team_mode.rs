@@ -557,3 +557,48 @@ fn an_answer_too_large_is_refused_not_read() {
     assert_eq!(refused["code"], "integration_error", "{refused}");
     assert!(refused["message"].as_str().unwrap().contains("more than 32 MB"), "{refused}");
 }
+
+#[test]
+fn a_desktop_signed_in_to_a_team_server_saves_the_servers_export() {
+    let server = TeamServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("subscriptions.csv");
+    let chosen = target.clone();
+    let desktop = Desktop::with_state(dir.path(), move |state| {
+        state.with_save_picker(Arc::new(move |_suggested: &str| Some(chosen.clone())))
+    });
+    desktop.call("login", demo_sign_in(&server, false)).unwrap();
+    desktop.call("sync_now", json!({})).unwrap();
+    let listed = desktop.call("list_subscriptions", json!({ "status": "active", "limit": 1 })).unwrap();
+    let total = listed["meta"]["totalItems"].as_u64().unwrap();
+    assert!(total > 0, "{listed}");
+
+    let saved =
+        desktop.call("export_csv", json!({ "list": "subscriptions", "filters": { "status": "active" } })).unwrap();
+    assert_eq!(saved["rows"], total);
+    let file = std::fs::read(&target).unwrap();
+    // The same bytes the server's own door answers.
+    let direct = tauri::async_runtime::block_on(async {
+        let http = reqwest::Client::new();
+        let account = json!({ "email": staffroom::sandbox::DEMO_EMAIL, "password": staffroom::sandbox::DEMO_PASSWORD });
+        let signed_in: Value =
+            http.post(format!("{}/api/auth", server.base)).json(&account).send().await.unwrap().json().await.unwrap();
+        let token = signed_in["token"].as_str().unwrap().to_string();
+        http.get(format!("{}/api/payments/subscriptions/export?status=active", server.base))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap()
+    });
+    assert_eq!(file, direct.to_vec(), "the desktop saved what the server sent");
+
+    // A bad filter is refused (before the dialog asks), as its error object, and nothing is saved.
+    std::fs::remove_file(&target).unwrap();
+    let refused =
+        desktop.call("export_csv", json!({ "list": "orders", "filters": { "from": "yesterday" } })).unwrap_err();
+    assert_eq!(refused["code"], "invalid_request", "{refused}");
+    assert!(!target.exists());
+}

@@ -11,7 +11,7 @@ export const AUDIT_ACTIONS: [string, [string, string][]][] = [
   ["Sign-in", [["auth.sign_in", "Signed in"], ["auth.account_locked", "Account locked"], ["auth.sign_out", "Signed out"], ["auth.session_ended", "Session ended"]]],
   ["Users", [["users.add", "Added a user"], ["users.disable", "Disabled a user"], ["users.enable", "Enabled a user"], ["users.set_password", "Set a password"], ["users.unlock", "Unlocked a user"]]],
   ["Orders", [["payments.order_create", "Created an order"], ["payments.order_refund", "Refunded an order"], ["payments.order_review", "Order held for review"]]],
-  ["Billing", [["payments.invoice_refund", "Refunded an invoice"], ["payments.license_key_reveal", "Showed a licence key"], ["payments.license_key_update", "Changed a licence key"], ["payments.discount_create", "Made a discount"], ["payments.discount_delete", "Deleted a discount"]]],
+  ["Billing", [["payments.invoice_refund", "Refunded an invoice"], ["payments.license_key_reveal", "Showed a licence key"], ["payments.license_key_update", "Changed a licence key"], ["payments.discount_create", "Made a discount"], ["payments.discount_delete", "Deleted a discount"], ["payments.export", "Exported a list"]]],
   ["Subscriptions", [["payments.subscription_cancel", "Cancelled"], ["payments.subscription_resume", "Resumed"], ["payments.subscription_pause", "Paused"], ["payments.subscription_unpause", "Unpaused"], ["payments.subscription_change_plan", "Changed plan"]]],
   ["Documents", [["docs.create", "Created a document"], ["docs.edit", "Edited a document"], ["docs.share", "Shared a document"]]],
   ["Settings", [["settings.sync_interval", "Sync interval"], ["settings.audit_retention", "Audit retention"], ["settings.secret_set", "Set a credential"], ["settings.google_sign_in", "Connected Google"], ["settings.google_sign_out", "Disconnected Google"], ["settings.webhook_receiver", "Webhook receiver"]]],
@@ -40,6 +40,23 @@ function who(actor: string, nameOf: (email: string) => string | undefined): stri
   if (actor === "cli") return "The command line";
   if (actor === "anonymous") return "Someone";
   return nameOf(actor) ?? actor;
+}
+
+/** What an export held, in words: "212 refunded orders", "1,573 orders matching “zoë”". */
+export function exportedRows(list: string, detail: Record<string, unknown>): string {
+  const rows = typeof detail.rows === "number" ? detail.rows : null;
+  const filters = detail.filters && typeof detail.filters === "object" ? (detail.filters as Record<string, unknown>) : {};
+  const status = typeof filters.status === "string" ? `${filters.status.replace(/_/g, " ")} ` : "";
+  const noun = list === "license-keys" ? "licence keys" : list;
+  const one = rows === 1 ? noun.replace(/s$/, "") : noun;
+  const more = [
+    typeof filters.search === "string" ? `matching “${filters.search}”` : null,
+    typeof filters.from === "string" ? `from ${filters.from.slice(0, 10)}` : null,
+    typeof filters.to === "string" ? `before ${filters.to.slice(0, 10)}` : null,
+    typeof filters.customerId === "string" ? `of customer ${filters.customerId}` : null,
+    typeof filters.productId === "string" ? `of product ${filters.productId}` : null,
+  ].filter(Boolean);
+  return `${rows === null ? "" : `${rows.toLocaleString()} `}${status}${one}${more.length ? ` ${more.join(", ")}` : ""}`;
 }
 
 /** The entry as a sentence with links to what it names. */
@@ -114,6 +131,8 @@ export function auditSentence(entry: AuditEntry, nameOf: (email: string) => stri
       const code = typeof detail.code === "string" ? detail.code : `discount ${target}`;
       return <>{actor} {tried("deleted", "tried to delete")} the discount code {code}</>;
     }
+    case "payments.export":
+      return <>{actor} exported {exportedRows(target, detail)}</>;
     case "docs.create": {
       const name = typeof detail.name === "string" ? `“${detail.name}”` : "a document";
       return <>{actor} {tried("created", "tried to create")} {name}</>;

@@ -19,6 +19,8 @@ import type { DocumentList } from "./bindings/DocumentList";
 import type { Draft } from "./bindings/Draft";
 import type { EditorView } from "./bindings/EditorView";
 import type { EditsRequest } from "./bindings/EditsRequest";
+import type { ExportCsvRequest } from "./bindings/desktop/ExportCsvRequest";
+import type { ExportCsvResult } from "./bindings/desktop/ExportCsvResult";
 import type { Folder } from "./bindings/Folder";
 import type { GoogleClientRequest } from "./bindings/GoogleClientRequest";
 import type { GoogleClientSet } from "./bindings/GoogleClientSet";
@@ -142,6 +144,7 @@ export type Operations = {
   reconnect: { request: NoInput; response: null };
   show_notification: { request: NotificationRequest; response: null };
   open_link: { request: OpenLinkRequest; response: null };
+  export_csv: { request: ExportCsvRequest; response: ExportCsvResult };
 };
 
 /** Calls one operation; rejects with the error object. */
@@ -277,5 +280,7 @@ export function client(call: Call) {
     showNotification: (request: NotificationRequest) => call("show_notification", request),
     /** Opens a checked link in the system browser */
     openLink: (request: OpenLinkRequest) => call("open_link", request),
+    /** Saves a list's rows for its filters as a CSV file the user picks */
+    exportCsv: (request: ExportCsvRequest) => call("export_csv", request),
   };
 }

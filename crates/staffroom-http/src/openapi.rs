@@ -49,7 +49,8 @@ fn export_operation(export: &ExportEntry) -> Operation {
     let schemas = (list.types.schemas)();
     let mut operation = self::operation(list, &route, schemas.request, None);
     operation.operation_id = Some(export.name());
-    operation.summary = Some(format!("Every {} the list's filters match, as a CSV file", export.list.replace('-', " ")));
+    operation.summary =
+        Some(format!("Every {} the list's filters match, as a CSV file", export.list.replace('-', " ")));
     if let Some(parameters) = &mut operation.parameters {
         parameters.retain(|p| p.name != "page" && p.name != "limit");
     }

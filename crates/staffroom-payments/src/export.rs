@@ -51,7 +51,7 @@ impl ExportList {
     }
 
     /// Refuses paging: an export is every matching row.
-    fn check(&self) -> Result<()> {
+    pub fn check(&self) -> Result<()> {
         let (page, limit) = match self {
             ExportList::Orders(r) => (r.page, r.limit),
             ExportList::Customers(r) => (r.page, r.limit),
@@ -61,7 +61,9 @@ impl ExportList {
         let paged: Vec<_> = [("page", page), ("limit", limit)]
             .into_iter()
             .filter(|(_, value)| value.is_some())
-            .map(|(name, _)| staffroom_base::error::FieldError::new(name, "is not taken by an export: it has every row"))
+            .map(|(name, _)| {
+                staffroom_base::error::FieldError::new(name, "is not taken by an export: it has every row")
+            })
             .collect();
         if paged.is_empty() {
             Ok(())
@@ -95,7 +97,8 @@ impl ExportList {
         let paged = (Some(page), Some(EXPORT_PAGE));
         Ok(match self {
             ExportList::Orders(r) => {
-                let list = service.list_orders(&ListOrdersRequest { page: paged.0, limit: paged.1, ..r.clone() }).await?;
+                let list =
+                    service.list_orders(&ListOrdersRequest { page: paged.0, limit: paged.1, ..r.clone() }).await?;
                 (list.orders.iter().map(order_row).collect(), list.meta.total_items)
             }
             ExportList::Customers(r) => {
@@ -180,8 +183,7 @@ impl PaymentService {
     pub async fn export(&self, actor: &Actor, list: ExportList) -> Result<CsvExport> {
         list.check()?;
         let (rows, total) = list.page(self, 1).await?;
-        let mut export =
-            CsvExport { service: self.clone(), list, next_page: Some(1), first: None, total, rows: 0 };
+        let mut export = CsvExport { service: self.clone(), list, next_page: Some(1), first: None, total, rows: 0 };
         let mut first = UTF8_BOM.to_vec();
         first.extend(write_rows(Some(export.list.header()), &[])?);
         first.extend(export.take(1, rows)?);

@@ -14,6 +14,7 @@ import { paths } from "../links";
 import type { CustomerStatus, User } from "../types";
 import { usePagedList } from "../paging";
 import { usePageOf, useSettled } from "../settled";
+import { ExportButton } from "../components/ExportButton";
 
 const PAGE_SIZE = 20;
 
@@ -48,7 +49,10 @@ export function Customers() {
   return (
     <section className="content" aria-labelledby="customers-title">
       <div className="stack">
-        <div className="toolbar"><h2 id="customers-title">Customers</h2></div>
+        <div className="toolbar">
+          <h2 id="customers-title">Customers</h2>
+          <ExportButton list="customers" noun="customers" filters={{ search, status }} />
+        </div>
         <div className="toolbar filters" role="search" aria-label="Find customers">
           <input
             className="search"

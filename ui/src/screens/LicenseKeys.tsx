@@ -7,6 +7,7 @@ import { can } from "../access";
 import { api } from "../api";
 import type { LicenseKeyStatus, User } from "../types";
 import { usePageOf, useSettled } from "../settled";
+import { ExportButton } from "../components/ExportButton";
 
 const PAGE_SIZE = 20;
 
@@ -27,7 +28,10 @@ export function LicenseKeys({ user }: { user: User }) {
   return (
     <section className="content" aria-labelledby="keys-title">
       <div className="stack">
-        <div className="toolbar"><h2 id="keys-title">Licence keys</h2></div>
+        <div className="toolbar">
+          <h2 id="keys-title">Licence keys</h2>
+          <ExportButton list="license-keys" noun="licence keys" filters={{ search, status }} />
+        </div>
         <div className="toolbar filters" role="search" aria-label="Find licence keys">
           <input
             className="search"

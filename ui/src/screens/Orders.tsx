@@ -15,6 +15,7 @@ import { CustomerLink, paths } from "../links";
 import type { Order, OrderStatusFilter, User } from "../types";
 import { usePagedList } from "../paging";
 import { usePageOf, useSettled } from "../settled";
+import { ExportButton } from "../components/ExportButton";
 
 const PAGE_SIZE = 20;
 
@@ -71,7 +72,14 @@ export function Orders({ user }: { user: User }) {
   return (
     <section className={selected ? "content split" : "content"} aria-labelledby="orders-title">
       <div className="stack">
-        <div className="toolbar"><h2 id="orders-title">Orders</h2></div>
+        <div className="toolbar">
+          <h2 id="orders-title">Orders</h2>
+          <ExportButton
+            list="orders"
+            noun="orders"
+            filters={{ search, status: filters.status, from: filters.from, to: filters.to ? dayAfter(filters.to) : null }}
+          />
+        </div>
         <div className="toolbar filters" role="search" aria-label="Find orders">
           <input
             className="search"

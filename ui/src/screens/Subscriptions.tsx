@@ -12,6 +12,7 @@ import { CustomerLink, paths } from "../links";
 import type { PendingConfirmation, Subscription, SubscriptionActionRequest, SubscriptionStatusFilter, User } from "../types";
 import { usePagedList } from "../paging";
 import { usePageOf, useSettled } from "../settled";
+import { ExportButton } from "../components/ExportButton";
 
 const PAGE_SIZE = 20;
 
@@ -103,7 +104,10 @@ export function Subscriptions({ user }: { user: User }) {
   return (
     <section className={selected ? "content split" : "content"} aria-labelledby="subscriptions-title">
       <div className="stack">
-        <div className="toolbar"><h2 id="subscriptions-title">Subscriptions</h2></div>
+        <div className="toolbar">
+          <h2 id="subscriptions-title">Subscriptions</h2>
+          <ExportButton list="subscriptions" noun="subscriptions" filters={{ status, productId: product, search }} />
+        </div>
         <div className="toolbar filters" role="search" aria-label="Find subscriptions">
           <input className="search" type="search" aria-label="Search subscriptions" placeholder="Customer's name or e-mail" value={text} onChange={(e) => setText(e.target.value)} />
           <label htmlFor="sub-status" className="muted">Status</label>

@@ -34,6 +34,12 @@ impl ExportEntry {
         api::find(self.list_operation).expect("an export's list operation is declared")
     }
 
+    /// Reads and checks the filters alone: what a door can refuse before it asks anything else
+    /// (the desktop, before its save dialog).
+    pub fn check_filters(&self, input: &Input) -> Result<()> {
+        (self.parse)(input)?.check()
+    }
+
     /// Checks the caller as the list does, reads the filters, and starts the export (its first
     /// page read and audited).
     pub async fn start(&self, core: &Core, token: Option<&str>, address: &str, input: Input) -> Result<CsvExport> {
