@@ -1,4 +1,7 @@
-//! "Export CSV" on a list (SPEC section 14): the OS's save dialog asks where, then the list's
+//! Files the user saves (SPEC section 14): a list's CSV export, and a document as PDF, DOCX or
+//! text ("Download PDF").
+//!
+//! "Export CSV" on a list: the OS's save dialog asks where, then the list's
 //! export (this computer's core, or the team server's `GET …/export`) is written there a page at
 //! a time, with its progress sent to the window (`export-progress`). The file is written beside
 //! its place under a temporary name and moved there only when whole, so a failure half-way
@@ -91,7 +94,7 @@ impl DesktopOperation for ExportCsv {
         entry.check_filters(&input)?;
         let today = chrono_today();
         let suggested = format!("{}-{today}.csv", entry.list);
-        let Some(path) = pick(cx, &suggested).await? else {
+        let Some(path) = pick(cx, "Export CSV", &suggested).await? else {
             return Ok(ExportCsvResult { path: None, rows: 0 });
         };
         let rows = save(cx, entry, input, &path).await?;
@@ -106,23 +109,21 @@ fn chrono_today() -> String {
 }
 
 /// The file the user picks, through the OS's save dialog (or the tests' picker).
-async fn pick<R: Runtime>(cx: &Context<'_, R>, suggested: &str) -> Result<Option<PathBuf>> {
+async fn pick<R: Runtime>(cx: &Context<'_, R>, title: &str, suggested: &str) -> Result<Option<PathBuf>> {
     if let Some(picker) = cx.state.save_picker() {
         return Ok(picker(suggested));
     }
     use tauri_plugin_dialog::DialogExt;
     let (sender, receiver) = tokio::sync::oneshot::channel();
-    cx.app.dialog().file().set_title("Export CSV").set_file_name(suggested).add_filter("CSV", &["csv"]).save_file(
-        move |chosen| {
-            let _ = sender.send(chosen.and_then(|file| file.into_path().ok()));
-        },
-    );
+    cx.app.dialog().file().set_title(title).set_file_name(suggested).save_file(move |chosen| {
+        let _ = sender.send(chosen.and_then(|file| file.into_path().ok()));
+    });
     receiver.await.map_err(|_| Error::internal("the save dialog", "it closed without an answer"))
 }
 
 /// Writes the export to `path` (through a temporary file beside it) and answers how many rows.
 async fn save<R: Runtime>(cx: &Context<'_, R>, entry: &ExportEntry, input: Input, path: &Path) -> Result<u64> {
-    let part = path.with_extension("csv.part");
+    let part = part_of(path);
     let written = write(cx, entry, input, &part).await;
     match written {
         Ok(rows) => {
@@ -163,6 +164,13 @@ async fn write<R: Runtime>(cx: &Context<'_, R>, entry: &ExportEntry, input: Inpu
 fn progress<R: Runtime>(app: &AppHandle<R>, entry: &ExportEntry, rows: u64, total: u64) {
     let event = ExportProgressEvent { list: entry.list.to_string(), rows, total: total.max(rows) };
     let _ = app.emit("export-progress", event);
+}
+
+/// Where a file is written until it is whole: beside it, its name and `.part`.
+fn part_of(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".part");
+    path.with_file_name(name)
 }
 
 fn cannot_write(path: &Path, error: std::io::Error) -> Error {
@@ -228,5 +236,92 @@ mod tests {
             counter.count(&file[cut..]);
             assert_eq!(counter.rows(), 2, "cut at {cut}");
         }
+    }
+}
+
+/// A document to download, and as what.
+#[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[ts(export_to = "desktop/")]
+pub struct DownloadDocumentRequest {
+    pub id: String,
+    /// `pdf` (the default), `docx` or `txt`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub format: Option<String>,
+    /// The document's name, for the file's suggested name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub name: Option<String>,
+}
+
+/// The core's request decides what an id and a format may be; this adds the name.
+impl Request for DownloadDocumentRequest {
+    fn from_input(input: &Input) -> Result<Self> {
+        let mut fields = Fields::new(input);
+        fields.only(&["id", "format", "name"], "is not a field of a download");
+        let name = fields.string("name").map(str::to_owned);
+        let core_input: Input =
+            input.iter().filter(|(k, _)| k.as_str() != "name").map(|(k, v)| (k.clone(), v.clone())).collect();
+        let checked = fields.take(staffroom::templates::DocumentExportRequest::from_input(&core_input))?;
+        fields.finish(|| {
+            let checked = checked.expect("checked");
+            DownloadDocumentRequest { id: checked.id, format: checked.format.map(|f| f.as_str().to_string()), name }
+        })
+    }
+}
+
+/// Where a download was saved.
+#[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[ts(export_to = "desktop/")]
+pub struct DownloadResult {
+    /// The file, or none when the user cancelled the dialog.
+    pub path: Option<String>,
+    pub bytes: u64,
+}
+
+pub struct DownloadDocument;
+impl DesktopOperation for DownloadDocument {
+    const SPEC: OpSpec =
+        OpSpec::new("download_document", "desktop", "Saves a document as a PDF, DOCX or text file the user picks")
+            .access(Access::Staff)
+            .windows(staffroom::api::MAIN_AND_EDITOR);
+    type Request = DownloadDocumentRequest;
+    type Response = DownloadResult;
+    async fn run<R: Runtime>(cx: &Context<'_, R>, request: DownloadDocumentRequest) -> Result<DownloadResult> {
+        let format = request.format.unwrap_or_else(|| "pdf".into());
+        let stem = staffroom::docs::templates::file_name_of(request.name.as_deref().unwrap_or("Document"));
+        let Some(path) = pick(cx, "Download", &format!("{stem}.{format}")).await? else {
+            return Ok(DownloadResult { path: None, bytes: 0 });
+        };
+        let mut input = Input::new();
+        input.insert("id".into(), Value::String(request.id.clone()));
+        input.insert("format".into(), Value::String(format));
+        let token = cx.state.token().await;
+        let bytes = match cx.state.team().await {
+            None => {
+                staffroom::templates::export_document(&cx.state.core, token.as_deref(), THIS_COMPUTER, input)
+                    .await?
+                    .bytes
+            }
+            Some(server) => {
+                let path = staffroom::templates::DOCUMENT_EXPORT_PATH.replace("{id}", &request.id);
+                input.remove("id");
+                let response = server.file(&path, input, token.as_deref()).await?;
+                let bytes = response.bytes().await.map_err(|e| server.unreachable(&e))?;
+                bytes.to_vec()
+            }
+        };
+        let part = part_of(&path);
+        let written = async {
+            tokio::fs::write(&part, &bytes).await?;
+            tokio::fs::rename(&part, &path).await
+        }
+        .await;
+        if let Err(error) = written {
+            let _ = tokio::fs::remove_file(&part).await;
+            return Err(cannot_write(&path, error));
+        }
+        Ok(DownloadResult { path: Some(path.display().to_string()), bytes: bytes.len() as u64 })
     }
 }

@@ -77,6 +77,7 @@ desktop_operations!(
     crate::notify::ShowNotification,
     crate::links::OpenLink,
     crate::export::ExportCsv,
+    crate::export::DownloadDocument,
 );
 
 /// The declaration of the desktop operation `name`.

@@ -82,35 +82,41 @@ impl TeamServer {
         request
     }
 
-    /// A list's export from the server (`GET /api/payments/<list>/export`): how many rows it
-    /// holds and its body as it arrives (no time limit on the whole: a large export takes a while).
-    pub async fn export(
-        &self,
-        export: &staffroom::payments::exports::ExportEntry,
-        token: Option<&str>,
-        filters: Input,
-    ) -> Result<(u64, impl futures_util::Stream<Item = Result<bytes::Bytes>> + Send + 'static)> {
-        let query: Vec<(String, String)> = filters
+    /// A file the server answers with (a list's export, a document's): its answer once the
+    /// server has accepted, for its body to be read as it arrives (no time limit on the whole:
+    /// a large export takes a while); a refusal is the core's error, as for any operation.
+    pub async fn file(&self, path: &str, query: Input, token: Option<&str>) -> Result<reqwest::Response> {
+        let query: Vec<(String, String)> = query
             .into_iter()
             .filter(|(_, value)| !value.is_null())
             .map(|(name, value)| (name, value.as_str().map(str::to_owned).unwrap_or_else(|| value.to_string())))
             .collect();
-        let mut request = self.stream_http.get(format!("{}{}", self.base, export.path())).query(&query);
+        let mut request = self.stream_http.get(format!("{}{path}", self.base)).query(&query);
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
         let response = request.send().await.map_err(|e| self.unreachable(&e))?;
         self.refuse_redirect(&response)?;
         let status = response.status().as_u16();
-        if status != 200 {
-            let bytes = crate::limits::read_answer(response).await.map_err(|e| match e {
-                crate::limits::ReadError::Http(e) => self.unreachable(&e),
-                crate::limits::ReadError::TooLarge => self.too_large(),
-            })?;
-            let body: Option<Value> = serde_json::from_slice(&bytes).ok();
-            let refused = body.and_then(|body| refusal(status, &body, None));
-            return Err(refused.unwrap_or_else(|| self.not_staffroom(status)));
+        if status == 200 {
+            return Ok(response);
         }
+        let bytes = crate::limits::read_answer(response).await.map_err(|e| match e {
+            crate::limits::ReadError::Http(e) => self.unreachable(&e),
+            crate::limits::ReadError::TooLarge => self.too_large(),
+        })?;
+        let body: Option<Value> = serde_json::from_slice(&bytes).ok();
+        Err(body.and_then(|body| refusal(status, &body, None)).unwrap_or_else(|| self.not_staffroom(status)))
+    }
+
+    /// A list's export from the server: how many rows it holds and its body as it arrives.
+    pub async fn export(
+        &self,
+        export: &staffroom::payments::exports::ExportEntry,
+        token: Option<&str>,
+        filters: Input,
+    ) -> Result<(u64, impl futures_util::Stream<Item = Result<bytes::Bytes>> + Send + 'static)> {
+        let response = self.file(&export.path(), filters, token).await?;
         let total = response
             .headers()
             .get(staffroom::http::exports::TOTAL_ROWS)
@@ -120,8 +126,8 @@ impl TeamServer {
         let base = self.base.clone();
         let body = response.bytes_stream().map(move |chunk| {
             chunk.map_err(|e| {
-                tracing::warn!(server = %base, error = %e, "a team server's export broke off");
-                Error::new(ErrorCode::Unavailable, format!("The team server {base} stopped sending the export"))
+                tracing::warn!(server = %base, error = %e, "a team server's file broke off");
+                Error::new(ErrorCode::Unavailable, format!("The team server {base} stopped sending the file"))
                     .with_details(json!({ "teamServer": base }))
             })
         });

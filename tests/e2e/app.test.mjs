@@ -8,6 +8,8 @@
 import { after, before, beforeEach, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { By, Key } from "selenium-webdriver";
 import {
   button,
@@ -20,6 +22,7 @@ import {
   goTo,
   literal,
   mainWindow,
+  saveAs,
   shot,
   startApp,
   switchToNewWindow,
@@ -161,6 +164,27 @@ test("the whole store's orders are there, searched and filtered, with their item
   await eventually("nothing matching", async () => /No orders match/.test(await textOf(By.css("[aria-labelledby='orders-title']"))));
   await click(button("Clear"));
   await find(By.css(`tr[data-id='${order.id}']`));
+});
+
+test("the refunded orders are exported through the save dialog, and the file holds every one of them", async () => {
+  await goTo("Orders");
+  await click(By.css("#order-status option[value='refunded']"));
+  const rows = By.xpath("//table[@aria-label='Orders']//tr[@data-id]");
+  await eventually("refunded orders", async () => (await driver.findElements(rows)).length > 0);
+  const shown = await textOf(By.css("[aria-labelledby='orders-title']"));
+  const total = Number((shown.match(/· (\d+) orders/) ?? [])[1] ?? NaN);
+  const file = join(dataDir, "..", "refunded orders.csv");
+  await click(button("Export CSV"));
+  await saveAs("Export CSV", file);
+  const saved = await textOf(By.css("[data-testid='export-outcome']"));
+  assert.match(saved, /^Saved [\d,]+ orders to /, saved);
+  const text = readFileSync(file, "utf8");
+  assert.ok(text.startsWith("\ufefforderNumber,reference,createdAt,status,providerStatus,customerName"), text.slice(0, 120));
+  const lines = text.split("\r\n").filter(Boolean);
+  assert.ok(lines.slice(1).every((line) => line.includes(",refunded,")), "only refunded orders");
+  assert.equal(lines.length - 1, total, "every refunded order, past the screen's pages");
+  await shot("06g-orders-exported");
+  await click(By.css("#order-status option[value='']"));
 });
 
 test("a subscription is cancelled and resumed, each after a confirmation", async () => {
@@ -412,6 +436,31 @@ test("a customer is found by e-mail and opens with their orders, subscriptions a
   // The back button returns to the list.
   await driver.navigate().back();
   await find(By.css("input[aria-label='Search customers']"));
+});
+
+test("a welcome letter is made from a customer's page, opens in the editor filled in, and downloads as a PDF", async () => {
+  await goTo("Customers");
+  await click(By.xpath("(//table[@aria-label='Customers']//button[contains(@class,'row-link')])[1]"));
+  const name = await textOf(By.css("#customer-title"));
+  await click(button("New document from template"));
+  await click(By.xpath("//select[@id='template-choice']/option[normalize-space()='Welcome letter']"));
+  await eventually("the template's placeholders", async () => /\{\{customer\.name\}\}/.test(await textOf(By.css("form[aria-label='New document from template']"))));
+  await shot("06h-from-template");
+  const known = await driver.getAllWindowHandles();
+  await click(button("Make and open"));
+  await switchToNewWindow(known);
+  const page = By.css(".editor [contenteditable='true']");
+  await eventually("the letter, filled in", async () => (await textOf(page)).includes(name) && !(await textOf(page)).includes("{{"));
+  assert.equal(await textOf(By.css(".editor-bar h1")), `Welcome letter — ${name}`);
+  await shot("13j-editor-from-template");
+  const file = join(dataDir, "..", "welcome.pdf");
+  await click(button("Download PDF", "//header[contains(@class,'editor-bar')]"));
+  await saveAs("Download", file);
+  await find(By.xpath(`//*[@role='status'][starts-with(normalize-space(), 'Saved to ')]`));
+  const pdf = readFileSync(file, "latin1");
+  assert.ok(pdf.startsWith("%PDF-"), "a PDF");
+  assert.ok(pdf.includes(name), `the PDF's text holds ${name}`);
+  await closeEditor();
 });
 
 test("a document opens in its own editor window, and text with an emoji is saved and read back", async () => {

@@ -130,3 +130,31 @@ export async function closeEditor() {
   await driver.switchTo().window(mainWindow);
 }
 
+
+/** Answers the system's save dialog titled `title` (GTK's, under Xvfb with no window manager)
+ *  as a person would: the pointer over it, the file's whole path typed over the suggested name,
+ *  Enter. Returns the name the dialog suggested. */
+export async function saveAs(title, path) {
+  const { execFileSync } = await import("node:child_process");
+  const xdotool = (...args) => execFileSync("xdotool", args, { encoding: "utf8", timeout: WAIT }).trim();
+  const id = await eventually(`the save dialog “${title}”`, async () => {
+    try {
+      return xdotool("search", "--onlyvisible", "--name", `^${title}$`).split("\n")[0] || false;
+    } catch {
+      return false; // not open yet
+    }
+  });
+  // Without a window manager, keys go to the window under the pointer.
+  xdotool("mousemove", "--window", id, "40", "40");
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  xdotool("key", "--clearmodifiers", "ctrl+a");
+  xdotool("type", "--delay", "5", path);
+  xdotool("key", "Return");
+  await eventually("the save dialog closing", async () => {
+    try {
+      return xdotool("search", "--onlyvisible", "--name", `^${title}$`) === "";
+    } catch {
+      return true; // xdotool finds none: it exits 1
+    }
+  });
+}

@@ -5,7 +5,7 @@ import { client, type Call } from "./ops";
 import type { ApiError } from "./types";
 import { reportOutage } from "./reach";
 
-function isApiError(value: unknown): value is ApiError {
+export function isApiError(value: unknown): value is ApiError {
   return typeof value === "object" && value !== null && "code" in value && "message" in value;
 }
 

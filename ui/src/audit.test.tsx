@@ -14,4 +14,10 @@ describe("the audit log in words", () => {
     const { container } = render(<Router>{auditSentence(entry, () => "Ada")}</Router>);
     expect(container).toHaveTextContent("Ada exported 212 refunded orders");
   });
+
+  it("says what was made from which template", () => {
+    const entry = { id: 2, at: "2026-11-28T10:00:00Z", actor: "bo@example.com", action: "docs.from_template", target: "doc9", outcome: "success", detail: JSON.stringify({ name: "Welcome — Zoë Martin", template: "Welcome letter" }) } as unknown as AuditEntry;
+    const { container } = render(<Router>{auditSentence(entry, () => "Bo")}</Router>);
+    expect(container).toHaveTextContent("Bo made “Welcome — Zoë Martin” from “Welcome letter”");
+  });
 });

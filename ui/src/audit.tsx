@@ -13,8 +13,8 @@ export const AUDIT_ACTIONS: [string, [string, string][]][] = [
   ["Orders", [["payments.order_create", "Created an order"], ["payments.order_refund", "Refunded an order"], ["payments.order_review", "Order held for review"]]],
   ["Billing", [["payments.invoice_refund", "Refunded an invoice"], ["payments.license_key_reveal", "Showed a licence key"], ["payments.license_key_update", "Changed a licence key"], ["payments.discount_create", "Made a discount"], ["payments.discount_delete", "Deleted a discount"], ["payments.export", "Exported a list"]]],
   ["Subscriptions", [["payments.subscription_cancel", "Cancelled"], ["payments.subscription_resume", "Resumed"], ["payments.subscription_pause", "Paused"], ["payments.subscription_unpause", "Unpaused"], ["payments.subscription_change_plan", "Changed plan"]]],
-  ["Documents", [["docs.create", "Created a document"], ["docs.edit", "Edited a document"], ["docs.share", "Shared a document"]]],
-  ["Settings", [["settings.sync_interval", "Sync interval"], ["settings.audit_retention", "Audit retention"], ["settings.secret_set", "Set a credential"], ["settings.google_sign_in", "Connected Google"], ["settings.google_sign_out", "Disconnected Google"], ["settings.webhook_receiver", "Webhook receiver"]]],
+  ["Documents", [["docs.create", "Created a document"], ["docs.edit", "Edited a document"], ["docs.share", "Shared a document"], ["docs.from_template", "Made from a template"], ["docs.export", "Downloaded a document"]]],
+  ["Settings", [["settings.sync_interval", "Sync interval"], ["settings.audit_retention", "Audit retention"], ["settings.secret_set", "Set a credential"], ["settings.google_sign_in", "Connected Google"], ["settings.google_sign_out", "Disconnected Google"], ["settings.webhook_receiver", "Webhook receiver"], ["settings.templates_folder", "Templates folder"]]],
 ];
 
 const SUBSCRIPTION_VERBS: Record<string, string> = {
@@ -136,6 +136,20 @@ export function auditSentence(entry: AuditEntry, nameOf: (email: string) => stri
     case "docs.create": {
       const name = typeof detail.name === "string" ? `“${detail.name}”` : "a document";
       return <>{actor} {tried("created", "tried to create")} {name}</>;
+    }
+    case "docs.from_template": {
+      const name = typeof detail.name === "string" ? `“${detail.name}”` : "a document";
+      const template = typeof detail.template === "string" ? ` from “${detail.template}”` : "";
+      return <>{actor} {tried("made", "tried to make")} {name}{template}</>;
+    }
+    case "docs.export": {
+      const name = typeof detail.name === "string" ? `“${detail.name}”` : `a document (${target})`;
+      const format = typeof detail.format === "string" ? ` as ${detail.format.toUpperCase()}` : "";
+      return <>{actor} downloaded {name}{format}</>;
+    }
+    case "settings.templates_folder": {
+      const name = typeof detail.name === "string" ? `“${detail.name}”` : target;
+      return <>{actor} chose {name} as the templates folder</>;
     }
     case "docs.edit":
       return <>{actor} {tried("edited", "tried to edit")} a document ({target})</>;

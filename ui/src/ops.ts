@@ -16,12 +16,15 @@ import type { DiscountList } from "./bindings/DiscountList";
 import type { DocumentEnvelope } from "./bindings/DocumentEnvelope";
 import type { DocumentIdRequest } from "./bindings/DocumentIdRequest";
 import type { DocumentList } from "./bindings/DocumentList";
+import type { DownloadDocumentRequest } from "./bindings/desktop/DownloadDocumentRequest";
+import type { DownloadResult } from "./bindings/desktop/DownloadResult";
 import type { Draft } from "./bindings/Draft";
 import type { EditorView } from "./bindings/EditorView";
 import type { EditsRequest } from "./bindings/EditsRequest";
 import type { ExportCsvRequest } from "./bindings/desktop/ExportCsvRequest";
 import type { ExportCsvResult } from "./bindings/desktop/ExportCsvResult";
 import type { Folder } from "./bindings/Folder";
+import type { FromTemplateRequest } from "./bindings/FromTemplateRequest";
 import type { GoogleClientRequest } from "./bindings/GoogleClientRequest";
 import type { GoogleClientSet } from "./bindings/GoogleClientSet";
 import type { GoogleStatus } from "./bindings/GoogleStatus";
@@ -73,6 +76,9 @@ import type { SummaryRequest } from "./bindings/SummaryRequest";
 import type { SyncReport } from "./bindings/SyncReport";
 import type { SyncSettings } from "./bindings/SyncSettings";
 import type { SyncStatus } from "./bindings/SyncStatus";
+import type { TemplateList } from "./bindings/TemplateList";
+import type { TemplatesFolder } from "./bindings/TemplatesFolder";
+import type { TemplatesFolderRequest } from "./bindings/TemplatesFolderRequest";
 import type { UpdateLicenseKeyRequest } from "./bindings/UpdateLicenseKeyRequest";
 import type { UserDto } from "./bindings/UserDto";
 import type { WebhookLog } from "./bindings/WebhookLog";
@@ -122,11 +128,14 @@ export type Operations = {
   discard_draft: { request: DocumentIdRequest; response: null };
   google_status: { request: NoInput; response: GoogleStatus };
   google_sign_out: { request: NoInput; response: GoogleStatus };
+  list_templates: { request: NoInput; response: TemplateList };
+  create_from_template: { request: FromTemplateRequest; response: SummaryEnvelope };
   settings: { request: NoInput; response: SettingsView };
   set_secret: { request: SecretRequest; response: null };
   audit_log: { request: AuditLogRequest; response: Array<AuditEntry> };
   audit_retention: { request: NoInput; response: AuditRetention };
   set_audit_retention: { request: AuditRetention; response: AuditRetention };
+  set_templates_folder: { request: TemplatesFolderRequest; response: TemplatesFolder };
   connections: { request: NoInput; response: Connections };
   check_lemonsqueezy_key: { request: KeyCheckRequest; response: KeyCheck };
   connect_lemonsqueezy: { request: ConnectStoreRequest; response: StoreConnected };
@@ -145,13 +154,14 @@ export type Operations = {
   show_notification: { request: NotificationRequest; response: null };
   open_link: { request: OpenLinkRequest; response: null };
   export_csv: { request: ExportCsvRequest; response: ExportCsvResult };
+  download_document: { request: DownloadDocumentRequest; response: DownloadResult };
 };
 
 /** Calls one operation; rejects with the error object. */
 export type Call = <K extends keyof Operations>(op: K, request: Operations[K]["request"]) => Promise<Operations[K]["response"]>;
 
 /** The operations only an admin may call (the rest: any signed-in staff member). */
-export const ADMIN_ONLY: ReadonlySet<keyof Operations> = new Set<keyof Operations>(["list_users", "add_user", "set_user_disabled", "unlock_user", "refund_order", "refund_invoice", "update_license_key", "create_discount", "delete_discount", "set_sync_interval", "google_sign_out", "settings", "set_secret", "audit_log", "audit_retention", "set_audit_retention", "connections", "check_lemonsqueezy_key", "connect_lemonsqueezy", "register_webhook", "set_google_client", "set_webhook_receiver", "google_sign_in"]);
+export const ADMIN_ONLY: ReadonlySet<keyof Operations> = new Set<keyof Operations>(["list_users", "add_user", "set_user_disabled", "unlock_user", "refund_order", "refund_invoice", "update_license_key", "create_discount", "delete_discount", "set_sync_interval", "google_sign_out", "settings", "set_secret", "audit_log", "audit_retention", "set_audit_retention", "set_templates_folder", "connections", "check_lemonsqueezy_key", "connect_lemonsqueezy", "register_webhook", "set_google_client", "set_webhook_receiver", "google_sign_in"]);
 
 /** One function per operation, over `call`. */
 export function client(call: Call) {
@@ -236,6 +246,10 @@ export function client(call: Call) {
     googleStatus: () => call("google_status", {}),
     /** Signs out of Google: revokes and forgets the tokens */
     googleSignOut: () => call("google_sign_out", {}),
+    /** The templates in the chosen folder, with their placeholders */
+    listTemplates: () => call("list_templates", {}),
+    /** A new document copied from a template, its placeholders filled from a customer, order or subscription */
+    createFromTemplate: (request: FromTemplateRequest) => call("create_from_template", request),
     /** What Settings shows: mode, data dir, credentials' sources, Google */
     settings: () => call("settings", {}),
     /** Stores a provider credential in the OS keyring */
@@ -246,6 +260,8 @@ export function client(call: Call) {
     auditRetention: () => call("audit_retention", {}),
     /** Changes how many days audit entries are kept, and prunes */
     setAuditRetention: (request: AuditRetention) => call("set_audit_retention", request),
+    /** Chooses the Drive folder of templates */
+    setTemplatesFolder: (request: TemplatesFolderRequest) => call("set_templates_folder", request),
     /** How the Lemon Squeezy and Google connections stand, with their problems and fixes */
     connections: () => call("connections", {}),
     /** Asks Lemon Squeezy whom a key belongs to, its mode and the stores it sees; stores nothing */
@@ -282,5 +298,7 @@ export function client(call: Call) {
     openLink: (request: OpenLinkRequest) => call("open_link", request),
     /** Saves a list's rows for its filters as a CSV file the user picks */
     exportCsv: (request: ExportCsvRequest) => call("export_csv", request),
+    /** Saves a document as a PDF, DOCX or text file the user picks */
+    downloadDocument: (request: DownloadDocumentRequest) => call("download_document", request),
   };
 }

@@ -17,6 +17,7 @@ pub mod payments;
 pub mod sandbox;
 pub mod settings;
 pub mod store;
+pub mod templates;
 
 // What every crate shares, where the core's own code has always found it.
 pub use staffroom_auth::audit;

@@ -5,6 +5,7 @@
 pub mod connection;
 pub mod requests;
 pub mod store;
+pub mod templates;
 pub mod validate;
 
 // Google's document model and the batchUpdate planner, from the crate that speaks to the providers.

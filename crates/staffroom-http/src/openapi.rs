@@ -10,6 +10,7 @@ use utoipa::{Modify, OpenApi};
 
 use staffroom_core::api::{self, Access, Method, OpEntry, Route};
 use staffroom_core::payments::exports::{exports, ExportEntry};
+use staffroom_core::templates::{DocumentExportRequest, DOCUMENT_EXPORT_PATH};
 
 struct BearerScheme;
 
@@ -38,7 +39,49 @@ impl Modify for Operations {
         for export in exports() {
             openapi.paths.add_path_operation(export.path(), vec![HttpMethod::Get], export_operation(export));
         }
+        openapi.paths.add_path_operation(DOCUMENT_EXPORT_PATH, vec![HttpMethod::Get], document_export_operation());
     }
+}
+
+/// A document's export: its id and format from the request's declaration, the file as its answer.
+fn document_export_operation() -> Operation {
+    use utoipa::PartialSchema;
+    let mut builder = OperationBuilder::new()
+        .operation_id(Some("export_document"))
+        .summary(Some("A document as a PDF, DOCX or text file (Drive's export)"))
+        .tag("docs")
+        .security(SecurityRequirement::new("bearer", Vec::<String>::new()));
+    if let RefOr::T(Schema::Object(object)) = DocumentExportRequest::schema() {
+        for (name, schema) in &object.properties {
+            let place = if name == "id" { ParameterIn::Path } else { ParameterIn::Query };
+            let required = if name == "id" { Required::True } else { Required::False };
+            builder = builder.parameter(
+                ParameterBuilder::new()
+                    .name(name)
+                    .parameter_in(place)
+                    .required(required)
+                    .schema(Some(schema.clone()))
+                    .build(),
+            );
+        }
+    }
+    let binary = || {
+        ContentBuilder::new()
+            .schema(Some(
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::Type::String)
+                    .content_media_type("application/octet-stream"),
+            ))
+            .build()
+    };
+    let mut answer = ResponseBuilder::new().description("The file, named after the document (`Content-Disposition`)");
+    for (_, content_type, _) in staffroom_core::docs::templates::EXPORT_FORMATS {
+        answer = answer.content(*content_type, binary());
+    }
+    builder
+        .response("200", answer.build())
+        .response("404", Response::new("not_found: no such document, or it is not shared with this account"))
+        .build()
 }
 
 /// A list's CSV export: its list's filters (without paging) as query parameters, a file as its

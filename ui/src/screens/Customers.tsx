@@ -15,6 +15,7 @@ import type { CustomerStatus, User } from "../types";
 import { usePagedList } from "../paging";
 import { usePageOf, useSettled } from "../settled";
 import { ExportButton } from "../components/ExportButton";
+import { FromTemplate } from "../components/FromTemplate";
 
 const PAGE_SIZE = 20;
 
@@ -125,6 +126,7 @@ export function CustomerPage({ id, user }: { id: string; user: User }) {
         <h2 id="customer-title">{c.name || c.email}</h2>
         <span className="muted">{c.email}{c.country ? ` · ${c.country}` : ""} · customer since {formatDay(c.createdAt)}</span>
       </div>
+      <FromTemplate madeFor={{ customerId: c.id, label: c.name || c.email }} />
       {c.stale && <p className="banner" role="status">Lemon Squeezy cannot be reached: these figures are as last synced, and there is no portal link.</p>}
       <div className="figures">
         <div className="card figure" role="group" aria-label={`Lifetime revenue: ${money(c.totalRevenue)}`}>

@@ -9,6 +9,7 @@ import { When } from "../format";
 import type { DocumentOrder, DocumentSummary, NewPermission, Permission, SharedRole, UserRole } from "../types";
 import { focusOnMount } from "../focus";
 import { useSettled } from "../settled";
+import { DownloadButton } from "../components/DownloadButton";
 
 const PAGE_SIZE = 20;
 
@@ -134,6 +135,7 @@ export function Documents() {
                         {d.capabilities?.canShare !== false && (
                           <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
                         )}
+                        <DownloadButton id={d.id} name={d.name} label={`Download PDF of ${d.name}`} />
                         <OpenLinkButton url={d.webViewLink} kind="document" label={`Open ${d.name} in the browser`}>Open in browser</OpenLinkButton>
                       </div>
                     </td>

@@ -9,6 +9,7 @@ import { fromDoc } from "../editor/convert";
 import { BlockPreview } from "../editor/Preview";
 import { RichEditor, type RichEditorHandle } from "../editor/RichEditor";
 import type { EditBlock, EditorView as EditorViewData, GoogleDocument, RebaseConflict, TabOutline } from "../types";
+import { DownloadButton } from "../components/DownloadButton";
 
 /** How often unsaved edits are kept as a draft. */
 export const DRAFT_DELAY_MS = 3000;
@@ -180,6 +181,12 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
               {save.isPending ? "Saving…" : "Save"}
             </button>
           </>
+        )}
+        {/* Google exports what is saved: unsaved edits would be missing from the file. */}
+        {dirty ? (
+          <button type="button" disabled title="Save first: the PDF is made from the saved document">Download PDF</button>
+        ) : (
+          <DownloadButton id={doc.id} name={doc.name} />
         )}
         <button type="button" onClick={() => void getCurrentWindow().close()} title="Close (Ctrl+W); unsaved edits stay as a draft">
           Close

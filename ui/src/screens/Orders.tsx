@@ -16,6 +16,7 @@ import type { Order, OrderStatusFilter, User } from "../types";
 import { usePagedList } from "../paging";
 import { usePageOf, useSettled } from "../settled";
 import { ExportButton } from "../components/ExportButton";
+import { FromTemplate } from "../components/FromTemplate";
 
 const PAGE_SIZE = 20;
 
@@ -179,6 +180,7 @@ function OrderDetail({ id, canRefund }: { id: string; canRefund: boolean }) {
           <strong>Needs review:</strong> a payment event did not match this order's checkout, so it was not marked paid ({o.review}). Check the order in Lemon Squeezy.
         </p>
       )}
+      <FromTemplate madeFor={{ orderId: o.id, label: o.name ?? o.email }} />
       <OrderLicenseKeys orderId={o.id} />
       <h4>Events</h4>
       {(o.events ?? []).length === 0 ? (

@@ -95,6 +95,7 @@ function AdminSettings({ teamServer, user }: Props & { user: User }) {
               <p className="muted small">No Google OAuth client is set yet: add one with Set up, under Connections above.</p>
             )}
           </div>
+          {google.signedIn && <TemplatesCard />}
           <NotificationsCard user={user} />
           <SyncCard teamServer={teamServer} />
           <div className="card stack">
@@ -140,6 +141,54 @@ function AdminSettings({ teamServer, user }: Props & { user: User }) {
 
 /** Intervals offered, in seconds; the core takes any from a minute to a day. */
 const INTERVALS = [60, 5 * 60, 15 * 60, 30 * 60, 60 * 60, 6 * 60 * 60, 24 * 60 * 60];
+
+/** The Drive folder whose Google documents are the templates of "New document from template". */
+function TemplatesCard() {
+  const queryClient = useQueryClient();
+  const templates = useQuery({ queryKey: ["templates"], queryFn: api.listTemplates, retry: false });
+  const folders = useQuery({ queryKey: ["folders"], queryFn: api.listFolders });
+  const [folderId, setFolderId] = useState<string | null>(null);
+  const choose = useMutation({
+    mutationFn: (id: string) => api.setTemplatesFolder({ folderId: id }),
+    onSuccess: () => {
+      setFolderId(null);
+      void queryClient.invalidateQueries({ queryKey: ["templates"] });
+    },
+  });
+  const current = templates.data?.folderId ?? "";
+  const shown = folderId ?? current;
+  const count = templates.data?.templates.length;
+  return (
+    <form
+      className="card stack"
+      aria-labelledby="templates-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (shown) choose.mutate(shown);
+      }}
+    >
+      <h3 id="templates-title">Templates</h3>
+      <p className="muted small">
+        Staff make letters, quotes and notices from the Google documents in this folder, with {"{{customer.name}}"}, {"{{order.total}}"} and the
+        other placeholders filled from the customer's, order's or subscription's page.
+      </p>
+      <label htmlFor="templates-folder">Folder</label>
+      <select id="templates-folder" value={shown} onChange={(e) => setFolderId(e.target.value)}>
+        <option value="">{folders.isPending ? "Reading Drive's folders…" : "Choose a folder…"}</option>
+        {(folders.data ?? []).map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
+      </select>
+      <p role="status" className="small">
+        {templates.isPending ? "" : count === undefined ? "No folder chosen yet." : `${count} template${count === 1 ? "" : "s"} in the folder.`}
+      </p>
+      {choose.isError && <p className="error" role="alert">{describeError(choose.error)}</p>}
+      <div className="row">
+        <button type="submit" className="primary" disabled={!shown || shown === current || choose.isPending}>
+          {choose.isPending ? "Saving…" : "Use this folder"}
+        </button>
+      </div>
+    </form>
+  );
+}
 
 function describeInterval(secs: number): string {
   if (secs % 3600 === 0) return secs === 3600 ? "hour" : `${secs / 3600} hours`;

@@ -13,6 +13,7 @@ import type { PendingConfirmation, Subscription, SubscriptionActionRequest, Subs
 import { usePagedList } from "../paging";
 import { usePageOf, useSettled } from "../settled";
 import { ExportButton } from "../components/ExportButton";
+import { FromTemplate } from "../components/FromTemplate";
 
 const PAGE_SIZE = 20;
 
@@ -227,6 +228,7 @@ function SubscriptionDetail({ id, canRefund, onClose }: { id: string; canRefund:
         <CustomerLink id={s.customerId}>{s.customerName ?? s.customerEmail}</CustomerLink>
         {s.customerName && <span className="muted"> · {s.customerEmail}</span>}
       </p>
+      <FromTemplate madeFor={{ subscriptionId: s.id, label: s.customerName ?? s.customerEmail ?? s.id }} />
       <dl className="amounts">
         <dt>Price</dt><dd>{priceLabel(s, (cents) => formatMoney(cents, s.currency ?? "USD"))}</dd>
         <dt>Payment</dt><dd>{paymentMethod(s)}</dd>

@@ -6,6 +6,7 @@ use crate::connections;
 use crate::docs::ops as docs;
 use crate::payments::ops as payments;
 use crate::settings;
+use crate::templates;
 
 pub(super) fn operations() -> Vec<OpEntry> {
     vec![
@@ -58,11 +59,14 @@ pub(super) fn operations() -> Vec<OpEntry> {
         OpEntry::of::<docs::GoogleSignOut>(),
         OpEntry::of::<docs::GoogleAuthorization>(),
         OpEntry::of::<docs::GoogleExchangeCode>(),
+        OpEntry::of::<templates::ListTemplates>(),
+        OpEntry::of::<templates::CreateFromTemplate>(),
         OpEntry::of::<settings::GetSettings>(),
         OpEntry::of::<settings::SetSecret>(),
         OpEntry::of::<settings::AuditLog>(),
         OpEntry::of::<settings::GetAuditRetention>(),
         OpEntry::of::<settings::SetAuditRetention>(),
+        OpEntry::of::<templates::SetTemplatesFolder>(),
         OpEntry::of::<connections::GetConnections>(),
         OpEntry::of::<connections::CheckLemonSqueezyKey>(),
         OpEntry::of::<connections::ConnectLemonSqueezy>(),

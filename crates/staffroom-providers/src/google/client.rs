@@ -139,8 +139,25 @@ impl GoogleClient {
         self.docs.join(path).map_err(|e| Error::internal("docs url", e))
     }
 
-    /// Sends one request with the shared retries, the token refresh on a 401, and error mapping.
+    /// Sends one request with the shared retries, the token refresh on a 401, and error mapping;
+    /// its JSON answer.
     async fn send(&self, method: Method, url: url::Url, body: Option<&Value>, call: Call) -> Result<Value> {
+        let (status, answer) = self.send_for_bytes(method, url, body, call).await?;
+        if answer.is_empty() {
+            return Ok(Value::Null);
+        }
+        serde_json::from_slice(&answer)
+            .map_err(|_| Error::integration(PROVIDER, Some(status), "Google answered with a body that is not JSON"))
+    }
+
+    /// [`send`](Self::send), answering the success's status and bytes as they came (a file).
+    async fn send_for_bytes(
+        &self,
+        method: Method,
+        url: url::Url,
+        body: Option<&Value>,
+        call: Call,
+    ) -> Result<(u16, Vec<u8>)> {
         let mut token = self.auth.access_token().await?;
         let mut refreshed = false;
         let mut retries = Retries::start(self.options.retry, call.replay);
@@ -167,7 +184,7 @@ impl GoogleClient {
                 _ => Answer::Final,
             };
             let Some(wait) = retries.next_wait(&outcome, answer) else {
-                return finish(method.as_str(), url.path(), outcome, call.with_revision);
+                return finish_bytes(method.as_str(), url.path(), outcome, call.with_revision);
             };
             tracing::debug!(
                 attempt = retries.attempts(),
@@ -357,6 +374,68 @@ impl GoogleClient {
         parse(value, "a permission")
     }
 
+    /// Drive `files.copy` of `source_id` to a new file with the id `id` (from
+    /// [`generate_id`](Self::generate_id), which Drive documents for creates and copies) named
+    /// `name`, in `folder` (the source's folders when `None`). Retried freely: a repeat finds the
+    /// copy made by the first attempt.
+    pub async fn copy_file(
+        &self,
+        source_id: &str,
+        id: &str,
+        name: &str,
+        folder: Option<&str>,
+    ) -> Result<DocumentSummary> {
+        let mut url = self.drive_url(&format!("files/{}/copy", encode(source_id)))?;
+        url.query_pairs_mut().append_pair("fields", SUMMARY_FIELDS).append_pair("supportsAllDrives", "true");
+        let mut body = json!({ "id": id, "name": name });
+        if let Some(folder) = folder {
+            body["parents"] = json!([folder]);
+        }
+        match self
+            .send(Method::POST, url, Some(&body), Call { write: false, replay: Replay::Safe, with_revision: false })
+            .await
+        {
+            Ok(value) => parse(value, "a copied file"),
+            Err(error) if error.code == ErrorCode::Conflict => {
+                tracing::info!(file = id, "files.copy found the copy made by an earlier attempt");
+                self.get_file(id).await
+            }
+            Err(error) => Err(blame(error, "folderId")),
+        }
+    }
+
+    /// Drive `files.export`: a Google document as a file of `mime_type` (Drive exports at most
+    /// 10 MB: `exportSizeLimitExceeded`).
+    pub async fn export_file(&self, id: &str, mime_type: &str) -> Result<Vec<u8>> {
+        let mut url = self.drive_url(&format!("files/{}/export", encode(id)))?;
+        url.query_pairs_mut().append_pair("mimeType", mime_type);
+        match self.send_for_bytes(Method::GET, url, None, READ).await {
+            Ok((_, bytes)) => Ok(bytes),
+            Err(error) if has_reason(&error, "exportSizeLimitExceeded") => Err(Error::invalid_field(
+                "id",
+                "names a document too large to export: Google exports at most 10 MB (download it from Google Docs instead)",
+            )),
+            Err(error) => Err(blame(error, "format")),
+        }
+    }
+
+    /// One Docs batchUpdate of `replaceAllText` for each (text, replacement), matching case; how
+    /// many times each was replaced.
+    pub async fn replace_all_text(&self, id: &str, replacements: &[(String, String)]) -> Result<Vec<u32>> {
+        let requests: Vec<Value> = replacements
+            .iter()
+            .map(|(text, with)| {
+                json!({"replaceAllText": {"containsText": {"text": text, "matchCase": true}, "replaceText": with}})
+            })
+            .collect();
+        let answer = self.batch_update(id, &requests, None).await?;
+        Ok(answer
+            .replies
+            .iter()
+            .map(|reply| reply["replaceAllText"]["occurrencesChanged"].as_u64().unwrap_or(0) as u32)
+            .collect())
+    }
+
     /// Docs `documents.get` with every tab (`includeTabsContent=true`): the first tab's content,
     /// which the editor edits, and the outline of all of them (see [`Document::from_tabbed`]).
     pub async fn get_document(&self, id: &str, view_mode: &str) -> Result<Document> {
@@ -391,6 +470,12 @@ impl GoogleClient {
         let value = self.send(Method::POST, url, Some(&body), call).await.map_err(|e| blame(e, "requests"))?;
         parse(value, "a batch update answer")
     }
+}
+
+/// Whether Google gave `reason` for the refusal `error` carries.
+fn has_reason(error: &Error, reason: &str) -> bool {
+    let Some(details) = &error.details else { return false };
+    details["reason"] == reason || details["reasons"].as_array().is_some_and(|r| r.iter().any(|x| x == reason))
 }
 
 /// Every list reaches shared drives too (Drive needs all three to include their files).
@@ -519,15 +604,18 @@ pub fn refusal(status: u16, body: &[u8], with_revision: bool) -> Error {
 }
 
 fn finish(method: &str, path: &str, outcome: Attempt, with_revision: bool) -> Result<Value> {
+    let (status, body) = finish_bytes(method, path, outcome, with_revision)?;
+    if body.is_empty() {
+        return Ok(Value::Null);
+    }
+    serde_json::from_slice(&body)
+        .map_err(|_| Error::integration(PROVIDER, Some(status), "Google answered with a body that is not JSON"))
+}
+
+/// A success's status and body, or the error Staffroom makes of the refusal or failure.
+fn finish_bytes(method: &str, path: &str, outcome: Attempt, with_revision: bool) -> Result<(u16, Vec<u8>)> {
     match outcome {
-        Attempt::Answered(status, body, _) if status.is_success() => {
-            if body.is_empty() {
-                return Ok(Value::Null);
-            }
-            serde_json::from_slice(&body).map_err(|_| {
-                Error::integration(PROVIDER, Some(status.as_u16()), "Google answered with a body that is not JSON")
-            })
-        }
+        Attempt::Answered(status, body, _) if status.is_success() => Ok((status.as_u16(), body)),
         Attempt::Answered(status, body, retry_after) => {
             let parsed = parse_error_body(&body);
             tracing::warn!(method, path, status = status.as_u16(), reasons = ?parsed.reasons, "Google refused a request");
