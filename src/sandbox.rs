@@ -40,6 +40,7 @@ impl Simulators for SandboxSimulators {
                 refresh_token: answer["refresh_token"].as_str().map(str::to_string),
                 expires_at: answer["expires_in"].as_i64().map(|s| staffroom_core::time::now_unix() + s),
             },
+            templates_folder_id: google::seed::TEMPLATES_FOLDER.0.to_string(),
         }
     }
 

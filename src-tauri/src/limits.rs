@@ -10,13 +10,6 @@ pub const MAX_ANSWER_BYTES: usize = 32 * 1024 * 1024;
 /// The largest live event read: events name what changed, they never carry a document.
 pub const MAX_EVENT_BYTES: usize = 1024 * 1024;
 
-/// Why a read stopped.
-#[derive(Debug, PartialEq, Eq)]
-pub enum TooLarge {
-    Answer,
-    Event,
-}
-
 /// Reads `response`'s body, up to [`MAX_ANSWER_BYTES`].
 pub async fn read_answer(mut response: reqwest::Response) -> Result<Vec<u8>, ReadError> {
     if response.content_length().is_some_and(|length| length > MAX_ANSWER_BYTES as u64) {

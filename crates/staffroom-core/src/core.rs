@@ -142,6 +142,8 @@ impl Core {
             core.secrets.set_override("google_client_id", Secret::new(given.google_client_id));
             core.secrets.set_override("google_client_secret", Secret::new(given.google_client_secret));
             core.docs.auth().use_token(given.google_token).await;
+            let templates = crate::docs::templates::TEMPLATES_FOLDER;
+            core.db.meta_insert_if_absent(templates, given.templates_folder_id).await?;
         }
         core.simulators = simulators;
         if core.config.long_running {

@@ -53,6 +53,8 @@ pub struct SandboxCredentials {
     pub google_client_secret: String,
     /// A Google token, as if the browser step had run.
     pub google_token: crate::docs::oauth::StoredToken,
+    /// The simulated Drive's folder of templates, chosen from the start as an admin would.
+    pub templates_folder_id: String,
 }
 
 /// Creates the demo admin if it does not exist yet.

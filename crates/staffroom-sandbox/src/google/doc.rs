@@ -551,6 +551,14 @@ impl SimDoc {
             super::shape::check_request(i, request).map_err(Invalid)?;
             let (kind, body) = object.iter().next().unwrap();
             let prefix = format!("Invalid requests[{i}].{kind}: ");
+            if kind == "replaceAllText" {
+                let changed =
+                    draft.replace_all_text(body).map_err(|Invalid(message)| Invalid(format!("{prefix}{message}")))?;
+                // proto3 JSON leaves out a zero.
+                let reply = if changed == 0 { json!({}) } else { json!({"occurrencesChanged": changed}) };
+                replies.push(json!({ "replaceAllText": reply }));
+                continue;
+            }
             let outcome = match kind.as_str() {
                 "insertText" => draft.insert_text(body),
                 "deleteContentRange" => draft.delete_content_range(body),
@@ -574,6 +582,74 @@ impl SimDoc {
         }
         *self = draft;
         Ok(replies)
+    }
+
+    /// `replaceAllText`: every match of `containsText` (case-insensitive unless `matchCase`)
+    /// within a paragraph's text, replaced by `replaceText` in the style of the match's first
+    /// character; how many were replaced.
+    fn replace_all_text(&mut self, body: &Value) -> Result<u64, Invalid> {
+        let criteria = body.get("containsText").ok_or_else(|| Invalid("The criteria must be set.".into()))?;
+        let find: Vec<char> = criteria.get("text").and_then(Value::as_str).unwrap_or_default().chars().collect();
+        if find.is_empty() {
+            return Err(Invalid("The text to search for must not be empty.".into()));
+        }
+        let match_case = criteria.get("matchCase").and_then(Value::as_bool).unwrap_or(false);
+        if let Some(tabs) = body.get("tabsCriteria").and_then(|t| t.get("tabIds")).and_then(Value::as_array) {
+            for tab in tabs {
+                self.check_tab(&json!({ "tabId": tab }))?;
+            }
+        }
+        let replace: Vec<char> = body
+            .get("replaceText")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !is_stripped(*c))
+            .collect();
+        if replace.contains(&'\n') {
+            return Err(Invalid("The sandbox replaces text with text of one paragraph.".into()));
+        }
+        let same = |a: char, b: char| if match_case { a == b } else { a.to_lowercase().eq(b.to_lowercase()) };
+        // Matches, left to right, none overlapping: text units only (a paragraph's end, an
+        // inline object or a table's structure ends a match).
+        let mut matches = Vec::new();
+        let mut start = 0;
+        while start < self.units.len() {
+            let mut at = start;
+            let mut matched = 0;
+            while matched < find.len() && at < self.units.len() {
+                match self.units[at] {
+                    Unit::Text { ch, .. } if same(ch, find[matched]) => matched += 1,
+                    Unit::Low { .. } if matched > 0 => {}
+                    _ => break,
+                }
+                at += 1;
+            }
+            while at < self.units.len() && matches!(self.units[at], Unit::Low { .. }) {
+                at += 1;
+            }
+            if matched == find.len() {
+                matches.push((start, at));
+                start = at;
+            } else {
+                start += 1;
+            }
+        }
+        for &(start, end) in matches.iter().rev() {
+            let (style, mark) = match self.units[start] {
+                Unit::Text { style, mark, .. } => (style, mark),
+                _ => (0, 0),
+            };
+            let mut inserted = Vec::with_capacity(replace.len());
+            for &ch in &replace {
+                inserted.push(Unit::Text { ch, style, mark });
+                if ch.len_utf16() == 2 {
+                    inserted.push(Unit::Low { style, mark });
+                }
+            }
+            self.units.splice(start..end, inserted);
+        }
+        Ok(matches.len() as u64)
     }
 
     /// A location's or range's tab: the first (named or not), or another, which the sandbox

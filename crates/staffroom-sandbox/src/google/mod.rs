@@ -7,6 +7,7 @@
 //! users. Error bodies are Google's. Fault switches for tests.
 
 pub mod doc;
+mod files;
 mod oauth;
 pub use oauth::{DOCUMENTS, DRIVE};
 pub mod query;
@@ -285,6 +286,27 @@ impl GoogleSimulator {
             files.push(folder(format!("fld_extra{n:05}"), format!("Archive {n:05}"), 20 + n as i64, None, "root"));
         }
         let mut docs = HashMap::new();
+        // The templates, older than every other document, so that lists by time end with them.
+        let (templates_id, templates_name) = seed::TEMPLATES_FOLDER;
+        files.push(folder(templates_id.into(), templates_name.into(), 5, None, "root"));
+        for (k, (id, name, doc)) in seed::templates().into_iter().enumerate() {
+            let made = rfc3339(epoch - ChronoDuration::days(30) + ChronoDuration::hours(k as i64));
+            files.push(SimFile {
+                id: id.clone(),
+                name,
+                mime_type: DOC_MIME.into(),
+                parents: vec![templates_id.into()],
+                created: made.clone(),
+                modified: made,
+                trashed: false,
+                owner: seed::OWNER_EMAIL.into(),
+                permissions: vec![owner_permission(seed::OWNER_EMAIL)],
+                version: 1,
+                access: Access::Owner,
+                drive_id: None,
+            });
+            docs.insert(id, doc);
+        }
         let mut seeded = seed::documents(options.documents);
         if options.large_document {
             let doc = seed::large_document(&seed::document_id(seeded.len()));
@@ -327,7 +349,7 @@ impl GoogleSimulator {
             });
             docs.insert(doc.id.clone(), doc);
         }
-        debug_assert_eq!(docs.len(), count);
+        debug_assert_eq!(docs.len(), count + seed::templates().len());
         let mut data = Data { files, docs, next_id: 1, generated_ids: Default::default(), revisions: HashMap::new() };
         let ids: Vec<String> = data.docs.keys().cloned().collect();
         for id in ids {
@@ -348,6 +370,8 @@ impl GoogleSimulator {
             .route("/drive/v3/files", get(list_files).post(create_file))
             .route("/drive/v3/files/generateIds", get(generate_ids))
             .route("/drive/v3/files/{id}", get(get_file))
+            .route("/drive/v3/files/{id}/copy", post(files::copy_file))
+            .route("/drive/v3/files/{id}/export", get(files::export_file))
             .route("/drive/v3/files/{id}/permissions", post(create_permission).get(list_permissions))
             .route("/drive/v3/about", get(about))
             .route("/v1/documents/{id}", get(get_document).post(batch_update))
@@ -441,6 +465,11 @@ impl GoogleSimulator {
     /// sharing dialog), for tests.
     pub fn set_access(&self, id: &str, access: Access) -> bool {
         set_access(&self.sim, id, access)
+    }
+
+    /// How many files there are (live or trashed), for tests.
+    pub fn file_count(&self) -> usize {
+        self.sim.data.lock().unwrap().files.len()
     }
 
     /// How many live files are called `name`, for tests.

@@ -429,3 +429,55 @@ impl Xorshift {
         (0..words).map(|_| WORDS[self.below(WORDS.len())]).collect::<Vec<_>>().join(" ")
     }
 }
+
+/// The folder of templates (SPEC section 14): letters a business writes to its customers, with
+/// `{{…}}` placeholders, one of them in bold as people format them.
+pub const TEMPLATES_FOLDER: (&str, &str) = ("fld_templates", "Templates");
+
+/// The templates: id, name and document.
+pub fn templates() -> Vec<(String, String, SimDoc)> {
+    let letter = |id: &str, title: &str, paragraphs: &[&[(&str, Value)]]| {
+        let mut doc = SimDoc::new(id.to_string(), title.to_string(), String::new());
+        doc.push_paragraph("TITLE", &[(title, json!({}))]);
+        for runs in paragraphs {
+            doc.push_paragraph("NORMAL_TEXT", runs);
+        }
+        doc.finish_seed();
+        (id.to_string(), title.to_string(), doc)
+    };
+    let plain = json!({});
+    let bold = json!({"bold": true});
+    vec![
+        letter(
+            "tplWelcomeLetterSbx01",
+            "Welcome letter",
+            &[
+                &[("{{today}}", plain.clone())],
+                &[("Dear ", plain.clone()), ("{{customer.name}}", bold.clone()), (",", plain.clone())],
+                &[("Welcome aboard, and thank you for choosing us. Your account is set up for {{customer.email}}; \
+                    everything we send you goes there.", plain.clone())],
+                &[("Should anything be unclear, reply to this letter: a person reads every reply. À bientôt!", plain.clone())],
+                &[("Kind regards,", plain.clone())],
+                &[("{{staff.name}}", plain.clone())],
+            ],
+        ),
+        letter(
+            "tplOrderConfirmSbx02",
+            "Order confirmation",
+            &[
+                &[("Hello {{customer.name}},", plain.clone())],
+                &[("This confirms order ", plain.clone()), ("{{order.number}}", bold.clone()), (" of {{order.date}}, for {{order.total}}.", plain.clone())],
+                &[("Keep this page for your records.", plain.clone())],
+            ],
+        ),
+        letter(
+            "tplRenewalNoticeSbx03",
+            "Renewal notice",
+            &[
+                &[("Dear {{customer.name}},", plain.clone())],
+                &[("Your {{subscription.product}} subscription renews on {{subscription.renewsAt}}. Nothing needs doing \
+                    if the card on file is still good.", plain)],
+            ],
+        ),
+    ]
+}

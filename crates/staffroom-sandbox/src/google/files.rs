@@ -1,0 +1,365 @@
+//! Drive's `files.copy` and `files.export` as the simulator serves them (Drive v3's discovery
+//! document and its "Export MIME types" guide): a copy of a Google document with a new id and
+//! name, and a document as a real PDF, a real DOCX or UTF-8 text.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use chrono::Utc;
+use serde_json::Value;
+
+use super::doc::SimDoc;
+use super::{
+    drive_of_parents, file_not_found, google_error, known_file_field, new_file_id, owner_permission, rfc3339, seed,
+    select_fields, Access, Params, QueryParams, Sim, SimFile, DOC_MIME, FOLDER_MIME,
+};
+
+/// What Drive exports a Google document to (of those Staffroom asks for).
+const PDF: &str = "application/pdf";
+const DOCX: &str = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+const TEXT: &str = "text/plain";
+/// Drive's limit on an exported file ("Exported content is limited to 10 MB").
+pub const EXPORT_LIMIT: usize = 10 * 1024 * 1024;
+
+/// `POST /drive/v3/files/{fileId}/copy`: a copy of a Google document (the sandbox copies
+/// documents only), owned by the user, named as asked or "Copy of …", in the folder asked or
+/// the source's.
+pub async fn copy_file(
+    State(sim): State<Arc<Sim>>,
+    Path(source_id): Path<String>,
+    QueryParams(params): Params,
+    body: axum::body::Bytes,
+) -> Response {
+    let body = if body.is_empty() {
+        Value::Object(Default::default())
+    } else {
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(body @ Value::Object(_)) => body,
+            _ => return google_error(StatusCode::BAD_REQUEST, "parseError", "Parse Error", None, None),
+        }
+    };
+    let all_drives = params.get("supportsAllDrives").is_some_and(|v| v == "true");
+    let mut data = sim.data.lock().unwrap();
+    let visible = |f: &&SimFile| {
+        f.id == source_id && !f.trashed && f.access != Access::None && (f.drive_id.is_none() || all_drives)
+    };
+    let Some(source) = data.files.iter().find(visible).cloned() else { return file_not_found(&source_id) };
+    if source.mime_type == FOLDER_MIME {
+        return google_error(
+            StatusCode::FORBIDDEN,
+            "cannotCopyFile",
+            "This file cannot be copied by the user.",
+            None,
+            None,
+        );
+    }
+    let parents = match body.get("parents") {
+        None => source.parents.clone(),
+        Some(_) => match super::parents_of(&body) {
+            Ok(parents) => parents,
+            Err(refused) => return refused,
+        },
+    };
+    let drive_id = match drive_of_parents(&data, &parents, all_drives) {
+        Ok(drive_id) => drive_id,
+        Err(refused) => return refused,
+    };
+    let id = match new_file_id(&mut data, body.get("id")) {
+        Ok(id) => id,
+        Err(refused) => return refused,
+    };
+    let name = body
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("Copy of {}", source.name));
+    let now = rfc3339(Utc::now());
+    let file = SimFile {
+        id: id.clone(),
+        name: name.clone(),
+        mime_type: source.mime_type.clone(),
+        parents,
+        created: now.clone(),
+        modified: now,
+        trashed: false,
+        owner: seed::OWNER_EMAIL.into(),
+        permissions: vec![owner_permission(seed::OWNER_EMAIL)],
+        version: 1,
+        access: Access::Owner,
+        drive_id,
+    };
+    let json = file.to_json(&sim.base);
+    data.files.push(file);
+    if let Some(doc) = data.docs.get(&source_id).cloned() {
+        data.docs.insert(id.clone(), SimDoc { id: id.clone(), title: name, serial: 0, ..doc });
+        data.issue_revision(&id);
+    }
+    drop(data);
+    if sim.fails_after_commit() {
+        return super::failed_after_commit();
+    }
+    match select_fields(json, params.get("fields"), &["kind", "id", "name", "mimeType"], &known_file_field) {
+        Ok(v) => Json(v).into_response(),
+        Err(r) => r,
+    }
+}
+
+/// `GET /drive/v3/files/{fileId}/export?mimeType=…`: a Google document as a file.
+pub async fn export_file(State(sim): State<Arc<Sim>>, Path(id): Path<String>, QueryParams(params): Params) -> Response {
+    let Some(mime) = params.get("mimeType") else {
+        return google_error(
+            StatusCode::BAD_REQUEST,
+            "required",
+            "Required parameter: mimeType",
+            None,
+            Some(("parameter", "mimeType")),
+        );
+    };
+    let (title, text) = {
+        let data = sim.data.lock().unwrap();
+        let Some(file) = data.files.iter().find(|f| f.id == id && f.access != Access::None && !f.trashed) else {
+            return file_not_found(&id);
+        };
+        if file.mime_type != DOC_MIME {
+            return google_error(
+                StatusCode::FORBIDDEN,
+                "fileNotExportable",
+                "Export only supports Docs Editors files.",
+                None,
+                None,
+            );
+        }
+        let Some(doc) = data.docs.get(&id) else { return file_not_found(&id) };
+        (doc.title.clone(), doc.plain_text())
+    };
+    let bytes = match mime.as_str() {
+        PDF => pdf(&title, &text),
+        DOCX => docx(&text),
+        // Drive's text export starts with a byte order mark and ends lines with CRLF.
+        TEXT => format!("\u{feff}{}", text.trim_end_matches('\n').replace('\n', "\r\n")).into_bytes(),
+        _ => {
+            return google_error(
+                StatusCode::BAD_REQUEST,
+                "badRequest",
+                "The requested conversion is not supported.",
+                None,
+                Some(("parameter", "mimeType")),
+            )
+        }
+    };
+    if bytes.len() > EXPORT_LIMIT {
+        return google_error(
+            StatusCode::FORBIDDEN,
+            "exportSizeLimitExceeded",
+            "This file is too large to be exported.",
+            None,
+            None,
+        );
+    }
+    let content_type = if mime == TEXT { "text/plain; charset=utf-8" } else { mime.as_str() };
+    ([(header::CONTENT_TYPE, content_type.to_string())], bytes).into_response()
+}
+
+/// A4 in points, its margins, and the text's size and leading.
+const PAGE: (f32, f32) = (595.0, 842.0);
+const MARGIN: f32 = 56.0;
+const SIZE: f32 = 11.0;
+const LEADING: f32 = 15.0;
+/// Characters to a line: Helvetica at 11 pt averages about 5.5 pt a character.
+const LINE_CHARS: usize = 86;
+
+/// A PDF of the document: its title, then its paragraphs wrapped onto A4 pages, in Helvetica
+/// (one of the standard fonts every reader has) with WinAnsi encoding, so a reader finds its text.
+pub fn pdf(title: &str, text: &str) -> Vec<u8> {
+    use lopdf::content::{Content, Operation};
+    use lopdf::{dictionary, Document, Object, Stream};
+
+    let mut lines: Vec<(String, f32)> = vec![(title.to_string(), 16.0), (String::new(), SIZE)];
+    for paragraph in text.split('\n') {
+        lines.extend(wrap(paragraph, LINE_CHARS).into_iter().map(|line| (line, SIZE)));
+    }
+    let per_page = ((PAGE.1 - 2.0 * MARGIN) / LEADING) as usize;
+    let mut doc = Document::with_version("1.7");
+    let pages_id = doc.new_object_id();
+    let font_id = doc.add_object(dictionary! {
+        "Type" => "Font",
+        "Subtype" => "Type1",
+        "BaseFont" => "Helvetica",
+        "Encoding" => "WinAnsiEncoding",
+    });
+    let resources_id = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => font_id } });
+    let mut kids = Vec::new();
+    for chunk in lines.chunks(per_page.max(1)) {
+        let mut operations = vec![Operation::new("BT", vec![])];
+        let mut y = PAGE.1 - MARGIN;
+        for (line, size) in chunk {
+            operations.push(Operation::new("Tf", vec!["F1".into(), (*size).into()]));
+            operations
+                .push(Operation::new("Tm", vec![1.into(), 0.into(), 0.into(), 1.into(), MARGIN.into(), y.into()]));
+            operations.push(Operation::new("Tj", vec![Object::string_literal(win_ansi(line))]));
+            y -= LEADING;
+        }
+        operations.push(Operation::new("ET", vec![]));
+        let content = Content { operations }.encode().expect("a content stream of text operations encodes");
+        let content_id = doc.add_object(Stream::new(dictionary! {}, content));
+        let page_id = doc.add_object(dictionary! {
+            "Type" => "Page",
+            "Parent" => pages_id,
+            "Contents" => content_id,
+        });
+        kids.push(page_id.into());
+    }
+    let count = kids.len() as i64;
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages",
+            "Kids" => kids,
+            "Count" => count,
+            "Resources" => resources_id,
+            "MediaBox" => vec![0.into(), 0.into(), PAGE.0.into(), PAGE.1.into()],
+        }),
+    );
+    let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog_id);
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).expect("a PDF is written to memory");
+    bytes
+}
+
+/// A paragraph's lines of at most `width` characters, broken between words (a word longer than
+/// a line is broken inside it).
+fn wrap(paragraph: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in paragraph.split(' ') {
+        let mut word = word.to_string();
+        while word.chars().count() > width {
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+            }
+            let head: String = word.chars().take(width).collect();
+            word = word.chars().skip(width).collect();
+            lines.push(head);
+        }
+        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
+        if needed > width && !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    lines.push(line);
+    lines
+}
+
+/// Text in WinAnsi (Windows-1252): Latin-1's letters as they are, its typographic marks where
+/// 1252 has them, `?` for what it cannot write.
+fn win_ansi(text: &str) -> Vec<u8> {
+    text.chars()
+        .map(|c| match c {
+            ' '..='~' | '\u{a0}'..='\u{ff}' => c as u8,
+            '€' => 0x80,
+            '‚' => 0x82,
+            '„' => 0x84,
+            '…' => 0x85,
+            '‘' => 0x91,
+            '’' => 0x92,
+            '“' => 0x93,
+            '”' => 0x94,
+            '•' => 0x95,
+            '–' => 0x96,
+            '—' => 0x97,
+            '™' => 0x99,
+            '\t' => b' ',
+            _ => b'?',
+        })
+        .collect()
+}
+
+/// A minimal WordprocessingML package (ECMA-376): its content types, its relationship to the
+/// main part, and one `w:p` per paragraph.
+pub fn docx(text: &str) -> Vec<u8> {
+    let paragraphs: String = text
+        .trim_end_matches('\n')
+        .split('\n')
+        .map(|p| format!(r#"<w:p><w:r><w:t xml:space="preserve">{}</w:t></w:r></w:p>"#, xml_escape(p)))
+        .collect();
+    let document = format!(
+        r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>{paragraphs}</w:body></w:document>"#
+    );
+    let parts = [
+        (
+            "[Content_Types].xml",
+            r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>"#.to_string(),
+        ),
+        (
+            "_rels/.rels",
+            r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>"#.to_string(),
+        ),
+        ("word/document.xml", document),
+    ];
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let stored = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, content) in parts {
+        zip.start_file(name, stored).expect("a zip part starts in memory");
+        zip.write_all(content.as_bytes()).expect("a zip part is written to memory");
+    }
+    zip.finish().expect("a zip is finished in memory").into_inner()
+}
+
+fn xml_escape(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || *c == '\t')
+        .map(|c| match c {
+            '&' => "&amp;".to_string(),
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            '"' => "&quot;".to_string(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pdf_is_one_a_reader_opens_and_finds_the_text_in_with_its_accents() {
+        let long = "word ".repeat(2000);
+        let bytes = pdf("Welcome — Zoë Martin", &format!("Dear Zoë Martin,\n{long}\nThank you."));
+        let doc = lopdf::Document::load_mem(&bytes).expect("a PDF");
+        let pages = doc.get_pages();
+        assert!(pages.len() >= 2, "long text runs onto more pages");
+        let first = doc.extract_text(&[1]).unwrap();
+        assert!(first.contains("Welcome — Zoë Martin") && first.contains("Dear Zoë Martin,"), "{first}");
+        let last = doc.extract_text(&[pages.len() as u32]).unwrap();
+        assert!(last.contains("Thank you."), "{last}");
+    }
+
+    #[test]
+    fn a_docx_is_a_package_with_one_paragraph_per_line() {
+        let bytes = docx("Dear <Zoë> & co\nSecond\n");
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        let mut document = String::new();
+        std::io::Read::read_to_string(&mut archive.by_name("word/document.xml").unwrap(), &mut document).unwrap();
+        assert!(document.contains("Dear &lt;Zoë&gt; &amp; co"), "{document}");
+        assert_eq!(document.matches("<w:p>").count(), 2);
+        assert!(archive.by_name("[Content_Types].xml").is_ok() && archive.by_name("_rels/.rels").is_ok());
+    }
+
+    #[test]
+    fn lines_wrap_between_words() {
+        assert_eq!(wrap("aa bb cc", 5), ["aa bb", "cc"]);
+        assert_eq!(wrap("abcdefgh", 3), ["abc", "def", "gh"]);
+        assert_eq!(wrap("", 5), [""]);
+    }
+}
