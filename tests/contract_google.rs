@@ -109,6 +109,8 @@ fn identify(method: &str, path: &str) -> Option<(&'static str, &'static str, &'s
         ("GET", ["drive", "v3", "files", _]) => Some(("drive", "files", "get")),
         ("POST", ["drive", "v3", "files"]) => Some(("drive", "files", "create")),
         ("POST", ["drive", "v3", "files", _, "permissions"]) => Some(("drive", "permissions", "create")),
+        ("POST", ["drive", "v3", "files", _, "copy"]) => Some(("drive", "files", "copy")),
+        ("GET", ["drive", "v3", "files", _, "export"]) => Some(("drive", "files", "export")),
         ("GET", ["v1", "documents", _]) => Some(("docs", "documents", "get")),
         ("POST", ["v1", "documents", id]) if id.ends_with(":batchUpdate") => Some(("docs", "documents", "batchUpdate")),
         _ => None,
@@ -248,8 +250,30 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
     app.get("/api/docs/documents/doc010sbxA1b2C3d4E5f6G7h8").await;
 
     let mut errors = Vec::new();
+    let seen = check_exchanges(&api, &app.google().exchanges(), &mut errors);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    assert_eq!(
+        seen.into_iter().collect::<Vec<_>>(),
+        vec![
+            "documents.batchUpdate",
+            "documents.get",
+            "files.create",
+            "files.generateIds",
+            "files.list",
+            "permissions.create"
+        ]
+    );
+}
+
+/// Checks each exchange against its discovery method (query parameters, request body, answer);
+/// the methods seen, as `resource.method`.
+fn check_exchanges(
+    api: &Api,
+    exchanges: &[staffroom::sandbox::google::Exchange],
+    errors: &mut Vec<String>,
+) -> std::collections::BTreeSet<String> {
     let mut seen = std::collections::BTreeSet::new();
-    for exchange in app.google().exchanges() {
+    for exchange in exchanges {
         let Some((name, resource, method)) = identify(&exchange.method, &exchange.path) else {
             panic!("an unknown call: {} {}", exchange.method, exchange.path);
         };
@@ -264,7 +288,7 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
             }
         }
         match (schema_ref(spec.get("request")), &exchange.request) {
-            (Some(schema), Some(body)) => check(body, &schema, schemas, &format!("{at} request"), &mut errors),
+            (Some(schema), Some(body)) => check(body, &schema, schemas, &format!("{at} request"), errors),
             (None, Some(body)) => errors.push(format!("{at}: sent a body the method does not take: {body}")),
             _ => {}
         }
@@ -273,22 +297,59 @@ async fn what_we_send_and_what_the_simulator_returns_match_the_discovery_documen
             continue;
         }
         assert!((200..300).contains(&exchange.status), "{at} failed: {:?}", exchange.response);
+        if spec.get("supportsMediaDownload") == Some(&Value::Bool(true)) && spec.get("response").is_none() {
+            // A file, not JSON (files.export).
+            continue;
+        }
         let response = schema_ref(spec.get("response")).expect("every method here answers a body");
         let body = exchange.response.as_ref().expect("a JSON answer");
-        check(body, &response, schemas, &format!("{at} response"), &mut errors);
+        check(body, &response, schemas, &format!("{at} response"), errors);
     }
+    seen
+}
+
+#[tokio::test]
+async fn copying_filling_and_exporting_match_the_discovery_documents() {
+    let api = Api { docs: discovery("docs.v1.json"), drive: discovery("drive.v3.json") };
+    let app = SandboxApp::start().await;
+    let (_, templates) = app.get("/api/docs/templates").await;
+    let welcome = templates["templates"].as_array().unwrap().iter().find(|t| t["name"] == "Welcome letter").unwrap();
+    let (_, customers) = app.get("/api/payments/customers?limit=1").await;
+    let made = json!({"templateId": welcome["id"], "name": "Contract letter", "customerId": customers["customers"][0]["id"],
+                      "folderId": "fld_support", "shareWith": "reader"});
+    let (status, made) = app.post("/api/docs/documents/from-template", made).await;
+    assert_eq!(status, 201, "{made}");
+    let id = made["document"]["id"].as_str().unwrap();
+    for format in ["pdf", "docx", "txt"] {
+        let url = format!("{}/api/docs/documents/{id}/export?format={format}", app.base);
+        let answer = common::client().get(url).bearer_auth(&app.token).send().await.unwrap();
+        assert_eq!(answer.status(), 200);
+    }
+    let exchanges = app.google().exchanges();
+    let mut errors = Vec::new();
+    let seen = check_exchanges(&api, &exchanges, &mut errors);
     assert!(errors.is_empty(), "{}", errors.join("\n"));
+    for method in ["files.copy", "files.export", "documents.batchUpdate", "permissions.create"] {
+        assert!(seen.contains(method), "{method} was not called: {seen:?}");
+    }
+    // One batch of replaceAllText, each matching case, and each export asked as Drive names it.
+    let batches: Vec<&Value> = exchanges.iter().filter_map(|e| e.request.as_ref()?.get("requests")).collect();
+    assert_eq!(batches.len(), 1, "one batchUpdate fills the copy");
+    for request in batches[0].as_array().unwrap() {
+        assert_eq!(request["replaceAllText"]["containsText"]["matchCase"], true, "{request}");
+    }
+    let asked: Vec<&str> = exchanges
+        .iter()
+        .filter(|e| e.path.ends_with("/export"))
+        .filter_map(|e| e.query.get("mimeType").map(String::as_str))
+        .collect();
     assert_eq!(
-        seen.into_iter().collect::<Vec<_>>(),
-        vec![
-            "documents.batchUpdate",
-            "documents.get",
-            "files.create",
-            "files.generateIds",
-            "files.list",
-            "permissions.create"
-        ]
+        asked,
+        ["application/pdf", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "text/plain"]
     );
+    let export_formats =
+        api.drive["resources"]["files"]["methods"]["export"]["parameters"]["mimeType"]["required"].clone();
+    assert_eq!(export_formats, true, "Drive requires the format");
 }
 
 /// The fields `staffroom::docs::model` reads from Google (its serde names, Google side), each of

@@ -41,8 +41,9 @@ async fn lists_documents_in_pages_folders_and_orders() {
     let token = first["nextPageToken"].as_str().expect("a second page");
     let (_, second) = app.get(&format!("/api/docs/documents?pageToken={}", urlencode(token))).await;
     let rest = second["documents"].as_array().unwrap();
-    // 30 seeded, two of them trashed, and two in the shared drive (lists reach every drive).
-    assert_eq!(rest.len(), 10);
+    // 30 seeded, two of them trashed, two in the shared drive (lists reach every drive), and
+    // the three templates.
+    assert_eq!(rest.len(), 13);
     assert!(second.get("nextPageToken").is_none());
 
     let (_, in_folder) = app.get("/api/docs/documents?folderId=fld_marketing&pageSize=100&orderBy=createdTime").await;

@@ -343,7 +343,7 @@ async fn the_folder_list_reads_every_page_and_every_shared_drive() {
     )
     .unwrap();
     let folders = client.list_folders().await.unwrap();
-    assert_eq!(folders.len(), 3 + 1 + 1_200, "three seeded, one in the shared drive, and 1,200 more");
+    assert_eq!(folders.len(), 4 + 1 + 1_200, "four seeded (one of templates), one in the shared drive, and 1,200 more");
     assert!(folders.iter().any(|f| f.name == google_seed::SHARED_DRIVE.1 .1));
     drop(dir);
 }

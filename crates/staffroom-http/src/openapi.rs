@@ -39,6 +39,11 @@ impl Modify for Operations {
         for export in exports() {
             openapi.paths.add_path_operation(export.path(), vec![HttpMethod::Get], export_operation(export));
         }
+        let mut named = Vec::new();
+        <DocumentExportRequest as utoipa::ToSchema>::schemas(&mut named);
+        for (name, schema) in named {
+            components.schemas.entry(name).or_insert(schema);
+        }
         openapi.paths.add_path_operation(DOCUMENT_EXPORT_PATH, vec![HttpMethod::Get], document_export_operation());
     }
 }

@@ -594,6 +594,9 @@ impl SimDoc {
             return Err(Invalid("The text to search for must not be empty.".into()));
         }
         let match_case = criteria.get("matchCase").and_then(Value::as_bool).unwrap_or(false);
+        if criteria.get("searchByRegex").and_then(Value::as_bool) == Some(true) {
+            return Err(Invalid("The sandbox does not search by regular expression.".into()));
+        }
         if let Some(tabs) = body.get("tabsCriteria").and_then(|t| t.get("tabIds")).and_then(Value::as_array) {
             for tab in tabs {
                 self.check_tab(&json!({ "tabId": tab }))?;
