@@ -354,6 +354,13 @@ fn every_operation_of_both_doors_answers_alike() {
             json!({"clientId": client_id, "clientSecret": client_secret}),
             Some(json!({"clientId": "not-a-client", "clientSecret": "x"})),
         ),
+        case("set_templates_folder", json!({"folderId": "fld_templates"}), Some(json!({"folderId": "fld_operations/x"}))),
+        case("list_templates", json!({}), None),
+        case(
+            "create_from_template",
+            json!({"templateId": "tplWelcomeLetterSbx01", "name": "Welcome {door}", "customerId": "1001"}),
+            Some(json!({"templateId": "tplWelcomeLetterSbx01", "name": "Welcome {door}"})),
+        ),
         // Last: the documents above need Google's sign-in.
         case("google_sign_out", json!({}), None),
     ];
