@@ -438,31 +438,6 @@ test("a customer is found by e-mail and opens with their orders, subscriptions a
   await find(By.css("input[aria-label='Search customers']"));
 });
 
-test("a welcome letter is made from a customer's page, opens in the editor filled in, and downloads as a PDF", async () => {
-  await goTo("Customers");
-  await click(By.xpath("(//table[@aria-label='Customers']//button[contains(@class,'row-link')])[1]"));
-  const name = await textOf(By.css("#customer-title"));
-  await click(button("New document from template"));
-  await click(By.xpath("//select[@id='template-choice']/option[normalize-space()='Welcome letter']"));
-  await eventually("the template's placeholders", async () => /\{\{customer\.name\}\}/.test(await textOf(By.css("form[aria-label='New document from template']"))));
-  await shot("06h-from-template");
-  const known = await driver.getAllWindowHandles();
-  await click(button("Make and open"));
-  await switchToNewWindow(known);
-  const page = By.css(".editor [contenteditable='true']");
-  await eventually("the letter, filled in", async () => (await textOf(page)).includes(name) && !(await textOf(page)).includes("{{"));
-  assert.equal(await textOf(By.css(".editor-bar h1")), `Welcome letter — ${name}`);
-  await shot("13j-editor-from-template");
-  const file = join(dataDir, "..", "welcome.pdf");
-  await click(button("Download PDF", "//header[contains(@class,'editor-bar')]"));
-  await saveAs("Download", file);
-  await find(By.xpath(`//*[@role='status'][starts-with(normalize-space(), 'Saved to ')]`));
-  const pdf = readFileSync(file, "latin1");
-  assert.ok(pdf.startsWith("%PDF-"), "a PDF");
-  assert.ok(pdf.includes(name), `the PDF's text holds ${name}`);
-  await closeEditor();
-});
-
 test("a document opens in its own editor window, and text with an emoji is saved and read back", async () => {
   await goTo("Documents");
   const edit = await find(By.css("table[aria-label='Documents'] tbody tr:first-child button[aria-label^='Edit ']"));
@@ -772,6 +747,31 @@ test("a cell changed here and by a collaborator at once is a conflict shown side
   // The list shows every document again (emptied as a person would).
   await goTo("Documents");
   await (await find(By.css("input[aria-label='Search documents by name']"))).sendKeys(Key.chord(Key.CONTROL, "a"), Key.BACK_SPACE);
+});
+
+test("a welcome letter is made from a customer's page, opens in the editor filled in, and downloads as a PDF", async () => {
+  await goTo("Customers");
+  await click(By.xpath("(//table[@aria-label='Customers']//button[contains(@class,'row-link')])[1]"));
+  const name = await textOf(By.css("#customer-title"));
+  await click(button("New document from template"));
+  await click(By.xpath("//select[@id='template-choice']/option[normalize-space()='Welcome letter']"));
+  await eventually("the template's placeholders", async () => /\{\{customer\.name\}\}/.test(await textOf(By.css("form[aria-label='New document from template']"))));
+  await shot("06h-from-template");
+  const known = await driver.getAllWindowHandles();
+  await click(button("Make and open"));
+  await switchToNewWindow(known);
+  const page = By.css(".editor [contenteditable='true']");
+  await eventually("the letter, filled in", async () => (await textOf(page)).includes(name) && !(await textOf(page)).includes("{{"));
+  assert.equal(await textOf(By.css(".editor-bar h1")), `Welcome letter — ${name}`);
+  await shot("13j-editor-from-template");
+  const file = join(dataDir, "..", "welcome.pdf");
+  await click(button("Download PDF", "//header[contains(@class,'editor-bar')]"));
+  await saveAs("Download", file);
+  await find(By.xpath(`//*[@role='status'][starts-with(normalize-space(), 'Saved to ')]`));
+  const pdf = readFileSync(file, "latin1");
+  assert.ok(pdf.startsWith("%PDF-"), "a PDF");
+  assert.ok(pdf.includes(name), `the PDF's text holds ${name}`);
+  await closeEditor();
 });
 
 test("the admin screens show the day's work", async () => {

@@ -66,7 +66,7 @@ function FromTemplateForm({ madeFor, onClose }: { madeFor: MadeFor; onClose: () 
     );
   }
   return (
-    <form className="callout stack" aria-label="New document from template" onSubmit={(e) => void submit(e)} noValidate>
+    <form className="callout stack from-template" aria-label="New document from template" onSubmit={(e) => void submit(e)} noValidate>
       <h4>New document from template</h4>
       {templates.isPending ? (
         <p className="muted">Reading the templates…</p>
