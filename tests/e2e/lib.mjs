@@ -1,7 +1,8 @@
 // What both end-to-end files share: the WebDriver session of the real app under tauri-driver,
 // and the helpers that find, click and type as a person would, waiting for React to settle.
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { By, Capabilities, WebDriver } from "selenium-webdriver";
 import { Executor, HttpClient } from "selenium-webdriver/http/index.js";
@@ -37,6 +38,7 @@ export async function startApp(args) {
  *  or `<name>-light.png` for a window already dark), then puts its theme back. */
 export async function shot(name) {
   writeFileSync(join(shots, `${name}.png`), await driver.takeScreenshot(), "base64");
+  await audit(name);
   const was = await driver.executeScript(`
     const root = document.documentElement;
     const was = root.dataset.theme ?? null;
@@ -44,6 +46,7 @@ export async function shot(name) {
     root.dataset.theme = dark ? "light" : "dark";
     return { was, other: root.dataset.theme };`);
   writeFileSync(join(shots, `${name}-${was.other}.png`), await driver.takeScreenshot(), "base64");
+  await audit(`${name}-${was.other}`);
   await driver.executeScript(
     "const root = document.documentElement; if (arguments[0] === null) delete root.dataset.theme; else root.dataset.theme = arguments[0];",
     was.was,
@@ -108,7 +111,7 @@ export async function eventually(what, check, timeout = WAIT) {
 
 export async function goTo(area) {
   await click(By.xpath(`//nav[@aria-label='Main']//button[normalize-space()=${literal(area)}]`));
-  await find(By.xpath(`//div[contains(@class,'topbar-title')][normalize-space()=${literal(area)}]`));
+  await find(By.xpath(`//h1[contains(@class,'topbar-title')][normalize-space()=${literal(area)}]`));
 }
 
 /** Switches to the window that is not among `known`, once it has opened. */
@@ -132,29 +135,70 @@ export async function closeEditor() {
 
 
 /** Answers the system's save dialog titled `title` (GTK's, under Xvfb with no window manager)
- *  as a person would: the pointer over it, the file's whole path typed over the suggested name,
- *  Enter. Returns the name the dialog suggested. */
+ *  as a person would: the dialog focused and the pointer over it, the file's whole path typed
+ *  over the suggested name, Enter. A busy machine can drop the first keys, so it tries again
+ *  while the dialog stays open; a dialog that never closes leaves a shot of the whole screen. */
 export async function saveAs(title, path) {
   const { execFileSync } = await import("node:child_process");
   const xdotool = (...args) => execFileSync("xdotool", args, { encoding: "utf8", timeout: WAIT }).trim();
-  const id = await eventually(`the save dialog “${title}”`, async () => {
+  const open = () => {
     try {
-      return xdotool("search", "--onlyvisible", "--name", `^${title}$`).split("\n")[0] || false;
+      return xdotool("search", "--onlyvisible", "--name", `^${title}$`).split("\n")[0] || null;
     } catch {
-      return false; // not open yet
+      return null; // xdotool finds none: it exits 1
     }
-  });
-  // Without a window manager, keys go to the window under the pointer.
-  xdotool("mousemove", "--window", id, "40", "40");
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  xdotool("key", "--clearmodifiers", "ctrl+a");
-  xdotool("type", "--delay", "5", path);
-  xdotool("key", "Return");
-  await eventually("the save dialog closing", async () => {
+  };
+  const id = await eventually(`the save dialog “${title}”`, async () => open() ?? false);
+  for (let attempt = 0; attempt < 4 && open(); attempt++) {
     try {
-      return xdotool("search", "--onlyvisible", "--name", `^${title}$`) === "";
+      xdotool("windowfocus", "--sync", id);
     } catch {
-      return true; // xdotool finds none: it exits 1
+      // Without a window manager focus may be refused; the pointer below gives it instead.
     }
-  });
+    xdotool("mousemove", "--window", id, "40", "40");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    xdotool("key", "--clearmodifiers", "ctrl+a");
+    xdotool("type", "--delay", "10", path);
+    xdotool("key", "Return");
+    const closed = await eventually("the save dialog closing", async () => !open(), 5_000).catch(() => false);
+    if (closed) return;
+  }
+  if (open()) {
+    execFileSync("import", ["-window", "root", join(shots, `failed-save-${title.replace(/\W+/g, "-")}.png`)]);
+    throw new Error(`the save dialog “${title}” did not take the path ${path}`);
+  }
+}
+
+/** axe-core (pinned in package.json), as accessibility audits run it. */
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+/** Every screen's violations, by shot: what `axeReport` writes beside the screenshots. */
+const findings = [];
+
+/** Runs axe on what the current window shows (every shot, in both themes) and keeps its
+ *  violations; the suite fails at its end on any serious or critical one (`seriousFindings`). */
+export async function audit(name) {
+  // Injected as a script of its own (the windows' content security policy allows no eval).
+  if (!(await driver.executeScript("return Boolean(window.axe)"))) await driver.executeScript(axeSource);
+  const found = await driver.executeAsyncScript(
+    `const done = arguments[arguments.length - 1];
+     window.axe
+       .run(document, { resultTypes: ["violations"] })
+       .then((result) => done(result.violations.map((v) => ({
+         id: v.id, impact: v.impact, help: v.help,
+         nodes: v.nodes.slice(0, 8).map((n) => ({ target: n.target.join(" "), summary: n.failureSummary })),
+       }))))
+       .catch((error) => done([{ id: "axe-error", impact: "critical", help: String(error), nodes: [] }]));`,
+  );
+  findings.push({ shot: name, violations: found });
+}
+
+/** Writes the report of every shot's violations to `<shots>/axe-<file>.json`; the serious and
+ *  critical ones, each as "shot: rule (n nodes): first node". */
+export function axeReport(file) {
+  writeFileSync(join(shots, `axe-${file}.json`), JSON.stringify(findings, null, 2));
+  return findings.flatMap(({ shot, violations }) =>
+    violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${shot}: ${v.id} (${v.nodes.length} nodes): ${v.nodes[0]?.target ?? ""} — ${v.help}`),
+  );
 }

@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { api, describeError, formatMoney } from "../api";
 import { RevenueChart } from "./RevenueChart";
 import { useRefetchOnWebhook } from "../events";
+import { FigureCard } from "./FigureCard";
 
 /** The start of the day `days` ago (UTC), as the summary's `from`. */
 function daysAgo(days: number): string {
@@ -37,22 +38,15 @@ export function Money({ onGo }: { onGo: (area: "orders" | "subscriptions") => vo
       {summary.isError && <p className="error" role="alert">{describeError(summary.error)}</p>}
       {s?.stale && <p className="callout small" role="status">The last sync failed: these figures are from {s.syncedAt ? new Date(s.syncedAt).toLocaleString() : "before it"}.</p>}
       <div className="figures">
-        <div className="figure card" role="group" aria-label={`Net revenue: ${money(s?.netRevenue ?? 0)}`}>
-          <span className="figure-value">{money(s?.netRevenue ?? 0)}</span>
-          <span className="muted small">Net revenue · {money(s?.grossRevenue ?? 0)} sold, {money(s?.refunds ?? 0)} refunded</span>
-        </div>
-        <button type="button" className="card figure" onClick={() => onGo("orders")} aria-label={`Paid orders: ${s ? s.orders.toLocaleString() : "…"}`}>
-          <span className="figure-value">{s ? s.orders.toLocaleString() : "…"}</span>
-          <span className="muted small">Paid orders</span>
-        </button>
-        <div className="figure card" role="group" aria-label={`MRR: ${money(s?.mrr ?? 0)}`}>
-          <span className="figure-value">{money(s?.mrr ?? 0)}</span>
-          <span className="muted small">MRR · {s ? `${s.newSubscriptions} new, ${s.cancelledSubscriptions} cancelled` : "…"}</span>
-        </div>
-        <button type="button" className={s && s.pastDueSubscriptions > 0 ? "card figure attention" : "card figure"} onClick={() => onGo("subscriptions")} aria-label={`Past due: ${s ? s.pastDueSubscriptions : "…"}`}>
-          <span className="figure-value">{s ? s.pastDueSubscriptions.toLocaleString() : "…"}</span>
-          <span className="muted small">Past due or unpaid: payment failed</span>
-        </button>
+        <FigureCard value={money(s?.netRevenue ?? 0)} label={`Net revenue · ${money(s?.grossRevenue ?? 0)} sold, ${money(s?.refunds ?? 0)} refunded`} />
+        <FigureCard value={s ? s.orders.toLocaleString() : "…"} label="Paid orders" onOpen={() => onGo("orders")} />
+        <FigureCard value={money(s?.mrr ?? 0)} label={`MRR · ${s ? `${s.newSubscriptions} new, ${s.cancelledSubscriptions} cancelled` : "…"}`} />
+        <FigureCard
+          value={s ? s.pastDueSubscriptions.toLocaleString() : "…"}
+          label="Past due or unpaid: payment failed"
+          onOpen={() => onGo("subscriptions")}
+          className={s && s.pastDueSubscriptions > 0 ? "attention" : ""}
+        />
       </div>
       {s && <RevenueChart daily={s.daily} currency={s.currency} />}
     </div>

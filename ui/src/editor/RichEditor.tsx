@@ -258,7 +258,9 @@ export const RichEditor = forwardRef<RichEditorHandle, Props>(function RichEdito
       onMouseDown={(e) => e.preventDefault()}
       onClick={() => run(toggleList(kind))}
     >
-      {text}
+      {/* The glyph is a picture of the list, drawn by CSS: as text, "1≡" would be read as part of
+          its name, which is "Numbered list". */}
+      <span className="glyph" data-glyph={text} aria-hidden="true" />
     </button>
   );
 

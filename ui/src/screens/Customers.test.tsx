@@ -56,7 +56,7 @@ describe("Customers", () => {
     renderWithQuery(<CustomerPage id="1001" user={admin} />);
     expect(await screen.findByRole("heading", { name: "Ada Lovelace" })).toBeInTheDocument();
     const money = (cents: number) => new Intl.NumberFormat(undefined, { style: "currency", currency: "USD" }).format(cents / 100);
-    expect(screen.getByRole("group", { name: `Lifetime revenue: ${money(123_450)}` })).toBeInTheDocument();
+    expect(screen.getByRole("group", { name: `${money(123_450)} Lifetime revenue, less refunds` })).toBeInTheDocument();
     expect(within(screen.getByRole("table", { name: "Customer's orders" })).getByRole("button", { name: "#1042" })).toBeInTheDocument();
     const subs = screen.getByRole("table", { name: "Customer's subscriptions" });
     expect(within(subs).getByText("Past due")).toBeInTheDocument();

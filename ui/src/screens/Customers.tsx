@@ -16,6 +16,7 @@ import { usePagedList } from "../paging";
 import { usePageOf, useSettled } from "../settled";
 import { ExportButton } from "../components/ExportButton";
 import { FromTemplate } from "../components/FromTemplate";
+import { FigureCard } from "../components/FigureCard";
 
 const PAGE_SIZE = 20;
 
@@ -129,18 +130,9 @@ export function CustomerPage({ id, user }: { id: string; user: User }) {
       <FromTemplate madeFor={{ customerId: c.id, label: c.name || c.email }} />
       {c.stale && <p className="banner" role="status">Lemon Squeezy cannot be reached: these figures are as last synced, and there is no portal link.</p>}
       <div className="figures">
-        <div className="card figure" role="group" aria-label={`Lifetime revenue: ${money(c.totalRevenue)}`}>
-          <span className="figure-value">{money(c.totalRevenue)}</span>
-          <span className="muted small">Lifetime revenue, less refunds</span>
-        </div>
-        <div className="card figure" role="group" aria-label={`MRR: ${money(c.mrr)}`}>
-          <span className="figure-value">{money(c.mrr)}</span>
-          <span className="muted small">MRR</span>
-        </div>
-        <div className="card figure" role="group" aria-label={`E-mails: ${statusLabel(c.status)}`}>
-          <span className="figure-value small-value">{statusLabel(c.status)}</span>
-          <span className="muted small">E-mail status</span>
-        </div>
+        <FigureCard value={money(c.totalRevenue)} label="Lifetime revenue, less refunds" />
+        <FigureCard value={money(c.mrr)} label="MRR" />
+        <FigureCard value={statusLabel(c.status)} label="E-mail status" valueClass="small-value" />
       </div>
       {c.portalUrl && (
         <div className="row">

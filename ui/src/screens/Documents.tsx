@@ -136,7 +136,7 @@ export function Documents() {
                           <button type="button" onClick={() => setSharing(d)} aria-label={`Share ${d.name}`}>Share</button>
                         )}
                         <DownloadButton id={d.id} name={d.name} label={`Download PDF of ${d.name}`} />
-                        <OpenLinkButton url={d.webViewLink} kind="document" label={`Open ${d.name} in the browser`}>Open in browser</OpenLinkButton>
+                        <OpenLinkButton url={d.webViewLink} kind="document" label={`Open in browser: ${d.name}`}>Open in browser</OpenLinkButton>
                       </div>
                     </td>
                   </tr>

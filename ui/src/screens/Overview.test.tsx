@@ -65,9 +65,9 @@ describe("Overview", () => {
     const latest = await screen.findByRole("table", { name: "Latest orders" });
     expect(within(latest).getByText("SR-000002")).toBeInTheDocument();
     expect(within(latest).getByText("pending")).toHaveClass("status-pending");
-    await userEvent.click(await screen.findByRole("button", { name: "Live subscriptions (trial, active, paused, payment failed): 120" }));
-    await userEvent.click(screen.getByRole("button", { name: "Published products: 25" }));
-    await userEvent.click(screen.getByRole("button", { name: "Orders: 2" }));
+    await userEvent.click(await screen.findByRole("button", { name: "120 Live subscriptions (trial, active, paused, payment failed)" }));
+    await userEvent.click(screen.getByRole("button", { name: "25 Published products" }));
+    await userEvent.click(screen.getByRole("button", { name: "2 Orders" }));
     expect(onGo.mock.calls.map((c) => c[0])).toEqual(["subscriptions", "products", "orders"]);
     expect(screen.getByText(/Payments last synced/)).toBeInTheDocument();
   });
@@ -77,10 +77,10 @@ describe("Overview", () => {
     mockCommands({ ...figures(orders), list_orders: () => ({ orders, meta: meta(orders.length) }), list_products: () => { throw { code: "integration_error", message: "Lemon Squeezy did not answer" }; } });
     renderWithQuery(<Overview info={sandboxInfo} user={user} onGo={() => undefined} />);
     expect(await screen.findByText("No orders yet. Create one from a product.")).toBeInTheDocument();
-    expect(await screen.findByRole("button", { name: "Published products: —" })).toBeInTheDocument();
+    expect(await screen.findByRole("button", { name: "— Published products" })).toBeInTheDocument();
     orders = [order(1, "paid")];
     await emit("webhook", { kind: "applied" });
-    expect(await screen.findByRole("button", { name: "Orders: 1" })).toBeInTheDocument();
+    expect(await screen.findByRole("button", { name: "1 Orders" })).toBeInTheDocument();
   });
 
   it("says why the latest orders cannot be shown", async () => {
@@ -93,12 +93,12 @@ describe("Overview", () => {
     const calls = mockCommands(figures([order(1, "paid")]));
     const onGo = vi.fn();
     renderWithQuery(<Overview info={sandboxInfo} user={user} onGo={onGo} />);
-    expect(await screen.findByRole("group", { name: "Net revenue: $84.00" })).toBeInTheDocument();
+    expect(await screen.findByRole("group", { name: "$84.00 Net revenue · $99.00 sold, $15.00 refunded" })).toBeInTheDocument();
     expect(screen.getByText("Net revenue · $99.00 sold, $15.00 refunded")).toBeInTheDocument();
-    expect(screen.getByRole("group", { name: "MRR: $1,234.50" })).toBeInTheDocument();
+    expect(screen.getByRole("group", { name: /^\$1,234\.50 MRR · / })).toBeInTheDocument();
     const chart = screen.getByRole("img", { name: /Daily net revenue over 2 days, \$84\.00 in all; the best day was 2026-11-22/ });
     expect(chart.querySelectorAll("rect")).toHaveLength(2);
-    await userEvent.click(screen.getByRole("button", { name: "Past due: 35" }));
+    await userEvent.click(screen.getByRole("button", { name: "35 Past due or unpaid: payment failed" }));
     expect(onGo).toHaveBeenLastCalledWith("subscriptions");
     await userEvent.click(screen.getByRole("button", { name: "90 days" }));
     expect(await screen.findByRole("heading", { name: "Revenue, last 90 days" })).toBeInTheDocument();

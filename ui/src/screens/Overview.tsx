@@ -9,6 +9,7 @@ import { formatMoney } from "../api";
 import { CustomerLink, paths } from "../links";
 import { ConnectionAlert } from "../components/ConnectionAlert";
 import type { AppInfo, Subscription, User } from "../types";
+import { FigureCard } from "../components/FigureCard";
 
 type Destination = "products" | "orders" | "subscriptions";
 
@@ -114,10 +115,5 @@ interface FigureProps<T> {
 /** One figure; a click opens its screen. */
 function Figure<T>({ label, query, value, onOpen }: FigureProps<T>) {
   const shown = query.data !== undefined ? value(query.data).toLocaleString() : query.isError ? "—" : "…";
-  return (
-    <button type="button" className="card figure" onClick={onOpen} aria-label={`${label}: ${shown}`}>
-      <span className="figure-value">{shown}</span>
-      <span className="muted small">{label}</span>
-    </button>
-  );
+  return <FigureCard value={shown} label={label} onOpen={onOpen} />;
 }

@@ -85,7 +85,7 @@ function Areas({ info, user, onSignedOut, startAt }: Props) {
       <div className="main">
         <TeamServerBanner />
         <header className="topbar">
-          <div className="topbar-title">{route.label}</div>
+          <h1 className="topbar-title">{route.label}</h1>
           {info.signedInTo && (
             <span className="badge team" title="Signed in to this team server; every screen shows its data">
               Team server · {new URL(info.signedInTo).host}
@@ -105,9 +105,11 @@ function Areas({ info, user, onSignedOut, startAt }: Props) {
             Sign out
           </button>
         </header>
-        <Suspense fallback={<section className="content" aria-busy="true"><p className="muted">Loading…</p></section>}>
-          {route.render({ info, user, id, go })}
-        </Suspense>
+        <main className="screen">
+          <Suspense fallback={<section className="content" aria-busy="true"><p className="muted">Loading…</p></section>}>
+            {route.render({ info, user, id, go })}
+          </Suspense>
+        </main>
         <Suspense fallback={null}>
           {palette && (
             <Palette
