@@ -7,8 +7,11 @@ import type { Alignment, RunLook } from "../types";
 export function lookCss(look: RunLook): string {
   const parts: string[] = [];
   if (look.baseline) parts.push(`vertical-align: ${look.baseline === "SUPERSCRIPT" ? "super" : "sub"}`, "font-size: 0.75em");
-  // A highlight keeps its text dark, as on paper, in the dark theme too.
-  if (look.color ?? look.highlight) parts.push(`color: ${look.color ?? "#1f2328"}`);
+  // A highlight keeps its text dark, as on paper, in the dark theme too. A colour of the
+  // author's own is given as `--look-color`, which the dark theme lightens (styles.css) so that
+  // dark red on the dark page stays readable.
+  if (look.highlight) parts.push(`color: ${look.color ?? "#1f2328"}`);
+  else if (look.color) parts.push(`--look-color: ${look.color}`);
   if (look.highlight) parts.push(`background-color: ${look.highlight}`);
   if (look.font) parts.push(`font-family: ${JSON.stringify(look.font)}, sans-serif`);
   if (look.size && !look.baseline) parts.push(`font-size: calc(var(--page-font-size, 14px) * ${Number(look.size) / 11})`);
