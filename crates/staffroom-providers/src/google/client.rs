@@ -274,14 +274,20 @@ impl GoogleClient {
         if let Some(folder) = folder {
             body["parents"] = json!([folder]);
         }
+        self.create_once(url, &body, id, "files.create").await
+    }
+
+    /// Sends a create of the file `id` (`files.create`, `files.copy`), an id from
+    /// [`generate_id`](Self::generate_id), so it is retried freely: a 409 means an earlier
+    /// attempt made it (its answer was lost), and that file is the one asked for.
+    async fn create_once(&self, url: url::Url, body: &Value, id: &str, method: &str) -> Result<DocumentSummary> {
         match self
-            .send(Method::POST, url, Some(&body), Call { write: false, replay: Replay::Safe, with_revision: false })
+            .send(Method::POST, url, Some(body), Call { write: false, replay: Replay::Safe, with_revision: false })
             .await
         {
             Ok(value) => parse(value, "a created file"),
-            // An earlier attempt made it (its answer was lost): that file is the one asked for.
             Err(error) if error.code == ErrorCode::Conflict => {
-                tracing::info!(file = id, "files.create found the file made by an earlier attempt");
+                tracing::info!(file = id, method, "found the file made by an earlier attempt");
                 self.get_file(id).await
             }
             Err(error) => Err(blame(error, "folderId")),
@@ -391,17 +397,7 @@ impl GoogleClient {
         if let Some(folder) = folder {
             body["parents"] = json!([folder]);
         }
-        match self
-            .send(Method::POST, url, Some(&body), Call { write: false, replay: Replay::Safe, with_revision: false })
-            .await
-        {
-            Ok(value) => parse(value, "a copied file"),
-            Err(error) if error.code == ErrorCode::Conflict => {
-                tracing::info!(file = id, "files.copy found the copy made by an earlier attempt");
-                self.get_file(id).await
-            }
-            Err(error) => Err(blame(error, "folderId")),
-        }
+        self.create_once(url, &body, id, "files.copy").await
     }
 
     /// Drive `files.export`: a Google document as a file of `mime_type` (Drive exports at most

@@ -8,14 +8,12 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
-use chrono::Utc;
 use serde_json::Value;
 
 use super::doc::SimDoc;
 use super::{
-    drive_of_parents, file_not_found, google_error, known_file_field, new_file_id, owner_permission, rfc3339, seed,
-    select_fields, Access, Params, QueryParams, Sim, SimFile, DOC_MIME, FOLDER_MIME,
+    add_own_file, answer_new_file, file_not_found, google_error, Access, Params, QueryParams, Sim, SimFile, DOC_MIME,
+    FOLDER_MIME,
 };
 
 /// What Drive exports a Google document to (of those Staffroom asks for).
@@ -64,49 +62,17 @@ pub async fn copy_file(
             Err(refused) => return refused,
         },
     };
-    let drive_id = match drive_of_parents(&data, &parents, all_drives) {
-        Ok(drive_id) => drive_id,
+    let untitled = format!("Copy of {}", source.name);
+    let file = match add_own_file(&mut data, &body, &source.mime_type, parents, all_drives, &untitled) {
+        Ok(file) => file,
         Err(refused) => return refused,
     };
-    let id = match new_file_id(&mut data, body.get("id")) {
-        Ok(id) => id,
-        Err(refused) => return refused,
-    };
-    let name = body
-        .get("name")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("Copy of {}", source.name));
-    let now = rfc3339(Utc::now());
-    let file = SimFile {
-        id: id.clone(),
-        name: name.clone(),
-        mime_type: source.mime_type.clone(),
-        parents,
-        created: now.clone(),
-        modified: now,
-        trashed: false,
-        owner: seed::OWNER_EMAIL.into(),
-        permissions: vec![owner_permission(seed::OWNER_EMAIL)],
-        version: 1,
-        access: Access::Owner,
-        drive_id,
-    };
-    let json = file.to_json(&sim.base);
-    data.files.push(file);
     if let Some(doc) = data.docs.get(&source_id).cloned() {
-        data.docs.insert(id.clone(), SimDoc { id: id.clone(), title: name, serial: 0, ..doc });
-        data.issue_revision(&id);
+        data.docs.insert(file.id.clone(), SimDoc { id: file.id.clone(), title: file.name.clone(), serial: 0, ..doc });
+        data.issue_revision(&file.id);
     }
     drop(data);
-    if sim.fails_after_commit() {
-        return super::failed_after_commit();
-    }
-    match select_fields(json, params.get("fields"), &["kind", "id", "name", "mimeType"], &known_file_field) {
-        Ok(v) => Json(v).into_response(),
-        Err(r) => r,
-    }
+    answer_new_file(&sim, &file, &params)
 }
 
 /// `GET /drive/v3/files/{fileId}/export?mimeType=…`: a Google document as a file.

@@ -1086,24 +1086,37 @@ async fn create_file(State(sim): State<Arc<Sim>>, QueryParams(params): Params, b
     };
     let all_drives = params.get("supportsAllDrives").is_some_and(|v| v == "true");
     let mut data = sim.data.lock().unwrap();
-    let drive_id = match drive_of_parents(&data, &parents, all_drives) {
-        Ok(drive_id) => drive_id,
+    let untitled = if mime == DOC_MIME { "Untitled document" } else { "Untitled folder" };
+    let file = match add_own_file(&mut data, &body, mime, parents, all_drives, untitled) {
+        Ok(file) => file,
         Err(refused) => return refused,
     };
-    let id = match new_file_id(&mut data, body.get("id")) {
-        Ok(id) => id,
-        Err(refused) => return refused,
-    };
-    let name = body
-        .get("name")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .unwrap_or(if mime == DOC_MIME { "Untitled document" } else { "Untitled folder" })
-        .to_string();
+    if mime == DOC_MIME {
+        data.docs.insert(file.id.clone(), SimDoc::new(file.id.clone(), file.name.clone(), String::new()));
+        data.issue_revision(&file.id);
+    }
+    drop(data);
+    answer_new_file(&sim, &file, &params)
+}
+
+/// Adds a file of the signed-in user's, made now (`files.create`, `files.copy`): named as the
+/// body says or `untitled`, in `parents` (each a folder they may write to, one shared drive's
+/// at most), with the id the body gives (one `files.generateIds` handed out) or a fresh one.
+fn add_own_file(
+    data: &mut Data,
+    body: &Value,
+    mime: &str,
+    parents: Vec<String>,
+    all_drives: bool,
+    untitled: &str,
+) -> Result<SimFile, Response> {
+    let drive_id = drive_of_parents(data, &parents, all_drives)?;
+    let id = new_file_id(data, body.get("id"))?;
+    let name = body.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or(untitled).to_string();
     let now = rfc3339(Utc::now());
     let file = SimFile {
-        id: id.clone(),
-        name: name.clone(),
+        id,
+        name,
         mime_type: mime.into(),
         parents,
         created: now.clone(),
@@ -1115,17 +1128,21 @@ async fn create_file(State(sim): State<Arc<Sim>>, QueryParams(params): Params, b
         access: Access::Owner,
         drive_id,
     };
-    let json = file.to_json(&sim.base);
-    data.files.push(file);
-    if mime == DOC_MIME {
-        data.docs.insert(id.clone(), SimDoc::new(id.clone(), name, String::new()));
-        data.issue_revision(&id);
-    }
-    drop(data);
+    data.files.push(file.clone());
+    Ok(file)
+}
+
+/// The answer to a file made (or, with the `fail_after_commit` fault, a failure after making it).
+fn answer_new_file(sim: &Sim, file: &SimFile, params: &HashMap<String, String>) -> Response {
     if sim.fails_after_commit() {
         return failed_after_commit();
     }
-    match select_fields(json, params.get("fields"), &["kind", "id", "name", "mimeType"], &known_file_field) {
+    match select_fields(
+        file.to_json(&sim.base),
+        params.get("fields"),
+        &["kind", "id", "name", "mimeType"],
+        &known_file_field,
+    ) {
         Ok(v) => Json(v).into_response(),
         Err(r) => r,
     }
