@@ -105,7 +105,7 @@ function AdminSettings({ teamServer, user }: Props & { user: User }) {
               {sandbox
                 ? teamServer
                   ? "Sandbox mode: the server simulates both providers."
-                  : "Sandbox mode: both providers are simulated on this computer. Start without --sandbox to use real accounts."
+                  : "Sandbox mode: both providers are simulated on this computer, and nothing real is charged or written. Staffroom opened from the applications menu uses your real store and Google."
                 : "Connected to the real providers."}
             </p>
             {simulators && (
@@ -196,7 +196,21 @@ function describeInterval(secs: number): string {
   return `${secs} seconds`;
 }
 
-const RESOURCE_NAMES: Record<string, string> = { products: "Products", subscriptions: "Subscriptions" };
+/** Each cached list as the rest of the app names it (sentence case). */
+const RESOURCE_NAMES: Record<string, string> = {
+  products: "Products",
+  subscriptions: "Subscriptions",
+  orders: "Orders",
+  customers: "Customers",
+  invoices: "Invoices",
+  license_keys: "Licence keys",
+  discounts: "Discounts",
+};
+
+function resourceName(resource: string): string {
+  const words = resource.replace(/_/g, " ");
+  return RESOURCE_NAMES[resource] ?? words.charAt(0).toUpperCase() + words.slice(1);
+}
 
 /** The payments cache: how often it syncs, when each list last did, and "Sync now". */
 function SyncCard({ teamServer }: Props) {
@@ -248,7 +262,7 @@ function SyncCard({ teamServer }: Props) {
         <tbody>
           {resources.map((r) => (
             <tr key={r.resource}>
-              <td>{RESOURCE_NAMES[r.resource] ?? r.resource}</td>
+              <td>{resourceName(r.resource)}</td>
               <td>{r.syncedAt ? new Date(r.syncedAt).toLocaleString() : "never"}</td>
               <td>{r.error ? <span className="error">Failed: {r.error}</span> : r.attemptedAt ? "succeeded" : "—"}</td>
             </tr>
