@@ -804,6 +804,22 @@ test("the admin screens show the day's work", async () => {
   await shot("16-settings");
 });
 
+test("at 640 px wide, as at 200 % zoom, the Overview and every list reflow: nothing scrolls the page sideways", async () => {
+  const rect = await driver.manage().window().getRect();
+  await driver.manage().window().setRect({ width: 640, height: rect.height });
+  try {
+    await eventually("the narrow window", async () => (await driver.executeScript("return window.innerWidth")) <= 660);
+    for (const area of ["Overview", "Products", "Orders", "Customers", "Subscriptions", "Licence keys", "Discounts", "Documents"]) {
+      await goTo(area);
+      await eventually(`${area} with nothing wider than the window`, async () =>
+        driver.executeScript("return document.documentElement.scrollWidth <= window.innerWidth + 1"));
+      await shot(`20-reflow-${area.toLowerCase().replace(/\W+/g, "-")}`);
+    }
+  } finally {
+    await driver.manage().window().setRect(rect);
+  }
+});
+
 test("with Google out of reach, the documents read before stay listed, marked stale", async () => {
   // Settings names the sandbox's simulators; the Google one takes faults over HTTP.
   await goTo("Settings");
