@@ -50,6 +50,11 @@ describe("FromTemplate", () => {
     await userEvent.selectOptions(await screen.findByLabelText("Template"), "Order confirmation");
     await userEvent.click(screen.getByRole("button", { name: "Make and open" }));
     expect(await screen.findByRole("alert")).toHaveTextContent("cannot be filled here: {{order.number}}, {{order.total}}. Nothing was made.");
+    // Escape closes the form, and focus is back on the button that opened it.
+    await userEvent.keyboard("{Escape}");
+    const opener = await screen.findByRole("button", { name: "New document from template" });
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    expect(opener).toHaveFocus();
   });
 
   it("tells staff an admin chooses the folder when none is chosen", async () => {

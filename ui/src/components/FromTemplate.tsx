@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { api, describeError, isApiError } from "../api";
 import type { CustomerRole } from "../bindings/CustomerRole";
@@ -18,8 +18,14 @@ export interface MadeFor {
  *  it is made with the placeholders filled and opens in the editor. */
 export function FromTemplate({ madeFor }: { madeFor: MadeFor }) {
   const [open, setOpen] = useState(false);
-  if (!open) return <button type="button" onClick={() => setOpen(true)}>New document from template</button>;
-  return <FromTemplateForm madeFor={madeFor} onClose={() => setOpen(false)} />;
+  const opener = useRef<HTMLButtonElement>(null);
+  // Focus goes back to the button the form came from when it closes.
+  const close = () => {
+    setOpen(false);
+    requestAnimationFrame(() => opener.current?.focus());
+  };
+  if (!open) return <button type="button" ref={opener} onClick={() => setOpen(true)}>New document from template</button>;
+  return <FromTemplateForm madeFor={madeFor} onClose={close} />;
 }
 
 function FromTemplateForm({ madeFor, onClose }: { madeFor: MadeFor; onClose: () => void }) {
@@ -66,7 +72,15 @@ function FromTemplateForm({ madeFor, onClose }: { madeFor: MadeFor; onClose: () 
     );
   }
   return (
-    <form className="callout stack from-template" aria-label="New document from template" onSubmit={(e) => void submit(e)} noValidate>
+    <form
+      className="callout stack from-template"
+      aria-label="New document from template"
+      onSubmit={(e) => void submit(e)}
+      onKeyDown={(e) => {
+        if (e.key === "Escape" && !busy) onClose();
+      }}
+      noValidate
+    >
       <h4>New document from template</h4>
       {templates.isPending ? (
         <p className="muted">Reading the templates…</p>
@@ -75,7 +89,7 @@ function FromTemplateForm({ madeFor, onClose }: { madeFor: MadeFor; onClose: () 
       ) : (
         <>
           <label htmlFor="template-choice">Template</label>
-          <select id="template-choice" value={templateId} onChange={(e) => setTemplateId(e.target.value)} required>
+          <select id="template-choice" value={templateId} onChange={(e) => setTemplateId(e.target.value)} required autoFocus>
             <option value="">Choose…</option>
             {templates.data.templates.map((t) => (
               <option key={t.id} value={t.id}>{t.name}</option>
