@@ -92,7 +92,7 @@ impl DesktopOperation for ExportCsv {
         let input: Input = request.filters.unwrap_or_default();
         // Bad filters are refused before the dialog asks where to save.
         entry.check_filters(&input)?;
-        let today = chrono_today();
+        let today = today();
         let suggested = format!("{}-{today}.csv", entry.list);
         let Some(path) = pick(cx, "Export CSV", &suggested).await? else {
             return Ok(ExportCsvResult { path: None, rows: 0 });
@@ -104,7 +104,7 @@ impl DesktopOperation for ExportCsv {
 }
 
 /// Today's date, `YYYY-MM-DD`, as the server's file names write it.
-fn chrono_today() -> String {
+fn today() -> String {
     staffroom::time::now_rfc3339().chars().take(10).collect()
 }
 

@@ -354,7 +354,11 @@ fn every_operation_of_both_doors_answers_alike() {
             json!({"clientId": client_id, "clientSecret": client_secret}),
             Some(json!({"clientId": "not-a-client", "clientSecret": "x"})),
         ),
-        case("set_templates_folder", json!({"folderId": "fld_templates"}), Some(json!({"folderId": "fld_operations/x"}))),
+        case(
+            "set_templates_folder",
+            json!({"folderId": "fld_templates"}),
+            Some(json!({"folderId": "fld_operations/x"})),
+        ),
         case("list_templates", json!({}), None),
         case(
             "create_from_template",

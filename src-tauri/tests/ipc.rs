@@ -358,3 +358,26 @@ fn an_export_is_saved_where_the_dialog_says_with_its_progress_and_a_cancel_saves
     assert_eq!(cancelled, json!({ "path": null, "rows": 0 }));
     assert_eq!(std::fs::read_dir(folder.path()).unwrap().count(), 1, "only the first export's file");
 }
+
+#[test]
+fn a_document_downloads_as_a_pdf_where_the_dialog_says_from_the_main_window_and_the_editor() {
+    let folder = tempfile::tempdir().unwrap();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let (names, into) = (asked.clone(), folder.path().to_path_buf());
+    let shell = Shell::saving_to(Arc::new(move |suggested: &str| {
+        names.lock().unwrap().push(suggested.to_string());
+        Some(into.join(suggested))
+    }));
+    shell.sign_in();
+    let doc = "doc002sbxA1b2C3d4E5f6G7h8";
+    let saved = shell.invoke("download_document", json!({ "id": doc, "name": "Launch: checklist/2" })).unwrap();
+    let path = saved["path"].as_str().unwrap().to_string();
+    assert_eq!(asked.lock().unwrap().as_slice(), ["Launch_ checklist_2.pdf"], "a safe name, suggested");
+    let pdf = std::fs::read(&path).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"), "a PDF");
+    assert_eq!(saved["bytes"], pdf.len());
+    let text = shell.invoke_in(&shell.editor, "download_document", json!({ "id": doc, "format": "txt" })).unwrap();
+    assert!(std::fs::read_to_string(text["path"].as_str().unwrap()).unwrap().contains("Launch checklist 2"));
+    let refused = shell.invoke("download_document", json!({ "id": doc, "format": "odt" })).unwrap_err();
+    assert_eq!(refused["code"], "invalid_request", "{refused}");
+}
