@@ -117,6 +117,17 @@ fn identify(method: &str, path: &str) -> Option<(&'static str, &'static str, &'s
     }
 }
 
+/// Whether `path` is one of `template`'s (a discovery path: `{name}` is one path segment's text
+/// or more, never a `/`).
+fn path_matches(template: &str, path: &str) -> bool {
+    let Some(open) = template.find('{') else { return template == path };
+    let close = open + template[open..].find('}').expect("a closed {name}");
+    let Some(tail) = path.strip_prefix(&template[..open]) else { return false };
+    // The variable takes the text up to the next `/` at most.
+    let segment = tail.find('/').unwrap_or(tail.len());
+    (1..=segment).filter(|&n| tail.is_char_boundary(n)).any(|n| path_matches(&template[close + 1..], &tail[n..]))
+}
+
 fn urlencode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
@@ -281,10 +292,23 @@ fn check_exchanges(
         let schemas = api.schemas(name);
         let spec = api.method(name, resource, method);
         let at = format!("{} {}", exchange.method, exchange.path);
+        // The method's HTTP method and path (its service path and path template).
+        if spec["httpMethod"] != exchange.method.as_str() {
+            errors.push(format!("{at}: the discovery document's method is {}", spec["httpMethod"]));
+        }
+        let template = format!("{}{}", api.root(name)["servicePath"].as_str().unwrap(), spec["path"].as_str().unwrap());
+        if !path_matches(&template, exchange.path.trim_start_matches('/')) {
+            errors.push(format!("{at}: not the discovery document's path {template}"));
+        }
         let params = api.params(name, resource, method);
         for key in exchange.query.keys() {
             if !params.contains(key) {
                 errors.push(format!("{at}: query parameter {key} is not in the discovery document"));
+            }
+        }
+        for (key, param) in spec["parameters"].as_object().unwrap() {
+            if param["required"] == true && param["location"] == "query" && !exchange.query.contains_key(key) {
+                errors.push(format!("{at}: the required query parameter {key} is missing"));
             }
         }
         match (schema_ref(spec.get("request")), &exchange.request) {
@@ -332,12 +356,45 @@ async fn copying_filling_and_exporting_match_the_discovery_documents() {
     for method in ["files.copy", "files.export", "documents.batchUpdate", "permissions.create"] {
         assert!(seen.contains(method), "{method} was not called: {seen:?}");
     }
-    // One batch of replaceAllText, each matching case, and each export asked as Drive names it.
-    let batches: Vec<&Value> = exchanges.iter().filter_map(|e| e.request.as_ref()?.get("requests")).collect();
+    // files.copy: the File body with only the id Drive generated, the name and the folder, for
+    // files in every drive, answering the summary's fields.
+    let copy = exchanges.iter().find(|e| e.path.ends_with("/copy")).unwrap();
+    assert_eq!(copy.path, format!("/drive/v3/files/{}/copy", welcome["id"].as_str().unwrap()));
+    let body = copy.request.as_ref().unwrap();
+    let fields: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(fields, ["id", "name", "parents"], "{body}");
+    assert_eq!(
+        (body["id"].as_str(), &body["name"], &body["parents"]),
+        (Some(id), &json!("Contract letter"), &json!(["fld_support"]))
+    );
+    let generated: Vec<&str> = exchanges
+        .iter()
+        .filter(|e| e.path.ends_with("/generateIds"))
+        .filter_map(|e| e.response.as_ref()?["ids"][0].as_str())
+        .collect();
+    assert!(generated.contains(&id), "the copy's id is one files.generateIds gave: {generated:?}");
+    assert_eq!(copy.query.get("supportsAllDrives").map(String::as_str), Some("true"));
+    assert!(copy.query.get("fields").is_some_and(|f| f.starts_with("id,name,mimeType")), "{:?}", copy.query);
+    // One batch of replaceAllText on the copy, each placeholder matching case (the schema's
+    // ReplaceAllTextRequest and SubstringMatchCriteria, checked above), no other kind of request,
+    // and each reply read where Docs puts its count.
+    let batches: Vec<&staffroom::sandbox::google::Exchange> =
+        exchanges.iter().filter(|e| e.path.ends_with(":batchUpdate")).collect();
     assert_eq!(batches.len(), 1, "one batchUpdate fills the copy");
-    for request in batches[0].as_array().unwrap() {
+    assert_eq!(batches[0].path, format!("/v1/documents/{id}:batchUpdate"));
+    let requests = batches[0].request.as_ref().unwrap()["requests"].as_array().unwrap();
+    let placeholders: Vec<&str> =
+        requests.iter().map(|r| r["replaceAllText"]["containsText"]["text"].as_str().unwrap()).collect();
+    assert_eq!(placeholders, ["{{today}}", "{{customer.name}}", "{{customer.email}}", "{{staff.name}}"]);
+    for request in requests {
+        assert_eq!(request.as_object().unwrap().len(), 1, "{request}");
+        let fields: Vec<&str> = request["replaceAllText"].as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(fields, ["containsText", "replaceText"], "{request}");
         assert_eq!(request["replaceAllText"]["containsText"]["matchCase"], true, "{request}");
     }
+    let replies = batches[0].response.as_ref().unwrap()["replies"].as_array().unwrap();
+    assert_eq!(replies.len(), requests.len());
+    assert!(replies.iter().all(|r| r["replaceAllText"]["occurrencesChanged"].as_u64() >= Some(1)), "{replies:?}");
     let asked: Vec<&str> = exchanges
         .iter()
         .filter(|e| e.path.ends_with("/export"))
@@ -347,9 +404,192 @@ async fn copying_filling_and_exporting_match_the_discovery_documents() {
         asked,
         ["application/pdf", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "text/plain"]
     );
+    for export in exchanges.iter().filter(|e| e.path.ends_with("/export")) {
+        assert_eq!(export.path, format!("/drive/v3/files/{id}/export"));
+        assert_eq!(export.query.keys().collect::<Vec<_>>(), ["mimeType"], "files.export takes the format only");
+    }
     let export_formats =
         api.drive["resources"]["files"]["methods"]["export"]["parameters"]["mimeType"]["required"].clone();
     assert_eq!(export_formats, true, "Drive requires the format");
+}
+
+#[test]
+fn discovery_paths_match_the_paths_sent() {
+    assert!(path_matches("drive/v3/files/{fileId}/copy", "drive/v3/files/1abc/copy"));
+    assert!(path_matches("v1/documents/{documentId}:batchUpdate", "v1/documents/d1:batchUpdate"));
+    assert!(!path_matches("drive/v3/files/{fileId}/copy", "drive/v3/files/a/b/copy"));
+    assert!(!path_matches("drive/v3/files/{fileId}", "drive/v3/files/"));
+    assert!(!path_matches("drive/v3/files/{fileId}/export", "drive/v3/files/x/exports"));
+}
+
+/// The simulator's `files.copy`, `replaceAllText` and `files.export`, called as Google's are:
+/// a copy of a template (everything in it, a fresh revision, the user's, in the template's
+/// folder), placeholders replaced across a bold run in the style of their first character, and
+/// the copy as a PDF a reader finds the accented name in, as text and as a DOCX package; and
+/// what Drive refuses, with Drive's reasons.
+#[tokio::test]
+async fn the_simulator_copies_fills_and_exports_as_drive_and_docs_do() {
+    let app = SandboxApp::start().await;
+    let google = app.google();
+    let token = google.issue_token()["access_token"].as_str().unwrap().to_string();
+    let base = google.base_url().to_string();
+    let http = reqwest::Client::new();
+    let call = |method: Method, path: &str, body: Option<Value>| {
+        let mut request = http.request(method, format!("{base}{path}")).bearer_auth(&token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        async move { request.send().await.unwrap() }
+    };
+    let json_of =
+        |answer: reqwest::Response| async move { (answer.status().as_u16(), answer.json::<Value>().await.unwrap()) };
+    let reason = |error: &Value| error["error"]["errors"][0]["reason"].as_str().unwrap_or_default().to_string();
+    let template = "tplWelcomeLetterSbx01";
+    let copy_path = |source: &str| {
+        format!(
+            "/drive/v3/files/{source}/copy?supportsAllDrives=true&fields=id,name,mimeType,parents,owners(emailAddress)"
+        )
+    };
+    let generate = || async {
+        let (_, ids) =
+            json_of(call(Method::GET, "/drive/v3/files/generateIds?count=1&space=drive&type=files", None).await).await;
+        ids["ids"][0].as_str().unwrap().to_string()
+    };
+
+    // A copy with the id asked for, the name asked for, the template's folder, the user's.
+    let id = generate().await;
+    let (status, copied) =
+        json_of(call(Method::POST, &copy_path(template), Some(json!({"id": id, "name": "Letter"}))).await).await;
+    assert_eq!(status, 200, "{copied}");
+    assert_eq!((copied["id"].as_str(), copied["name"].as_str()), (Some(id.as_str()), Some("Letter")));
+    assert_eq!(copied["mimeType"], "application/vnd.google-apps.document");
+    assert_eq!(copied["parents"], json!(["fld_templates"]), "the source's folder when none is asked for");
+    let (_, about) = json_of(call(Method::GET, "/drive/v3/about?fields=user(emailAddress)", None).await).await;
+    assert_eq!(copied["owners"], json!([{"emailAddress": about["user"]["emailAddress"]}]), "the signed-in user's");
+    let source = google.document_json(template).unwrap();
+    let copy = google.document_json(&id).unwrap();
+    assert_eq!(copy["body"], source["body"], "the content, styles and all");
+    assert_eq!(
+        (copy["lists"].clone(), copy["namedStyles"].clone()),
+        (source["lists"].clone(), source["namedStyles"].clone())
+    );
+    assert_eq!(copy["title"], "Letter");
+    assert_ne!(copy["revisionId"], source["revisionId"], "a revision of its own");
+    // Sent again (its answer lost): the id is taken.
+    let (status, again) =
+        json_of(call(Method::POST, &copy_path(template), Some(json!({"id": id, "name": "Letter"}))).await).await;
+    assert_eq!((status, reason(&again)), (409, "duplicate".to_string()), "{again}");
+    // Without a name, "Copy of …".
+    let (status, unnamed) = json_of(call(Method::POST, &copy_path(template), Some(json!({}))).await).await;
+    assert_eq!((status, unnamed["name"].as_str()), (200, Some("Copy of Welcome letter")), "{unnamed}");
+    // What Drive refuses.
+    for (source, body, expected) in [
+        ("nosuchfile123", json!({}), (404, "notFound")),
+        ("fld_templates", json!({}), (403, "cannotCopyFile")),
+        (template, json!({"webViewLink": "https://example.com"}), (403, "fieldNotWritable")),
+        (template, json!({"mimeType": "application/pdf"}), (400, "badRequest")),
+        (template, json!({"parents": ["fld_templates", "fld_support"]}), (403, "cannotAddParent")),
+    ] {
+        let (status, refused) = json_of(call(Method::POST, &copy_path(source), Some(body.clone())).await).await;
+        assert_eq!((status, reason(&refused).as_str()), expected, "{source} {body}: {refused}");
+    }
+
+    // "{{today}}" half bold: the placeholder crosses a bold run, and its first character's
+    // bold goes to the date; the name replaces a placeholder all in bold.
+    let runs = |doc: &Value| -> Vec<Value> {
+        doc["body"]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|e| e["paragraph"]["elements"].as_array().cloned().unwrap_or_default())
+            .filter(|e| e.get("textRun").is_some())
+            .collect()
+    };
+    let today = runs(&copy).into_iter().find(|r| r["textRun"]["content"] == "{{today}}\n").unwrap();
+    let start = today["startIndex"].as_u64().unwrap();
+    let batch = format!("/v1/documents/{id}:batchUpdate");
+    let bold = json!({"updateTextStyle": {"range": {"startIndex": start, "endIndex": start + 4}, "textStyle": {"bold": true}, "fields": "bold"}});
+    let (status, _) = json_of(call(Method::POST, &batch, Some(json!({"requests": [bold]}))).await).await;
+    assert_eq!(status, 200);
+    let replace = |text: &str, with: &str| json!({"replaceAllText": {"containsText": {"text": text, "matchCase": true}, "replaceText": with}});
+    let requests = json!({"requests": [
+        replace("{{today}}", "1 May 2026"),
+        replace("{{customer.name}}", "Zoë Martin"),
+        replace("{{CUSTOMER.EMAIL}}", "zoe@example.com"),
+        replace("{{customer.email}}", "zoe@example.com"),
+        replace("{{staff.name}}", "Ana"),
+    ]});
+    let (status, answer) = json_of(call(Method::POST, &batch, Some(requests)).await).await;
+    assert_eq!(status, 200, "{answer}");
+    let counts: Vec<Value> =
+        answer["replies"].as_array().unwrap().iter().map(|r| r["replaceAllText"].clone()).collect();
+    assert_eq!(
+        counts,
+        [
+            json!({"occurrencesChanged": 1}),
+            json!({"occurrencesChanged": 1}),
+            json!({}),
+            json!({"occurrencesChanged": 1}),
+            json!({"occurrencesChanged": 1})
+        ],
+        "matching case, and no count when nothing matched"
+    );
+    let filled = google.document_json(&id).unwrap();
+    let styled = |text: &str| {
+        runs(&filled).into_iter().find(|r| r["textRun"]["content"].as_str().unwrap().starts_with(text)).unwrap()
+            ["textRun"]["textStyle"]["bold"]
+            .clone()
+    };
+    assert_eq!(styled("1 May 2026"), true, "the style of the match's first character");
+    assert_eq!(styled("Zoë Martin"), true);
+    // Indexes still run on from one element to the next.
+    let mut next = 1;
+    for element in filled["body"]["content"].as_array().unwrap().iter().skip(1) {
+        assert_eq!(element["startIndex"].as_u64(), Some(next), "{element}");
+        next = element["endIndex"].as_u64().unwrap();
+    }
+    assert_eq!(google.document_json(template).unwrap()["body"], source["body"], "the template is untouched");
+    // An empty search is refused as Docs refuses a bad request.
+    let (status, refused) =
+        json_of(call(Method::POST, &batch, Some(json!({"requests": [replace("", "x")]}))).await).await;
+    assert_eq!((status, refused["error"]["status"].as_str()), (400, Some("INVALID_ARGUMENT")), "{refused}");
+
+    // Exports, counted as calls.
+    let export = |file: &str, mime: Option<&str>| {
+        let query = mime.map(|m| format!("?mimeType={}", urlencode(m))).unwrap_or_default();
+        call(Method::GET, &format!("/drive/v3/files/{file}/export{query}"), None)
+    };
+    let calls = google.request_count();
+    let pdf = export(&id, Some("application/pdf")).await;
+    assert_eq!((pdf.status().as_u16(), pdf.headers()["content-type"].to_str().unwrap()), (200, "application/pdf"));
+    assert_eq!(google.request_count(), calls + 1);
+    let document = lopdf::Document::load_mem(&pdf.bytes().await.unwrap()).expect("a PDF a reader opens");
+    assert_eq!(document.get_pages().len(), 1);
+    let text = document.extract_text(&[1]).unwrap();
+    for expected in ["Letter", "Dear Zoë Martin,", "bientôt!", "zoe@example.com"] {
+        assert!(text.contains(expected), "{expected} in {text}");
+    }
+    let txt = export(&id, Some("text/plain")).await;
+    assert!(txt.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
+    let txt = String::from_utf8(txt.bytes().await.unwrap().to_vec()).expect("UTF-8");
+    assert!(txt.starts_with("\u{feff}Welcome letter\r\n1 May 2026\r\nDear Zoë Martin,\r\n"), "{txt:?}");
+    let docx = export(&id, Some("application/vnd.openxmlformats-officedocument.wordprocessingml.document")).await;
+    assert_eq!(docx.status(), 200);
+    let mut package = zip::ZipArchive::new(std::io::Cursor::new(docx.bytes().await.unwrap().to_vec())).expect("a zip");
+    let mut xml = String::new();
+    std::io::Read::read_to_string(&mut package.by_name("word/document.xml").unwrap(), &mut xml).unwrap();
+    assert!(xml.contains("Dear Zoë Martin,") && xml.matches("<w:p>").count() == 7, "{xml}");
+    assert!(package.by_name("[Content_Types].xml").is_ok() && package.by_name("_rels/.rels").is_ok());
+    // What Drive refuses: a format it does not export a document to, a folder, no format, no file.
+    for (file, mime, expected) in [
+        (id.as_str(), Some("application/x-staffroom"), (400, "badRequest")),
+        ("fld_templates", Some("application/pdf"), (403, "fileNotExportable")),
+        (id.as_str(), None, (400, "required")),
+        ("nosuchfile123", Some("application/pdf"), (404, "notFound")),
+    ] {
+        let (status, refused) = json_of(export(file, mime).await).await;
+        assert_eq!((status, reason(&refused).as_str()), expected, "{file} {mime:?}: {refused}");
+    }
 }
 
 /// The fields `staffroom::docs::model` reads from Google (its serde names, Google side), each of
@@ -413,6 +653,8 @@ fn every_field_the_client_reads_exists_with_its_type() {
             &[("documentId", "string"), ("replies", "array"), ("writeControl", "object")],
         ),
         ("docs", "WriteControl", &[("requiredRevisionId", "string")]),
+        ("docs", "Response", &[("replaceAllText", "object")]),
+        ("docs", "ReplaceAllTextResponse", &[("occurrencesChanged", "integer")]),
         ("drive", "FileList", &[("files", "array"), ("nextPageToken", "string")]),
         ("drive", "GeneratedIds", &[("ids", "array")]),
         (

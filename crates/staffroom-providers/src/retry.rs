@@ -34,6 +34,10 @@ pub fn check_base_url(raw: &str) -> Result<url::Url> {
     }
 }
 
+/// An answer longer than the caller reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooLarge;
+
 #[derive(Debug)]
 pub enum Attempt {
     Answered(StatusCode, Vec<u8>, Option<Duration>),
@@ -48,24 +52,41 @@ pub enum Attempt {
 impl Attempt {
     /// Sends `request` once and reads the whole answer.
     pub async fn send(request: reqwest::RequestBuilder) -> Attempt {
-        match request.send().await {
-            Ok(response) => {
-                let status = response.status();
-                let retry_after = response
-                    .headers()
-                    .get("retry-after")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.parse::<u64>().ok())
-                    .map(Duration::from_secs);
-                match response.bytes().await {
-                    Ok(bytes) => Attempt::Answered(status, bytes.to_vec(), retry_after),
-                    Err(err) if err.is_timeout() => Attempt::TimedOut,
-                    Err(err) => Attempt::Failed(err.to_string()),
-                }
+        match Attempt::send_at_most(request, usize::MAX).await {
+            Ok(attempt) => attempt,
+            Err(TooLarge) => unreachable!("no answer is longer than usize::MAX bytes"),
+        }
+    }
+
+    /// Sends `request` once and reads its answer, unless it is longer than `cap` bytes (by its
+    /// `Content-Length` when it gives one, else as the bytes come): then [`TooLarge`], and the
+    /// rest is not read.
+    pub async fn send_at_most(request: reqwest::RequestBuilder, cap: usize) -> Result<Attempt, TooLarge> {
+        let mut response = match request.send().await {
+            Ok(response) => response,
+            Err(err) if err.is_timeout() => return Ok(Attempt::TimedOut),
+            Err(err) if err.is_connect() => return Ok(Attempt::Unsent(err.to_string())),
+            Err(err) => return Ok(Attempt::Failed(err.to_string())),
+        };
+        if response.content_length().is_some_and(|length| length > cap as u64) {
+            return Err(TooLarge);
+        }
+        let status = response.status();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let mut body = Vec::new();
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) if body.len().saturating_add(chunk.len()) > cap => return Err(TooLarge),
+                Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+                Ok(None) => return Ok(Attempt::Answered(status, body, retry_after)),
+                Err(err) if err.is_timeout() => return Ok(Attempt::TimedOut),
+                Err(err) => return Ok(Attempt::Failed(err.to_string())),
             }
-            Err(err) if err.is_timeout() => Attempt::TimedOut,
-            Err(err) if err.is_connect() => Attempt::Unsent(err.to_string()),
-            Err(err) => Attempt::Failed(err.to_string()),
         }
     }
 

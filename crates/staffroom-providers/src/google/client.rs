@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use super::model::{BatchUpdateResponse, Document, DocumentSummary, FileList, Folder, Permission, DOC_MIME};
 use super::oauth::{GoogleAuth, PROVIDER};
-use crate::retry::{check_base_url, Answer, Attempt, Replay, Retries, RetryPolicy};
+use crate::retry::{check_base_url, Answer, Attempt, Replay, Retries, RetryPolicy, TooLarge};
 use staffroom_base::error::{Error, ErrorCode, Result};
 
 /// Where Google's endpoints are (the sandbox points them at its simulator).
@@ -142,7 +142,7 @@ impl GoogleClient {
     /// Sends one request with the shared retries, the token refresh on a 401, and error mapping;
     /// its JSON answer.
     async fn send(&self, method: Method, url: url::Url, body: Option<&Value>, call: Call) -> Result<Value> {
-        let (status, answer) = self.send_for_bytes(method, url, body, call).await?;
+        let (status, answer) = self.send_for_bytes(method, url, body, call, None).await?;
         if answer.is_empty() {
             return Ok(Value::Null);
         }
@@ -151,12 +151,14 @@ impl GoogleClient {
     }
 
     /// [`send`](Self::send), answering the success's status and bytes as they came (a file).
+    /// With a `cap`, an answer of more bytes than that is not read further: [`TooLarge`].
     async fn send_for_bytes(
         &self,
         method: Method,
         url: url::Url,
         body: Option<&Value>,
         call: Call,
+        cap: Option<usize>,
     ) -> Result<(u16, Vec<u8>)> {
         let mut token = self.auth.access_token().await?;
         let mut refreshed = false;
@@ -169,7 +171,16 @@ impl GoogleClient {
             if let Some(body) = body {
                 request = request.json(body);
             }
-            let outcome = Attempt::send(request).await;
+            let outcome = match cap {
+                None => Attempt::send(request).await,
+                Some(cap) => match Attempt::send_at_most(request, cap).await {
+                    Ok(outcome) => outcome,
+                    Err(TooLarge) => {
+                        tracing::warn!(path = url.path(), cap, "Google's answer is larger than Staffroom reads");
+                        return Err(too_large_to_export());
+                    }
+                },
+            };
             if let Attempt::Answered(StatusCode::UNAUTHORIZED, _, _) = &outcome {
                 if !refreshed {
                     // Refresh once; a second 401 means the sign-in itself is gone. A 401 means
@@ -400,18 +411,16 @@ impl GoogleClient {
         self.create_once(url, &body, id, "files.copy").await
     }
 
-    /// Drive `files.export`: a Google document as a file of `mime_type` (Drive exports at most
-    /// 10 MB: `exportSizeLimitExceeded`).
+    /// Drive `files.export`: a Google document as a file of `mime_type`, its bytes as Drive
+    /// answers them (not JSON). Drive exports at most 10 MB (`exportSizeLimitExceeded`), and no
+    /// more than a little over that is read; either is a refusal naming `id`. A format Drive
+    /// cannot export the file to is a refusal naming `format`.
     pub async fn export_file(&self, id: &str, mime_type: &str) -> Result<Vec<u8>> {
         let mut url = self.drive_url(&format!("files/{}/export", encode(id)))?;
         url.query_pairs_mut().append_pair("mimeType", mime_type);
-        match self.send_for_bytes(Method::GET, url, None, READ).await {
+        match self.send_for_bytes(Method::GET, url, None, READ, Some(EXPORT_READ_LIMIT)).await {
             Ok((_, bytes)) => Ok(bytes),
-            Err(error) if has_reason(&error, "exportSizeLimitExceeded") => Err(Error::invalid_field(
-                "id",
-                "names a document too large to export: Google exports at most 10 MB (download it from Google Docs instead)",
-            )),
-            Err(error) => Err(blame(error, "format")),
+            Err(error) => Err(export_refusal(error)),
         }
     }
 
@@ -465,6 +474,29 @@ impl GoogleClient {
         };
         let value = self.send(Method::POST, url, Some(&body), call).await.map_err(|e| blame(e, "requests"))?;
         parse(value, "a batch update answer")
+    }
+}
+
+/// Drive's limit on an exported file ("the exported content is limited to 10 MB", `files.export`
+/// in the discovery document), and what is read of an export at most: a little over it.
+const EXPORT_LIMIT: usize = 10 * 1024 * 1024;
+const EXPORT_READ_LIMIT: usize = EXPORT_LIMIT + 256 * 1024;
+
+fn too_large_to_export() -> Error {
+    Error::invalid_field(
+        "id",
+        "names a document too large to export: Google exports at most 10 MB (download it from Google Docs instead)",
+    )
+}
+
+/// What a refused `files.export` means: too large (`exportSizeLimitExceeded`) names the
+/// document, anything else Google refuses as asked (a conversion it does not support, 400
+/// `badRequest`) names the format.
+fn export_refusal(error: Error) -> Error {
+    if has_reason(&error, "exportSizeLimitExceeded") {
+        too_large_to_export()
+    } else {
+        blame(error, "format")
     }
 }
 
@@ -718,5 +750,86 @@ mod tests {
         assert_eq!(code(503, "<html>", false).0, 502);
         assert_eq!(finish("GET", "/", Attempt::TimedOut, false).unwrap_err().status(), 504);
         assert_eq!(finish("GET", "/", answered(200, "nope"), false).unwrap_err().code, ErrorCode::IntegrationError);
+    }
+
+    fn blamed(error: &Error) -> Value {
+        error.details.as_ref().expect("details")["fields"][0]["field"].clone()
+    }
+
+    #[test]
+    fn export_refusals_name_the_document_or_the_format() {
+        // Drive's body for an export over its limit (googleapis/google-api-ruby-client#906).
+        let too_large = r#"{"error":{"errors":[{"domain":"global","reason":"exportSizeLimitExceeded","message":"This file is too large to be exported."}],"code":403,"message":"This file is too large to be exported."}}"#;
+        let error = export_refusal(refusal(403, too_large.as_bytes(), false));
+        assert_eq!((error.code, blamed(&error)), (ErrorCode::InvalidRequest, json!("id")));
+        assert!(error.message.contains("too large to export"), "{}", error.message);
+        let conversion = r#"{"error":{"errors":[{"domain":"global","reason":"badRequest","message":"The requested conversion is not supported.","locationType":"parameter","location":"mimeType"}],"code":400,"message":"The requested conversion is not supported."}}"#;
+        let error = export_refusal(refusal(400, conversion.as_bytes(), false));
+        assert_eq!((error.code, blamed(&error)), (ErrorCode::InvalidRequest, json!("format")));
+        let folder = r#"{"error":{"errors":[{"domain":"global","reason":"fileNotExportable","message":"Export only supports Docs Editors files."}],"code":403,"message":"Export only supports Docs Editors files."}}"#;
+        assert_eq!(export_refusal(refusal(403, folder.as_bytes(), false)).code, ErrorCode::Forbidden);
+    }
+
+    /// A server on loopback answering every request with `parts`, written one after the other.
+    async fn answering(parts: Vec<Vec<u8>>) -> GoogleClient {
+        use staffroom_base::secrets::{MemoryStore, Secrets};
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let parts = parts.clone();
+                tokio::spawn(async move {
+                    let (mut head, mut buffer) = (Vec::new(), [0u8; 1024]);
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match socket.read(&mut buffer).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buffer[..n]),
+                        }
+                    }
+                    for part in parts {
+                        if socket.write_all(&part).await.is_err() {
+                            return;
+                        }
+                    }
+                    let _ = socket.shutdown().await;
+                });
+            }
+        });
+        let endpoints = GoogleEndpoints {
+            drive_url: format!("{base}/drive/v3"),
+            docs_url: format!("{base}/v1"),
+            ..GoogleEndpoints::default()
+        };
+        let auth = GoogleAuth::new(Secrets::new(Arc::new(MemoryStore::default())), endpoints.clone(), false).unwrap();
+        auth.use_token(crate::google::oauth::StoredToken {
+            access_token: "token".into(),
+            refresh_token: None,
+            expires_at: None,
+        })
+        .await;
+        GoogleClient::new(&endpoints, auth, GoogleClientOptions::default()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn an_export_is_read_as_bytes_and_no_further_than_a_little_over_drives_limit() {
+        let pdf = b"%PDF-1.7 not JSON".to_vec();
+        let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/pdf\r\nContent-Length: {}\r\n\r\n", pdf.len());
+        let client = answering(vec![head.into_bytes(), pdf.clone()]).await;
+        assert_eq!(client.export_file("doc1", "application/pdf").await.unwrap(), pdf);
+
+        // Over the limit by its length, and (no length given) by the bytes that come.
+        let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", EXPORT_READ_LIMIT + 1);
+        let client = answering(vec![head.into_bytes(), vec![b'x'; EXPORT_READ_LIMIT + 1]]).await;
+        let error = client.export_file("doc1", "application/pdf").await.unwrap_err();
+        assert_eq!((error.code, blamed(&error)), (ErrorCode::InvalidRequest, json!("id")));
+        let chunk = [format!("{:x}\r\n", 1 << 20).into_bytes(), vec![b'x'; 1 << 20], b"\r\n".to_vec()].concat();
+        let mut parts = vec![b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec()];
+        parts.extend(std::iter::repeat_n(chunk, 12));
+        parts.push(b"0\r\n\r\n".to_vec());
+        let client = answering(parts).await;
+        let error = client.export_file("doc1", "application/pdf").await.unwrap_err();
+        assert_eq!((error.code, blamed(&error)), (ErrorCode::InvalidRequest, json!("id")));
     }
 }

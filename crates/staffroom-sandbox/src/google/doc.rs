@@ -586,7 +586,7 @@ impl SimDoc {
 
     /// `replaceAllText`: every match of `containsText` (case-insensitive unless `matchCase`)
     /// within a paragraph's text, replaced by `replaceText` in the style of the match's first
-    /// character; how many were replaced.
+    /// character, in every tab or in those `tabsCriteria.tabIds` names; how many were replaced.
     fn replace_all_text(&mut self, body: &Value) -> Result<u64, Invalid> {
         let criteria = body.get("containsText").ok_or_else(|| Invalid("The criteria must be set.".into()))?;
         let find: Vec<char> = criteria.get("text").and_then(Value::as_str).unwrap_or_default().chars().collect();
@@ -597,9 +597,15 @@ impl SimDoc {
         if criteria.get("searchByRegex").and_then(Value::as_bool) == Some(true) {
             return Err(Invalid("The sandbox does not search by regular expression.".into()));
         }
-        if let Some(tabs) = body.get("tabsCriteria").and_then(|t| t.get("tabIds")).and_then(Value::as_array) {
-            for tab in tabs {
-                self.check_tab(&json!({ "tabId": tab }))?;
+        // "When omitted, the replacement applies to all tabs" (TabsCriteria).
+        let tabs: Option<Vec<&str>> = body
+            .get("tabsCriteria")
+            .and_then(|t| t.get("tabIds"))
+            .and_then(Value::as_array)
+            .map(|ids| ids.iter().filter_map(Value::as_str).collect());
+        for id in tabs.iter().flatten() {
+            if *id != FIRST_TAB_ID && !self.other_tabs.iter().any(|t| t.properties["tabId"] == *id) {
+                return Err(Invalid(format!("The tab with ID '{id}' does not exist.")));
             }
         }
         let replace: Vec<char> = body
@@ -612,9 +618,26 @@ impl SimDoc {
         if replace.contains(&'\n') {
             return Err(Invalid("The sandbox replaces text with text of one paragraph.".into()));
         }
+        let chosen = |id: &str| tabs.as_ref().is_none_or(|ids| ids.contains(&id));
+        let mut changed = 0;
+        if chosen(FIRST_TAB_ID) {
+            changed += self.replace_in_body(&find, &replace, match_case);
+        }
+        for tab in &mut self.other_tabs {
+            let id = tab.properties["tabId"].as_str().unwrap_or_default().to_string();
+            if chosen(&id) {
+                changed += tab.doc.replace_in_body(&find, &replace, match_case);
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Replaces every match of `find` in the body (text units only: a paragraph's end, an
+    /// inline object or a table's structure ends a match; style runs do not) by `replace`, in
+    /// the style of the match's first character; how many.
+    fn replace_in_body(&mut self, find: &[char], replace: &[char], match_case: bool) -> u64 {
         let same = |a: char, b: char| if match_case { a == b } else { a.to_lowercase().eq(b.to_lowercase()) };
-        // Matches, left to right, none overlapping: text units only (a paragraph's end, an
-        // inline object or a table's structure ends a match).
+        // Matches, left to right, none overlapping.
         let mut matches = Vec::new();
         let mut start = 0;
         while start < self.units.len() {
@@ -644,7 +667,7 @@ impl SimDoc {
                 _ => (0, 0),
             };
             let mut inserted = Vec::with_capacity(replace.len());
-            for &ch in &replace {
+            for &ch in replace {
                 inserted.push(Unit::Text { ch, style, mark });
                 if ch.len_utf16() == 2 {
                     inserted.push(Unit::Low { style, mark });
@@ -652,7 +675,7 @@ impl SimDoc {
             }
             self.units.splice(start..end, inserted);
         }
-        Ok(matches.len() as u64)
+        matches.len() as u64
     }
 
     /// A location's or range's tab: the first (named or not), or another, which the sandbox
@@ -1351,5 +1374,69 @@ mod tests {
         assert_eq!(content[1]["paragraph"]["paragraphStyle"]["namedStyleType"], "HEADING_1");
         assert_eq!(content[2]["paragraph"]["paragraphStyle"]["namedStyleType"], "NORMAL_TEXT");
         assert!(d.batch_update(&[json!({"updateParagraphStyle": {"range": {"startIndex": 1, "endIndex": 2}, "paragraphStyle": {}, "fields": ""}})]).is_err());
+    }
+
+    #[test]
+    fn replace_all_text_matches_across_runs_never_across_paragraphs_in_the_first_characters_style() {
+        let mut d = SimDoc::new("d", "t", "r".into());
+        let (bold, plain) = (json!({"bold": true}), json!({}));
+        d.push_paragraph(
+            "NORMAL_TEXT",
+            &[("Dear {{cus", bold.clone()), ("tomer.name}}, or {{CUSTOMER.NAME}}", plain.clone())],
+        );
+        d.push_paragraph("NORMAL_TEXT", &[("Bye {{customer.", plain.clone())]);
+        d.push_paragraph("NORMAL_TEXT", &[("name}} 😀", plain)]);
+        d.finish_seed();
+        let replace = |text: &str, case: bool| json!({"replaceAllText": {"containsText": {"text": text, "matchCase": case}, "replaceText": "Zoë 😀"}});
+        let replies = d.batch_update(&[replace("{{customer.name}}", true), replace("absent", true)]).unwrap();
+        // proto3 JSON leaves out a zero count.
+        assert_eq!(replies, [json!({"replaceAllText": {"occurrencesChanged": 1}}), json!({"replaceAllText": {}})]);
+        assert_eq!(texts(&d), ["Dear Zoë 😀, or {{CUSTOMER.NAME}}\n", "Bye {{customer.\n", "name}} 😀\n"]);
+        let first = &paragraphs(&d)[0]["elements"];
+        assert_eq!(first[0]["textRun"]["content"], "Dear Zoë 😀", "the bold of the match's first character");
+        assert_eq!(first[0]["textRun"]["textStyle"]["bold"], true);
+        assert_eq!(first[1]["textRun"]["content"], ", or {{CUSTOMER.NAME}}\n");
+        // Indexes follow: "Dear Zoë 😀" is 11 code units from 1.
+        assert_eq!((first[0]["startIndex"].as_u64(), first[0]["endIndex"].as_u64()), (Some(1), Some(12)));
+        assert_eq!(
+            d.batch_update(&[replace("{{customer.NAME}}", false)]).unwrap()[0]["replaceAllText"]["occurrencesChanged"],
+            1
+        );
+        // An empty search is refused, and nothing of the batch is applied.
+        let before = d.clone();
+        let refused = d.batch_update(&[replace("Bye", true), replace("", true)]).unwrap_err();
+        assert!(
+            refused.0.starts_with("Invalid requests[1].replaceAllText: ") && refused.0.contains("empty"),
+            "{refused:?}"
+        );
+        assert_eq!(texts(&d), texts(&before));
+    }
+
+    #[test]
+    fn replace_all_text_reaches_every_tab_or_those_named() {
+        let mut d = doc(&["Hi {{x}}"]);
+        d.other_tabs.push(SimTab {
+            properties: json!({"tabId": "t.second", "title": "Two", "index": 1}),
+            doc: doc(&["{{x}} and {{x}}"]),
+        });
+        let replace = |tabs: Option<Value>| {
+            let mut request = json!({"containsText": {"text": "{{x}}", "matchCase": true}, "replaceText": "y"});
+            if let Some(tabs) = tabs {
+                request["tabsCriteria"] = json!({ "tabIds": tabs });
+            }
+            json!({ "replaceAllText": request })
+        };
+        let mut only_second = d.clone();
+        let replies = only_second.batch_update(&[replace(Some(json!(["t.second"])))]).unwrap();
+        assert_eq!(replies[0]["replaceAllText"]["occurrencesChanged"], 2);
+        assert_eq!(texts(&only_second), ["Hi {{x}}\n"]);
+        let replies = d.batch_update(&[replace(None)]).unwrap();
+        assert_eq!(replies[0]["replaceAllText"]["occurrencesChanged"], 3, "every tab when none is named");
+        assert_eq!(
+            (texts(&d), texts(&d.other_tabs[0].doc)),
+            (vec!["Hi y\n".to_string()], vec!["y and y\n".to_string()])
+        );
+        let refused = d.batch_update(&[replace(Some(json!(["t.nope"])))]).unwrap_err();
+        assert!(refused.0.contains("The tab with ID 't.nope' does not exist."), "{refused:?}");
     }
 }

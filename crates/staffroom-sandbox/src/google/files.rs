@@ -55,6 +55,17 @@ pub async fn copy_file(
             None,
         );
     }
+    if body.get("mimeType").is_some_and(|mime| !mime.is_null() && mime.as_str() != Some(source.mime_type.as_str())) {
+        // A copy may convert an uploaded file to a Google format; a Google document is copied
+        // as it is (Drive's wording for a conversion it refuses: GAMADV-XTD3#332).
+        return google_error(
+            StatusCode::BAD_REQUEST,
+            "badRequest",
+            "The requested conversion is not supported.",
+            None,
+            None,
+        );
+    }
     let parents = match body.get("parents") {
         None => source.parents.clone(),
         Some(_) => match super::parents_of(&body) {
@@ -106,8 +117,7 @@ pub async fn export_file(State(sim): State<Arc<Sim>>, Path(id): Path<String>, Qu
     let bytes = match mime.as_str() {
         PDF => pdf(&title, &text),
         DOCX => docx(&text),
-        // Drive's text export starts with a byte order mark and ends lines with CRLF.
-        TEXT => format!("\u{feff}{}", text.trim_end_matches('\n').replace('\n', "\r\n")).into_bytes(),
+        TEXT => text_export(&text).into_bytes(),
         _ => {
             return google_error(
                 StatusCode::BAD_REQUEST,
@@ -131,6 +141,17 @@ pub async fn export_file(State(sim): State<Arc<Sim>>, Path(id): Path<String>, Qu
     ([(header::CONTENT_TYPE, content_type.to_string())], bytes).into_response()
 }
 
+/// A soft line break within a paragraph (Shift+Enter), as Docs writes it in a text run.
+const SOFT_BREAK: char = '\u{b}';
+
+/// The text export: UTF-8 with a byte order mark (as Drive's starts, googleapis/google-api-nodejs-client#2404),
+/// each paragraph (and soft line break) ended by CRLF but the last, which has no line end
+/// (**unverified**: no source gives Drive's line ends).
+fn text_export(text: &str) -> String {
+    let lines: Vec<&str> = text.trim_end_matches('\n').split(['\n', SOFT_BREAK]).collect();
+    format!("\u{feff}{}", lines.join("\r\n"))
+}
+
 /// A4 in points, its margins, and the text's size and leading.
 const PAGE: (f32, f32) = (595.0, 842.0);
 const MARGIN: f32 = 56.0;
@@ -146,7 +167,8 @@ pub fn pdf(title: &str, text: &str) -> Vec<u8> {
     use lopdf::{dictionary, Document, Object, Stream};
 
     let mut lines: Vec<(String, f32)> = vec![(title.to_string(), 16.0), (String::new(), SIZE)];
-    for paragraph in text.split('\n') {
+    // A paragraph's soft line breaks (U+000B) break its lines too.
+    for paragraph in text.trim_end_matches('\n').split(['\n', SOFT_BREAK]) {
         lines.extend(wrap(paragraph, LINE_CHARS).into_iter().map(|line| (line, SIZE)));
     }
     let per_page = ((PAGE.1 - 2.0 * MARGIN) / LEADING) as usize;
@@ -253,11 +275,8 @@ fn win_ansi(text: &str) -> Vec<u8> {
 /// A minimal WordprocessingML package (ECMA-376): its content types, its relationship to the
 /// main part, and one `w:p` per paragraph.
 pub fn docx(text: &str) -> Vec<u8> {
-    let paragraphs: String = text
-        .trim_end_matches('\n')
-        .split('\n')
-        .map(|p| format!(r#"<w:p><w:r><w:t xml:space="preserve">{}</w:t></w:r></w:p>"#, xml_escape(p)))
-        .collect();
+    let paragraphs: String =
+        text.trim_end_matches('\n').split('\n').map(|p| format!("<w:p><w:r>{}</w:r></w:p>", run_content(p))).collect();
     let document = format!(
         r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>{paragraphs}</w:body></w:document>"#
     );
@@ -281,9 +300,33 @@ pub fn docx(text: &str) -> Vec<u8> {
     zip.finish().expect("a zip is finished in memory").into_inner()
 }
 
+/// A run's content: its text in `w:t`, a tab as `w:tab` and a soft line break as `w:br`
+/// (WordprocessingML writes neither as a character).
+fn run_content(text: &str) -> String {
+    let mut xml = String::new();
+    let mut piece = String::new();
+    let flush = |xml: &mut String, piece: &mut String| {
+        if !piece.is_empty() {
+            xml.push_str(&format!(r#"<w:t xml:space="preserve">{}</w:t>"#, xml_escape(piece)));
+            piece.clear();
+        }
+    };
+    for c in text.chars() {
+        match c {
+            '\t' | SOFT_BREAK => {
+                flush(&mut xml, &mut piece);
+                xml.push_str(if c == '\t' { "<w:tab/>" } else { "<w:br/>" });
+            }
+            c => piece.push(c),
+        }
+    }
+    flush(&mut xml, &mut piece);
+    xml
+}
+
 fn xml_escape(text: &str) -> String {
     text.chars()
-        .filter(|c| !c.is_control() || *c == '\t')
+        .filter(|c| !c.is_control())
         .map(|c| match c {
             '&' => "&amp;".to_string(),
             '<' => "&lt;".to_string(),
@@ -320,6 +363,22 @@ mod tests {
         assert!(document.contains("Dear &lt;Zoë&gt; &amp; co"), "{document}");
         assert_eq!(document.matches("<w:p>").count(), 2);
         assert!(archive.by_name("[Content_Types].xml").is_ok() && archive.by_name("_rels/.rels").is_ok());
+    }
+
+    #[test]
+    fn tabs_and_soft_line_breaks_are_written_as_each_format_writes_them() {
+        let bytes = docx("a\tb\u{b}c\n");
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        let mut document = String::new();
+        std::io::Read::read_to_string(&mut archive.by_name("word/document.xml").unwrap(), &mut document).unwrap();
+        assert!(
+            document.contains(r#"<w:t xml:space="preserve">a</w:t><w:tab/><w:t xml:space="preserve">b</w:t><w:br/>"#),
+            "{document}"
+        );
+        assert_eq!(text_export("Zoë\u{b}line\nnext\n"), "\u{feff}Zoë\r\nline\r\nnext");
+        let pdf = lopdf::Document::load_mem(&pdf("T", "one\u{b}two\n")).unwrap();
+        let text = pdf.extract_text(&[1]).unwrap();
+        assert!(text.contains("one") && text.contains("two") && !text.contains('?'), "{text}");
     }
 
     #[test]

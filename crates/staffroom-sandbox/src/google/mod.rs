@@ -1099,9 +1099,53 @@ async fn create_file(State(sim): State<Arc<Sim>>, QueryParams(params): Params, b
     answer_new_file(&sim, &file, &params)
 }
 
+/// The File fields the discovery document marks "Output only": a create or copy naming one is
+/// refused (403 `fieldNotWritable`, "The resource body includes fields which are not directly
+/// writable.", as seen for `files.copy` in taers232c/GAMADV-XTD#21).
+const OUTPUT_ONLY_FILE_FIELDS: &[&str] = &[
+    "capabilities",
+    "driveId",
+    "explicitlyTrashed",
+    "exportLinks",
+    "fileExtension",
+    "fullFileExtension",
+    "hasAugmentedPermissions",
+    "hasThumbnail",
+    "headRevisionId",
+    "iconLink",
+    "imageMediaMetadata",
+    "isAppAuthorized",
+    "kind",
+    "lastModifyingUser",
+    "md5Checksum",
+    "modifiedByMe",
+    "ownedByMe",
+    "owners",
+    "permissionIds",
+    "permissions",
+    "quotaBytesUsed",
+    "resourceKey",
+    "sha1Checksum",
+    "sha256Checksum",
+    "shared",
+    "sharingUser",
+    "size",
+    "spaces",
+    "teamDriveId",
+    "thumbnailLink",
+    "thumbnailVersion",
+    "trashingUser",
+    "version",
+    "videoMediaMetadata",
+    "viewedByMe",
+    "webContentLink",
+    "webViewLink",
+];
+
 /// Adds a file of the signed-in user's, made now (`files.create`, `files.copy`): named as the
 /// body says or `untitled`, in `parents` (each a folder they may write to, one shared drive's
 /// at most), with the id the body gives (one `files.generateIds` handed out) or a fresh one.
+/// A body naming an output-only field is refused.
 fn add_own_file(
     data: &mut Data,
     body: &Value,
@@ -1110,6 +1154,16 @@ fn add_own_file(
     all_drives: bool,
     untitled: &str,
 ) -> Result<SimFile, Response> {
+    let mut fields = body.as_object().into_iter().flat_map(|b| b.keys());
+    if fields.any(|field| OUTPUT_ONLY_FILE_FIELDS.contains(&field.as_str())) {
+        return Err(google_error(
+            StatusCode::FORBIDDEN,
+            "fieldNotWritable",
+            "The resource body includes fields which are not directly writable.",
+            None,
+            None,
+        ));
+    }
     let drive_id = drive_of_parents(data, &parents, all_drives)?;
     let id = new_file_id(data, body.get("id"))?;
     let name = body.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or(untitled).to_string();
