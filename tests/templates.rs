@@ -99,6 +99,12 @@ async fn an_order_and_a_subscription_fill_their_own_and_the_customers_placeholde
     let (status, answer) = app.post("/api/docs/documents/from-template", made).await;
     assert_eq!(status, 201, "{answer}");
     let id = answer["document"]["id"].as_str().unwrap();
+    assert!(
+        !app.google().documents_in("fld_templates").iter().any(|d| d == id),
+        "a letter made without a folder goes to My Drive, not among the templates"
+    );
+    let (_, templates) = app.get("/api/docs/templates").await;
+    assert_eq!(templates["templates"].as_array().unwrap().len(), 3, "still three templates");
     let text = text_of(&app, id).await;
     let number = format!("#{}", order["orderNumber"]);
     let cents = order["total"].as_i64().unwrap();

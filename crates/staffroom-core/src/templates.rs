@@ -16,6 +16,9 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::payments::model::format_money;
 use crate::Core;
 
+/// Drive's alias of the user's My Drive ("root can be used anywhere a file ID is provided").
+const MY_DRIVE: &str = "root";
+
 staffroom_base::text_enum! {
     /// How the customer is invited to the new document.
     pub enum CustomerRole {
@@ -54,7 +57,8 @@ pub struct FromTemplateRequest {
         message = "must be 1 to 255 characters, starting with a visible one, without control characters"
     )]
     pub name: String,
-    /// Where it goes (the template's folder when none).
+    /// Where it goes: My Drive's top when none (never the templates' folder, where a letter
+    /// would be offered as a template).
     #[field(pattern = "^[A-Za-z0-9_-]{1,200}$", message = "must be a Drive folder id (letters, digits, - or _)")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
@@ -152,7 +156,7 @@ impl Operation for CreateFromTemplate {
         let made = FromTemplate {
             template_id: request.template_id,
             name: request.name,
-            folder_id: request.folder_id,
+            folder_id: Some(request.folder_id.unwrap_or_else(|| MY_DRIVE.to_string())),
             values: filling.values,
             share,
             made_for: filling.made_for,
