@@ -14,7 +14,8 @@ templateId: string,
  */
 name: string, 
 /**
- * Where it goes (the template's folder when none).
+ * Where it goes: My Drive's top when none (never the templates' folder, where a letter
+ * would be offered as a template).
  */
 folderId?: string | null, 
 /**
