@@ -101,10 +101,7 @@ impl TeamServer {
         if status == 200 {
             return Ok(response);
         }
-        let bytes = crate::limits::read_answer(response).await.map_err(|e| match e {
-            crate::limits::ReadError::Http(e) => self.unreachable(&e),
-            crate::limits::ReadError::TooLarge => self.too_large(),
-        })?;
+        let bytes = self.read_body(response).await?;
         let body: Option<Value> = serde_json::from_slice(&bytes).ok();
         Err(body.and_then(|body| refusal(status, &body, None)).unwrap_or_else(|| self.not_staffroom(status)))
     }
@@ -132,6 +129,14 @@ impl TeamServer {
             })
         });
         Ok((total, body))
+    }
+
+    /// An answer's whole body, up to [`crate::limits::MAX_ANSWER_BYTES`].
+    async fn read_body(&self, response: reqwest::Response) -> Result<Vec<u8>> {
+        crate::limits::read_answer(response).await.map_err(|e| match e {
+            crate::limits::ReadError::Http(e) => self.unreachable(&e),
+            crate::limits::ReadError::TooLarge => self.too_large(),
+        })
     }
 
     pub(crate) fn unreachable(&self, why: &reqwest::Error) -> Error {
@@ -170,10 +175,7 @@ impl TeamServer {
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok());
-        let bytes = crate::limits::read_answer(response).await.map_err(|e| match e {
-            crate::limits::ReadError::Http(e) => self.unreachable(&e),
-            crate::limits::ReadError::TooLarge => self.too_large(),
-        })?;
+        let bytes = self.read_body(response).await?;
         let body: Option<Value> = serde_json::from_slice(&bytes).ok();
         if (200..300).contains(&status) {
             return match body {
