@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::extract::{query_params, ClientAddress};
 use crate::ops::bearer;
 use crate::ApiError;
-use staffroom_core::api::Input;
+use staffroom_core::api::{Input, Route};
 use staffroom_core::error::{Error, Result};
 use staffroom_core::payments::export::CsvExport;
 use staffroom_core::payments::exports::{exports, ExportEntry};
@@ -53,13 +53,7 @@ async fn document(
 ) -> Response {
     let exported = async {
         let path = path.map_err(|_| Error::invalid_field("path", "is not valid percent-encoded UTF-8"))?;
-        let mut input: Input =
-            query_params(query)?.into_iter().map(|(name, value)| (name, Value::String(value))).collect();
-        for (name, value) in &path {
-            if input.insert(name.to_string(), Value::String(value.to_string())).is_some() {
-                return Err(Error::invalid_field(name, "is given in the path; leave it out of the request"));
-            }
-        }
+        let input = crate::ops::input(&Route::get(DOCUMENT_EXPORT_PATH), path, query, &[])?;
         export_document(&core, bearer(&headers), &address, input).await
     }
     .await;

@@ -62,7 +62,7 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Option<&str> {
 
 /// The operation's input: the query string's parameters (GET, DELETE) or the JSON body's fields
 /// (the others), with the path's parameters, which nothing else may repeat.
-fn input(route: &Route, path: RawPathParams, query: Option<String>, body: &[u8]) -> Result<Input> {
+pub(crate) fn input(route: &Route, path: RawPathParams, query: Option<String>, body: &[u8]) -> Result<Input> {
     let mut input = Input::new();
     if route.method.reads_query() {
         input.extend(query_params(query)?.into_iter().map(|(name, value)| (name, Value::String(value))));
