@@ -268,6 +268,73 @@ test("from the palette: a storefront order found by e-mail, its customer, a part
   });
 });
 
+test("with the keyboard alone: the palette finds a customer, part of their order is refunded, and the Overview's net revenue drops", async () => {
+  // Every press of a mouse button or pointer from here on is counted: there must be none.
+  await driver.executeScript(`
+    window.__presses = 0;
+    for (const type of ["pointerdown", "mousedown", "contextmenu"]) addEventListener(type, () => { window.__presses += 1; }, true);`);
+  const keys = (...sequence) => driver.actions().sendKeys(...sequence).perform();
+  const focused = (check) => driver.executeScript(`const element = document.activeElement; return Boolean(element && (${check}));`);
+  // Tab, as a person would, until focus is on what `check` (a script over `element`) describes.
+  const tabTo = async (what, check, most = 80) => {
+    for (let n = 0; n < most; n++) {
+      if (await focused(check)) return;
+      await keys(Key.TAB);
+    }
+    throw new Error(`Tab never reached ${what}`);
+  };
+  // Ctrl+K, `text`, and Enter once the palette's first choice is `first`.
+  const palette = async (text, first) => {
+    await driver.actions().keyDown(Key.CONTROL).sendKeys("k").keyUp(Key.CONTROL).perform();
+    await find(By.css("[role='dialog'][aria-label='Search everywhere'] input[role='combobox']"));
+    assert.ok(await focused("element.getAttribute('role') === 'combobox'"), "the palette's box has the caret");
+    await keys(text);
+    await eventually(`“${first}” first in the palette`, async () =>
+      (await textOf(By.css("#palette-results [role='option'][aria-selected='true']"))).includes(first));
+    await keys(Key.ENTER);
+  };
+
+  await palette("Overview", "Overview");
+  await find(By.xpath("//h1[contains(@class,'topbar-title')][normalize-space()='Overview']"));
+  const netRevenue = By.xpath("//*[@role='group'][.//span[starts-with(normalize-space(),'Net revenue')]]//span[contains(@class,'figure-value')]");
+  await eventually("the net revenue", async () => !/…/.test(await textOf(netRevenue)));
+  const before = await textOf(netRevenue);
+
+  // A storefront order, paid and not refunded, read off the Orders screen: its number and e-mail.
+  await palette("Orders", "Orders");
+  const candidate = By.xpath("//table[@aria-label='Orders']//tr[@data-id][.//*[normalize-space()='storefront']][.//span[contains(@class,'status')][normalize-space()='paid']][not(.//*[contains(normalize-space(),'refunded')])]");
+  const row = await find(candidate);
+  const label = await row.getAttribute("data-id");
+  const email = await (await row.findElement(By.css("td:nth-child(2) .muted"))).getText();
+
+  // The customer, by e-mail; on their page, Tab to the order, Enter: its panel takes focus.
+  await palette(email, email);
+  await eventually("the customer's page", async () => /Lifetime revenue/.test(await textOf(By.css("section.content"))));
+  await tabTo(`the order ${label}`, `element.closest('table[aria-label^="Customer"]') && element.textContent.trim() === ${JSON.stringify(label)}`);
+  await keys(Key.ENTER);
+  await eventually("the order's panel focused", async () => focused(`element.getAttribute("aria-label") === ${JSON.stringify(`Order ${label}`)}`));
+
+  // Tab to Refund…, where the focus ring shows; Enter, the amount, Enter.
+  await tabTo("Refund…", `element.textContent === "Refund…" && element.closest("aside")`, 20);
+  assert.ok(await focused(`getComputedStyle(element).outlineStyle !== "none"`), "a focus ring on the focused button");
+  await shot("06k-keyboard-refund-focus");
+  await keys(Key.ENTER);
+  await eventually("the amount's caret", async () => focused(`element.classList.contains("refund-part")`));
+  await keys("1,00");
+  await eventually("the amount in the question", async () => /Refund \$1\.00 to /.test(await textOf(By.css("[role='alertdialog']"))));
+  await keys(Key.ENTER);
+  const detail = By.xpath(`//*[@aria-label=${literal(`Order ${label}`)}]`);
+  await eventually("the refund shown", async () => /Refunded/.test(await textOf(detail)));
+  await eventually("focus back on the panel's Refund… button", async () => focused(`element.textContent === "Refund…"`));
+
+  await palette("Overview", "Overview");
+  await eventually("the net revenue a dollar lower", async () => {
+    const now = await textOf(netRevenue);
+    return now !== before && !/…/.test(now);
+  });
+  assert.equal(await driver.executeScript("return window.__presses"), 0, "no mouse or pointer press");
+});
+
 test("a renewal is refunded in part from its customer's page, and its subscription shows the refund", async () => {
   await goTo("Subscriptions");
   await click(By.css("#sub-status option[value='active']"));

@@ -19,9 +19,14 @@ const applied = (eventName: string, extra: Record<string, unknown> = {}) => ({
 });
 
 function Listener({ user }: { user: User }) {
-  useDesktopNotifications(user);
+  const told = useDesktopNotifications(user);
   const [location] = useLocation();
-  return <p>at {location}</p>;
+  return (
+    <>
+      <p>at {location}</p>
+      <p role="status">{told}</p>
+    </>
+  );
 }
 
 function shown(calls: { cmd: string; args: Record<string, unknown> }[]) {
@@ -43,6 +48,8 @@ describe("desktop notifications", () => {
     await emit("webhook", applied("order_created"));
     await waitFor(() => expect(shown(calls)).toHaveLength(1));
     expect(shown(calls)[0]).toEqual({ title: "Order paid: $29.70", body: "#1042 · Zoë", route: "/orders/o1" });
+    // Said in the window's live region too.
+    expect(screen.getByRole("status")).toHaveTextContent("Order paid: $29.70. #1042 · Zoë");
 
     await emit("webhook", applied("subscription_payment_failed"));
     await waitFor(() => expect(shown(calls)).toHaveLength(2));
@@ -64,6 +71,7 @@ describe("desktop notifications", () => {
     await emit("webhook", applied("subscription_cancelled"));
     await waitFor(() => expect(shown(calls)).toHaveLength(4));
     expect(shown(calls)[3]).toMatchObject({ title: "Subscription cancelled" });
+    expect(screen.getByRole("status")).toHaveTextContent("Subscription cancelled. Kai · Pro plan");
     // Whatever was wrongly on its way has had time to arrive.
     await new Promise((settle) => setTimeout(settle, 100));
     expect(shown(calls)).toHaveLength(4);

@@ -125,14 +125,17 @@ export async function noticeOf(item: FeedItem): Promise<Notice | null> {
 
 /** Tells the signed-in person, through the operating system, of what they asked to hear about
  *  as webhooks apply it; a click on a notification opens its screen here. Deliveries missed
- *  while away are summed up in one notification, not replayed. */
-export function useDesktopNotifications(user: User) {
+ *  while away are summed up in one notification, not replayed. Returns the last thing told, as
+ *  a sentence, for the window's live region: a screen reader says it too, where the person is. */
+export function useDesktopNotifications(user: User): string {
   const [, navigate] = useLocation();
+  const [told, setTold] = useState("");
   useEffect(() => {
     let late = 0;
     let flush: ReturnType<typeof setTimeout> | undefined;
     const tell = (notice: Notice) => {
       if (!loadNotificationSettings(user)[notice.kind]) return;
+      setTold(`${notice.title}. ${notice.body}`);
       void api.showNotification({ title: notice.title, body: notice.body, route: notice.route }).catch(() => undefined);
     };
     const stopFeed = listen<FeedItem>("webhook", ({ payload }) => {
@@ -143,7 +146,9 @@ export function useDesktopNotifications(user: User) {
         clearTimeout(flush);
         flush = setTimeout(() => {
           const body = "They are in the lists now; the Webhooks screen has each one.";
-          void api.showNotification({ title: `${late} payment events while Staffroom was away`, body, route: "/webhooks" }).catch(() => undefined);
+          const title = `${late} payment events while Staffroom was away`;
+          setTold(`${title}. ${body}`);
+          void api.showNotification({ title, body, route: "/webhooks" }).catch(() => undefined);
           late = 0;
         }, 3_000);
         return;
@@ -157,6 +162,7 @@ export function useDesktopNotifications(user: User) {
       void stopOpen.then((unlisten) => unlisten());
     };
   }, [user, navigate]);
+  return told;
 }
 
 /** The switches, kept as they are changed. */

@@ -1,6 +1,7 @@
-import { useRef, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { api, describeError, isApiError } from "../api";
+import { useFocusBack } from "../focus";
 import type { CustomerRole } from "../bindings/CustomerRole";
 
 /** What a new document is made for: a customer, an order or a subscription (by their ids), and
@@ -18,11 +19,11 @@ export interface MadeFor {
  *  it is made with the placeholders filled and opens in the editor. */
 export function FromTemplate({ madeFor }: { madeFor: MadeFor }) {
   const [open, setOpen] = useState(false);
-  const opener = useRef<HTMLButtonElement>(null);
   // Focus goes back to the button the form came from when it closes.
+  const [opener, focusBack] = useFocusBack<HTMLButtonElement>();
   const close = () => {
     setOpen(false);
-    requestAnimationFrame(() => opener.current?.focus());
+    focusBack();
   };
   if (!open) return <button type="button" ref={opener} onClick={() => setOpen(true)}>New document from template</button>;
   return <FromTemplateForm madeFor={madeFor} onClose={close} />;

@@ -83,8 +83,9 @@ export function InvoiceTable({ invoices, canRefund, recipient, subscriptionLink,
                       {invoice.invoiceUrl && (
                         <OpenLinkButton url={invoice.invoiceUrl} kind="invoice" className="link" label={`Open the invoice of ${formatDay(invoice.createdAt)}`}>Invoice</OpenLinkButton>
                       )}
-                      {canRefund && refundable(invoice) && refunding !== invoice.id && (
-                        <button type="button" className={compact ? "link" : undefined} onClick={() => { setRefunding(invoice.id); setDone(null); }} aria-label={`Refund the invoice of ${formatDay(invoice.createdAt)}…`}>Refund…</button>
+                      {canRefund && refundable(invoice) && (
+                        // Stays while its form is open, so that focus comes back to it.
+                        <button type="button" className={compact ? "link" : undefined} aria-expanded={refunding === invoice.id} onClick={() => { setRefunding(invoice.id); setDone(null); }} aria-label={`Refund the invoice of ${formatDay(invoice.createdAt)}…`}>Refund…</button>
                       )}
                     </div>
                   </td>

@@ -90,14 +90,21 @@ export function Palette({ areas, onSyncNow, onSignOut, onClose }: Props) {
   }, [typed, search, enabled, customers.data, orders.data, subscriptions.data, products.data, documents.data, areas]);
 
   useEffect(() => setActive(0), [typed, search]);
+  // Focus comes in, and goes back where it was when the palette is put away unused (Escape, a
+  // click outside); what it opens takes focus itself (Shell moves it to the new screen).
+  const opener = useRef(document.activeElement instanceof HTMLElement ? document.activeElement : null);
   useEffect(() => input.current?.focus(), []);
+  const putAway = () => {
+    onClose();
+    requestAnimationFrame(() => opener.current?.isConnected && opener.current.focus());
+  };
   const loading = enabled && [customers, orders, subscriptions, products].some((q) => q.isFetching);
   const failed = [customers, orders, subscriptions, products].find((q) => q.isError)?.error;
 
   const onKey = (event: KeyboardEvent) => {
     if (event.key === "Escape") {
       event.preventDefault();
-      onClose();
+      putAway();
     } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       const step = event.key === "ArrowDown" ? 1 : -1;
@@ -110,7 +117,7 @@ export function Palette({ areas, onSyncNow, onSignOut, onClose }: Props) {
 
   let group = "";
   return (
-    <div className="palette-backdrop" onMouseDown={onClose}>
+    <div className="palette-backdrop" onMouseDown={putAway}>
       <div className="palette card" role="dialog" aria-modal="true" aria-label="Search everywhere" onMouseDown={(e) => e.stopPropagation()}>
         <input
           ref={input}

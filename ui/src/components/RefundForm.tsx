@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { describeError, fieldError, formatMoney, parseAmount } from "../api";
+import { useDialog } from "../focus";
 
 /** Confirms a refund of all that is `left` (cents of `currency`) or a part typed as people write
  *  amounts ("12,50", "1.234,56"), checked before anything is sent, then sends `amount` (none for
@@ -31,8 +32,15 @@ export function RefundForm({ left, currency, recipient, send, onRefunded, onCanc
     if (!problem) refund.mutate();
   };
   const shown = problem ? "" : formatMoney(amount ?? left, currency);
+  const cancel = () => {
+    if (refund.isPending) return;
+    refund.reset();
+    onCancel();
+  };
+  // The caret goes to the amount; Escape keeps the order as is.
+  const dialog = useDialog<HTMLFormElement>(cancel);
   return (
-    <form className="callout stack" role="alertdialog" aria-label="Refund" onSubmit={submit} noValidate>
+    <form ref={dialog} className="callout stack" role="alertdialog" aria-label="Refund" onSubmit={submit} noValidate>
       <p>
         {shown ? `Refund ${shown} to ${recipient}?` : `Refund to ${recipient}?`} Lemon Squeezy returns the money to the customer; it
         cannot be undone.
@@ -43,7 +51,7 @@ export function RefundForm({ left, currency, recipient, send, onRefunded, onCanc
       {fieldError(refund.error, "amount") && <p className="error">Amount {fieldError(refund.error, "amount")}</p>}
       {refund.isError && !fieldError(refund.error, "amount") && <p className="error" role="alert">{describeError(refund.error)}</p>}
       <div className="row">
-        <button type="button" onClick={() => { refund.reset(); onCancel(); }}>Keep as is</button>
+        <button type="button" onClick={cancel}>Keep as is</button>
         <button type="submit" className="primary" disabled={refund.isPending || problem !== null}>{refund.isPending ? "Refunding…" : "Refund"}</button>
       </div>
     </form>

@@ -5,6 +5,15 @@ const WIDTH = 720;
 const HEIGHT = 160;
 const AXIS = 18; // room for the day labels under the bars
 
+// Days as the person's locale writes them ("Nov 22", "22. Nov."; "Nov 22, 2026" in full). A
+// day is a UTC date, as the core sums them.
+const shortDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
+const fullDay = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZone: "UTC" });
+const day = (date: string, format: Intl.DateTimeFormat) => {
+  const at = new Date(`${date}T00:00:00Z`);
+  return Number.isNaN(at.getTime()) ? date : format.format(at);
+};
+
 /** Daily net revenue as bars (a refund larger than the day's sales goes below the line), with
  *  each day's figures in its tooltip. An SVG of at most a few hundred bars: the theme's colours
  *  come from CSS, and it needs no charting library (see docs/DECISIONS.md). */
@@ -21,7 +30,7 @@ export function RevenueChart({ daily, currency }: { daily: DailyNet[]; currency:
   const best = daily.reduce<DailyNet | null>((b, d) => (b === null || d.netRevenue > b.netRevenue ? d : b), null);
   const label =
     `Daily net revenue over ${daily.length} days, ${formatMoney(total, currency)} in all` +
-    (best && best.netRevenue > 0 ? `; the best day was ${best.date} with ${formatMoney(best.netRevenue, currency)}` : "");
+    (best && best.netRevenue > 0 ? `; the best day was ${day(best.date, fullDay)} with ${formatMoney(best.netRevenue, currency)}` : "");
   // A few day labels, evenly spread, so that they never overlap.
   const every = Math.max(1, Math.ceil(daily.length / 6));
   return (
@@ -33,10 +42,10 @@ export function RevenueChart({ daily, currency }: { daily: DailyNet[]; currency:
         return (
           <g key={d.date}>
             <rect className={d.netRevenue >= 0 ? "chart-bar" : "chart-bar negative"} x={x} y={from} width={bar} height={Math.max(to - from, d.orders ? 1 : 0)}>
-              <title>{`${d.date}: ${formatMoney(d.netRevenue, currency)} net, ${d.orders} ${d.orders === 1 ? "order" : "orders"}`}</title>
+              <title>{`${day(d.date, fullDay)}: ${formatMoney(d.netRevenue, currency)} net, ${d.orders} ${d.orders === 1 ? "order" : "orders"}`}</title>
             </rect>
             {i % every === 0 && (
-              <text className="chart-label" x={i === 0 ? x : x + bar / 2} y={HEIGHT - 4} textAnchor={i === 0 ? "start" : "middle"}>{d.date.slice(5)}</text>
+              <text className="chart-label" x={i === 0 ? x : x + bar / 2} y={HEIGHT - 4} textAnchor={i === 0 ? "start" : "middle"}>{day(d.date, shortDay)}</text>
             )}
           </g>
         );

@@ -143,7 +143,7 @@ export function CustomerPage({ id, user }: { id: string; user: User }) {
       <h3>Orders <span className="muted small">{c.orderCount.toLocaleString()}</span></h3>
       {c.orders.length === 0 ? <p className="muted">No orders.</p> : (
         <table className="table" aria-label="Customer's orders">
-          <thead><tr><th>Order</th><th>Customer</th><th>Product</th><th className="number">Total</th><th>Status</th><th>Created</th></tr></thead>
+          <thead><tr><th>Order</th><th>Customer</th><th className="wide-only">Product</th><th className="number">Total</th><th>Status</th><th>Created</th></tr></thead>
           <tbody>
             {c.orders.map((o) => (
               <tr key={o.id} data-id={o.orderId}>

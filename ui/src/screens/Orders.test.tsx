@@ -99,6 +99,31 @@ describe("Orders", () => {
     ]);
   });
 
+  it("is used with the keyboard: the order's panel takes focus, the refund's amount the caret, and Escape closes each, focus going back", async () => {
+    const paid = { ...order("paid"), paidAt: "2026-11-22T10:01:00Z", providerOrderId: "9001" };
+    mockCommands({ list_orders: () => page([paid]), get_order: () => ({ order: { ...paid, events: [] } }) });
+    renderWithQuery(<Orders user={admin} />);
+    const row = await screen.findByRole("button", { name: "SR-000001" });
+    row.focus();
+    await userEvent.keyboard("{Enter}");
+    const panel = await screen.findByRole("complementary", { name: "Order SR-000001" });
+    await waitFor(() => expect(panel).toHaveFocus());
+
+    const refund = await screen.findByRole("button", { name: "Refund…" });
+    refund.focus();
+    await userEvent.keyboard("{Enter}");
+    await waitFor(() => expect(screen.getByLabelText(/Part only/)).toHaveFocus());
+    await userEvent.keyboard("{Escape}");
+    expect(screen.queryByRole("alertdialog")).not.toBeInTheDocument();
+    // Escape closed the dialog only, not the panel behind it.
+    expect(screen.getByRole("complementary", { name: "Order SR-000001" })).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByRole("button", { name: "Refund…" })).toHaveFocus());
+
+    await userEvent.keyboard("{Escape}");
+    await waitFor(() => expect(screen.queryByRole("complementary", { name: /Order/ })).not.toBeInTheDocument());
+    await waitFor(() => expect(screen.getByRole("button", { name: "SR-000001" })).toHaveFocus());
+  });
+
   it("offers no refund to staff, nor for an order that is not paid", async () => {
     mockCommands({ list_orders: () => page([order("pending")]), get_order: () => ({ order: { ...order("pending"), events: [] } }) });
     const first = renderWithQuery(<Orders user={admin} />);

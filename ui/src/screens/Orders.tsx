@@ -17,6 +17,8 @@ import { usePagedList } from "../paging";
 import { usePageOf, useSettled } from "../settled";
 import { ExportButton } from "../components/ExportButton";
 import { FromTemplate } from "../components/FromTemplate";
+import { DetailPanel } from "../components/DetailPanel";
+import { useFocusBack } from "../focus";
 
 const PAGE_SIZE = 20;
 
@@ -110,7 +112,7 @@ export function Orders({ user }: { user: User }) {
         >
           {(orders) => (
             <table className="table" aria-label="Orders">
-              <thead><tr><th>Order</th><th>Customer</th><th>Product</th><th>Total</th><th>Status</th><th>Created</th></tr></thead>
+              <thead><tr><th>Order</th><th>Customer</th><th className="wide-only">Product</th><th>Total</th><th>Status</th><th>Created</th></tr></thead>
               <tbody>
                 {orders.map((o) => (
                   <tr key={o.id} data-id={o.orderId} className={o.id === selected ? "selected" : undefined}>
@@ -126,19 +128,26 @@ export function Orders({ user }: { user: User }) {
           )}
         </ListBody>
       </div>
-      {selected && <OrderDetail key={selected} id={selected} canRefund={can(user, "refund_order")} />}
+      {selected && <OrderDetail key={selected} id={selected} canRefund={can(user, "refund_order")} onClose={() => navigate(paths.area("orders"))} />}
     </section>
   );
 }
 
-function OrderDetail({ id, canRefund }: { id: string; canRefund: boolean }) {
+function OrderDetail({ id, canRefund, onClose }: { id: string; canRefund: boolean; onClose: () => void }) {
   const order = useQuery({ queryKey: ["order", id], queryFn: async () => (await api.getOrder({ id })).order });
-  if (order.isPending) return <aside className="card detail"><p className="muted">Loading…</p></aside>;
-  if (order.isError) return <aside className="card detail"><p className="error" role="alert">{describeError(order.error)}</p></aside>;
-  const o = order.data;
+  return (
+    <DetailPanel label={order.data ? `Order ${order.data.orderId}` : "Order"} onClose={onClose}>
+      {order.isPending && <p className="muted" role="status">Loading…</p>}
+      {order.isError && <p className="error" role="alert">{describeError(order.error)}</p>}
+      {order.data && <OrderShown o={order.data} canRefund={canRefund} />}
+    </DetailPanel>
+  );
+}
+
+function OrderShown({ o, canRefund }: { o: Order; canRefund: boolean }) {
   const money = (cents: number) => formatMoney(cents, o.currency);
   return (
-    <aside className="card detail" aria-label={`Order ${o.orderId}`}>
+    <>
       <h3>{o.orderId} <span className={`status status-${o.status}`}>{o.status}</span></h3>
       <p className="muted small">
         <CustomerLink id={o.customerId}>{o.name ?? o.email}</CustomerLink>{o.name ? ` · ${o.email}` : ""}
@@ -194,7 +203,7 @@ function OrderDetail({ id, canRefund }: { id: string; canRefund: boolean }) {
           ))}
         </ol>
       )}
-    </aside>
+    </>
   );
 }
 
@@ -202,7 +211,12 @@ function OrderDetail({ id, canRefund }: { id: string; canRefund: boolean }) {
 function Refund({ order }: { order: Order }) {
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
-  if (!open) return <button type="button" onClick={() => setOpen(true)}>Refund…</button>;
+  const [opener, focusBack] = useFocusBack<HTMLButtonElement>();
+  const close = () => {
+    setOpen(false);
+    focusBack();
+  };
+  if (!open) return <button type="button" ref={opener} onClick={() => setOpen(true)}>Refund…</button>;
   return (
     <RefundForm
       left={order.total - order.refundedAmount}
@@ -213,10 +227,10 @@ function Refund({ order }: { order: Order }) {
         queryClient.setQueryData(["order", order.id], refunded.order);
       }}
       onRefunded={() => {
-        setOpen(false);
+        close();
         void queryClient.invalidateQueries({ queryKey: ["orders"] });
       }}
-      onCancel={() => setOpen(false)}
+      onCancel={close}
     />
   );
 }

@@ -96,7 +96,7 @@ describe("Overview", () => {
     expect(await screen.findByRole("group", { name: "$84.00 Net revenue · $99.00 sold, $15.00 refunded" })).toBeInTheDocument();
     expect(screen.getByText("Net revenue · $99.00 sold, $15.00 refunded")).toBeInTheDocument();
     expect(screen.getByRole("group", { name: /^\$1,234\.50 MRR · / })).toBeInTheDocument();
-    const chart = screen.getByRole("img", { name: /Daily net revenue over 2 days, \$84\.00 in all; the best day was 2026-11-22/ });
+    const chart = screen.getByRole("img", { name: /Daily net revenue over 2 days, \$84\.00 in all; the best day was Nov 22, 2026/ });
     expect(chart.querySelectorAll("rect")).toHaveLength(2);
     await userEvent.click(screen.getByRole("button", { name: "35 Past due or unpaid: payment failed" }));
     expect(onGo).toHaveBeenLastCalledWith("subscriptions");

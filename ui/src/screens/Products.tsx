@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { ListBody } from "../components/ListBody";
+import { DetailPanel } from "../components/DetailPanel";
 import { OpenLinkButton } from "../components/OpenLink";
 import { api, describeError, fieldError, formatMoney } from "../api";
 import type { Order, Product, ProductStatus } from "../types";
@@ -76,18 +77,25 @@ export function Products() {
           )}
         </ListBody>
       </div>
-      {selected && <ProductDetail key={selected} id={selected} />}
+      {selected && <ProductDetail key={selected} id={selected} onClose={() => setSelected(null)} />}
     </section>
   );
 }
 
-function ProductDetail({ id }: { id: string }) {
+function ProductDetail({ id, onClose }: { id: string; onClose: () => void }) {
   const product = useQuery({ queryKey: ["product", id], queryFn: async () => (await api.getProduct({ id })).product });
-  if (product.isPending) return <aside className="card detail"><p className="muted">Loading…</p></aside>;
-  if (product.isError) return <aside className="card detail"><p className="error" role="alert">{describeError(product.error)}</p></aside>;
-  const p = product.data;
   return (
-    <aside className="card detail" aria-label={`Product ${p.name}`}>
+    <DetailPanel label={product.data ? `Product ${product.data.name}` : "Product"} onClose={onClose}>
+      {product.isPending && <p className="muted" role="status">Loading…</p>}
+      {product.isError && <p className="error" role="alert">{describeError(product.error)}</p>}
+      {product.data && <ProductShown p={product.data} />}
+    </DetailPanel>
+  );
+}
+
+function ProductShown({ p }: { p: Product }) {
+  return (
+    <>
       <h3>{p.name}</h3>
       <p className="muted small">{p.slug} · {p.status}</p>
       <h4>Variants</h4>
@@ -99,7 +107,7 @@ function ProductDetail({ id }: { id: string }) {
         ))}
       </ul>
       {p.status === "published" ? <CreateOrder product={p} /> : <p className="muted">Drafts cannot be sold.</p>}
-    </aside>
+    </>
   );
 }
 

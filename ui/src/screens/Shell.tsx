@@ -1,4 +1,4 @@
-import { Suspense, useEffect, useState } from "react";
+import { Suspense, useEffect, useRef, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { Router, useLocation } from "wouter";
 import { useHashLocation } from "wouter/use-hash-location";
@@ -50,7 +50,8 @@ function Areas({ info, user, onSignedOut, startAt }: Props) {
   const [palette, setPalette] = useState(false);
   const refetchSynced = useRefetchSynced();
   const syncNow = useMutation({ mutationFn: api.syncNow, onSettled: refetchSynced });
-  useDesktopNotifications(user);
+  const told = useDesktopNotifications(user);
+  useFocusAfterNavigation(location);
   useEffect(() => preloadWhenIdle([...ALL_SCREENS, Palette]), []);
   // Ctrl+K (⌘K on a Mac) opens the palette from any screen.
   useEffect(() => {
@@ -110,6 +111,8 @@ function Areas({ info, user, onSignedOut, startAt }: Props) {
             {route.render({ info, user, id, go })}
           </Suspense>
         </main>
+        {/* What changes without a click (an order paid, a payment failed), said where the person is. */}
+        <p className="sr-only" role="status" aria-label="Payment events">{told}</p>
         <Suspense fallback={null}>
           {palette && (
             <Palette
@@ -123,4 +126,27 @@ function Areas({ info, user, onSignedOut, startAt }: Props) {
       </div>
     </div>
   );
+}
+
+/** After a move to another screen or item, the element that had focus (a row's button, the
+ *  palette) is gone and focus with it: it goes to the new screen's first heading, so that the
+ *  keyboard goes on from there and a screen reader says where it is. A panel that took focus
+ *  itself (DetailPanel) keeps it. */
+function useFocusAfterNavigation(location: string) {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const frame = requestAnimationFrame(() => {
+      const active = document.activeElement;
+      if (active && active !== document.body && active.isConnected) return;
+      const heading = document.querySelector<HTMLElement>("main h2, main h3") ?? document.querySelector<HTMLElement>("h1");
+      if (!heading) return;
+      heading.tabIndex = -1; // focusable from here, not a stop for Tab
+      heading.focus();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [location]);
 }

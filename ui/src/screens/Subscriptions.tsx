@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useLocation, useRoute } from "wouter";
 import { InvoiceTable } from "../components/Invoices";
@@ -14,6 +14,8 @@ import { usePagedList } from "../paging";
 import { usePageOf, useSettled } from "../settled";
 import { ExportButton } from "../components/ExportButton";
 import { FromTemplate } from "../components/FromTemplate";
+import { DetailPanel } from "../components/DetailPanel";
+import { useDialog } from "../focus";
 
 const PAGE_SIZE = 20;
 
@@ -124,7 +126,7 @@ export function Subscriptions({ user }: { user: User }) {
           {filtered && <button type="button" className="link" onClick={() => { setStatus(""); setProduct(""); setText(""); setPage(1); }}>Clear</button>}
         </div>
         {pending && (
-          <div className="callout" role="alertdialog" aria-label="Confirm">
+          <Confirm onCancel={() => { setPending(null); act.reset(); }}>
             <p>{ACTIONS[pending.action].confirm}</p>
             <p className="muted small">{pending.subscription.customerName ?? pending.subscription.customerEmail} · {pending.subscription.productName}</p>
             {pending.subscription.paymentProcessor === "paypal" && (
@@ -146,7 +148,7 @@ export function Subscriptions({ user }: { user: User }) {
                 {act.isPending ? "Working…" : `${ACTIONS[pending.action].label} subscription`}
               </button>
             </div>
-          </div>
+          </Confirm>
         )}
         {Object.entries(waiting).map(([id, confirmation]) => (
           <div key={id} className="callout" role="status" aria-label={`Change of subscription ${id} waits for the customer`}>
@@ -208,16 +210,24 @@ export function Subscriptions({ user }: { user: User }) {
  *  customer needs (signed for a day, so read afresh, never kept). */
 function SubscriptionDetail({ id, canRefund, onClose }: { id: string; canRefund: boolean; onClose: () => void }) {
   const answer = useQuery({ queryKey: ["subscription", id], queryFn: () => api.getSubscription({ id }) });
+  const subscription = answer.data?.subscription;
+  return (
+    <DetailPanel label={subscription ? `Subscription ${subscription.id}` : "Subscription"} onClose={onClose} className="stack">
+      {answer.isPending && <p className="muted" role="status">Loading…</p>}
+      {answer.isError && <p className="error" role="alert">{describeError(answer.error)}</p>}
+      {answer.data && <SubscriptionShown s={answer.data.subscription} stale={answer.data.stale} canRefund={canRefund} onClose={onClose} />}
+    </DetailPanel>
+  );
+}
+
+function SubscriptionShown({ s, stale, canRefund, onClose }: { s: Subscription; stale: boolean; canRefund: boolean; onClose: () => void }) {
   const [copied, setCopied] = useState<string | null>(null);
-  if (answer.isPending) return <aside className="card detail"><p className="muted" role="status">Loading…</p></aside>;
-  if (answer.isError) return <aside className="card detail"><p className="error" role="alert">{describeError(answer.error)}</p></aside>;
-  const { subscription: s, stale } = answer.data;
   const copy = async (what: string, url: string) => {
     await navigator.clipboard?.writeText(url);
     setCopied(what);
   };
   return (
-    <aside className="card detail stack" aria-label={`Subscription ${s.id}`}>
+    <>
       <div className="toolbar">
         <h3>{s.productName} <span className="muted small">{s.variantName}</span></h3>
         <div className="spacer" />
@@ -250,7 +260,7 @@ function SubscriptionDetail({ id, canRefund, onClose }: { id: string; canRefund:
       </div>
       {copied && <p className="muted small" role="status">Copied the {copied === "card" ? "update-payment" : "portal"} link: it works for 24 hours.</p>}
       <SubscriptionInvoices id={s.id} canRefund={canRefund} recipient={s.customerEmail ?? s.customerName ?? "the customer"} />
-    </aside>
+    </>
   );
 }
 
@@ -299,6 +309,17 @@ function PlanChoice({ subscription, choices, onChange }: { subscription: Subscri
           <option key={v.id} value={v.id}>{v.name} — {formatMoney(v.price, product.data.currency)}</option>
         ))}
       </select>
+    </div>
+  );
+}
+
+/** The question before a subscription is changed: focus moves to its first choice (or "Keep as
+ *  is"), Escape keeps the subscription as it is, and focus goes back to the row's button. */
+function Confirm({ onCancel, children }: { onCancel: () => void; children: ReactNode }) {
+  const dialog = useDialog<HTMLDivElement>(onCancel);
+  return (
+    <div ref={dialog} className="callout" role="alertdialog" aria-label="Confirm">
+      {children}
     </div>
   );
 }
