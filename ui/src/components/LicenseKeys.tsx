@@ -2,6 +2,7 @@ import { Fragment, useId, useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, describeError, fieldError } from "../api";
 import { formatDay } from "../format";
+import { useDialog } from "../focus";
 import { CustomerLink } from "../links";
 import type { LicenseKey, LicenseKeyStatus } from "../types";
 
@@ -210,8 +211,10 @@ function ChangeTerms({ licenseKey: key, onDone }: { licenseKey: LicenseKey; onDo
     event.preventDefault();
     if (!limitProblem && !expiryProblem) save.mutate();
   };
+  // Focus goes to the first field; Escape keeps the terms; focus goes back to Change….
+  const dialog = useDialog<HTMLFormElement>(onDone);
   return (
-    <form className="callout stack" aria-label="Limit or expiry" onSubmit={submit} noValidate>
+    <form ref={dialog} className="callout stack" aria-label="Limit or expiry" onSubmit={submit} noValidate>
       <div className="row">
         <label htmlFor={ids.limit}>Machines</label>
         <input id={ids.limit} inputMode="numeric" size={5} value={limit} disabled={unlimited} onChange={(e) => setLimit(e.target.value)} />

@@ -1,4 +1,5 @@
 import { Fragment, useState, type FormEvent } from "react";
+import { useDialog, useFocusBack } from "../focus";
 import { keepPreviousData, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "wouter";
 import { ListBody } from "../components/ListBody";
@@ -38,6 +39,7 @@ export function Discounts({ user }: { user: User }) {
   const [text, setText] = useState("");
   const [open, setOpen] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
+  const [opener, focusBack] = useFocusBack<HTMLButtonElement>();
   const search = useSettled(text.trim());
   const [page, setPage] = usePageOf(search);
   const list = useQuery({
@@ -52,9 +54,9 @@ export function Discounts({ user }: { user: User }) {
       <div className="stack">
         <div className="toolbar">
           <h2 id="discounts-title">Discounts</h2>
-          {admin && !creating && <button type="button" className="primary" onClick={() => setCreating(true)}>New discount</button>}
+          {admin && !creating && <button type="button" className="primary" ref={opener} onClick={() => setCreating(true)}>New discount</button>}
         </div>
-        {creating && <NewDiscount currency={currency} onDone={() => setCreating(false)} />}
+        {creating && <NewDiscount currency={currency} onDone={() => { setCreating(false); focusBack(); }} />}
         <div className="toolbar filters" role="search" aria-label="Find discounts">
           <input
             className="search"
@@ -192,6 +194,8 @@ function NewDiscount({ currency, onDone }: { currency: string; onDone: () => voi
       onDone();
     },
   });
+  // The caret goes to the name; Escape puts the form away.
+  const dialog = useDialog<HTMLFormElement>(onDone);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const value = amountType === "percent" ? Number(amount.trim().replace(/\s*%$/, "")) : parseAmount(amount);
@@ -218,7 +222,7 @@ function NewDiscount({ currency, onDone }: { currency: string; onDone: () => voi
   const shown = ["name", "code", "amount", "durationInMonths", "startsAt", "expiresAt", "maxRedemptions", "variantIds"];
   const toggleVariant = (id: string) => setVariants((v) => (v.includes(id) ? v.filter((x) => x !== id) : [...v, id]));
   return (
-    <form className="panel stack" onSubmit={submit} aria-label="New discount" noValidate>
+    <form ref={dialog} className="panel stack" onSubmit={submit} aria-label="New discount" noValidate>
       <h3>New discount</h3>
       <div className="form-grid">
         <label htmlFor="discount-name">Name (for staff)</label>

@@ -138,7 +138,9 @@ describe("Documents", () => {
     await userEvent.click(screen.getByLabelText("Share it right away"));
     await userEvent.type(screen.getByLabelText("Email"), "sam@example.com");
     await userEvent.click(screen.getByRole("button", { name: "Create document" }));
-    expect(await screen.findByRole("status", { name: "Document created" })).toHaveTextContent("Plan 🚀 was created.");
+    expect(await screen.findByRole("complementary", { name: "Document created" })).toHaveTextContent("Plan 🚀 was created.");
+    // Focus moves from the form, gone, to Done.
+    expect(screen.getByRole("button", { name: "Done" })).toHaveFocus();
     expect(calls.filter((c) => c.cmd === "create_document").at(-1)!.args).toEqual({
       name: "Plan 🚀",
       content: "Hello 😀",

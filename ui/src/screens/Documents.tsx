@@ -10,6 +10,7 @@ import type { DocumentOrder, DocumentSummary, NewPermission, Permission, SharedR
 import { focusOnMount } from "../focus";
 import { useSettled } from "../settled";
 import { DownloadButton } from "../components/DownloadButton";
+import { DetailPanel } from "../components/DetailPanel";
 
 const PAGE_SIZE = 20;
 
@@ -242,21 +243,22 @@ function CreateDocument({ folders, folderId, onClose }: { folders: { id: string;
   const problem = (field: string) => fieldError(create.error, field);
   if (create.data) {
     return (
-      <aside className="card detail callout" role="status" aria-label="Document created">
-        <p><strong>{create.data.name}</strong> was created.</p>
+      <DetailPanel label="Document created" onClose={onClose} focus="field" className="callout">
+        <p role="status"><strong>{create.data.name}</strong> was created.</p>
         <div className="row">
           <OpenLinkButton url={create.data.webViewLink} kind="document">Open in browser</OpenLinkButton>
-          <button type="button" className="primary" onClick={onClose}>Done</button>
+          {/* The form's buttons are gone with it: focus comes here. */}
+          <button type="button" className="primary" onClick={onClose} ref={focusOnMount}>Done</button>
         </div>
-      </aside>
+      </DetailPanel>
     );
   }
   return (
-    <aside className="card detail">
+    <DetailPanel label="New document" onClose={onClose} focus="field">
       <form className="stack" onSubmit={submit} aria-label="New document" noValidate>
         <h3>New document</h3>
         <label htmlFor="doc-name">Name</label>
-        <input id="doc-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={255} aria-invalid={Boolean(problem("name"))} ref={focusOnMount} />
+        <input id="doc-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={255} aria-invalid={Boolean(problem("name"))} />
         {problem("name") && <p className="field-error">Name {problem("name")}</p>}
         <label htmlFor="doc-folder">Create in folder</label>
         <select id="doc-folder" value={folder} onChange={(e) => setFolder(e.target.value)}>
@@ -275,7 +277,7 @@ function CreateDocument({ folders, folderId, onClose }: { folders: { id: string;
           <button type="submit" className="primary" disabled={create.isPending}>{create.isPending ? "Creating…" : "Create document"}</button>
         </div>
       </form>
-    </aside>
+    </DetailPanel>
   );
 }
 
@@ -295,7 +297,7 @@ function ShareDocument({ document, onClose }: { document: DocumentSummary; onClo
     share.mutate();
   };
   return (
-    <aside className="card detail">
+    <DetailPanel label={`Share ${document.name}`} onClose={onClose} focus="field">
       <form className="stack" onSubmit={submit} aria-label={`Share ${document.name}`} noValidate>
         <h3>Share “{document.name}”</h3>
         <PermissionFields value={permission} onChange={setPermission} prefix="share" />
@@ -315,7 +317,7 @@ function ShareDocument({ document, onClose }: { document: DocumentSummary; onClo
           <button type="submit" className="primary" disabled={share.isPending}>{share.isPending ? "Sharing…" : "Share"}</button>
         </div>
       </form>
-    </aside>
+    </DetailPanel>
   );
 }
 
