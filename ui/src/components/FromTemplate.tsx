@@ -82,7 +82,7 @@ function FromTemplateForm({ madeFor, onClose }: { madeFor: MadeFor; onClose: () 
       }}
       noValidate
     >
-      <h4>New document from template</h4>
+      <h3>New document from template</h3>
       {templates.isPending ? (
         <p className="muted">Reading the templates…</p>
       ) : templates.data.templates.length === 0 ? (

@@ -38,22 +38,24 @@ export function RefundForm({ left, currency, recipient, send, onRefunded, onCanc
     onCancel();
   };
   // The caret goes to the amount; Escape keeps the order as is.
-  const dialog = useDialog<HTMLFormElement>(cancel);
+  const dialog = useDialog<HTMLDivElement>(cancel);
   return (
-    <form ref={dialog} className="callout stack" role="alertdialog" aria-label="Refund" onSubmit={submit} noValidate>
-      <p>
-        {shown ? `Refund ${shown} to ${recipient}?` : `Refund to ${recipient}?`} Lemon Squeezy returns the money to the customer; it
-        cannot be undone.
-      </p>
-      <label htmlFor={inputId}>Part only (optional; up to {formatMoney(left, currency)})</label>
-      <input id={inputId} className="refund-part" inputMode="decimal" placeholder={formatMoney(left, currency)} value={part} onChange={(e) => setPart(e.target.value)} />
-      {part.trim() && problem && <p className="error">Amount {problem}</p>}
-      {fieldError(refund.error, "amount") && <p className="error">Amount {fieldError(refund.error, "amount")}</p>}
-      {refund.isError && !fieldError(refund.error, "amount") && <p className="error" role="alert">{describeError(refund.error)}</p>}
-      <div className="row">
-        <button type="button" onClick={cancel}>Keep as is</button>
-        <button type="submit" className="primary" disabled={refund.isPending || problem !== null}>{refund.isPending ? "Refunding…" : "Refund"}</button>
-      </div>
-    </form>
+    <div ref={dialog} role="alertdialog" aria-label="Refund">
+      <form className="callout stack" onSubmit={submit} noValidate>
+        <p>
+          {shown ? `Refund ${shown} to ${recipient}?` : `Refund to ${recipient}?`} Lemon Squeezy returns the money to the customer; it
+          cannot be undone.
+        </p>
+        <label htmlFor={inputId}>Part only (optional; up to {formatMoney(left, currency)})</label>
+        <input id={inputId} className="refund-part" inputMode="decimal" placeholder={formatMoney(left, currency)} value={part} onChange={(e) => setPart(e.target.value)} />
+        {part.trim() && problem && <p className="error">Amount {problem}</p>}
+        {fieldError(refund.error, "amount") && <p className="error">Amount {fieldError(refund.error, "amount")}</p>}
+        {refund.isError && !fieldError(refund.error, "amount") && <p className="error" role="alert">{describeError(refund.error)}</p>}
+        <div className="row">
+          <button type="button" onClick={cancel}>Keep as is</button>
+          <button type="submit" className="primary" disabled={refund.isPending || problem !== null}>{refund.isPending ? "Refunding…" : "Refund"}</button>
+        </div>
+      </form>
+    </div>
   );
 }

@@ -201,11 +201,11 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
         <section key={`${c.at}-${n}`} className="card conflict" aria-label="Conflict">
           <div className="conflict-sides">
             <div>
-              <h3>Their version</h3>
+              <h2>Their version</h2>
               {c.theirs.map((b, i) => <BlockPreview key={i} block={b} />)}
             </div>
             <div>
-              <h3>Your version</h3>
+              <h2>Your version</h2>
               {c.mine.map((b, i) => <BlockPreview key={i} block={b} />)}
             </div>
           </div>
