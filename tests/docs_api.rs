@@ -701,8 +701,16 @@ async fn a_document_with_tabs_is_read_whole_and_its_tabs_are_outlined() {
         .unwrap();
     assert_eq!(answer.status(), 400);
     let url = format!("{}/v1/documents/{id}:batchUpdate", google.base_url());
-    for (tab, message) in [("t.nothere", "does not exist"), ("t.6r0bq3kd1x2m", "first tab only")] {
-        let body = json!({"requests": [{"insertText": {"location": {"index": 1, "tabId": tab}, "text": "x"}}]});
+    let refused = [
+        (json!({"insertText": {"location": {"index": 1, "tabId": "t.nothere"}, "text": "x"}}), "does not exist"),
+        (
+            // Measured against that tab's own content, not the first's.
+            json!({"deleteContentRange": {"range": {"startIndex": 1, "endIndex": 9000, "tabId": "t.6r0bq3kd1x2m"}}}),
+            "must be less than the end index of the referenced segment",
+        ),
+    ];
+    for (request, message) in refused {
+        let body = json!({"requests": [request]});
         let answer = client().post(&url).bearer_auth(&token).json(&body).send().await.unwrap();
         assert_eq!(answer.status(), 400);
         let error: Value = answer.json().await.unwrap();
@@ -710,6 +718,69 @@ async fn a_document_with_tabs_is_read_whole_and_its_tabs_are_outlined() {
     }
     let first = json!({"requests": [{"insertText": {"location": {"index": 1, "tabId": "t.0"}, "text": "x"}}]});
     assert_eq!(client().post(&url).bearer_auth(&token).json(&first).send().await.unwrap().status(), 200);
+}
+
+/// A tab other than the first is opened in the editor by its id, edited and saved: every request
+/// names the tab, so the text lands in that tab of Google's copy and the other tabs are as they
+/// were; its draft is its own. A tab the document does not have is a 404, a malformed id a 400.
+#[tokio::test]
+async fn a_tab_other_than_the_first_is_edited_and_saved_in_its_own_tab() {
+    use staffroom::docs::planner::EditBlock;
+    let app = SandboxApp::start().await;
+    let id = "doc009sbxA1b2C3d4E5f6G7h8";
+    let tab_text = |doc: &Value, tab: &str| -> Vec<String> {
+        fn find<'a>(tabs: &'a Value, tab: &str) -> Option<&'a Value> {
+            tabs.as_array()?.iter().find_map(|t| {
+                if t["tabProperties"]["tabId"] == tab {
+                    Some(&t["documentTab"])
+                } else {
+                    find(&t["childTabs"], tab)
+                }
+            })
+        }
+        paragraphs(find(&doc["tabs"], tab).expect("the tab"))
+    };
+    let before = app.google().document_json_with_tabs(id).unwrap();
+
+    for tab in ["t.6r0bq3kd1x2m", "t.h4v9w2zq0c7e"] {
+        let (status, view) = app.get(&format!("/api/docs/documents/{id}/editor?tabId={tab}")).await;
+        assert_eq!(status, 200, "{view}");
+        assert_eq!(view["document"]["tabId"], tab);
+        assert_eq!(paragraphs(&view["document"]), tab_text(&before, tab), "the tab's own content");
+        assert_eq!(view["document"]["tabsOutline"].as_array().unwrap().len(), 3);
+
+        // A draft of this tab is this tab's: the first tab has none.
+        let mut blocks: Vec<EditBlock> = serde_json::from_value(view["blocks"].clone()).unwrap();
+        let EditBlock::Paragraph { text, runs, .. } = &mut blocks[0] else { panic!("a paragraph first") };
+        text.push_str(" (checked)");
+        *runs = None; // plain text, as typed
+
+        let edits = json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks, "tabId": tab});
+        let (status, draft) = app.send(reqwest::Method::PUT, &format!("/api/docs/documents/{id}/draft"), Some(edits)).await;
+        assert_eq!(status, 200, "{draft}");
+        assert_eq!(app.get(&format!("/api/docs/documents/{id}/draft")).await.0, 404, "the first tab has no draft");
+        assert_eq!(app.get(&format!("/api/docs/documents/{id}/draft?tabId={tab}")).await.0, 200);
+
+        let saved = app.save_document(id, &view, serde_json::to_value(&blocks).unwrap()).await;
+        assert_eq!(saved["outcome"], "saved", "{saved}");
+        assert_eq!(saved["document"]["tabId"], tab);
+        let after = app.google().document_json_with_tabs(id).unwrap();
+        let mut expected = tab_text(&before, tab);
+        expected[0] = format!("{} (checked)\n", expected[0].trim_end_matches('\n'));
+        assert_eq!(tab_text(&after, tab), expected, "the text is in its tab");
+        assert_eq!(tab_text(&after, "t.0"), tab_text(&before, "t.0"), "the first tab is as it was");
+        assert_eq!(app.get(&format!("/api/docs/documents/{id}/draft?tabId={tab}")).await.0, 404, "saved: no draft left");
+    }
+    // Each saved tab changed only itself.
+    let after = app.google().document_json_with_tabs(id).unwrap();
+    assert_ne!(tab_text(&after, "t.6r0bq3kd1x2m"), tab_text(&before, "t.6r0bq3kd1x2m"));
+    assert_ne!(tab_text(&after, "t.h4v9w2zq0c7e"), tab_text(&before, "t.h4v9w2zq0c7e"));
+
+    let (status, error) = app.get(&format!("/api/docs/documents/{id}/editor?tabId=t.nothere")).await;
+    assert_eq!((status, error["error"]["code"].as_str()), (404, Some("not_found")), "{error}");
+    let (status, error) = app.get(&format!("/api/docs/documents/{id}/editor?tabId=tab%201")).await;
+    assert_eq!(status, 400, "{error}");
+    assert_eq!(error["error"]["details"]["fields"][0]["field"], "tabId", "{error}");
 }
 
 /// Runs that look as the editor cannot make them (raised, coloured, highlighted, another font

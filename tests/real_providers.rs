@@ -69,7 +69,7 @@ async fn a_product_whose_only_variant_is_the_pending_default_sells_as_the_produc
 async fn a_document_with_soft_breaks_and_non_text_elements_saves_and_keeps_them() {
     let app = SandboxApp::start().await;
     let actor = demo_actor(&app).await;
-    let view = app.core.docs.open_for_editing(&actor, RICH).await.unwrap();
+    let view = app.core.docs.open_for_editing(&actor, RICH, None).await.unwrap();
     assert!(view.read_only_reason.is_none());
     let revision = view.document.revision_id.clone().unwrap();
     let mut blocks = view.blocks.clone();
@@ -93,7 +93,7 @@ async fn a_document_with_soft_breaks_and_non_text_elements_saves_and_keeps_them(
     assert!(text.contains("Kick-off on \u{e907} with the whole team."), "the U+E907 paragraph is untouched");
 
     // Characters Google would strip are still refused where they are typed, naming the paragraph.
-    let view = app.core.docs.open_for_editing(&actor, RICH).await.unwrap();
+    let view = app.core.docs.open_for_editing(&actor, RICH, None).await.unwrap();
     let mut blocks = view.blocks.clone();
     if let EditBlock::Paragraph { text, runs, .. } = &mut blocks[soft] {
         text.push('\u{7}');
@@ -123,7 +123,7 @@ async fn view_and_comment_access_open_read_only_and_lost_access_is_forbidden_not
     assert_eq!((document["revisionId"].clone(), document["canEdit"].clone()), (Value::Null, json!(false)));
     assert_eq!(document["suggestionsViewMode"], "PREVIEW_WITHOUT_SUGGESTIONS");
     assert!(!document.to_string().contains("pending finance approval"), "suggestions are hidden from viewers");
-    let editor = app.core.docs.open_for_editing(&actor, VIEW_ONLY).await.unwrap();
+    let editor = app.core.docs.open_for_editing(&actor, VIEW_ONLY, None).await.unwrap();
     assert!(editor.read_only_reason.unwrap().contains("view access only"));
 
     // A commenter sees suggestions inline but has no revision to write against.
@@ -133,7 +133,7 @@ async fn view_and_comment_access_open_read_only_and_lost_access_is_forbidden_not
         (commented["document"]["revisionId"].clone(), commented["document"]["canEdit"].clone()),
         (Value::Null, json!(false))
     );
-    let editor = app.core.docs.open_for_editing(&actor, COMMENT_ONLY).await.unwrap();
+    let editor = app.core.docs.open_for_editing(&actor, COMMENT_ONLY, None).await.unwrap();
     assert!(editor.read_only_reason.unwrap().contains("comment or view access"));
     let (status, refused) = app
         .send(
@@ -163,7 +163,7 @@ async fn view_and_comment_access_open_read_only_and_lost_access_is_forbidden_not
 async fn paragraphs_with_suggestions_objects_or_non_text_are_shown_and_never_rewritten() {
     let app = SandboxApp::start().await;
     let actor = demo_actor(&app).await;
-    let view = app.core.docs.open_for_editing(&actor, RICH).await.unwrap();
+    let view = app.core.docs.open_for_editing(&actor, RICH, None).await.unwrap();
     let fixed_texts: Vec<String> = view
         .document
         .body
@@ -369,7 +369,7 @@ async fn a_paid_order_shows_the_amount_charged_with_tax() {
 async fn edits_made_on_an_expired_revision_id_still_save() {
     let app = SandboxApp::start().await;
     let actor = demo_actor(&app).await;
-    let view = app.core.docs.open_for_editing(&actor, RICH).await.unwrap();
+    let view = app.core.docs.open_for_editing(&actor, RICH, None).await.unwrap();
     let mut blocks = view.blocks.clone();
     if let Some(EditBlock::Paragraph { text, runs, .. }) = blocks.last_mut() {
         text.push_str(" Thanks!");

@@ -193,7 +193,7 @@ impl DesktopState {
         let document: staffroom::docs::model::Document = serde_json::from_value(answer.body["document"].clone())
             .map_err(|e| Error::internal("the team server's editor view", e))?;
         self.core.docs.keep_copy(&document).await?;
-        let draft = self.core.docs.draft(&self.actor().await?, &document.id).await?;
+        let draft = self.core.docs.draft(&self.actor().await?, &document.id, document.tab_id.as_deref()).await?;
         answer.body["draft"] = serde_json::to_value(draft).map_err(|e| Error::internal("a draft", e))?;
         Ok(())
     }

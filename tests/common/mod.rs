@@ -389,7 +389,10 @@ impl SandboxApp {
     /// Saves `blocks` through the editor's door against the revision `view` (an editor view) was
     /// read at; the answer, which must be a 200.
     pub async fn save_document(&self, id: &str, view: &Value, blocks: Value) -> Value {
-        let edits = serde_json::json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks});
+        let mut edits = serde_json::json!({"baseRevisionId": view["document"]["revisionId"], "blocks": blocks});
+        if let Some(tab) = view["document"].get("tabId") {
+            edits["tabId"] = tab.clone();
+        }
         let (status, saved) = self.post(&format!("/api/docs/documents/{id}/save"), edits).await;
         assert_eq!(status, 200, "{saved}");
         saved

@@ -775,13 +775,29 @@ test("a title without an alignment of its own is centred as the document's Title
   await closeEditor();
 });
 
-test("a document of several tabs shows its first and names every tab", async () => {
+test("a document of several tabs opens on its first; another tab is chosen, edited and saved into that tab of Google's copy", async () => {
+  const google = await googleSimulator();
+  const id = "doc009sbxA1b2C3d4E5f6G7h8";
   await openForEditing("Meeting notes 9");
-  const outline = await find(By.css("nav[aria-label='Tabs of this document']"));
-  assert.match(await outline.getText(), /Tab 1[\s\S]*Decisions[\s\S]*Action items[\s\S]*the other 2 are edited in Google Docs/);
+  const bar = By.css("nav[aria-label='Tabs of this document']");
+  assert.match(await textOf(bar), /Tab 1[\s\S]*Decisions[\s\S]*Action items/);
   await find(para("Meeting notes 9"));
+  await click(button("Decisions", "//nav[@aria-label='Tabs of this document']"));
+  await find(By.xpath("//nav[@aria-label='Tabs of this document']//button[@aria-current='page'][normalize-space()='Decisions']"));
+  // The tab's own page, made afresh.
+  await click(para("Refunds within 30 days"));
+  const tabPage = await find(By.css("div.page[role='textbox']"));
+  await tabPage.sendKeys(Key.END, " (agreed)");
   await shot("13i-editor-tabs");
+  await tabPage.sendKeys(Key.chord(Key.CONTROL, "s"));
+  await find(By.xpath("//*[@role='status'][normalize-space()='All changes saved']"));
   await closeEditor();
+  // Google's copy: the words are in the Decisions tab, and the first tab does not have them.
+  const copy = await (await fetch(`${google}/__sandbox/documents/${id}?includeTabsContent=true`)).json();
+  const text = (tab) => tab.documentTab.body.content.flatMap((e) => e.paragraph?.elements ?? []).map((x) => x.textRun?.content ?? "").join("");
+  const decisions = copy.tabs.find((t) => t.tabProperties.title === "Decisions");
+  assert.ok(text(decisions).includes("Refunds within 30 days stay free of questions. (agreed)"), text(decisions));
+  assert.ok(!text(copy.tabs[0]).includes("(agreed)"), "the first tab is as it was");
 });
 
 test("a cell changed here and by a collaborator at once is a conflict shown side by side, and mine can win", async () => {

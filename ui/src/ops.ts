@@ -14,7 +14,6 @@ import type { CustomerList } from "./bindings/CustomerList";
 import type { DiscountEnvelope } from "./bindings/DiscountEnvelope";
 import type { DiscountList } from "./bindings/DiscountList";
 import type { DocumentEnvelope } from "./bindings/DocumentEnvelope";
-import type { DocumentIdRequest } from "./bindings/DocumentIdRequest";
 import type { DocumentList } from "./bindings/DocumentList";
 import type { DownloadDocumentRequest } from "./bindings/desktop/DownloadDocumentRequest";
 import type { DownloadResult } from "./bindings/desktop/DownloadResult";
@@ -76,6 +75,7 @@ import type { SummaryRequest } from "./bindings/SummaryRequest";
 import type { SyncReport } from "./bindings/SyncReport";
 import type { SyncSettings } from "./bindings/SyncSettings";
 import type { SyncStatus } from "./bindings/SyncStatus";
+import type { TabRequest } from "./bindings/TabRequest";
 import type { TemplateList } from "./bindings/TemplateList";
 import type { TemplatesFolder } from "./bindings/TemplatesFolder";
 import type { TemplatesFolderRequest } from "./bindings/TemplatesFolderRequest";
@@ -122,10 +122,10 @@ export type Operations = {
   read_document: { request: ReadDocumentRequest; response: DocumentEnvelope };
   create_document: { request: CreateDocument; response: SummaryEnvelope };
   share_document: { request: ShareRequest; response: PermissionList };
-  editor_document: { request: DocumentIdRequest; response: EditorView };
+  editor_document: { request: TabRequest; response: EditorView };
   save_document: { request: EditsRequest; response: SaveOutcome };
   save_draft: { request: EditsRequest; response: Draft };
-  discard_draft: { request: DocumentIdRequest; response: null };
+  discard_draft: { request: TabRequest; response: null };
   google_status: { request: NoInput; response: GoogleStatus };
   google_sign_out: { request: NoInput; response: GoogleStatus };
   list_templates: { request: NoInput; response: TemplateList };
@@ -235,13 +235,13 @@ export function client(call: Call) {
     /** Shares a document, one permission at a time */
     shareDocument: (request: ShareRequest) => call("share_document", request),
     /** What the editor opens with: the document, its blocks, the unsaved draft, and why it is read-only when it is */
-    editorDocument: (request: DocumentIdRequest) => call("editor_document", request),
+    editorDocument: (request: TabRequest) => call("editor_document", request),
     /** Saves the editor's blocks, or answers the newer revision with the edits carried onto it */
     saveDocument: (request: EditsRequest) => call("save_document", request),
     /** Keeps the editor's unsaved edits */
     saveDraft: (request: EditsRequest) => call("save_draft", request),
     /** Drops the caller's unsaved edits of a document */
-    discardDraft: (request: DocumentIdRequest) => call("discard_draft", request),
+    discardDraft: (request: TabRequest) => call("discard_draft", request),
     /** Whether documents can work: Google's credentials and sign-in */
     googleStatus: () => call("google_status", {}),
     /** Signs out of Google: revokes and forgets the tokens */

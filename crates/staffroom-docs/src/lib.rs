@@ -70,6 +70,10 @@ pub struct EditorView {
 pub struct SaveEdits {
     pub base_revision_id: String,
     pub blocks: Vec<EditBlock>,
+    /// The tab edited (Docs' `tabId`); the first without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub tab_id: Option<String>,
 }
 
 /// What a save did.
@@ -102,6 +106,19 @@ pub struct DocService {
 const INLINE: &str = "SUGGESTIONS_INLINE";
 /// What Google shows users who may not see suggestions (viewers): without them.
 const FOR_CURRENT_ACCESS: &str = "DEFAULT_FOR_CURRENT_ACCESS";
+
+/// Where the copy (and a user's draft) of one tab of a document is kept: the first tab under the
+/// document's id, another under `id/tabId` (neither kind of id holds a `/`). The first tab's
+/// `tabId`, named or not, is the first tab.
+fn kept_as(id: &str, tab: Option<&str>) -> String {
+    match tab.filter(|&t| t != FIRST_TAB) {
+        Some(tab) => format!("{id}/{tab}"),
+        None => id.to_string(),
+    }
+}
+
+/// The id Docs gives a document's first tab.
+const FIRST_TAB: &str = "t.0";
 
 fn user_id(actor: &Actor) -> String {
     match actor {
@@ -175,9 +192,9 @@ impl DocService {
 
     /// What the editor window opens with: the document (the offline copy when Google is out of
     /// reach), its blocks as the planner sees them, and the unsaved draft if one was kept.
-    pub async fn open_for_editing(&self, actor: &Actor, id: &str) -> Result<EditorView> {
-        let read = self.get(id, None).await?;
-        let draft = self.draft(actor, id).await?;
+    pub async fn open_for_editing(&self, actor: &Actor, id: &str, tab: Option<&str>) -> Result<EditorView> {
+        let read = self.read(id, None, tab).await?;
+        let draft = self.draft(actor, id, read.document.tab_id.as_deref()).await?;
         let read_only_reason = (!read.document.can_edit).then(|| {
             if read.document.suggestions_view_mode.as_deref() == Some("PREVIEW_WITHOUT_SUGGESTIONS") {
                 "Google gives you view access only: the document is shown without its pending suggestions, and cannot be edited here."
@@ -256,14 +273,20 @@ impl DocService {
     /// reach, the kept copy is served. A refusal of access is never answered from the copy, and
     /// drops it.
     pub async fn get(&self, id: &str, mode: Option<requests::SuggestionsViewMode>) -> Result<DocumentEnvelope> {
+        self.read(id, mode, None).await
+    }
+
+    /// [`Self::get`] of one tab's content (the first's without `tab`); each tab's copy is kept
+    /// apart.
+    async fn read(&self, id: &str, mode: Option<requests::SuggestionsViewMode>, tab: Option<&str>) -> Result<DocumentEnvelope> {
         let id = validate::document_id(id)?;
         let asked = mode.map(requests::SuggestionsViewMode::as_str);
         let read = match asked {
-            Some(mode) => self.client.get_document(&id, mode).await,
-            None => match self.client.get_document(&id, INLINE).await {
+            Some(mode) => self.client.get_document_tab(&id, mode, tab).await,
+            None => match self.client.get_document_tab(&id, INLINE, tab).await {
                 Err(error) if error.code == ErrorCode::Forbidden => {
                     tracing::info!(document = %id, "suggestions are hidden from this user; reading their view instead");
-                    self.client.get_document(&id, FOR_CURRENT_ACCESS).await
+                    self.client.get_document_tab(&id, FOR_CURRENT_ACCESS, tab).await
                 }
                 other => other,
             },
@@ -276,7 +299,7 @@ impl DocService {
                 Ok(DocumentEnvelope { document, stale: None, fetched_at: None })
             }
             Err(error) if error.is_provider_unreachable() => {
-                let cached = self.db.cached_document(id.clone()).await?;
+                let cached = self.cached(&id, tab).await?;
                 match cached {
                     Some(cached) => {
                         tracing::info!(document = %cached.document.id, "serving the offline copy of a document");
@@ -292,7 +315,7 @@ impl DocService {
             Err(error) => {
                 if matches!(error.code, ErrorCode::Forbidden | ErrorCode::NotFound) {
                     // Access was taken away (or the document is gone): the copy must not outlive it.
-                    self.db.forget_document(id.clone()).await?;
+                    self.forget_copies(&id).await?;
                 }
                 Err(error)
             }
@@ -436,7 +459,8 @@ impl DocService {
     /// returned (and kept as the draft) for the user to review.
     pub async fn save(&self, actor: &Actor, id: &str, edits: SaveEdits) -> Result<SaveOutcome> {
         let id = validate::document_id(id)?;
-        let mut base = self.base_document(actor, &id, &edits.base_revision_id).await?;
+        let tab = edits.tab_id.as_deref();
+        let mut base = self.base_document(actor, &id, &edits.base_revision_id, tab).await?;
         let mut requests = planner::plan(&base, &edits.blocks)?;
         let mut revision = edits.base_revision_id.clone();
         let mut retried = false;
@@ -444,7 +468,7 @@ impl DocService {
             match self.client.batch_update(&id, &requests, Some(&revision)).await {
                 Ok(_) => break,
                 Err(error) if error.code == ErrorCode::Conflict => {
-                    let newer = self.client.get_document(&id, INLINE).await?;
+                    let newer = self.client.get_document_tab(&id, INLINE, tab).await?;
                     let fresh_revision = newer.editable_revision()?.to_string();
                     if !retried && base.body == newer.body {
                         tracing::info!(document = %id, "the revision id moved on without a change; saving against the fresh one");
@@ -482,9 +506,9 @@ impl DocService {
                 )
                 .await;
         }
-        let document = self.client.get_document(&id, INLINE).await?;
+        let document = self.client.get_document_tab(&id, INLINE, tab).await?;
         self.cache(&document).await?;
-        self.db.drop_draft(user_id(actor), id.clone()).await?;
+        self.db.drop_draft(user_id(actor), kept_as(&id, tab)).await?;
         if !requests.is_empty() {
             // Nobody listening is fine.
             let _ = self.saved.send(id);
@@ -493,18 +517,19 @@ impl DocService {
         Ok(SaveOutcome::Saved { document, blocks, requests: requests.len() })
     }
 
-    /// The document at `revision`: from the draft, the offline copy, or Google if still current.
-    async fn base_document(&self, actor: &Actor, id: &str, revision: &str) -> Result<Document> {
-        let draft = self.db.draft(user_id(actor), id.to_string()).await?;
+    /// The tab's content at `revision`: from the draft, the offline copy, or Google if still
+    /// current.
+    async fn base_document(&self, actor: &Actor, id: &str, revision: &str, tab: Option<&str>) -> Result<Document> {
+        let draft = self.stored_draft(actor, id, tab).await?;
         if let Some((_, base)) = draft.filter(|(d, _)| d.base_revision_id == revision) {
             return Ok(base);
         }
-        if let Some(cached) = self.db.cached_document(id.to_string()).await? {
+        if let Some(cached) = self.cached(id, tab).await? {
             if cached.document.revision_id.as_deref() == Some(revision) {
                 return Ok(cached.document);
             }
         }
-        let current = self.client.get_document(id, INLINE).await?;
+        let current = self.client.get_document_tab(id, INLINE, tab).await?;
         let current_revision = current.editable_revision()?.to_string();
         if current_revision == revision {
             return Ok(current);
@@ -522,35 +547,67 @@ impl DocService {
     }
 
     async fn cache(&self, document: &Document) -> Result<()> {
-        self.db.keep_document(document.clone(), staffroom_base::time::now_rfc3339()).await
+        let mut kept = document.clone();
+        kept.id = kept_as(&document.id, document.tab_id.as_deref());
+        self.db.keep_document(kept, staffroom_base::time::now_rfc3339()).await
+    }
+
+    /// The kept copy of a document's tab.
+    async fn cached(&self, id: &str, tab: Option<&str>) -> Result<Option<store::CachedDocument>> {
+        let mut cached = self.db.cached_document(kept_as(id, tab)).await?;
+        if let Some(cached) = &mut cached {
+            cached.document.id = id.to_string();
+        }
+        Ok(cached)
+    }
+
+    /// Forgets the kept copies of a document: its first tab's and each other tab's it outlines.
+    async fn forget_copies(&self, id: &str) -> Result<()> {
+        let tabs = self.db.cached_document(id.to_string()).await?.and_then(|c| c.document.tabs_outline);
+        for tab in tabs.iter().flatten() {
+            self.db.forget_document(kept_as(id, Some(&tab.id))).await?;
+        }
+        self.db.forget_document(id.to_string()).await
     }
 
     async fn put_draft(&self, actor: &Actor, base: &Document, blocks: &[EditBlock]) -> Result<()> {
-        self.db.keep_draft(user_id(actor), base.clone(), blocks.to_vec(), staffroom_base::time::now_rfc3339()).await
+        let mut kept = base.clone();
+        kept.id = kept_as(&base.id, base.tab_id.as_deref());
+        self.db.keep_draft(user_id(actor), kept, blocks.to_vec(), staffroom_base::time::now_rfc3339()).await
+    }
+
+    /// `user`'s draft of a document's tab and the content it was made against.
+    async fn stored_draft(&self, actor: &Actor, id: &str, tab: Option<&str>) -> Result<Option<(Draft, Document)>> {
+        let mut kept = self.db.draft(user_id(actor), kept_as(id, tab)).await?;
+        if let Some((draft, base)) = &mut kept {
+            (draft.document_id, base.id) = (id.to_string(), id.to_string());
+        }
+        Ok(kept)
     }
 
     /// Keeps unsaved edits (the editor calls this every few seconds). The base revision must be
     /// one this app has read.
     pub async fn save_draft(&self, actor: &Actor, id: &str, edits: SaveEdits) -> Result<Draft> {
         let id = validate::document_id(id)?;
-        let base = self.base_document(actor, &id, &edits.base_revision_id).await?;
+        let tab = edits.tab_id.as_deref();
+        let base = self.base_document(actor, &id, &edits.base_revision_id, tab).await?;
         planner::plan(&base, &edits.blocks)?;
         self.put_draft(actor, &base, &edits.blocks).await?;
-        Ok(self.draft(actor, &id).await?.expect("just written"))
+        Ok(self.draft(actor, &id, tab).await?.expect("just written"))
     }
 
-    /// The unsaved edits of a document, if any.
-    pub async fn draft(&self, actor: &Actor, id: &str) -> Result<Option<Draft>> {
-        let kept = self.db.draft(user_id(actor), validate::document_id(id)?).await?;
+    /// The unsaved edits of a document's tab (its first without `tab`), if any.
+    pub async fn draft(&self, actor: &Actor, id: &str, tab: Option<&str>) -> Result<Option<Draft>> {
+        let kept = self.stored_draft(actor, &validate::document_id(id)?, tab).await?;
         Ok(kept.map(|(mut draft, base)| {
             draft.blocks = planner::carried_forward(&base, std::mem::take(&mut draft.blocks));
             draft
         }))
     }
 
-    /// Drops the unsaved edits of a document.
-    pub async fn discard_draft(&self, actor: &Actor, id: &str) -> Result<()> {
-        self.db.drop_draft(user_id(actor), validate::document_id(id)?).await.map(drop)
+    /// Drops the unsaved edits of a document's tab.
+    pub async fn discard_draft(&self, actor: &Actor, id: &str, tab: Option<&str>) -> Result<()> {
+        self.db.drop_draft(user_id(actor), kept_as(&validate::document_id(id)?, tab)).await.map(drop)
     }
 }
 

@@ -153,13 +153,23 @@ pub struct ReadDocumentRequest {
     pub suggestions_view_mode: Option<SuggestionsViewMode>,
 }
 
-/// A request naming one document.
+/// A request naming one tab of a document (its first without `tabId`): what the editor opens,
+/// and the draft it keeps.
 #[request]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct DocumentIdRequest {
+#[serde(rename_all = "camelCase")]
+pub struct TabRequest {
     #[field(pattern = "^[A-Za-z0-9_-]{1,200}$", message = "must be a Google document id (letters, digits, - or _)")]
     pub id: String,
+    /// Docs' `tabId` of the tab (`t.0` is the first), from the document's `tabsOutline`.
+    #[field(pattern = "^t\\.[A-Za-z0-9_-]{1,64}$", message = "must be a tab id of the document (t. then letters or digits)")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub tab_id: Option<String>,
 }
+
+/// What Docs' tab ids look like: `t.0`, `t.dfdw4zha1oav` (the pattern `TabRequest` declares).
+const TAB_ID: &str = "^t\\.[A-Za-z0-9_-]{1,64}$";
 
 /// Hand-written, not `#[request]`: the body's validator (`docs::validate`) names every bad field.
 impl Request for CreateDocument {
@@ -372,6 +382,11 @@ pub struct EditsRequest {
     /// The document's blocks as the editor has them: paragraphs (text and style) and the fixed
     /// blocks it keeps as they are.
     pub blocks: Vec<super::planner::EditBlock>,
+    /// The tab the blocks are of (the editor view's `document.tabId`); the first without one.
+    #[schema(pattern = "^t\\.[A-Za-z0-9_-]{1,64}$")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub tab_id: Option<String>,
 }
 
 /// Hand-written, not `#[request]`: the blocks are the editor's model, read whole.
@@ -393,14 +408,18 @@ impl Request for EditsRequest {
                 Vec::new()
             }),
         };
-        fields.finish(|| EditsRequest { id, base_revision_id, blocks })
+        let tab_id = fields.string("tabId").map(str::to_string);
+        if tab_id.as_deref().is_some_and(|tab| !staffroom_base::request::Regex::new(TAB_ID).expect("a pattern").is_match(tab)) {
+            fields.problem("tabId", "must be a tab id of the document (t. then letters or digits)");
+        }
+        fields.finish(|| EditsRequest { id, base_revision_id, blocks, tab_id })
     }
 }
 
 impl EditsRequest {
     /// The edits, as the document service saves them.
     pub fn edits(self) -> SaveEdits {
-        SaveEdits { base_revision_id: self.base_revision_id, blocks: self.blocks }
+        SaveEdits { base_revision_id: self.base_revision_id, blocks: self.blocks, tab_id: self.tab_id }
     }
 }
 

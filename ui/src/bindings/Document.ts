@@ -36,4 +36,9 @@ namedStyles?: unknown,
  * The document's tabs in order, nested ones after their parent, when it has more than one:
  * the content above is the first tab's (the one every request without a `tabId` edits).
  */
-tabsOutline?: Array<TabOutline>, };
+tabsOutline?: Array<TabOutline>, 
+/**
+ * The tab the content above is from, when it is not the first: every request that edits it
+ * names it (`tabId` in each location and range); without it, requests edit the first tab.
+ */
+tabId?: string, };

@@ -13,4 +13,8 @@ baseRevisionId: string,
  * The document's blocks as the editor has them: paragraphs (text and style) and the fixed
  * blocks it keeps as they are.
  */
-blocks: Array<EditBlock>, };
+blocks: Array<EditBlock>, 
+/**
+ * The tab the blocks are of (the editor view's `document.tabId`); the first without one.
+ */
+tabId?: string | null, };

@@ -4,4 +4,8 @@ import type { EditBlock } from "./EditBlock";
 /**
  * The editor's save: edited blocks against the revision they were made on.
  */
-export type SaveEdits = { baseRevisionId: string, blocks: Array<EditBlock>, };
+export type SaveEdits = { baseRevisionId: string, blocks: Array<EditBlock>, 
+/**
+ * The tab edited (Docs' `tabId`); the first without one.
+ */
+tabId?: string, };

@@ -104,21 +104,39 @@ describe("Editor", () => {
     expect((calls[kept].args as { blocks: { text?: string }[] }).blocks[1].text).toBe("Ship Tuesday!");
   });
 
-  it("outlines a document's tabs, the first (shown and edited here) marked, and says where the others are", async () => {
-    const tabbed = {
-      ...document,
-      tabsOutline: [
-        { id: "t.0", title: "Tab 1", level: 0 },
-        { id: "t.6r0bq3kd1x2m", title: "Decisions", level: 0 },
-        { id: "t.h4v9w2zq0c7e", title: "Action items", level: 1 },
-      ],
-    };
-    mockCommands({ editor_document: () => view({ document: tabbed }) });
+  it("shows a document's tabs in a bar; another tab opens in place, the unsaved edits of the one left kept as its draft", async () => {
+    const outline = [
+      { id: "t.0", title: "Tab 1", level: 0 },
+      { id: "t.6r0bq3kd1x2m", title: "Decisions", level: 0 },
+      { id: "t.h4v9w2zq0c7e", title: "Action items", level: 1 },
+    ];
+    const decisions: GoogleDocument = { ...document, tabsOutline: outline, tabId: "t.6r0bq3kd1x2m" };
+    const calls = mockCommands({
+      editor_document: (args) => view({ document: args.tabId ? decisions : { ...document, tabsOutline: outline } }),
+      save_draft: (args) => ({ documentId: "d1", baseRevisionId: args.baseRevisionId, blocks: args.blocks, updatedAt: "2026-11-23T10:00:00Z" }),
+      save_document: (args) => ({ outcome: "saved", document: decisions, blocks: args.blocks, requests: 1 }),
+    });
     renderWithQuery(<Editor id="d1" />);
-    const outline = await screen.findByRole("navigation", { name: "Tabs of this document" });
-    expect(within(outline).getAllByRole("listitem").map((li) => li.textContent)).toEqual(["Tab 1", "Decisions", "Action items"]);
-    expect(within(outline).getByText("Tab 1")).toHaveAttribute("aria-current", "page");
-    expect(outline).toHaveTextContent("Staffroom shows and edits the first tab, “Tab 1”; the other 2 are edited in Google Docs.");
+    const bar = await screen.findByRole("navigation", { name: "Tabs of this document" });
+    expect(within(bar).getAllByRole("button").map((b) => b.textContent)).toEqual(["Tab 1", "Decisions", "Action items"]);
+    expect(within(bar).getByRole("button", { name: "Tab 1" })).toHaveAttribute("aria-current", "page");
+    const { pm } = await surface();
+    typeAt(pm, "!", endOf(pm, 1));
+
+    await userEvent.click(within(bar).getByRole("button", { name: "Decisions" }));
+    await waitFor(() => expect(calls.filter((c) => c.cmd === "editor_document").at(-1)?.args).toMatchObject({ id: "d1", tabId: "t.6r0bq3kd1x2m" }));
+    // The first tab's edits were kept as its draft (no tab named) before the other opened.
+    const kept = calls.find((c) => c.cmd === "save_draft");
+    expect(kept?.args).toMatchObject({ id: "d1", tabId: null });
+    expect((kept?.args as { blocks: { text?: string }[] }).blocks[1].text).toBe("Ship Tuesday!");
+    const now = await screen.findByRole("navigation", { name: "Tabs of this document" });
+    await waitFor(() => expect(within(now).getByRole("button", { name: "Decisions" })).toHaveAttribute("aria-current", "page"));
+
+    // A save in this tab names it.
+    const { pm: again } = await surface();
+    typeAt(again, "?", endOf(again, 1));
+    await userEvent.click(screen.getByRole("button", { name: "Save" }));
+    await waitFor(() => expect(calls.find((c) => c.cmd === "save_document")?.args).toMatchObject({ id: "d1", tabId: "t.6r0bq3kd1x2m" }));
   });
 
   it("draws a paragraph without its own alignment as the document's named style says", async () => {
@@ -253,6 +271,7 @@ describe("Editor", () => {
     expect(await screen.findByText("Saved (3 changes sent).")).toBeInTheDocument();
     expect(calls.find((c) => c.cmd === "save_document")!.args).toEqual({
       id: "d1",
+      tabId: null,
       ...{
         baseRevisionId: "rev1",
         blocks: [

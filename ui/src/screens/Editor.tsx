@@ -24,12 +24,14 @@ function structureKept(conflict: RebaseConflict): boolean {
 }
 
 export function Editor({ id }: { id: string }) {
+  // The tab shown: the first until another is chosen in the tab bar.
+  const [tab, setTab] = useState<string | null>(null);
   const view = useQuery({
-    queryKey: ["editor", id],
+    queryKey: ["editor", id, tab],
     queryFn: async () => {
       // Marks for the editor's benchmark: when the document was asked for and when it arrived.
       performance.mark("editor:asked");
-      const data = await api.editorDocument({ id });
+      const data = await api.editorDocument({ id, tabId: tab });
       performance.mark("editor:arrived");
       return data;
     },
@@ -44,13 +46,15 @@ export function Editor({ id }: { id: string }) {
   return (
     <>
       <TeamServerBanner />
-      <EditorBody key={id} id={id} view={view.data} />
+      <EditorBody key={`${id}/${tab ?? ""}`} id={id} view={view.data} onTab={setTab} />
     </>
   );
 }
 
-function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
+function EditorBody({ id, view, onTab }: { id: string; view: EditorViewData; onTab: (tab: string) => void }) {
   const [doc, setDoc] = useState<GoogleDocument>(view.document);
+  // The tab edited: every save and draft names it (none for the first).
+  const tabId = view.document.tabId ?? null;
   // A read-only document has no revision (Google gives none to viewers): nothing is saved then.
   const [base, setBase] = useState<string>(view.draft?.baseRevisionId ?? view.document.revisionId ?? "");
   // The blocks the editor was (re)made from; what was typed since lives in the editor's document.
@@ -77,7 +81,7 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
   };
 
   const draft = useMutation({
-    mutationFn: () => api.saveDraft({ id, baseRevisionId: base, blocks: current() }),
+    mutationFn: () => api.saveDraft({ id, tabId, baseRevisionId: base, blocks: current() }),
     onSuccess: (d) => setNote(`Unsaved edits kept at ${new Date(d.updatedAt).toLocaleTimeString()}.`),
   });
   // Kept DRAFT_DELAY_MS after the last edit. A timer, not state: a keystroke must not render the
@@ -100,7 +104,7 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
   useEffect(() => {
     const stop = getCurrentWindow().onCloseRequested(async () => {
       const { dirty, base, current } = latest.current;
-      if (dirty) await api.saveDraft({ id, baseRevisionId: base, blocks: current() }).catch(() => undefined);
+      if (dirty) await api.saveDraft({ id, tabId, baseRevisionId: base, blocks: current() }).catch(() => undefined);
     });
     const onKey = (event: globalThis.KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "w") {
@@ -113,10 +117,10 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
       window.removeEventListener("keydown", onKey);
       void stop.then((unlisten) => unlisten());
     };
-  }, [id]);
+  }, [id, tabId]);
 
   const save = useMutation({
-    mutationFn: () => api.saveDocument({ id, baseRevisionId: base, blocks: current() }),
+    mutationFn: () => api.saveDocument({ id, tabId, baseRevisionId: base, blocks: current() }),
     onMutate: () => editor.current?.setEditable(false),
     onSettled: () => editor.current?.setEditable(true),
     onSuccess: (outcome) => {
@@ -194,7 +198,18 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
       </header>
       {view.stale && <div className="banner" role="status">Google cannot be reached: this is the copy read earlier. Edits are kept as a draft until it can be saved.</div>}
       {readOnly && <div className="banner" role="status">{view.readOnlyReason}</div>}
-      {doc.tabsOutline && <TabsOutline tabs={doc.tabsOutline} />}
+      {doc.tabsOutline && (
+        <TabBar
+          tabs={doc.tabsOutline}
+          current={tabId ?? doc.tabsOutline[0].id}
+          onChoose={async (next) => {
+            // What was typed in this tab is kept as its draft, and comes back with it.
+            clearTimeout(draftTimer.current);
+            if (dirty) await api.saveDraft({ id, tabId, baseRevisionId: base, blocks: current() }).catch(() => undefined);
+            onTab(next);
+          }}
+        />
+      )}
       {note && <p className="callout small" aria-live="polite">{note}</p>}
       {save.isError && <p className="error" role="alert">{describeError(save.error)}</p>}
       {conflicts.map((c, n) => (
@@ -243,20 +258,26 @@ function EditorBody({ id, view }: { id: string; view: EditorViewData }) {
 
 /** A document of several tabs: each tab by name, nested ones under their parent, the first (the
  *  one shown and edited here) marked, and where the others are. */
-function TabsOutline({ tabs }: { tabs: TabOutline[] }) {
-  const others = tabs.length - 1;
+/** The document's tabs, nested ones under their parent: the one shown is current, and choosing
+ *  another opens it in place (Staffroom edits each tab on its own, as Google Docs does). */
+function TabBar({ tabs, current, onChoose }: { tabs: TabOutline[]; current: string; onChoose: (tab: string) => void }) {
   return (
     <nav className="doc-tabs" aria-label="Tabs of this document">
       <ul>
-        {tabs.map((tab, i) => (
-          <li key={tab.id} className={i === 0 ? "current" : undefined} style={{ marginLeft: `${tab.level * 14}px` }} aria-current={i === 0 ? "page" : undefined}>
-            {tab.title || "Untitled tab"}
+        {tabs.map((tab) => (
+          <li key={tab.id} style={{ marginLeft: `${tab.level * 14}px` }}>
+            <button
+              type="button"
+              className={tab.id === current ? "link current" : "link"}
+              aria-current={tab.id === current ? "page" : undefined}
+              onClick={() => tab.id !== current && onChoose(tab.id)}
+            >
+              {tab.title || "Untitled tab"}
+            </button>
           </li>
         ))}
       </ul>
-      <p className="muted small">
-        Staffroom shows and edits the first tab, “{tabs[0].title || "Untitled tab"}”; {others === 1 ? "the other one is" : `the other ${others} are`} edited in Google Docs.
-      </p>
+      <p className="muted small">Each tab is saved on its own; unsaved edits of a tab are kept for it while you look at another.</p>
     </nav>
   );
 }

@@ -12,9 +12,9 @@ use crate::api::{Access, Caller, NoInput, OpSpec, Operation, Route, EDITOR, NO_W
 use crate::error::{Error, Result};
 use crate::Core;
 
-const NOT_FOUND: &[(u16, &str)] = &[(404, "not_found: no such document, or it is not shared with this account")];
+const NOT_FOUND: &[(u16, &str)] = &[(404, "not_found: no such document (or no such tab of it), or it is not shared with this account")];
 const STALE: &[(u16, &str)] = &[
-    (404, "not_found: no such document, or it is not shared with this account"),
+    (404, "not_found: no such document (or no such tab of it), or it is not shared with this account"),
     (409, "conflict: the document changed since the edits were made (details.currentRevisionId)"),
 ];
 
@@ -101,10 +101,10 @@ impl Operation for EditorDocument {
     .route(Route::get("/api/docs/documents/{id}/editor"))
     .windows(EDITOR)
     .errors(NOT_FOUND);
-    type Request = DocumentIdRequest;
+    type Request = TabRequest;
     type Response = EditorView;
-    async fn run(core: &Core, caller: &Caller, request: DocumentIdRequest) -> Result<EditorView> {
-        core.docs.open_for_editing(&caller.actor()?, &request.id).await
+    async fn run(core: &Core, caller: &Caller, request: TabRequest) -> Result<EditorView> {
+        core.docs.open_for_editing(&caller.actor()?, &request.id, request.tab_id.as_deref()).await
     }
 }
 
@@ -132,11 +132,11 @@ impl Operation for GetDraft {
         .route(Route::get("/api/docs/documents/{id}/draft"))
         .windows(NO_WINDOW)
         .errors(&[(404, "not_found: this document has no unsaved edits")]);
-    type Request = DocumentIdRequest;
+    type Request = TabRequest;
     type Response = Draft;
-    async fn run(core: &Core, caller: &Caller, request: DocumentIdRequest) -> Result<Draft> {
+    async fn run(core: &Core, caller: &Caller, request: TabRequest) -> Result<Draft> {
         core.docs
-            .draft(&caller.actor()?, &request.id)
+            .draft(&caller.actor()?, &request.id, request.tab_id.as_deref())
             .await?
             .ok_or_else(|| Error::not_found("This document has no unsaved edits"))
     }
@@ -161,10 +161,10 @@ impl Operation for DiscardDraft {
     const SPEC: OpSpec = OpSpec::new("discard_draft", "docs", "Drops the caller's unsaved edits of a document")
         .route(Route::delete("/api/docs/documents/{id}/draft").status(204))
         .windows(EDITOR);
-    type Request = DocumentIdRequest;
+    type Request = TabRequest;
     type Response = ();
-    async fn run(core: &Core, caller: &Caller, request: DocumentIdRequest) -> Result<()> {
-        core.docs.discard_draft(&caller.actor()?, &request.id).await
+    async fn run(core: &Core, caller: &Caller, request: TabRequest) -> Result<()> {
+        core.docs.discard_draft(&caller.actor()?, &request.id, request.tab_id.as_deref()).await
     }
 }
 

@@ -441,15 +441,23 @@ impl GoogleClient {
             .collect())
     }
 
-    /// Docs `documents.get` with every tab (`includeTabsContent=true`): the first tab's content,
-    /// which the editor edits, and the outline of all of them (see [`Document::from_tabbed`]).
+    /// Docs `documents.get` with every tab (`includeTabsContent=true`): the first tab's content
+    /// and the outline of all of them (see [`Document::from_tabbed`]).
     pub async fn get_document(&self, id: &str, view_mode: &str) -> Result<Document> {
+        self.get_document_tab(id, view_mode, None).await
+    }
+
+    /// [`Self::get_document`] with the content of the tab `tab` names (the first without one);
+    /// 404 when the document has no such tab.
+    pub async fn get_document_tab(&self, id: &str, view_mode: &str, tab: Option<&str>) -> Result<Document> {
         let mut url = self.docs_url(&format!("documents/{}", encode(id)))?;
         url.query_pairs_mut().append_pair("suggestionsViewMode", view_mode).append_pair("includeTabsContent", "true");
         let value = self.send(Method::GET, url, None, READ).await?;
-        let document = Document::from_tabbed(value).map_err(|e| {
+        let document = Document::from_tabbed(value, tab).map_err(|e| {
             Error::integration(PROVIDER, None, format!("Google answered with an unexpected document ({e})"))
         })?;
+        let document = document
+            .ok_or_else(|| Error::not_found(format!("The document has no tab {}", tab.unwrap_or_default())))?;
         Ok(document.with_access())
     }
 

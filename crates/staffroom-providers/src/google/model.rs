@@ -204,6 +204,11 @@ pub struct Document {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub tabs_outline: Option<Vec<TabOutline>>,
+    /// The tab the content above is from, when it is not the first: every request that edits it
+    /// names it (`tabId` in each location and range); without it, requests edit the first tab.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub tab_id: Option<String>,
 }
 
 /// One tab of a document, as the editor lists it.
@@ -218,11 +223,20 @@ pub struct TabOutline {
 }
 
 impl Document {
-    /// A document as `documents.get` returns it with `includeTabsContent=true`: its first tab's
-    /// content (`tabs[0].documentTab`) moved to the content fields, where Docs puts it without
-    /// tabs, and its tabs outlined when there is more than one (discovery document,
-    /// `includeTabsContent`, `Tab.childTabs`).
-    pub fn from_tabbed(mut value: Value) -> serde_json::Result<Document> {
+    /// A document as `documents.get` returns it with `includeTabsContent=true`: the content of
+    /// the tab `tab` names (nested tabs included), or of the first, moved to the content fields,
+    /// where Docs puts the first tab's without tabs, and its tabs outlined when there is more than
+    /// one (discovery document, `includeTabsContent`, `Tab.childTabs`). `None` when no tab has
+    /// the id `tab` names.
+    pub fn from_tabbed(mut value: Value, tab: Option<&str>) -> serde_json::Result<Option<Document>> {
+        fn find<'a>(tabs: &'a [Value], id: &str) -> Option<&'a Value> {
+            tabs.iter().find_map(|tab| {
+                if tab.pointer("/tabProperties/tabId").and_then(Value::as_str) == Some(id) {
+                    return Some(tab);
+                }
+                find(tab.get("childTabs").and_then(Value::as_array).map_or(&[], Vec::as_slice), id)
+            })
+        }
         fn outline(tabs: &[Value], level: u8, out: &mut Vec<TabOutline>) {
             for tab in tabs {
                 let property = |key: &str| tab.pointer(&format!("/tabProperties/{key}")).and_then(Value::as_str);
@@ -238,16 +252,36 @@ impl Document {
         }
         let tabs = value.as_object_mut().and_then(|doc| doc.remove("tabs"));
         if let (Some(Value::Array(tabs)), Some(doc)) = (tabs, value.as_object_mut()) {
-            if let Some(Value::Object(first)) = tabs.first().and_then(|t| t.get("documentTab")) {
-                doc.extend(first.clone());
+            let first = tabs.first();
+            let first_id = first.and_then(|t| t.pointer("/tabProperties/tabId")).and_then(Value::as_str);
+            // The first tab is the document's own content: it is named by no id.
+            let other = tab.filter(|&id| Some(id) != first_id);
+            let shown = match other {
+                Some(id) => match find(&tabs, id) {
+                    Some(found) => found,
+                    None => return Ok(None),
+                },
+                None => match first {
+                    Some(first) => first,
+                    None => return serde_json::from_value(value).map(Some),
+                },
+            };
+            if let Some(Value::Object(content)) = shown.get("documentTab") {
+                doc.extend(content.clone());
+            }
+            if let Some(id) = other {
+                doc.insert("tabId".into(), Value::String(id.to_string()));
             }
             let mut listed = Vec::new();
             outline(&tabs, 0, &mut listed);
             if listed.len() > 1 {
                 doc.insert("tabsOutline".into(), serde_json::to_value(listed)?);
             }
+        } else if tab.is_some_and(|id| id != "t.0") {
+            // An answer without tabs has only the first.
+            return Ok(None);
         }
-        serde_json::from_value(value)
+        serde_json::from_value(value).map(Some)
     }
 
     /// Marks what this user may do, from what Google returned.
@@ -581,15 +615,23 @@ mod tests {
             "documentId": "d1", "title": "Spec", "revisionId": "r",
             "tabs": [tab("t.0", "Overview", 0, "First tab"), tab("t.x1", "Original RFP", 1, "RFP"), completed]
         });
-        let doc = Document::from_tabbed(google).unwrap();
+        let doc = Document::from_tabbed(google.clone(), None).unwrap().unwrap();
         assert_eq!(doc.body.content[1].paragraph.as_ref().unwrap().text(), "First tab");
+        assert_eq!(doc.tab_id, None);
+        // Another tab, nested or not, by its id; the first by its own id is the first; no such tab.
+        let nested = Document::from_tabbed(google.clone(), Some("t.7vtku6ypfk3c")).unwrap().unwrap();
+        assert_eq!(nested.body.content[1].paragraph.as_ref().unwrap().text(), "Nav");
+        assert_eq!(nested.tab_id.as_deref(), Some("t.7vtku6ypfk3c"));
+        assert_eq!(nested.tabs_outline, doc.tabs_outline);
+        assert_eq!(Document::from_tabbed(google.clone(), Some("t.0")).unwrap().unwrap().tab_id, None);
+        assert_eq!(Document::from_tabbed(google.clone(), Some("t.nope")).unwrap(), None);
         assert_eq!(named_styles_of(&doc)[1].alignment, Some(Alignment::Center));
         let outline: Vec<(&str, u8)> =
             doc.tabs_outline.as_ref().unwrap().iter().map(|t| (t.title.as_str(), t.level)).collect();
         assert_eq!(outline, [("Overview", 0), ("Original RFP", 0), ("Completed", 0), ("Round 1: Main Navigation", 1)]);
         // One tab: its content, no outline.
         let single = serde_json::json!({"documentId": "d2", "tabs": [tab("t.0", "Tab 1", 0, "Only")]});
-        let doc = Document::from_tabbed(single).unwrap();
+        let doc = Document::from_tabbed(single, None).unwrap().unwrap();
         assert_eq!((doc.body.content.len(), doc.tabs_outline), (2, None));
     }
 

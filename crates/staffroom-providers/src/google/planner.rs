@@ -489,7 +489,25 @@ fn layout<'a>(edited: &'a [EditBlock], fixed_sizes: &[u32]) -> Vec<(u32, u32, bo
 pub fn plan(base: &Document, edited: &[EditBlock]) -> Result<Vec<Value>> {
     let (mut requests, lists) = plan_in_phases(base, edited)?;
     requests.extend(lists);
+    if let Some(tab) = &base.tab_id {
+        requests.iter_mut().for_each(|request| name_tab(request, tab));
+    }
     Ok(requests)
+}
+
+/// Names `tab` in every location and range of `request` (Docs' `Location.tabId`,
+/// `Range.tabId`, `EndOfSegmentLocation.tabId`; a table's cells are found from its start
+/// location), so that it edits that tab and not the first.
+fn name_tab(request: &mut Value, tab: &str) {
+    const PLACES: [&str; 4] = ["location", "range", "endOfSegmentLocation", "tableStartLocation"];
+    if let Value::Object(fields) = request {
+        for (key, value) in fields.iter_mut() {
+            if let (true, Value::Object(place)) = (PLACES.contains(&key.as_str()), &mut *value) {
+                place.insert("tabId".into(), Value::String(tab.to_string()));
+            }
+            name_tab(value, tab);
+        }
+    }
 }
 
 /// [`plan`]'s requests in its phases: the tables' shapes (see `tables`), text and styles (each

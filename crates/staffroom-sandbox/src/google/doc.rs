@@ -134,7 +134,7 @@ pub struct SimDoc {
     /// ([`default_named_styles`]).
     pub named_styles: Option<Value>,
     /// The document's tabs after the first (whose content is this document's): read with
-    /// `includeTabsContent=true`, never edited here.
+    /// `includeTabsContent=true`, and edited by requests that name them.
     pub other_tabs: Vec<SimTab>,
     /// The current revision's id (see the simulator for how ids are issued and expire).
     pub revision_id: String,
@@ -559,18 +559,21 @@ impl SimDoc {
                 replies.push(json!({ "replaceAllText": reply }));
                 continue;
             }
+            // A request edits the tab its locations name: the first, or another with its own content.
+            let (tab, body) = draft.tab_of(body).map_err(|Invalid(message)| Invalid(format!("{prefix}{message}")))?;
+            let body = &body;
             let outcome = match kind.as_str() {
-                "insertText" => draft.insert_text(body),
-                "deleteContentRange" => draft.delete_content_range(body),
-                "updateParagraphStyle" => draft.update_paragraph_style(body),
-                "updateTextStyle" => draft.update_text_style(body),
-                "createParagraphBullets" => draft.create_paragraph_bullets(body),
-                "deleteParagraphBullets" => draft.delete_paragraph_bullets(body),
-                "insertTable" => draft.insert_table(body),
-                "insertTableRow" => draft.insert_table_row(body),
-                "insertTableColumn" => draft.insert_table_column(body),
-                "deleteTableRow" => draft.delete_table_row(body),
-                "deleteTableColumn" => draft.delete_table_column(body),
+                "insertText" => tab.insert_text(body),
+                "deleteContentRange" => tab.delete_content_range(body),
+                "updateParagraphStyle" => tab.update_paragraph_style(body),
+                "updateTextStyle" => tab.update_text_style(body),
+                "createParagraphBullets" => tab.create_paragraph_bullets(body),
+                "deleteParagraphBullets" => tab.delete_paragraph_bullets(body),
+                "insertTable" => tab.insert_table(body),
+                "insertTableRow" => tab.insert_table_row(body),
+                "insertTableColumn" => tab.insert_table_column(body),
+                "deleteTableRow" => tab.delete_table_row(body),
+                "deleteTableColumn" => tab.delete_table_column(body),
                 _ => {
                     return Err(Invalid(format!(
                         "Invalid JSON payload received. Unknown name \"{kind}\" at 'requests[{i}]': Cannot find field."
@@ -678,24 +681,46 @@ impl SimDoc {
         matches.len() as u64
     }
 
-    /// A location's or range's tab: the first (named or not), or another, which the sandbox
-    /// reads but does not edit; an id of no tab is refused.
-    fn check_tab(&self, at: &Value) -> Result<(), Invalid> {
-        match at.get("tabId").and_then(Value::as_str) {
-            None | Some(FIRST_TAB_ID) => Ok(()),
-            Some(id) if self.other_tabs.iter().any(|t| t.properties["tabId"] == id) => {
-                Err(Invalid(format!("The sandbox edits a document's first tab only, not tab {id}.")))
+    /// The tab a request edits, and the request as that tab's content applies it (its `tabId`s
+    /// taken out): the tab its locations and ranges name (`Location.tabId`, `Range.tabId`:
+    /// "When omitted, the request is applied to the first tab"), the first without one. An id of
+    /// no tab is refused; so are locations in two tabs (the sandbox's rule: Google documents no
+    /// request that spans tabs).
+    fn tab_of(&mut self, body: &Value) -> Result<(&mut SimDoc, Value), Invalid> {
+        fn take_tabs(value: &mut Value, found: &mut Vec<String>) {
+            match value {
+                Value::Object(fields) => {
+                    if let Some(Value::String(tab)) = fields.remove("tabId") {
+                        found.push(tab);
+                    }
+                    fields.values_mut().for_each(|v| take_tabs(v, found));
+                }
+                Value::Array(items) => items.iter_mut().for_each(|v| take_tabs(v, found)),
+                _ => {}
             }
-            Some(id) => Err(Invalid(format!("The tab with ID '{id}' does not exist."))),
+        }
+        let mut body = body.clone();
+        let mut named = Vec::new();
+        take_tabs(&mut body, &mut named);
+        named.dedup();
+        let tab = match named.as_slice() {
+            [] => None,
+            [one] => Some(one.as_str()).filter(|&id| id != FIRST_TAB_ID),
+            _ => return Err(Invalid(format!("The request names more than one tab: {}.", named.join(", ")))),
+        };
+        let Some(id) = tab else { return Ok((self, body)) };
+        match self.other_tabs.iter_mut().find(|t| t.properties["tabId"] == id) {
+            Some(other) => Ok((&mut other.doc, body)),
+            None => Err(Invalid(format!("The tab with ID '{id}' does not exist."))),
         }
     }
+
 
     fn range(&self, body: &Value) -> Result<(usize, usize), Invalid> {
         let range = body.get("range").ok_or_else(|| Invalid("The range must be set.".into()))?;
         if range.get("segmentId").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
             return Err(Invalid("The sandbox has no headers, footers or footnotes.".into()));
         }
-        self.check_tab(range)?;
         let start = index_field(range, "startIndex")?;
         let end = index_field(range, "endIndex")?;
         if start >= end {
@@ -728,7 +753,6 @@ impl SimDoc {
             if location.get("segmentId").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
                 return Err(Invalid("The sandbox has no headers, footers or footnotes.".into()));
             }
-            self.check_tab(location)?;
             index_field(location, "index")?
         } else if body.get("endOfSegmentLocation").is_some() {
             self.len() - 1

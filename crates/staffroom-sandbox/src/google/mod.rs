@@ -452,6 +452,11 @@ impl GoogleSimulator {
         self.sim.data.lock().unwrap().docs.get(id).map(|d| d.to_json("SUGGESTIONS_INLINE"))
     }
 
+    /// A document as `documents.get` with `includeTabsContent=true` would return it, for tests.
+    pub fn document_json_with_tabs(&self, id: &str) -> Option<Value> {
+        self.sim.data.lock().unwrap().docs.get(id).map(|d| d.to_json_with_tabs("SUGGESTIONS_INLINE"))
+    }
+
     /// Applies requests as a collaborator would (a concurrent edit), for tests.
     pub fn edit_as_collaborator(&self, id: &str, requests: &[Value]) -> std::result::Result<String, String> {
         let mut data = self.sim.data.lock().unwrap();
@@ -714,8 +719,14 @@ async fn stats(State(sim): State<Arc<Sim>>) -> Json<Value> {
 
 /// What the simulator holds for a document, as `documents.get` shows it with suggestions inline,
 /// without a token: how an end-to-end test checks what a save wrote.
-async fn inspect_document(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Response {
+async fn inspect_document(
+    State(sim): State<Arc<Sim>>,
+    Path(id): Path<String>,
+    QueryParams(query): QueryParams<HashMap<String, String>>,
+) -> Response {
+    let tabs = query.get("includeTabsContent").is_some_and(|v| v == "true");
     match sim.data.lock().unwrap().docs.get(&id) {
+        Some(doc) if tabs => Json(doc.to_json_with_tabs("SUGGESTIONS_INLINE")).into_response(),
         Some(doc) => Json(doc.to_json("SUGGESTIONS_INLINE")).into_response(),
         None => (StatusCode::NOT_FOUND, Json(json!({"error": "no such document"}))).into_response(),
     }
