@@ -161,6 +161,14 @@ test("the whole store's orders are there, searched and filtered, with their item
   const detail = By.css(`[aria-label='Order ${label}']`);
   await eventually("the order's amounts", async () => /Subtotal[\s\S]*Total[\s\S]*Refunded/.test(await textOf(detail)));
   await shot("06d-orders-whole-store");
+  // The filter is in the address: another screen, then Back, and the list is as it was; the
+  // sidebar opens it unfiltered.
+  assert.match(await driver.executeScript("return location.search"), /orders\.status=partial_refund/);
+  await goTo("Customers");
+  await driver.navigate().back();
+  await find(By.xpath("//h1[contains(@class,'topbar-title')][normalize-space()='Orders']"));
+  await eventually("the filter back", async () => (await (await find(By.id("order-status"))).getAttribute("value")) === "partial_refund");
+  await find(By.xpath(`//tr[@data-id=${literal(label)}]`));
   await type(By.css("input[aria-label='Search orders']"), "no-such-buyer@nowhere.test");
   await eventually("nothing matching", async () => /No orders match/.test(await textOf(By.css("[aria-labelledby='orders-title']"))));
   await click(button("Clear"));

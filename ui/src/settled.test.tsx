@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, render } from "@testing-library/react";
-import { settling, usePageOf, useSettled } from "./settled";
+import { settling, useSettled } from "./settled";
 
 function Shown({ value }: { value: string }) {
   return <p>{useSettled(value, 100)}</p>;
@@ -42,23 +42,6 @@ describe("useSettled", () => {
     act(() => void vi.advanceTimersByTime(100));
     expect(settling()).toBe(false);
     expect(container.textContent).toBe("bea");
-  });
-
-  it("keeps a list's page until its search changes, then starts from the first, in that render", () => {
-    let go: (page: number) => void = () => {};
-    function Paged({ search }: { search: string }) {
-      const [page, setPage] = usePageOf(search);
-      go = setPage;
-      return <p>{`${search}:${page}`}</p>;
-    }
-    const { container, rerender } = render(<Paged search="" />);
-    act(() => go(3));
-    expect(container.textContent).toBe(":3");
-    rerender(<Paged search="ada" />);
-    expect(container.textContent).toBe("ada:1");
-    act(() => go(2));
-    rerender(<Paged search="ada" />);
-    expect(container.textContent).toBe("ada:2");
   });
 
   it("shows the first value at once", () => {

@@ -19,15 +19,6 @@ export function onSettled(listener: () => void) {
   return () => void listeners.delete(listener);
 }
 
-/** The page of a list searched for `search` (its settled text): the first page again once the
- *  search changes, in that same render. Resetting the page at each key instead showed, and
- *  fetched, the first page of the old search while typing paused. */
-export function usePageOf(search: string): [number, (page: number) => void] {
-  const [at, setAt] = useState({ page: 1, search });
-  const page = at.search === search ? at.page : 1;
-  return [page, (next: number) => setAt({ page: next, search })];
-}
-
 /** A search box's text once typing has paused for `ms`: a list follows its search box when
  *  typing pauses, not at every key (each key would ask the core and redraw every row while the
  *  user is still typing, the longest frames of a search). An emptied box is followed at once: the

@@ -62,7 +62,8 @@ export function Palette({ areas, onSyncNow, onSignOut, onClose }: Props) {
       { key: "a:order", group: "Actions", label: "Create an order", hint: "from a product", run: go(paths.area("products")) },
       { key: "a:sync", group: "Actions", label: "Sync now", hint: "products, orders, customers", run: () => { onSyncNow(); onClose(); } },
       { key: "a:signout", group: "Actions", label: "Sign out", run: () => { onSignOut(); onClose(); } },
-      ...areas.map((a) => ({ key: `a:${a.id}`, group: "Go to", label: a.label, run: go(paths.area(a.id)) })),
+      // A screen as it starts, its lists unfiltered, as from the sidebar.
+      ...areas.map((a) => ({ key: `a:${a.id}`, group: "Go to", label: a.label, run: go(`${paths.area(a.id)}?`) })),
     ].filter((item) => matches(item.label));
     if (!enabled) return actions;
     // Until the core is asked for what is typed, its answers for earlier text are not shown:

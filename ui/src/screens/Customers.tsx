@@ -13,7 +13,7 @@ import { formatDay, When } from "../format";
 import { paths } from "../links";
 import type { CustomerStatus, User } from "../types";
 import { usePagedList } from "../paging";
-import { usePageOf, useSettled } from "../settled";
+import { useListState } from "../listState";
 import { ExportButton } from "../components/ExportButton";
 import { FromTemplate } from "../components/FromTemplate";
 import { FigureCard } from "../components/FigureCard";
@@ -37,17 +37,14 @@ function statusLabel(status: string): string {
 /** Customers: the store's customers, newest first, found by name or e-mail. */
 export function Customers() {
   const [, navigate] = useLocation();
-  const [text, setText] = useState("");
-  const [status, setStatus] = useState<CustomerStatus | "">("");
-  const search = useSettled(text.trim());
-  const [page, setPage] = usePageOf(search);
+  const { filters, search, page, set, setPage, clear, filtered } = useListState("customers", { search: "", status: "" });
+  const status = filters.status as CustomerStatus | "";
   const list = usePagedList(
     (p) => ["customers", p, search, status],
     (p) => api.listCustomers({ page: p, limit: PAGE_SIZE, search: search || null, status: status || null }),
     page,
   );
   useRefetchOnWebhook([["customers"]]);
-  const filtered = Boolean(search || status);
   return (
     <section className="content" aria-labelledby="customers-title">
       <div className="stack">
@@ -61,15 +58,15 @@ export function Customers() {
             type="search"
             aria-label="Search customers"
             placeholder="Name or e-mail"
-            value={text}
-            onChange={(e) => setText(e.target.value)}
+            value={filters.search}
+            onChange={(e) => set({ search: e.target.value })}
           />
           <label htmlFor="customer-status" className="muted">E-mails</label>
-          <select id="customer-status" value={status} onChange={(e) => { setStatus(e.target.value as CustomerStatus | ""); setPage(1); }}>
+          <select id="customer-status" value={status} onChange={(e) => set({ status: e.target.value })}>
             <option value="">All</option>
             {Object.entries(CUSTOMER_STATUSES).map(([value, label]) => <option key={value} value={value}>{label}</option>)}
           </select>
-          {filtered && <button type="button" className="link" onClick={() => { setText(""); setStatus(""); setPage(1); }}>Clear</button>}
+          {filtered && <button type="button" className="link" onClick={clear}>Clear</button>}
         </div>
         <ListBody
           query={list}

@@ -1,6 +1,6 @@
 import { Fragment, useState, type FormEvent } from "react";
 import { useDialog, useFocusBack } from "../focus";
-import { keepPreviousData, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "wouter";
 import { ListBody } from "../components/ListBody";
 import { can } from "../access";
@@ -8,7 +8,8 @@ import { api, describeError, fieldError, formatMoney, parseAmount } from "../api
 import { formatDay } from "../format";
 import { paths } from "../links";
 import type { CreateDiscountRequest, Discount, DiscountDuration, User } from "../types";
-import { usePageOf, useSettled } from "../settled";
+import { useListState } from "../listState";
+import { usePagedList } from "../paging";
 
 const PAGE_SIZE = 20;
 
@@ -36,17 +37,15 @@ function stateOf(d: Discount, now = Date.now()): [string, string] {
 /** Discounts: the store's codes, newest first, each with how often and by whom it was used;
  *  admins make new ones and delete old ones. */
 export function Discounts({ user }: { user: User }) {
-  const [text, setText] = useState("");
+  const { filters, search, page, set, setPage } = useListState("discounts", { search: "" });
   const [open, setOpen] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [opener, focusBack] = useFocusBack<HTMLButtonElement>();
-  const search = useSettled(text.trim());
-  const [page, setPage] = usePageOf(search);
-  const list = useQuery({
-    queryKey: ["discounts", page, search],
-    queryFn: () => api.listDiscounts({ page, limit: PAGE_SIZE, search: search || null }),
-    placeholderData: keepPreviousData,
-  });
+  const list = usePagedList(
+    (p) => ["discounts", p, search],
+    (p) => api.listDiscounts({ page: p, limit: PAGE_SIZE, search: search || null }),
+    page,
+  );
   const admin = can(user, "create_discount");
   const currency = list.data?.currency ?? "USD";
   return (
@@ -63,8 +62,8 @@ export function Discounts({ user }: { user: User }) {
             type="search"
             aria-label="Search discounts"
             placeholder="Code or name"
-            value={text}
-            onChange={(e) => setText(e.target.value)}
+            value={filters.search}
+            onChange={(e) => set({ search: e.target.value })}
           />
         </div>
         <ListBody

@@ -8,7 +8,7 @@ import { SlowHint } from "../components/SlowHint";
 import { When } from "../format";
 import type { DocumentOrder, DocumentSummary, NewPermission, Permission, SharedRole, UserRole } from "../types";
 import { focusOnMount } from "../focus";
-import { useSettled } from "../settled";
+import { useListState } from "../listState";
 import { DownloadButton } from "../components/DownloadButton";
 import { DetailPanel } from "../components/DetailPanel";
 
@@ -16,11 +16,10 @@ const PAGE_SIZE = 20;
 
 /** Documents: folder filter, sort, pages (Drive page tokens), create and share dialogs. */
 export function Documents() {
-  const [folderId, setFolderId] = useState("");
-  const [orderBy, setOrderBy] = useState<DocumentOrder>("modifiedTime");
-  const [text, setText] = useState("");
   // Each search is a Drive request, which Google counts: ask once typing pauses.
-  const search = useSettled(text.trim(), 300);
+  const { filters, search, set } = useListState("documents", { search: "", folder: "", order: "" }, 300);
+  const folderId = filters.folder;
+  const orderBy = (filters.order || "modifiedTime") as DocumentOrder;
   // A new search starts from its first page (a page token belongs to its query).
   useEffect(() => setTokens([null]), [search]);
   // Drive pages by token: the tokens of the pages before the current one.
@@ -68,16 +67,16 @@ export function Documents() {
             type="search"
             aria-label="Search documents by name"
             placeholder="Name"
-            value={text}
-            onChange={(e) => setText(e.target.value)}
+            value={filters.search}
+            onChange={(e) => set({ search: e.target.value })}
           />
           <label htmlFor="folder-filter" className="muted">Folder</label>
-          <select id="folder-filter" value={folderId} onChange={(e) => { setFolderId(e.target.value); restart(); }}>
+          <select id="folder-filter" value={folderId} onChange={(e) => { set({ folder: e.target.value }); restart(); }}>
             <option value="">All folders</option>
             {(folders.data ?? []).map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
           </select>
           <label htmlFor="doc-sort" className="muted">Sort</label>
-          <select id="doc-sort" value={orderBy} onChange={(e) => { setOrderBy(e.target.value as DocumentOrder); restart(); }}>
+          <select id="doc-sort" value={orderBy} onChange={(e) => { set({ order: e.target.value === "modifiedTime" ? "" : e.target.value }); restart(); }}>
             <option value="modifiedTime">Last modified</option>
             <option value="createdTime">Created</option>
           </select>

@@ -1,12 +1,11 @@
-import { useState } from "react";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ListBody } from "../components/ListBody";
 import { KEY_STATUSES, LicenseKeyTable } from "../components/LicenseKeys";
 import { useRefetchOnWebhook } from "../events";
 import { can } from "../access";
 import { api } from "../api";
 import type { LicenseKeyStatus, User } from "../types";
-import { usePageOf, useSettled } from "../settled";
+import { useListState } from "../listState";
+import { usePagedList } from "../paging";
 import { ExportButton } from "../components/ExportButton";
 
 const PAGE_SIZE = 20;
@@ -14,17 +13,14 @@ const PAGE_SIZE = 20;
 /** Licence keys: the store's keys, newest first, found by the customer's e-mail or by the key
  *  (its short form, or the whole key a customer pasted into an e-mail). */
 export function LicenseKeys({ user }: { user: User }) {
-  const [text, setText] = useState("");
-  const [status, setStatus] = useState<LicenseKeyStatus | "">("");
-  const search = useSettled(text.trim());
-  const [page, setPage] = usePageOf(search);
-  const list = useQuery({
-    queryKey: ["license-keys", page, search, status],
-    queryFn: () => api.listLicenseKeys({ page, limit: PAGE_SIZE, search: search || null, status: status || null }),
-    placeholderData: keepPreviousData,
-  });
+  const { filters, search, page, set, setPage, clear, filtered } = useListState("license-keys", { search: "", status: "" });
+  const status = filters.status as LicenseKeyStatus | "";
+  const list = usePagedList(
+    (p) => ["license-keys", p, search, status],
+    (p) => api.listLicenseKeys({ page: p, limit: PAGE_SIZE, search: search || null, status: status || null }),
+    page,
+  );
   useRefetchOnWebhook([["license-keys"]]);
-  const filtered = Boolean(search || status);
   return (
     <section className="content" aria-labelledby="keys-title">
       <div className="stack">
@@ -38,15 +34,15 @@ export function LicenseKeys({ user }: { user: User }) {
             type="search"
             aria-label="Search licence keys"
             placeholder="E-mail or key"
-            value={text}
-            onChange={(e) => setText(e.target.value)}
+            value={filters.search}
+            onChange={(e) => set({ search: e.target.value })}
           />
           <label htmlFor="key-status" className="muted">Status</label>
-          <select id="key-status" value={status} onChange={(e) => { setStatus(e.target.value as LicenseKeyStatus | ""); setPage(1); }}>
+          <select id="key-status" value={status} onChange={(e) => set({ status: e.target.value })}>
             <option value="">All</option>
             {Object.entries(KEY_STATUSES).map(([value, [label]]) => <option key={value} value={value}>{label}</option>)}
           </select>
-          {filtered && <button type="button" className="link" onClick={() => { setText(""); setStatus(""); setPage(1); }}>Clear</button>}
+          {filtered && <button type="button" className="link" onClick={clear}>Clear</button>}
         </div>
         <ListBody
           query={list}

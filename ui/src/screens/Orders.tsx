@@ -14,7 +14,7 @@ import { ownRefund } from "../notifications";
 import { CustomerLink, paths } from "../links";
 import type { Order, OrderStatusFilter, User } from "../types";
 import { usePagedList } from "../paging";
-import { usePageOf, useSettled } from "../settled";
+import { useListState } from "../listState";
 import { ExportButton } from "../components/ExportButton";
 import { FromTemplate } from "../components/FromTemplate";
 import { DetailPanel } from "../components/DetailPanel";
@@ -32,13 +32,8 @@ const STATUSES: [OrderStatusFilter, string][] = [
   ["fraudulent", "Fraudulent"],
 ];
 
-interface Filters {
-  search: string;
-  status: OrderStatusFilter | "";
-  from: string; // yyyy-mm-dd or ""
-  to: string;
-}
-const NO_FILTERS: Filters = { search: "", status: "", from: "", to: "" };
+/** Search text, status, and the days from and to (yyyy-mm-dd), "" for none: in the address. */
+const NO_FILTERS = { search: "", status: "", from: "", to: "" };
 
 /** Orders: every order of the store, newest first, searched and filtered, live as webhooks
  *  arrive; the chosen order's items, amounts, receipt and history, and its refund for admins. */
@@ -46,19 +41,18 @@ export function Orders({ user }: { user: User }) {
   const [, navigate] = useLocation();
   // The chosen order is in the location (#/orders/<id>), so the back button closes it.
   const selected = useRoute("/orders/:id")[1]?.id;
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const { filters, search, page, set: change, setPage, clear, filtered } = useListState("orders", NO_FILTERS);
+  const status = filters.status as OrderStatusFilter | "";
+  // Opening an order keeps the list's filters: the address's query stays as it is.
   const setSelected = (id: string) => navigate(paths.order(id));
-  // Typing stays smooth: the list follows the search box a moment later.
-  const search = useSettled(filters.search.trim());
-  const [page, setPage] = usePageOf(search);
   const list = usePagedList(
-    (p) => ["orders", p, search, filters.status, filters.from, filters.to],
+    (p) => ["orders", p, search, status, filters.from, filters.to],
     (p) =>
       api.listOrders({
         page: p,
         limit: PAGE_SIZE,
         search: search || null,
-        status: filters.status || null,
+        status: status || null,
         from: filters.from || null,
         to: filters.to ? dayAfter(filters.to) : null,
       }),
@@ -66,12 +60,6 @@ export function Orders({ user }: { user: User }) {
   );
   // A webhook applied by the core changes an order: refetch, no reload.
   useRefetchOnWebhook([["orders"], ["order"], ["license-keys"]]);
-  // A new filter starts from the first page (a new search does once it is followed).
-  const change = (next: Partial<Filters>) => {
-    setFilters((f) => ({ ...f, ...next }));
-    if (Object.keys(next).some((name) => name !== "search")) setPage(1);
-  };
-  const filtered = filters !== NO_FILTERS && (search || filters.status || filters.from || filters.to);
   return (
     <section className={selected ? "content split" : "content"} aria-labelledby="orders-title">
       <div className="stack">
@@ -80,7 +68,7 @@ export function Orders({ user }: { user: User }) {
           <ExportButton
             list="orders"
             noun="orders"
-            filters={{ search, status: filters.status, from: filters.from, to: filters.to ? dayAfter(filters.to) : null }}
+            filters={{ search, status, from: filters.from, to: filters.to ? dayAfter(filters.to) : null }}
           />
         </div>
         <div className="toolbar filters" role="search" aria-label="Find orders">
@@ -93,7 +81,7 @@ export function Orders({ user }: { user: User }) {
             onChange={(e) => change({ search: e.target.value })}
           />
           <label htmlFor="order-status" className="muted">Status</label>
-          <select id="order-status" value={filters.status} onChange={(e) => change({ status: e.target.value as Filters["status"] })}>
+          <select id="order-status" value={status} onChange={(e) => change({ status: e.target.value })}>
             <option value="">All</option>
             {STATUSES.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
           </select>
@@ -101,7 +89,7 @@ export function Orders({ user }: { user: User }) {
           <input id="order-from" type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => change({ from: e.target.value })} />
           <label htmlFor="order-to" className="muted">To</label>
           <input id="order-to" type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => change({ to: e.target.value })} />
-          {filtered && <button type="button" className="link" onClick={() => change(NO_FILTERS)}>Clear</button>}
+          {filtered && <button type="button" className="link" onClick={clear}>Clear</button>}
         </div>
         <ListBody
           query={list}

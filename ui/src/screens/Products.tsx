@@ -6,18 +6,15 @@ import { OpenLinkButton } from "../components/OpenLink";
 import { api, describeError, fieldError, formatMoney } from "../api";
 import type { Order, Product, ProductStatus } from "../types";
 import { usePagedList } from "../paging";
-import { usePageOf, useSettled } from "../settled";
+import { useListState } from "../listState";
 
 const PAGE_SIZE = 20;
 
 /** Products: a filtered, paged list; the chosen product's variants; "Create order". */
 export function Products() {
-  const [status, setStatus] = useState<ProductStatus | "">("");
-  const [search, setSearch] = useState("");
+  const { filters, search: settled, page, set, setPage } = useListState("products", { search: "", status: "" });
+  const status = filters.status as ProductStatus | "";
   const [selected, setSelected] = useState<string | null>(null);
-  // The list follows the search box once typing pauses.
-  const settled = useSettled(search.trim());
-  const [page, setPage] = usePageOf(settled);
   const list = usePagedList(
     (p) => ["products", status, settled, p],
     (p) => api.listProducts({ page: p, limit: PAGE_SIZE, status: status || null, search: settled || null }),
@@ -34,18 +31,15 @@ export function Products() {
             type="search"
             aria-label="Search products"
             placeholder="Search by name"
-            value={search}
+            value={filters.search}
             maxLength={100}
-            onChange={(e) => setSearch(e.target.value)}
+            onChange={(e) => set({ search: e.target.value })}
           />
           <label htmlFor="status-filter" className="muted">Status</label>
           <select
             id="status-filter"
             value={status}
-            onChange={(e) => {
-              setStatus(e.target.value as ProductStatus | "");
-              setPage(1);
-            }}
+            onChange={(e) => set({ status: e.target.value })}
           >
             <option value="">All</option>
             <option value="published">Published</option>

@@ -45,7 +45,9 @@ function Areas({ info, user, onSignedOut, startAt }: Props) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   const { route, id } = place(location, user);
-  const go = (next: AreaId) => navigate(paths.area(next));
+  // The sidebar opens a screen as it starts, its lists unfiltered (an empty query); the back
+  // button returns to a list as it was filtered (useListState).
+  const go = (next: AreaId) => navigate(`${paths.area(next)}?`);
   const areas = ROUTES.filter((r) => allowed(r, user));
   const [palette, setPalette] = useState(false);
   const refetchSynced = useRefetchSynced();

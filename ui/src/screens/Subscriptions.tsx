@@ -11,7 +11,7 @@ import { formatDay, When } from "../format";
 import { CustomerLink, paths } from "../links";
 import type { PendingConfirmation, Subscription, SubscriptionActionRequest, SubscriptionStatusFilter, User } from "../types";
 import { usePagedList } from "../paging";
-import { usePageOf, useSettled } from "../settled";
+import { useListState } from "../listState";
 import { ExportButton } from "../components/ExportButton";
 import { FromTemplate } from "../components/FromTemplate";
 import { DetailPanel } from "../components/DetailPanel";
@@ -71,11 +71,9 @@ export function Subscriptions({ user }: { user: User }) {
   const [, navigate] = useLocation();
   // The chosen subscription is in the location (#/subscriptions/<id>).
   const selected = useRoute("/subscriptions/:id")[1]?.id;
-  const [status, setStatus] = useState<SubscriptionStatusFilter | "">("");
-  const [product, setProduct] = useState("");
-  const [text, setText] = useState("");
-  const search = useSettled(text.trim());
-  const [page, setPage] = usePageOf(search);
+  const { filters, search, page, set, setPage, clear, filtered } = useListState("subscriptions", { search: "", status: "", product: "" });
+  const status = filters.status as SubscriptionStatusFilter | "";
+  const product = filters.product;
   const [pending, setPending] = useState<{ subscription: Subscription; action: Action } | null>(null);
   const [choices, setChoices] = useState<Choices>(NO_CHOICES);
   // Changes that wait for the customer (PayPal), by subscription id.
@@ -98,7 +96,6 @@ export function Subscriptions({ user }: { user: User }) {
       void queryClient.invalidateQueries({ queryKey: ["subscription", result.subscription.id] });
     },
   });
-  const filtered = Boolean(status || product || search);
   const ask = (subscription: Subscription, action: Action) => {
     act.reset();
     setChoices(NO_CHOICES);
@@ -112,18 +109,18 @@ export function Subscriptions({ user }: { user: User }) {
           <ExportButton list="subscriptions" noun="subscriptions" filters={{ status, productId: product, search }} />
         </div>
         <div className="toolbar filters" role="search" aria-label="Find subscriptions">
-          <input className="search" type="search" aria-label="Search subscriptions" placeholder="Customer's name or e-mail" value={text} onChange={(e) => setText(e.target.value)} />
+          <input className="search" type="search" aria-label="Search subscriptions" placeholder="Customer's name or e-mail" value={filters.search} onChange={(e) => set({ search: e.target.value })} />
           <label htmlFor="sub-status" className="muted">Status</label>
-          <select id="sub-status" value={status} onChange={(e) => { setStatus(e.target.value as SubscriptionStatusFilter | ""); setPage(1); }}>
+          <select id="sub-status" value={status} onChange={(e) => set({ status: e.target.value })}>
             <option value="">All</option>
             {STATUS_CHOICES.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
           </select>
           <label htmlFor="sub-product" className="muted">Product</label>
-          <select id="sub-product" value={product} onChange={(e) => { setProduct(e.target.value); setPage(1); }}>
+          <select id="sub-product" value={product} onChange={(e) => set({ product: e.target.value })}>
             <option value="">All</option>
             {(products.data?.products ?? []).map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
           </select>
-          {filtered && <button type="button" className="link" onClick={() => { setStatus(""); setProduct(""); setText(""); setPage(1); }}>Clear</button>}
+          {filtered && <button type="button" className="link" onClick={clear}>Clear</button>}
         </div>
         {pending && (
           <Confirm onCancel={() => { setPending(null); act.reset(); }}>

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from "react";
+import { useListState } from "../listState";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, describeError, fieldError } from "../api";
 import { AUDIT_ACTIONS, auditSentence } from "../audit";
@@ -113,17 +114,12 @@ function AddUser() {
   );
 }
 
-interface AuditFilters {
-  actor: string;
-  action: string;
-  from: string; // yyyy-mm-dd or ""
-  to: string;
-}
-const NO_AUDIT_FILTERS: AuditFilters = { actor: "", action: "", from: "", to: "" };
+/** Who, what, and the days from and to (yyyy-mm-dd), "" for none: in the address. */
+const NO_AUDIT_FILTERS = { actor: "", action: "", from: "", to: "" };
 
 /** The audit log in sentences, newest first, found by person, action and days. */
 function Audit({ users }: { users: User[] }) {
-  const [filters, setFilters] = useState<AuditFilters>(NO_AUDIT_FILTERS);
+  const { filters, set, clear, filtered } = useListState("audit", NO_AUDIT_FILTERS);
   // Pages by the id of the last entry shown (newest first).
   const [cursors, setCursors] = useState<(number | null)[]>([null]);
   const before = cursors[cursors.length - 1];
@@ -140,14 +136,14 @@ function Audit({ users }: { users: User[] }) {
       }),
     placeholderData: keepPreviousData,
   });
-  const change = (next: Partial<AuditFilters>) => {
-    setFilters((f) => ({ ...f, ...next }));
+  // A new filter starts from the newest entries.
+  const change = (next: Partial<typeof NO_AUDIT_FILTERS>) => {
+    set(next);
     setCursors([null]);
   };
   const names = new Map(users.map((u) => [u.email, u.name]));
   const nameOf = (email: string) => names.get(email);
   const entries = log.data ?? [];
-  const filtered = filters.actor || filters.action || filters.from || filters.to;
   return (
     <div className="stack" aria-labelledby="audit-title">
       <div className="toolbar">
@@ -176,7 +172,7 @@ function Audit({ users }: { users: User[] }) {
         <input id="audit-from" type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => change({ from: e.target.value })} />
         <label htmlFor="audit-to" className="muted">To</label>
         <input id="audit-to" type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => change({ to: e.target.value })} />
-        {filtered && <button type="button" className="link" onClick={() => change(NO_AUDIT_FILTERS)}>Clear</button>}
+        {filtered && <button type="button" className="link" onClick={() => { clear(); setCursors([null]); }}>Clear</button>}
       </div>
       {log.isPending && <p className="muted">Loading the audit log…</p>}
       {log.isError && <p className="error" role="alert">{describeError(log.error)}</p>}
