@@ -28,6 +28,13 @@ interface Props {
 /** The signed-in app, with a URL for every area and thing (`#/customers/1042`), so that the back
  *  button goes back and a link can open anything. */
 export function Shell(props: Props) {
+  // wouter's hash location follows `hashchange` alone, which a step back through history does not
+  // fire when the query changes too (a list's filters are in it): a `popstate` is told as one.
+  useEffect(() => {
+    const told = () => dispatchEvent(new HashChangeEvent("hashchange"));
+    addEventListener("popstate", told);
+    return () => removeEventListener("popstate", told);
+  }, []);
   return (
     <Router hook={useHashLocation}>
       <Areas {...props} />
