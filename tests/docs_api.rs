@@ -741,6 +741,8 @@ async fn a_tab_other_than_the_first_is_edited_and_saved_in_its_own_tab() {
         paragraphs(find(&doc["tabs"], tab).expect("the tab"))
     };
     let before = app.google().document_json_with_tabs(id).unwrap();
+    // The first tab read too, so that its copy is kept beside the others'.
+    assert_eq!(app.get(&format!("/api/docs/documents/{id}/editor")).await.0, 200);
 
     for tab in ["t.6r0bq3kd1x2m", "t.h4v9w2zq0c7e"] {
         let (status, view) = app.get(&format!("/api/docs/documents/{id}/editor?tabId={tab}")).await;
@@ -778,6 +780,18 @@ async fn a_tab_other_than_the_first_is_edited_and_saved_in_its_own_tab() {
 
     let (status, error) = app.get(&format!("/api/docs/documents/{id}/editor?tabId=t.nothere")).await;
     assert_eq!((status, error["error"]["code"].as_str()), (404, Some("not_found")), "{error}");
+    // A tab the document does not have leaves its offline copy alone: Google out of reach, the
+    // copy read before still opens.
+    // Each tab's copy is its own: out of reach, the first tab and the tab saved above open as
+    // they were read, each its own content.
+    app.google().set_faults(GoogleFaults { timeout: true, ..Default::default() });
+    let (status, offline) = app.get(&format!("/api/docs/documents/{id}/editor")).await;
+    assert_eq!((status, &offline["stale"]), (200, &json!(true)), "{offline}");
+    assert_eq!(paragraphs(&offline["document"]), tab_text(&after, "t.0"));
+    let (status, offline) = app.get(&format!("/api/docs/documents/{id}/editor?tabId=t.h4v9w2zq0c7e")).await;
+    assert_eq!((status, &offline["stale"]), (200, &json!(true)), "{offline}");
+    assert_eq!(paragraphs(&offline["document"]), tab_text(&after, "t.h4v9w2zq0c7e"));
+    app.google().set_faults(GoogleFaults::default());
     let (status, error) = app.get(&format!("/api/docs/documents/{id}/editor?tabId=tab%201")).await;
     assert_eq!(status, 400, "{error}");
     assert_eq!(error["error"]["details"]["fields"][0]["field"], "tabId", "{error}");

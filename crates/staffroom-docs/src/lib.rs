@@ -313,7 +313,9 @@ impl DocService {
                 }
             }
             Err(error) => {
-                if matches!(error.code, ErrorCode::Forbidden | ErrorCode::NotFound) {
+                // A tab the document does not have (`details.tabId`) says nothing of the document.
+                let no_such_tab = error.details.as_ref().is_some_and(|d| d.get("tabId").is_some());
+                if matches!(error.code, ErrorCode::Forbidden | ErrorCode::NotFound) && !no_such_tab {
                     // Access was taken away (or the document is gone): the copy must not outlive it.
                     self.forget_copies(&id).await?;
                 }

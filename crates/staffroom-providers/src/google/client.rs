@@ -456,8 +456,11 @@ impl GoogleClient {
         let document = Document::from_tabbed(value, tab).map_err(|e| {
             Error::integration(PROVIDER, None, format!("Google answered with an unexpected document ({e})"))
         })?;
-        let document = document
-            .ok_or_else(|| Error::not_found(format!("The document has no tab {}", tab.unwrap_or_default())))?;
+        let document = document.ok_or_else(|| {
+            let mut missing = Error::not_found(format!("The document has no tab {}", tab.unwrap_or_default()));
+            missing.details = Some(serde_json::json!({"tabId": tab}));
+            missing
+        })?;
         Ok(document.with_access())
     }
 
