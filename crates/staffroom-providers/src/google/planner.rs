@@ -5,8 +5,9 @@
 //! in order, and no request touches them. Also the rebase of pending edits onto a newer revision.
 //!
 //! How a plan is made:
-//! - The body splits into segments of paragraphs between fixed blocks. Each segment's last
-//!   newline is never deleted (it ends the body, or precedes a table).
+//! - The body splits into segments of paragraphs between fixed blocks. A segment's last newline
+//!   is never deleted where it ends the body or a cell, or precedes a table; before a fixed
+//!   paragraph (an image's) it goes with a paragraph removed whole.
 //! - Paragraphs are diffed first (Myers over paragraph texts); changed paragraphs are then
 //!   diffed by grapheme cluster, so no request splits a surrogate pair or a cluster (Google would
 //!   move such an insertion).
@@ -426,6 +427,27 @@ fn base_segments<'b, 'a>(blocks: &'b [BaseBlock<'a>]) -> Vec<Vec<&'b BaseBlock<'
     out
 }
 
+/// For each of [`base_segments`], whether its last newline must stay: it ends the body, a table's
+/// cell, or comes before a table (Docs refuses to delete the newline before a table). Before a
+/// fixed paragraph (one holding an image, say) it may go with its paragraph, so that a
+/// paragraph removed there is removed whole, its newline and list place with it.
+fn last_newlines_stay(doc: &Document, blocks: &[BaseBlock<'_>]) -> Vec<bool> {
+    let paragraph_starts: BTreeSet<u32> =
+        doc.body.content.iter().filter(|e| e.paragraph.is_some()).map(|e| e.start_index).collect();
+    let mut out = Vec::new();
+    for block in blocks {
+        if let Some(rows) = &block.table {
+            out.push(true);
+            out.extend(rows.iter().flatten().map(|_| true));
+        } else if block.paragraph.is_none() {
+            out.push(!paragraph_starts.contains(&block.start));
+        }
+    }
+    // The last segment ends the body.
+    out.push(true);
+    out
+}
+
 /// [`base_segments`] of the edited blocks.
 fn edited_segments(edited: &[EditBlock]) -> Vec<Vec<&EditBlock>> {
     let mut out = vec![Vec::new()];
@@ -541,6 +563,7 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
     let base = reshaped.as_ref().unwrap_or(base);
     let blocks = if reshaped.is_some() { plan_blocks(base) } else { before_reshape };
     let base_segments = base_segments(&blocks);
+    let last_newline_stays = last_newlines_stay(base, &blocks);
     let edited_segments = edited_segments(edited);
     let mut text_ops: Vec<TextOp> = Vec::new();
     // Paragraphs (by index among edited paragraphs overall) whose named style, alignment or
@@ -581,7 +604,8 @@ fn plan_stage(base: &Document, edited: &[EditBlock]) -> Result<(Vec<Value>, Vec<
             })
             .collect();
         let mut segment_ops = Vec::new();
-        let changed = plan_segment(base_segments[segment][0].start, &old, &new, &mut segment_ops);
+        let start = base_segments[segment][0].start;
+        let changed = plan_segment(start, &old, &new, last_newline_stays[segment], &mut segment_ops);
         restyle.extend(changed.style.into_iter().map(|j| j + paragraphs_before));
         realign.extend(changed.alignment.into_iter().map(|j| j + paragraphs_before));
         lists_now.extend(changed.now);
@@ -750,8 +774,16 @@ impl Changed<'_> {
 ///
 /// Over 80 lines, left whole: the planner is replaced by the editor's document model ("The
 /// document editor, for real", SPEC section 12), which plans marks, lists and tables too.
-fn plan_segment<'a>(start: u32, old: &[(&str, Look<'a>)], new: &[(&str, Look)], ops: &mut Vec<TextOp>) -> Changed<'a> {
+fn plan_segment<'a>(
+    start: u32,
+    old: &[(&str, Look<'a>)],
+    new: &[(&str, Look)],
+    last_newline_stays: bool,
+    ops: &mut Vec<TextOp>,
+) -> Changed<'a> {
     let n = old.len();
+    // Whether old paragraphs up to `end` reach the segment's last newline, which must stay.
+    let reaches_last = |end: usize| end == n && last_newline_stays;
     let mut offsets = Vec::with_capacity(n + 1);
     let mut at = start;
     for (text, _) in old {
@@ -789,7 +821,7 @@ fn plan_segment<'a>(start: u32, old: &[(&str, Look<'a>)], new: &[(&str, Look)], 
         last_kept = match op {
             DiffOp::Equal { old_index, len, .. } => Some(old_index + len - 1),
             DiffOp::Replace { old_index, old_len, new_len, .. } if old_len == new_len => Some(old_index + old_len - 1),
-            DiffOp::Delete { old_index, old_len, .. } if old_index + old_len < n => kept_before,
+            DiffOp::Delete { old_index, old_len, .. } if !reaches_last(old_index + old_len) => kept_before,
             _ => None,
         };
         match op {
@@ -799,7 +831,7 @@ fn plan_segment<'a>(start: u32, old: &[(&str, Look<'a>)], new: &[(&str, Look)], 
                 }
             }
             DiffOp::Delete { old_index, old_len, new_index } => {
-                if old_index + old_len < n {
+                if !reaches_last(old_index + old_len) {
                     let from = offsets[old_index];
                     ops.push(TextOp {
                         pos: from,
@@ -866,7 +898,7 @@ fn plan_segment<'a>(start: u32, old: &[(&str, Look<'a>)], new: &[(&str, Look)], 
             DiffOp::Replace { old_index, old_len, new_index, new_len } => {
                 // (Not at the segment's end, whose last newline no paragraph removed may take.)
                 let places_differ = old_len == new_len
-                    && old_index + old_len < n
+                    && !reaches_last(old_index + old_len)
                     && (0..old_len).any(|k| old[old_index + k].1.list != new[new_index + k].1.list);
                 let paired = |old_len, new_len| {
                     let before = kept_before.map(|k| old[k].1.list);
@@ -895,7 +927,7 @@ fn plan_segment<'a>(start: u32, old: &[(&str, Look<'a>)], new: &[(&str, Look)], 
                         old_texts[old_index..old_index + old_len].iter().map(|t| format!("{t}\n")).collect();
                     let mut new_block: String =
                         new_texts[new_index..new_index + new_len].iter().map(|t| format!("{t}\n")).collect();
-                    if old_index + old_len == n {
+                    if reaches_last(old_index + old_len) {
                         // Keep the segment's last newline out of reach.
                         old_block.pop();
                         new_block.pop();
@@ -916,7 +948,7 @@ fn plan_segment<'a>(start: u32, old: &[(&str, Look<'a>)], new: &[(&str, Look)], 
                     let place = old[old_index].1.list;
                     let listed = looks.clone().any(|(_, look)| look.list.is_some());
                     let keeps_places = split_only && looks.all(|(_, look)| look.list == place);
-                    if listed && !keeps_places && old_index + old_len < n {
+                    if listed && !keeps_places && !reaches_last(old_index + old_len) {
                         // A merge would leave list places to chance: the paragraphs pair up
                         // instead, and the rest are removed or added whole.
                         paired(old_len, new_len).into_iter().rev().for_each(|op| queue.push_front(op));

@@ -10,6 +10,7 @@
 
 use serde_json::{json, Map, Value};
 
+mod import;
 mod tables;
 
 /// One UTF-16 code unit of the body (or a one-wide structural marker).

@@ -457,6 +457,31 @@ impl GoogleSimulator {
         self.sim.data.lock().unwrap().docs.get(id).map(|d| d.to_json_with_tabs("SUGGESTIONS_INLINE"))
     }
 
+    /// Adds `doc` as a document of the signed-in user's in My Drive, named `name`, for tests: how
+    /// a document fetched from the real API ([`SimDoc::from_google`]) opens in the sandbox. Its id.
+    pub fn add_document(&self, name: &str, doc: SimDoc) -> String {
+        let mut data = self.sim.data.lock().unwrap();
+        let id = doc.id.clone();
+        let now = rfc3339(Utc::now());
+        data.files.push(SimFile {
+            id: id.clone(),
+            name: name.into(),
+            mime_type: DOC_MIME.into(),
+            parents: vec!["root".into()],
+            created: now.clone(),
+            modified: now,
+            trashed: false,
+            owner: seed::OWNER_EMAIL.into(),
+            permissions: vec![owner_permission(seed::OWNER_EMAIL)],
+            version: 1,
+            access: Access::Owner,
+            drive_id: None,
+        });
+        data.docs.insert(id.clone(), doc);
+        data.issue_revision(&id);
+        id
+    }
+
     /// Applies requests as a collaborator would (a concurrent edit), for tests.
     pub fn edit_as_collaborator(&self, id: &str, requests: &[Value]) -> std::result::Result<String, String> {
         let mut data = self.sim.data.lock().unwrap();
