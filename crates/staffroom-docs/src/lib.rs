@@ -111,14 +111,11 @@ const FOR_CURRENT_ACCESS: &str = "DEFAULT_FOR_CURRENT_ACCESS";
 /// document's id, another under `id/tabId` (neither kind of id holds a `/`). The first tab's
 /// `tabId`, named or not, is the first tab.
 fn kept_as(id: &str, tab: Option<&str>) -> String {
-    match tab.filter(|&t| t != FIRST_TAB) {
+    match tab.filter(|&t| t != model::FIRST_TAB_ID) {
         Some(tab) => format!("{id}/{tab}"),
         None => id.to_string(),
     }
 }
-
-/// The id Docs gives a document's first tab.
-const FIRST_TAB: &str = "t.0";
 
 fn user_id(actor: &Actor) -> String {
     match actor {

@@ -211,6 +211,9 @@ pub struct Document {
     pub tab_id: Option<String>,
 }
 
+/// The id Docs gives a document's first tab.
+pub const FIRST_TAB_ID: &str = "t.0";
+
 /// One tab of a document, as the editor lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
@@ -277,7 +280,7 @@ impl Document {
             if listed.len() > 1 {
                 doc.insert("tabsOutline".into(), serde_json::to_value(listed)?);
             }
-        } else if tab.is_some_and(|id| id != "t.0") {
+        } else if tab.is_some_and(|id| id != FIRST_TAB_ID) {
             // An answer without tabs has only the first.
             return Ok(None);
         }

@@ -462,21 +462,7 @@ impl GoogleSimulator {
     pub fn add_document(&self, name: &str, doc: SimDoc) -> String {
         let mut data = self.sim.data.lock().unwrap();
         let id = doc.id.clone();
-        let now = rfc3339(Utc::now());
-        data.files.push(SimFile {
-            id: id.clone(),
-            name: name.into(),
-            mime_type: DOC_MIME.into(),
-            parents: vec!["root".into()],
-            created: now.clone(),
-            modified: now,
-            trashed: false,
-            owner: seed::OWNER_EMAIL.into(),
-            permissions: vec![owner_permission(seed::OWNER_EMAIL)],
-            version: 1,
-            access: Access::Owner,
-            drive_id: None,
-        });
+        data.files.push(SimFile::made_now(id.clone(), name.into(), DOC_MIME, vec!["root".into()], None));
         data.docs.insert(id.clone(), doc);
         data.issue_revision(&id);
         id
@@ -782,6 +768,25 @@ async fn collaborator_edit(State(sim): State<Arc<Sim>>, Path(id): Path<String>, 
 type Params = QueryParams<HashMap<String, String>>;
 
 impl SimFile {
+    /// A file of the signed-in user's, made now.
+    fn made_now(id: String, name: String, mime: &str, parents: Vec<String>, drive_id: Option<String>) -> SimFile {
+        let now = rfc3339(Utc::now());
+        SimFile {
+            id,
+            name,
+            mime_type: mime.into(),
+            parents,
+            created: now.clone(),
+            modified: now,
+            trashed: false,
+            owner: seed::OWNER_EMAIL.into(),
+            permissions: vec![owner_permission(seed::OWNER_EMAIL)],
+            version: 1,
+            access: Access::Owner,
+            drive_id,
+        }
+    }
+
     fn to_json(&self, base: &str) -> Value {
         let mut v = json!({
             "kind": "drive#file",
@@ -1203,21 +1208,7 @@ fn add_own_file(
     let drive_id = drive_of_parents(data, &parents, all_drives)?;
     let id = new_file_id(data, body.get("id"))?;
     let name = body.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or(untitled).to_string();
-    let now = rfc3339(Utc::now());
-    let file = SimFile {
-        id,
-        name,
-        mime_type: mime.into(),
-        parents,
-        created: now.clone(),
-        modified: now,
-        trashed: false,
-        owner: seed::OWNER_EMAIL.into(),
-        permissions: vec![owner_permission(seed::OWNER_EMAIL)],
-        version: 1,
-        access: Access::Owner,
-        drive_id,
-    };
+    let file = SimFile::made_now(id, name, mime, parents, drive_id);
     data.files.push(file.clone());
     Ok(file)
 }

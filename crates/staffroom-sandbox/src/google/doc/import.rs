@@ -130,7 +130,7 @@ fn push_paragraph(doc: &mut SimDoc, paragraph: &Value) {
                     .iter()
                     .filter_map(|k| run.get(*k).map(|v| (k.to_string(), v.clone())))
                     .collect();
-                let mark = (!marks.is_empty()).then(|| Value::Object(marks));
+                let mark = (!marks.is_empty()).then_some(Value::Object(marks));
                 texts.push((text, run.get("textStyle").cloned().unwrap_or_else(|| json!({})), mark));
                 others.push(None);
             }
