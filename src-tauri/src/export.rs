@@ -14,6 +14,7 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use serde_json::Value;
 use staffroom::api::{Access, Fields, Input, OpSpec, Request, MAIN};
+use staffroom_macros::request;
 use staffroom::auth::THIS_COMPUTER;
 use staffroom::payments::exports::{self, ExportEntry};
 use staffroom::{Error, Result};
@@ -27,36 +28,48 @@ use crate::ops::{Context, DesktopOperation};
 pub type SavePicker = Arc<dyn Fn(&str) -> Option<PathBuf> + Send + Sync>;
 
 /// A list to export and its filters.
+#[request(only = "is not a field of an export")]
 #[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 #[ts(export_to = "desktop/")]
 pub struct ExportCsvRequest {
     /// `orders`, `customers`, `subscriptions` or `license-keys`.
+    #[field(with = export_list)]
+    #[schema(schema_with = export_lists)]
     pub list: String,
     /// The list's filters, as its list operation takes them (without paging).
+    #[field(with = export_filters)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable, type = "Record<string, string | number | boolean>")]
     #[schema(value_type = Option<Object>)]
     pub filters: Option<serde_json::Map<String, Value>>,
 }
 
-impl Request for ExportCsvRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        fields.only(&["list", "filters"], "is not a field of an export");
-        let names: Vec<&'static str> = exports::exports().iter().map(|e| e.list).collect();
-        let list = fields.choice("list", &names).unwrap_or_default().to_string();
-        if fields.value("list").is_none() {
-            fields.problem("list", "is required");
+/// The lists there are exports of (the export registry's, which the schema lists too).
+fn export_names() -> Vec<&'static str> {
+    exports::exports().iter().map(|e| e.list).collect()
+}
+
+fn export_lists() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new().schema_type(Type::String).enum_values(Some(export_names())).build()
+}
+
+fn export_list(fields: &mut Fields) -> String {
+    if fields.value("list").is_none() {
+        fields.problem("list", "is required");
+    }
+    fields.choice("list", &export_names()).unwrap_or_default().to_string()
+}
+
+fn export_filters(fields: &mut Fields) -> Option<serde_json::Map<String, Value>> {
+    match fields.value("filters") {
+        None => None,
+        Some(Value::Object(filters)) => Some(filters.clone()),
+        Some(_) => {
+            fields.problem("filters", "must be an object of the list's filters");
+            None
         }
-        let filters = match fields.value("filters") {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(filters)) => Some(filters.clone()),
-            Some(_) => {
-                fields.problem("filters", "must be an object of the list's filters");
-                None
-            }
-        };
-        fields.finish(|| ExportCsvRequest { list, filters })
     }
 }
 
@@ -241,10 +254,13 @@ mod tests {
 
 /// A document to download, and as what.
 #[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 #[ts(export_to = "desktop/")]
 pub struct DownloadDocumentRequest {
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
     pub id: String,
     /// `pdf` (the default), `docx` or `txt`.
+    #[schema(value_type = Option<staffroom::templates::ExportFormat>)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub format: Option<String>,

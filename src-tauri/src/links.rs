@@ -14,7 +14,8 @@
 use std::net::IpAddr;
 
 use serde::Serialize;
-use staffroom::api::{Access, Fields, Input, OpSpec, Request, MAIN_AND_EDITOR};
+use staffroom::api::{Access, OpSpec, MAIN_AND_EDITOR};
+use staffroom_macros::request;
 use staffroom::{Error, ErrorCode, Result};
 use tauri::Runtime;
 
@@ -41,7 +42,7 @@ pub enum LinkKind {
 
 impl LinkKind {
     /// Every kind's name, as requests give it.
-    const NAMES: [&'static str; 6] = ["receipt", "invoice", "checkout", "portal", "document", "web"];
+    const NAMES: &'static [&'static str] = &["receipt", "invoice", "checkout", "portal", "document", "web"];
 
     fn parse(name: &str) -> Option<LinkKind> {
         serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
@@ -145,27 +146,15 @@ fn is_private(ip: IpAddr) -> bool {
 }
 
 /// A link to open, and what kind of link it is.
+#[request]
 #[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[ts(export_to = "desktop/")]
 pub struct OpenLinkRequest {
+    /// At most 8,192 characters; [`check_link`] says which links open.
+    #[field(max_length = 8192)]
     pub url: String,
+    #[field(choice)]
     pub kind: LinkKind,
-}
-
-impl Request for OpenLinkRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let url = fields.required_string("url").unwrap_or_default().to_string();
-        if url.len() > 8192 {
-            fields.problem("url", "must be at most 8,192 characters");
-        }
-        let kind = fields.required_string("kind").unwrap_or_default().to_string();
-        let kind = LinkKind::parse(&kind);
-        if fields.value("kind").is_some() && kind.is_none() {
-            fields.problem("kind", format!("must be one of {}", LinkKind::NAMES.join(", ")));
-        }
-        fields.finish(|| OpenLinkRequest { url, kind: kind.expect("checked") })
-    }
 }
 
 /// Opens a link in the system browser, once it has passed [`check_link`]: the windows open no

@@ -4,14 +4,16 @@
 //! tells it which screen to open (`open-item`, the notification's `route`).
 
 use serde::Serialize;
-use staffroom::api::{Fields, Input, OpSpec, Request, MAIN};
+use staffroom::api::{OpSpec, MAIN};
+use staffroom_macros::request;
 use staffroom::{Error, Result};
 use tauri::{AppHandle, Emitter, Manager, Runtime};
 use tauri_plugin_notification::NotificationExt;
 
 use crate::ops::{Context, DesktopOperation};
 
-/// The screens a notification may open: an order, a subscription or a customer, or a list.
+/// The screens a notification may open: an order, a subscription or a customer, or a list (as
+/// `NotificationRequest.route`'s pattern says, checked again when a click brings one back).
 fn is_route(route: &str) -> bool {
     let mut parts = route.strip_prefix('/').unwrap_or("-").splitn(2, '/');
     let area = parts.next().unwrap_or_default();
@@ -22,39 +24,28 @@ fn is_route(route: &str) -> bool {
 }
 
 /// One notification: what it says and the screen a click opens.
+#[request]
 #[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[ts(export_to = "desktop/")]
 pub struct NotificationRequest {
     /// At most 120 characters.
-    #[schema(min_length = 1, max_length = 120)]
+    #[field(
+        // Not blank, no control characters (white space as Unicode and `trim` count it).
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$",
+        min_length = 1,
+        max_length = 120,
+        message = "must be 1 to 120 characters, without control characters"
+    )]
     pub title: String,
     /// At most 400 characters.
-    #[schema(max_length = 400)]
+    #[field(max_length = 400)]
     pub body: String,
     /// `/orders/{id}`, `/subscriptions/{id}`, `/customers/{id}`, or a list (`/orders`).
-    #[schema(pattern = "^/(orders|subscriptions|customers|webhooks)(/[A-Za-z0-9-]{1,64})?$")]
+    #[field(
+        pattern = "^/(orders|subscriptions|customers|webhooks)(/[A-Za-z0-9-]{1,64})?$",
+        message = "must be an order, subscription or customer screen, e.g. /orders/{id}"
+    )]
     pub route: String,
-}
-
-impl Request for NotificationRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let title = fields.required_string("title").unwrap_or_default().to_string();
-        if fields.value("title").is_some()
-            && (title.trim().is_empty() || title.chars().count() > 120 || title.chars().any(char::is_control))
-        {
-            fields.problem("title", "must be 1 to 120 characters, without control characters");
-        }
-        let body = fields.string("body").unwrap_or_default().to_string();
-        if body.chars().count() > 400 {
-            fields.problem("body", "must be at most 400 characters");
-        }
-        let route = fields.required_string("route").unwrap_or_default().to_string();
-        if fields.value("route").is_some() && !is_route(&route) {
-            fields.problem("route", "must be an order, subscription or customer screen, e.g. /orders/{id}");
-        }
-        fields.finish(|| NotificationRequest { title, body, route })
-    }
 }
 
 /// Shows a notification; a click on it opens its `route` in the main window.

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::json;
-use staffroom::api::{Access, Answer, Fields, Input, NoInput, OpSpec, OpTypes, Request, MAIN};
+use staffroom::api::{Access, Answer, Input, NoInput, OpSpec, OpTypes, Request, MAIN};
+use staffroom_macros::request;
 use staffroom::auth::{AuthResponse, SignedIn, UserDto};
 use staffroom::docs::oauth::GoogleStatus;
 use staffroom::http::receiver::ReceiverStatus;
@@ -133,48 +134,36 @@ impl DesktopOperation for GetAppInfo {
 }
 
 /// A sign-in from the app: the account, and whether to keep the session across restarts.
+#[request]
 #[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[ts(export_to = "desktop/")]
 pub struct LoginRequest {
-    #[schema(format = Email)]
+    #[field(rule = staffroom::auth::validate::EMAIL)]
     pub email: String,
+    /// Checked by the sign-in it is handed to.
+    #[field(text)]
     #[schema(value_type = String, format = Password)]
     #[serde(serialize_with = "staffroom::secrets::serialize_exposed")]
     #[ts(type = "string")]
     pub password: Secret,
     /// "Keep me signed in": the session's token goes into the OS keyring.
+    #[field(flag)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub remember: Option<bool>,
     /// The team server to sign in to (HTTPS, or http on this computer only); none for this
     /// computer.
+    #[field(
+        // A web address of a host name, an IPv4 address or [::1], with a port and a path, no user, query or
+        // fragment (spaces around it aside); `team::is_server_url` adds that plain http is only for
+        // this computer. The sign-in keeps `team::server_url`'s form of it.
+        pattern = "^[ \\t]*[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\\[::1\\])(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?(/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,2000})?[ \\t]*$",
+        check = crate::team::is_server_url,
+        message = "must be an https:// address such as https://staffroom.example.com (plain http only for a server on this computer)"
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub server: Option<String>,
-}
-
-impl Request for LoginRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let remember = fields.flag("remember");
-        let server = fields.string("server").map(crate::team::server_url).transpose();
-        let email = fields.value("email").cloned();
-        let password = fields.value("password").cloned();
-        let server = match server {
-            Ok(server) => server,
-            Err(error) => {
-                let problem =
-                    error.details.as_ref().and_then(|d| d["fields"][0]["message"].as_str()).unwrap_or_default();
-                fields.problem("server", problem.to_string());
-                None
-            }
-        };
-        fields.finish(|| ())?;
-        // The account's fields are the sign-in operation's to check.
-        let email = email.and_then(|e| e.as_str().map(str::to_owned)).unwrap_or_default();
-        let password = Secret::new(password.and_then(|p| p.as_str().map(str::to_owned)).unwrap_or_default());
-        Ok(LoginRequest { email, password, remember, server })
-    }
 }
 
 /// Signs in through the backend; the token stays here. With `remember` the session's resume token
@@ -204,7 +193,7 @@ impl DesktopOperation for Login {
             }
             return Ok(SignedIn::from(&response));
         };
-        let server = Arc::new(TeamServer::new(&url)?);
+        let server = Arc::new(TeamServer::new(&crate::team::server_url(&url)?)?);
         let response: AuthResponse = call_on(&server, None, "sign_in", input).await?;
         signed_in_to_team(cx, server, &response, remember).await;
         Ok(SignedIn::from(&response))
@@ -406,26 +395,17 @@ impl DesktopOperation for WebhookReceiver {
 }
 
 /// Switches the receiver on (on 127.0.0.1 at `port`, 0 for any free port) or off.
+#[request]
 #[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[ts(export_to = "desktop/")]
 pub struct ReceiverSwitch {
+    #[field(flag)]
     pub enabled: bool,
     /// Default 8787; 0 for any free port.
+    #[field(min = 0, max = 65535)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub port: Option<u16>,
-}
-
-impl Request for ReceiverSwitch {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let enabled = fields.flag("enabled");
-        if fields.value("enabled").is_none() {
-            fields.problem("enabled", "is required");
-        }
-        let port = fields.whole_number("port", 0, u32::from(u16::MAX)).map(|p| p as u16);
-        fields.finish(|| ReceiverSwitch { enabled: enabled.unwrap_or(false), port })
-    }
 }
 
 pub struct SetWebhookReceiver;
@@ -450,25 +430,15 @@ impl DesktopOperation for SetWebhookReceiver {
 }
 
 /// The editor window of a document.
+#[request]
 #[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[ts(export_to = "desktop/")]
 pub struct OpenEditorRequest {
-    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    #[field(pattern = "^[A-Za-z0-9_-]{1,200}$", message = "must be a Google document id (letters, digits, - or _)")]
     pub id: String,
     /// The document's name, for the window's title.
+    #[field(text)]
     pub name: String,
-}
-
-impl Request for OpenEditorRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let id = fields.required_string("id").unwrap_or_default().to_string();
-        if !id.is_empty() && !staffroom::docs::validate::is_drive_id(&id) {
-            fields.problem("id", "must be a Google document id (letters, digits, - or _)");
-        }
-        let name = fields.string("name").unwrap_or_default().to_string();
-        fields.finish(|| OpenEditorRequest { id, name })
-    }
 }
 
 /// Opens (or focuses) the editor window of a document: one window per document.

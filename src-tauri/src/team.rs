@@ -288,6 +288,11 @@ pub(crate) fn is_loopback(url: &url::Url) -> bool {
     }
 }
 
+/// Whether `typed` is a team server's address [`server_url`] takes.
+pub fn is_server_url(typed: &str) -> bool {
+    server_url(typed).is_ok()
+}
+
 /// A team server's base URL from what the user typed: HTTPS, or plain http on loopback only; no
 /// credentials, query or fragment; no trailing slash.
 pub fn server_url(typed: &str) -> Result<String> {

@@ -3,23 +3,13 @@
 //! in the core.
 
 use serde::Serialize;
-use serde_json::Value;
 use staffroom_macros::request;
 
 use crate::store::Role;
-use crate::validate::{self, LoginInput};
+use crate::validate;
 use crate::{NewUser, UserDto};
-use staffroom_base::error::Result;
-use staffroom_base::request::{Fields, Input, Request};
+use staffroom_base::request::Fields;
 use staffroom_base::secrets::Secret;
-
-/// Hand-written, not `#[request]`: the sign-in body's own validator (`auth::validate`) reads it,
-/// with the answers SPEC section 3 fixes for sign-in.
-impl Request for LoginInput {
-    fn from_input(input: &Input) -> Result<Self> {
-        validate::login_input(&Value::Object(input.clone())).map_err(staffroom_base::Error::invalid)
-    }
-}
 
 /// `GET /api/auth/me`: the signed-in staff member.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
@@ -81,8 +71,7 @@ impl From<NewAccount> for NewUser {
 #[request]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct AccountRequest {
-    #[schema(format = Email, max_length = 254)]
-    #[field(text)]
+    #[field(rule = validate::EMAIL)]
     pub email: String,
 }
 
@@ -90,8 +79,7 @@ pub struct AccountRequest {
 #[request]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct SetDisabledRequest {
-    #[schema(format = Email, max_length = 254)]
-    #[field(text)]
+    #[field(rule = validate::EMAIL)]
     pub email: String,
     #[field(flag)]
     pub disabled: bool,

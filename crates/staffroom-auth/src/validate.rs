@@ -1,8 +1,6 @@
 //! Validation of sign-in requests and account fields: every bad field is named at once.
 
-use serde_json::Value;
-
-use staffroom_base::error::FieldError;
+use staffroom_macros::request;
 use staffroom_base::secrets::Secret;
 
 /// Longest email accepted (RFC 5321's path limit less the angle brackets).
@@ -13,15 +11,34 @@ pub const MAX_LOGIN_PASSWORD_BYTES: usize = 1024;
 pub const MAX_NAME_CHARS: usize = 100;
 
 /// `POST /api/auth`: a sign-in.
+// SPEC section 3: a plausible address of at most 254 characters, a password of at most 1,024
+// bytes, checked before any hashing.
+#[request]
 #[derive(Debug, Clone, serde::Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct LoginInput {
-    #[schema(format = Email, max_length = 254)]
+    #[field(rule = EMAIL)]
     pub email: String,
-    #[schema(value_type = String, format = Password, min_length = 1, max_length = 1024)]
+    #[field(min_length = 1, max_length = 1024, check = fits_login_limit, message = "must be 1 to 1,024 bytes")]
+    #[schema(value_type = String, format = Password)]
     #[serde(serialize_with = "staffroom_base::secrets::serialize_exposed")]
     #[ts(type = "string")]
     pub password: Secret,
 }
+
+/// Whether a password given at sign-in is short enough to hash: SPEC counts bytes, where a
+/// schema counts characters.
+fn fits_login_limit(password: &str) -> bool {
+    password.len() <= MAX_LOGIN_PASSWORD_BYTES
+}
+
+/// An e-mail address as staff type it: [`is_plausible_email`], which admits internationalized
+/// addresses (RFC 6531), so its schema says JSON Schema's `idn-email`.
+pub const EMAIL: staffroom_base::request::TextRule = staffroom_base::request::TextRule {
+    check: is_plausible_email,
+    message: "is not a valid email address",
+    formats: &["idn-email"],
+    max_length: Some(MAX_EMAIL_LEN),
+};
 
 /// Whether `email` looks like a deliverable address: one `@`, a local part of at most 64 bytes,
 /// a dotted domain of letters, digits and hyphens, no spaces or control characters.
@@ -64,54 +81,6 @@ pub fn email_problem(email: &str) -> Option<&'static str> {
     }
 }
 
-/// Validates a sign-in body given as raw JSON, naming every bad field.
-pub fn login_input(body: &Value) -> Result<LoginInput, Vec<FieldError>> {
-    let mut errors = Vec::new();
-    let Some(object) = body.as_object() else {
-        return Err(vec![FieldError::new("body", "must be a JSON object with email and password")]);
-    };
-    let email = match object.get("email") {
-        None | Some(Value::Null) => {
-            errors.push(FieldError::new("email", "is required"));
-            None
-        }
-        Some(Value::String(email)) => match email_problem(email) {
-            Some(problem) => {
-                errors.push(FieldError::new("email", problem));
-                None
-            }
-            None => Some(email.trim().to_string()),
-        },
-        Some(_) => {
-            errors.push(FieldError::new("email", "must be a string"));
-            None
-        }
-    };
-    let password = match object.get("password") {
-        None | Some(Value::Null) => {
-            errors.push(FieldError::new("password", "is required"));
-            None
-        }
-        Some(Value::String(p)) if p.is_empty() => {
-            errors.push(FieldError::new("password", "is required"));
-            None
-        }
-        Some(Value::String(p)) if p.len() > MAX_LOGIN_PASSWORD_BYTES => {
-            errors.push(FieldError::new("password", "must be at most 1024 bytes"));
-            None
-        }
-        Some(Value::String(p)) => Some(Secret::new(p.clone())),
-        Some(_) => {
-            errors.push(FieldError::new("password", "must be a string"));
-            None
-        }
-    };
-    match (email, password) {
-        (Some(email), Some(password)) if errors.is_empty() => Ok(LoginInput { email, password }),
-        _ => Err(errors),
-    }
-}
-
 /// Checks a display name.
 pub fn name_problem(name: &str) -> Option<&'static str> {
     let trimmed = name.trim();
@@ -129,6 +98,8 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+    use staffroom_base::error::FieldError;
     use proptest::prelude::*;
     use serde_json::json;
 
@@ -158,6 +129,13 @@ mod tests {
         assert!(!is_plausible_email(&format!("a@{}.com", "b".repeat(250))));
     }
 
+    fn login_input(body: &Value) -> Result<LoginInput, Vec<FieldError>> {
+        use staffroom_base::request::Request;
+        LoginInput::from_input(body.as_object().expect("an object")).map_err(|error| {
+            serde_json::from_value(error.details.expect("fields")["fields"].clone()).expect("field errors")
+        })
+    }
+
     #[test]
     fn every_bad_field_is_named() {
         let fields =
@@ -167,7 +145,8 @@ mod tests {
         assert_eq!(fields(json!({"email": "nope", "password": "x"})), ["email"]);
         assert_eq!(fields(json!({"email": "a@b.co", "password": "x".repeat(1025)})), ["password"]);
         assert_eq!(fields(json!({"email": format!("{}@b.co", "a".repeat(260)), "password": "x"})), ["email"]);
-        assert_eq!(fields(json!([1, 2])), ["body"]);
+        // Bytes, not characters: 600 two-byte characters are too many.
+        assert_eq!(fields(json!({"email": "a@b.co", "password": "é".repeat(600)})), ["password"]);
         assert!(login_input(&json!({"email": "a@b.co", "password": "x".repeat(1024)})).is_ok());
     }
 

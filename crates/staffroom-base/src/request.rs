@@ -35,6 +35,50 @@ impl Request for NoInput {
     }
 }
 
+/// A rule of a text field that a JSON Schema states with formats rather than bounds (a date,
+/// a time): its check, its refusal, and the formats, any of which the text may have. A field
+/// says `#[field(rule = PATH)]`, and both its reading and its schema come from here.
+pub struct TextRule {
+    pub check: fn(&str) -> bool,
+    pub message: &'static str,
+    /// JSON Schema formats (`date`, `date-time`).
+    pub formats: &'static [&'static str],
+    /// The most characters it may have, when the check holds it to a number.
+    pub max_length: Option<usize>,
+}
+
+impl TextRule {
+    /// The field's schema: a string of one of the formats (or `null`, when the field may be
+    /// absent, as the reading takes `null`), described as its doc comment describes it.
+    pub fn schema(&self, description: &str, optional: bool) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AnyOfBuilder, ObjectBuilder, SchemaFormat, Type};
+        let string = |format: &str| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .format(Some(SchemaFormat::Custom(format.into())))
+                .max_length(self.max_length)
+        };
+        let description = (!description.is_empty()).then(|| description.to_string());
+        match self.formats {
+            [format] if !optional => string(format).description(description).into(),
+            [format] => string(format)
+                .schema_type(utoipa::openapi::schema::SchemaType::from_iter([Type::String, Type::Null]))
+                .description(description)
+                .into(),
+            formats => {
+                let mut any = AnyOfBuilder::new().description(description);
+                for format in formats {
+                    any = any.item(string(format));
+                }
+                if optional {
+                    any = any.item(ObjectBuilder::new().schema_type(Type::Null));
+                }
+                any.into()
+            }
+        }
+    }
+}
+
 /// Reads fields one by one, collecting every problem; [`Fields::finish`] refuses with them all.
 pub struct Fields<'a> {
     input: &'a Input,
@@ -74,8 +118,9 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// A whole number from `min` to `max`, given as a JSON number (`30` or `30.0`, which JSON
-    /// Schema counts as the same integer) or, as query parameters are, a string of digits.
+    /// A whole number from `min` to `max`, as a JSON number (`30` or `30.0`, which JSON Schema
+    /// counts as the same integer). A door that receives text (a query string) types it first
+    /// (`OpTypes::text_input`), so a string here is refused, as the schema refuses it.
     pub fn whole_number(&mut self, name: &str, min: u32, max: u32) -> Option<u32> {
         let value = self.value(name)?;
         let number = match value {
@@ -85,7 +130,6 @@ impl<'a> Fields<'a> {
                     n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= f64::from(u32::MAX)).map(|f| f as u64)
                 })
                 .and_then(|n| u32::try_from(n).ok()),
-            Value::String(s) => s.trim().parse::<u32>().ok(),
             _ => None,
         };
         match number {
@@ -117,12 +161,10 @@ impl<'a> Fields<'a> {
         self.string(name)
     }
 
-    /// `true` or `false`, as JSON or, as query parameters are, as a string.
+    /// `true` or `false`, as JSON (a door that receives text types it first).
     pub fn flag(&mut self, name: &str) -> Option<bool> {
         match self.value(name)? {
             Value::Bool(b) => Some(*b),
-            Value::String(s) if s == "true" => Some(true),
-            Value::String(s) if s == "false" => Some(false),
             _ => {
                 self.problem(name, "must be true or false");
                 None
@@ -195,10 +237,13 @@ mod tests {
     }
 
     #[test]
-    fn numbers_come_as_json_or_as_query_strings_and_every_problem_is_named() {
-        let given = input(json!({"page": "2", "limit": 500, "open": "yes", "kind": "x"}));
+    fn numbers_come_as_json_and_every_problem_is_named() {
+        let given = input(json!({"page": 2, "limit": 500, "open": "yes", "kind": "x", "size": "2", "on": "true"}));
         let mut fields = Fields::new(&given);
         assert_eq!(fields.whole_number("page", 1, MAX_NUMBER), Some(2));
+        // Text is typed by the door that received it; here it is text, as the schema sees it.
+        assert_eq!(fields.whole_number("size", 1, MAX_NUMBER), None);
+        assert_eq!(fields.flag("on"), None);
         assert_eq!(fields.whole_number("limit", 1, 100), None);
         assert_eq!(fields.flag("open"), None);
         assert_eq!(fields.choice("kind", &["a", "b"]), None);
@@ -210,7 +255,7 @@ mod tests {
             .iter()
             .map(|f| f["field"].as_str().unwrap().to_string())
             .collect();
-        assert_eq!(named, ["limit", "open", "kind"]);
+        assert_eq!(named, ["size", "on", "limit", "open", "kind"]);
     }
 
     #[test]

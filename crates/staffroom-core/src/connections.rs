@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 use staffroom_macros::request;
 
-use crate::api::{Access, Caller, Fields, NoInput, OpSpec, Operation, Route};
+use crate::api::{Access, Caller, NoInput, OpSpec, Operation, Route};
 use crate::audit::{failure, AuditAction};
 use crate::docs::connection::GoogleConnection;
 use crate::error::Result;
@@ -19,51 +19,21 @@ use crate::Core;
 /// How long connecting a store waits for its first sync before it answers (the sync goes on
 /// after that, its progress on the live events).
 const FIRST_SYNC_WAIT: Duration = Duration::from_secs(60);
-/// The longest credential taken (Lemon Squeezy's keys are JWTs of about 1 KB).
-const MAX_CREDENTIAL: usize = 8 * 1024;
-
-/// What a credential may be, as its schema says it: printable ASCII without spaces (a key goes
-/// in an HTTP header; Lemon Squeezy's are JWTs, Google's client secrets `GOCSPX-…`), spaces
-/// around it aside.
-const CREDENTIAL: &str = "^\\s*[!-~]+\\s*$";
-static CREDENTIAL_PATTERN: std::sync::LazyLock<regex::Regex> =
-    std::sync::LazyLock::new(|| regex::Regex::new(CREDENTIAL).expect("a valid pattern"));
-
-/// Reads the credential `name`: required, at most 8,192 characters, on one line, not blank;
-/// kept trimmed.
-fn credential(fields: &mut Fields, name: &str) -> Secret {
-    let given = fields.required_string(name).unwrap_or_default();
-    if fields.value(name).is_some_and(|v| v.is_string()) {
-        if given.chars().count() > MAX_CREDENTIAL {
-            fields.problem(name, format!("must be at most {MAX_CREDENTIAL} characters"));
-        } else if !CREDENTIAL_PATTERN.is_match(given) {
-            fields.problem(name, "must be the credential as copied: printable characters, without spaces");
-        }
-    }
-    Secret::new(given.trim())
-}
-
-fn api_key(fields: &mut Fields) -> Secret {
-    credential(fields, "apiKey")
-}
-
-fn client_secret(fields: &mut Fields) -> Secret {
-    credential(fields, "clientSecret")
-}
-
 /// `POST /api/settings/lemonsqueezy/check`: a key to try; nothing is stored.
 #[request(only = "is not a field of this request")]
 #[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct KeyCheckRequest {
     /// A Lemon Squeezy API key (Lemon Squeezy → Settings → API).
-    #[field(with = api_key)]
-    #[schema(
-        value_type = String,
-        format = Password,
+    #[field(
+        // Printable ASCII without spaces (a key goes in an HTTP header; Lemon Squeezy's are JWTs
+        // of about 1 KB), spaces around it aside, as a copy and paste may bring them.
+        pattern = "^[ \\t\\r\\n]*[!-~]+[ \\t\\r\\n]*$",
         max_length = 8192,
-        pattern = "^\\s*[!-~]+\\s*$"
+        message = "must be the credential as copied: at most 8,192 printable characters, without spaces",
+        trim
     )]
+    #[schema(value_type = String, format = Password)]
     #[serde(serialize_with = "crate::secrets::serialize_exposed")]
     #[ts(type = "string")]
     pub api_key: Secret,
@@ -75,13 +45,15 @@ pub struct KeyCheckRequest {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConnectStoreRequest {
     /// A Lemon Squeezy API key; kept in the secret store, never shown again.
-    #[field(with = api_key)]
-    #[schema(
-        value_type = String,
-        format = Password,
+    #[field(
+        // Printable ASCII without spaces (a key goes in an HTTP header; Lemon Squeezy's are JWTs
+        // of about 1 KB), spaces around it aside, as a copy and paste may bring them.
+        pattern = "^[ \\t\\r\\n]*[!-~]+[ \\t\\r\\n]*$",
         max_length = 8192,
-        pattern = "^\\s*[!-~]+\\s*$"
+        message = "must be the credential as copied: at most 8,192 printable characters, without spaces",
+        trim
     )]
+    #[schema(value_type = String, format = Password)]
     #[serde(serialize_with = "crate::secrets::serialize_exposed")]
     #[ts(type = "string")]
     pub api_key: Secret,
@@ -97,7 +69,8 @@ pub struct ConnectStoreRequest {
 pub struct WebhookUrlRequest {
     /// `https://…/api/payments/webhooks`: a team server's public name, or a tunnel's.
     #[field(
-        pattern = "^https?://[^\\s/?#@]{1,255}(/[^\\s?#]{0,1700})?/api/payments/webhooks$",
+        // No spaces or control characters: JSON Schema's and Rust's `\\s` differ, so they are named.
+        pattern = "^https?://[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000/?#@]{1,255}(/[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000?#]{0,1700})?/api/payments/webhooks$",
         message = "must be a URL such as https://staffroom.example.com/api/payments/webhooks"
     )]
     pub url: String,
@@ -115,13 +88,15 @@ pub struct GoogleClientRequest {
     )]
     pub client_id: String,
     /// The client's secret; kept in the secret store, never shown again.
-    #[field(with = client_secret)]
-    #[schema(
-        value_type = String,
-        format = Password,
+    #[field(
+        // Printable ASCII without spaces (a key goes in an HTTP header; Lemon Squeezy's are JWTs
+        // of about 1 KB), spaces around it aside, as a copy and paste may bring them.
+        pattern = "^[ \\t\\r\\n]*[!-~]+[ \\t\\r\\n]*$",
         max_length = 8192,
-        pattern = "^\\s*[!-~]+\\s*$"
+        message = "must be the credential as copied: at most 8,192 printable characters, without spaces",
+        trim
     )]
+    #[schema(value_type = String, format = Password)]
     #[serde(serialize_with = "crate::secrets::serialize_exposed")]
     #[ts(type = "string")]
     pub client_secret: Secret,

@@ -4,7 +4,8 @@
 use serde::Serialize;
 use staffroom_macros::request;
 
-use crate::api::{Access, Caller, Fields, Input, NoInput, OpSpec, Operation, Request, Route};
+use crate::api::{Access, Caller, Fields, NoInput, OpSpec, Operation, Route};
+use serde_json::Value;
 use crate::audit::AuditEntry;
 use crate::audit::AuditRetention;
 use crate::docs::oauth::GoogleStatus;
@@ -54,47 +55,54 @@ const OWN_SECRETS: &[&str] = &[
     crate::auth::REMEMBERED_TEAM_SESSION,
 ];
 
+/// The secrets an admin may set.
+fn settable() -> impl Iterator<Item = &'static str> {
+    crate::secrets::KNOWN_SECRETS.iter().map(|(name, _)| *name).filter(|name| !OWN_SECRETS.contains(name))
+}
+
 /// The schema of a secret's name: one of those an admin may set.
 fn settable_secret_names() -> utoipa::openapi::schema::Object {
-    let names = crate::secrets::KNOWN_SECRETS.iter().map(|(name, _)| *name).filter(|name| !OWN_SECRETS.contains(name));
     utoipa::openapi::schema::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::String)
-        .enum_values(Some(names))
+        .enum_values(Some(settable()))
         .build()
 }
 
+/// A secret's name, one of [`settable`] (its schema lists them).
+fn secret_name(fields: &mut Fields) -> String {
+    let name = fields.required_string("name").unwrap_or_default().to_string();
+    if fields.value("name").is_some_and(Value::is_string) && !settable().any(|settable| settable == name) {
+        let problem = if OWN_SECRETS.contains(&name.as_str()) {
+            "is kept by Staffroom itself".to_string()
+        } else {
+            format!("must be one of {}", settable().collect::<Vec<_>>().join(", "))
+        };
+        fields.problem("name", problem);
+    }
+    name
+}
+
 /// `PUT /api/settings/secrets/{name}`: a credential's new value.
+#[request]
 #[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct SecretRequest {
     /// One of the names Settings lists.
+    #[field(with = secret_name)]
     #[schema(schema_with = settable_secret_names)]
     pub name: String,
     /// Not blank; kept in the OS keyring, never shown again.
-    #[schema(value_type = String, format = Password, min_length = 1, pattern = "\\S")]
+    #[field(
+        // A character other than white space (Unicode's, as `trim` takes it: JSON Schema's and
+        // Rust's `\\s` differ, so the characters are named).
+        pattern = "[^\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+        min_length = 1,
+        message = "must not be empty",
+        trim
+    )]
+    #[schema(value_type = String, format = Password)]
     #[serde(serialize_with = "crate::secrets::serialize_exposed")]
     #[ts(type = "string")]
     pub value: Secret,
-}
-
-/// Hand-written, not `#[request]`: the name is checked against the secret store's own rules, and
-/// the value is read straight into a [`Secret`].
-impl Request for SecretRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let name = fields.required_string("name").unwrap_or_default().to_string();
-        if OWN_SECRETS.contains(&name.as_str()) {
-            fields.problem("name", "is kept by Staffroom itself");
-        } else if !name.is_empty() {
-            if let Err(err) = crate::secrets::validate_name(&name) {
-                fields.problem("name", err.to_string());
-            }
-        }
-        let value = fields.required_string("value").unwrap_or_default().trim().to_string();
-        if value.is_empty() && fields.value("value").is_some() {
-            fields.problem("value", "must not be empty");
-        }
-        fields.finish(|| SecretRequest { name, value: Secret::new(value) })
-    }
 }
 
 /// `GET /api/audit`: the newest entries first.
@@ -122,12 +130,12 @@ pub struct AuditLogRequest {
     #[ts(optional = nullable)]
     pub action: Option<crate::audit::AuditAction>,
     /// Made at or after: an RFC 3339 time, or a date (its 00:00 UTC).
-    #[field(check = crate::payments::validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[field(rule = crate::payments::validate::INSTANT)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub from: Option<String>,
     /// Made before: an RFC 3339 time, or a date (its 00:00 UTC).
-    #[field(check = crate::payments::validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[field(rule = crate::payments::validate::INSTANT)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub to: Option<String>,

@@ -168,9 +168,6 @@ pub struct TabRequest {
     pub tab_id: Option<String>,
 }
 
-/// What Docs' tab ids look like: `t.0`, `t.dfdw4zha1oav` (the pattern `TabRequest` declares).
-const TAB_ID: &str = "^t\\.[A-Za-z0-9_-]{1,64}$";
-
 /// Hand-written, not `#[request]`: the body's validator (`docs::validate`) names every bad field.
 impl Request for CreateDocument {
     fn from_input(input: &Input) -> Result<Self> {
@@ -197,11 +194,15 @@ pub struct PatchDocumentRequest {
     #[ts(type = "Array<Record<string, unknown>>")]
     pub requests: Vec<Value>,
     /// The revision the edits were made on; refused with `conflict` when it is not the latest.
-    #[schema(min_length = 1, max_length = 512)]
+    #[schema(min_length = 1, max_length = 512, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub required_revision_id: Option<String>,
 }
+
+/// The alignments a paragraph may take (Docs' `ParagraphStyle.alignment`, but its
+/// "unspecified"), as `Alignment` reads them.
+const ALIGNMENTS: &[&str] = &["START", "CENTER", "END", "JUSTIFIED"];
 
 /// The schema of `requests`: each holds exactly one of the eleven edits Staffroom sends (what a
 /// schema cannot say, a range ending after it starts, is checked too).
@@ -240,6 +241,8 @@ fn edit_requests_schema() -> utoipa::openapi::schema::Array {
                     .schema_type(Type::String)
                     .enum_values(Some(super::model::NAMED_STYLES.iter().copied())),
             )
+        } else if *field == "alignment" {
+            style.property(*field, ObjectBuilder::new().schema_type(Type::String).enum_values(Some(ALIGNMENTS.iter().copied())))
         } else {
             style.property(*field, ObjectBuilder::new())
         };
@@ -371,48 +374,38 @@ impl Request for ShareRequest {
 }
 
 /// The editor's save or draft: its blocks against the revision they were made on.
+#[request]
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EditsRequest {
-    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    #[field(pattern = "^[A-Za-z0-9_-]{1,200}$", message = "must be a Google document id (letters, digits, - or _)")]
     pub id: String,
     /// The revision the blocks were edited from (the editor view's `document.revisionId`).
-    #[schema(min_length = 1)]
+    #[field(min_length = 1, message = "must be the revision the edits were made on")]
     pub base_revision_id: String,
     /// The document's blocks as the editor has them: paragraphs (text and style) and the fixed
     /// blocks it keeps as they are.
+    #[field(with = blocks)]
     pub blocks: Vec<super::planner::EditBlock>,
     /// The tab the blocks are of (the editor view's `document.tabId`); the first without one.
-    #[schema(pattern = "^t\\.[A-Za-z0-9_-]{1,64}$")]
+    #[field(pattern = "^t\\.[A-Za-z0-9_-]{1,64}$", message = "must be a tab id of the document (t. then letters or digits)")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub tab_id: Option<String>,
 }
 
-/// Hand-written, not `#[request]`: the blocks are the editor's model, read whole.
-impl Request for EditsRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let id = document_id(&mut fields);
-        let base_revision_id = fields.required_string("baseRevisionId").unwrap_or_default().to_string();
-        if fields.value("baseRevisionId").is_some_and(|v| v.as_str() == Some("")) {
-            fields.problem("baseRevisionId", "must be the revision the edits were made on");
+/// The editor's blocks, read whole by their own declaration (whose schema the OpenAPI document
+/// carries).
+fn blocks(fields: &mut Fields) -> Vec<super::planner::EditBlock> {
+    match fields.value("blocks") {
+        None => {
+            fields.problem("blocks", "is required");
+            Vec::new()
         }
-        let blocks = match fields.value("blocks") {
-            None => {
-                fields.problem("blocks", "is required");
-                Vec::new()
-            }
-            Some(value) => serde_json::from_value(value.clone()).unwrap_or_else(|e| {
-                fields.problem("blocks", format!("must be the editor's blocks: {e}"));
-                Vec::new()
-            }),
-        };
-        let tab_id = fields.string("tabId").map(str::to_string);
-        if tab_id.as_deref().is_some_and(|tab| !staffroom_base::request::Regex::new(TAB_ID).expect("a pattern").is_match(tab)) {
-            fields.problem("tabId", "must be a tab id of the document (t. then letters or digits)");
-        }
-        fields.finish(|| EditsRequest { id, base_revision_id, blocks, tab_id })
+        Some(value) => serde_json::from_value(value.clone()).unwrap_or_else(|e| {
+            fields.problem("blocks", format!("must be the editor's blocks: {e}"));
+            Vec::new()
+        }),
     }
 }
 
@@ -455,17 +448,28 @@ pub struct Authorization {
 }
 
 /// `POST /api/docs/google/code`: what the browser brought back, for the server to exchange.
+#[request(only = "is not a field of a code exchange")]
 #[derive(Debug, Clone, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CodeRequest {
     /// The authorization code from the redirect.
-    #[schema(value_type = String, min_length = 1, max_length = 2048, pattern = "^[\\x21-\\x7e]+$")]
+    #[field(
+        pattern = "^[\\x21-\\x7e]+$",
+        min_length = 1,
+        max_length = 2048,
+        message = "must be 1 to 2048 printable characters without spaces"
+    )]
+    #[schema(value_type = String)]
     #[serde(serialize_with = "staffroom_base::secrets::serialize_exposed")]
     #[ts(type = "string")]
     pub code: Secret,
     /// The PKCE verifier whose challenge the consent page was given (RFC 7636: 43 to 128
     /// unreserved characters).
-    #[schema(value_type = String, pattern = "^[A-Za-z0-9._~-]{43,128}$")]
+    #[field(
+        pattern = "^[A-Za-z0-9._~-]{43,128}$",
+        message = "must be a PKCE verifier: 43 to 128 letters, digits, '.', '_', '~' or '-'"
+    )]
+    #[schema(value_type = String)]
     #[serde(serialize_with = "staffroom_base::secrets::serialize_exposed")]
     #[ts(type = "string")]
     pub code_verifier: Secret,
@@ -474,29 +478,6 @@ pub struct CodeRequest {
         max_length = 200,
         pattern = r"^http://(127\.0\.0\.1|\[::1\]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])/$"
     )]
+    #[field(check = oauth::is_loopback_redirect, message = "must be http://127.0.0.1:PORT/ or http://[::1]:PORT/ (this computer's own listener)")]
     pub redirect_uri: String,
-}
-
-/// Hand-written, not `#[request]`: the code and the verifier are read straight into secrets.
-impl Request for CodeRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        fields.only(&["code", "codeVerifier", "redirectUri"], "is not a field of a code exchange");
-        let code = fields.required_string("code").unwrap_or_default().to_string();
-        if fields.value("code").is_some_and(|v| v.is_string()) && !oauth::is_code(&code) {
-            fields.problem("code", "must be 1 to 2048 printable characters without spaces");
-        }
-        let verifier = fields.required_string("codeVerifier").unwrap_or_default().to_string();
-        if fields.value("codeVerifier").is_some_and(|v| v.is_string()) && !oauth::is_pkce_verifier(&verifier) {
-            fields.problem("codeVerifier", "must be a PKCE verifier: 43 to 128 letters, digits, '.', '_', '~' or '-'");
-        }
-        let redirect_uri = fields.required_string("redirectUri").unwrap_or_default().to_string();
-        if fields.value("redirectUri").is_some_and(|v| v.is_string()) && !oauth::is_loopback_redirect(&redirect_uri) {
-            fields.problem(
-                "redirectUri",
-                "must be http://127.0.0.1:PORT/ or http://[::1]:PORT/ (this computer's own listener)",
-            );
-        }
-        fields.finish(|| CodeRequest { code: Secret::new(code), code_verifier: Secret::new(verifier), redirect_uri })
-    }
 }

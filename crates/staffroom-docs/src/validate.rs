@@ -81,7 +81,7 @@ pub struct CreateDocument {
     #[ts(optional = nullable)]
     pub folder_id: Option<String>,
     /// Who it is shared with (at most 50 entries).
-    #[schema(value_type = Vec<NewPermission>, max_items = 50)]
+    #[schema(value_type = Vec<NewPermission>, max_items = 50, nullable)]
     #[ts(as = "Vec<NewPermission>")]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub permissions: Vec<Permission>,
@@ -121,11 +121,8 @@ impl utoipa::PartialSchema for NewPermission {
         use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
         let text = || ObjectBuilder::new().schema_type(Type::String);
         let roles = |names: &[&str]| text().enum_values(Some(names.to_vec()));
-        let email = || {
-            text()
-                .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::Email)))
-                .max_length(Some(254))
-        };
+        // Internationalized addresses too, as `email_problem` takes them.
+        let email = || text().format(Some(utoipa::openapi::SchemaFormat::Custom("idn-email".into()))).max_length(Some(254));
         let domain = text().max_length(Some(253)).pattern(Some(
             "^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$",
         ));
@@ -399,8 +396,13 @@ pub struct Patch {
 /// Most requests in one PATCH.
 pub const MAX_REQUESTS: usize = 1000;
 
+/// A whole number as JSON Schema counts one: `3`, or `3.0`.
+fn whole(value: &Value) -> Option<u64> {
+    value.as_u64().or_else(|| value.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u32::MAX as f64).map(|f| f as u64))
+}
+
 fn index(value: Option<&Value>, field: String, errors: &mut Vec<FieldError>) -> Option<u64> {
-    match value.and_then(Value::as_u64) {
+    match value.and_then(whole) {
         Some(n) if (1..=i32::MAX as u64).contains(&n) => Some(n),
         _ => {
             errors.push(FieldError::new(field, "must be a whole number of at least 1"));
@@ -433,7 +435,7 @@ pub fn patch(body: &Value) -> Result<Patch> {
     unknown_fields(object, &["requests", "requiredRevisionId"], "", &mut errors);
     let required_revision_id = match object.get("requiredRevisionId") {
         None | Some(Value::Null) => None,
-        Some(Value::String(r)) if !r.is_empty() && r.len() <= 512 && !r.chars().any(char::is_control) => {
+        Some(Value::String(r)) if !r.is_empty() && r.chars().count() <= 512 && !r.chars().any(char::is_control) => {
             Some(r.clone())
         }
         Some(_) => {
@@ -518,7 +520,7 @@ pub fn edit_request(item: &Value, prefix: &str, errors: &mut Vec<FieldError>) ->
 /// `insertTable`: a number of rows and of columns, and the index of a paragraph to put it in.
 fn insert_table(body: &Map<String, Value>, prefix: &str, errors: &mut Vec<FieldError>) -> Value {
     unknown_fields(body, &["rows", "columns", "location"], &format!("{prefix}."), errors);
-    let mut count = |name: &str| match body.get(name).and_then(Value::as_u64) {
+    let mut count = |name: &str| match body.get(name).and_then(whole) {
         Some(n) if (1..=super::tables::MAX_NEW_TABLE_SIDE as u64).contains(&n) => n,
         _ => {
             errors.push(FieldError::new(
@@ -562,7 +564,7 @@ fn table_request(
     // Zero-based, and omitted when zero (proto3 JSON).
     let mut position = |name: &str| match location.get(name) {
         None => Some(0),
-        Some(value) => value.as_u64().filter(|n| *n <= i32::MAX as u64).or_else(|| {
+        Some(value) => whole(value).filter(|n| *n <= i32::MAX as u64).or_else(|| {
             errors.push(FieldError::new(format!("{location_field}.{name}"), "must be a whole number of at least 0"));
             None
         }),
@@ -647,6 +649,9 @@ fn insert_text(body: &Map<String, Value>, prefix: &str, errors: &mut Vec<FieldEr
 /// the style's keys; a caller's own mask is ignored.
 fn update_paragraph_style(body: &Map<String, Value>, prefix: &str, errors: &mut Vec<FieldError>) -> Value {
     unknown_fields(body, &["range", "paragraphStyle", "fields"], &format!("{prefix}."), errors);
+    if body.get("fields").is_some_and(|mask| !mask.is_string()) {
+        errors.push(FieldError::new(format!("{prefix}.fields"), "must be a string (the style's own fields are set)"));
+    }
     let (start, end) = range(body, prefix, errors).unwrap_or((1, 2));
     let style = match body.get("paragraphStyle").and_then(Value::as_object) {
         Some(style) if !style.is_empty() => {

@@ -10,12 +10,11 @@ use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use serde_json::Value;
 
 use crate::extract::{query_params, ClientAddress};
 use crate::ops::bearer;
 use crate::ApiError;
-use staffroom_core::api::{Input, Route};
+use staffroom_core::api::{Input, OpTypes, Route};
 use staffroom_core::error::{Error, Result};
 use staffroom_core::payments::export::CsvExport;
 use staffroom_core::payments::exports::{exports, ExportEntry};
@@ -53,7 +52,8 @@ async fn document(
 ) -> Response {
     let exported = async {
         let path = path.map_err(|_| Error::invalid_field("path", "is not valid percent-encoded UTF-8"))?;
-        let input = crate::ops::input(&Route::get(DOCUMENT_EXPORT_PATH), path, query, &[])?;
+        let types = OpTypes::of::<staffroom_core::templates::DocumentExportRequest, ()>();
+        let input = crate::ops::input(&Route::get(DOCUMENT_EXPORT_PATH), &types, path, query, &[])?;
         export_document(&core, bearer(&headers), &address, input).await
     }
     .await;
@@ -88,7 +88,7 @@ async fn start(
     query: Option<String>,
     headers: &HeaderMap,
 ) -> Result<CsvExport> {
-    let input: Input = query_params(query)?.into_iter().map(|(name, value)| (name, Value::String(value))).collect();
+    let input: Input = entry.list_entry().types.text_input(query_params(query)?);
     entry.start(core, bearer(headers), address, input).await
 }
 

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::extract::{query_params, ClientAddress, RawBody};
 use crate::response::AuthEndpointError;
 use crate::ApiError;
-use staffroom_core::api::{self, ErrorStyle, Input, Method, OpEntry, Route};
+use staffroom_core::api::{self, ErrorStyle, Input, Method, OpEntry, OpTypes, Route};
 use staffroom_core::auth::LoginError;
 use staffroom_core::error::{Error, ErrorCode, FieldError, Result};
 use staffroom_core::Core;
@@ -32,7 +32,7 @@ pub fn routes() -> Router<Core> {
             let path = path.map_err(|_| Error::invalid_field("path", "is not valid percent-encoded UTF-8"));
             let answer = async {
                 let caller = api::authorize(&core, entry, bearer(&headers), &address).await?;
-                let input = input(&route, path?, query, &body)?;
+                let input = input(&route, &entry.types, path?, query, &body)?;
                 entry.call(&core, &caller, input).await
             }
             .await;
@@ -62,10 +62,10 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Option<&str> {
 
 /// The operation's input: the query string's parameters (GET, DELETE) or the JSON body's fields
 /// (the others), with the path's parameters, which nothing else may repeat.
-pub(crate) fn input(route: &Route, path: RawPathParams, query: Option<String>, body: &[u8]) -> Result<Input> {
+pub(crate) fn input(route: &Route, types: &OpTypes, path: RawPathParams, query: Option<String>, body: &[u8]) -> Result<Input> {
     let mut input = Input::new();
     if route.method.reads_query() {
-        input.extend(query_params(query)?.into_iter().map(|(name, value)| (name, Value::String(value))));
+        input.extend(types.text_input(query_params(query)?));
     } else if !body.is_empty() {
         match serde_json::from_slice::<Value>(body) {
             Ok(Value::Object(fields)) => input = fields,
@@ -74,8 +74,8 @@ pub(crate) fn input(route: &Route, path: RawPathParams, query: Option<String>, b
         }
     }
     let mut repeated = Vec::new();
-    for (name, value) in &path {
-        if input.insert(name.to_string(), Value::String(value.to_string())).is_some() {
+    for (name, value) in types.text_input(path.iter().map(|(name, value)| (name.to_string(), value.to_string()))) {
+        if input.insert(name.clone(), value).is_some() {
             repeated.push(FieldError::new(name, "is given in the path; leave it out of the request"));
         }
     }

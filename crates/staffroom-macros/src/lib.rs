@@ -16,18 +16,26 @@
 //! ```
 //!
 //! What a field may say (an `Option` field may be absent; any other is required):
-//! - `min = N, max = M`: a whole number from N to M (`u32` or `u64`), as JSON or a query string;
+//! - `min = N, max = M`: a whole number from N to M (`u16`, `u32` or `u64`), as a JSON number;
 //!   the schema's `minimum` and `maximum`.
-//! - `pattern = "regex", message = "..."`: a string matching the pattern, else `message`; the
-//!   schema's `pattern`.
-//! - `check = path, message = "..."`: a string for which `path(&str) -> bool` holds, else
-//!   `message` (for rules a pattern cannot say; the schema says what it can on its own).
 //! - `text`: any string (its rules are the service's).
+//! - `pattern = "regex"`, `min_length = N`, `max_length = M`, `check = path`, each with the others
+//!   or alone: a string matching the pattern, of N to M characters (as JSON Schema counts them),
+//!   for which `path(&str) -> bool` holds; else `message = "..."` (needed with a pattern or a
+//!   check). The schema gets `pattern`, `minLength` and `maxLength`; a check is for what a schema
+//!   cannot say, and the test of every operation's parser against its schema names each one.
+//! - `trim` beside any of those: the string is kept without the white space around it.
+//! - `rule = PATH`: a string keeping a `TextRule` (its check, its refusal, and the JSON Schema
+//!   formats that say it), which writes the field's schema too.
+//!
+//! A string field's type is `String` or any type made `From<String>` (a `Secret`).
 //! - `choice`: one of a text enum's `NAMES`.
 //! - `flag`: `true` or `false`.
 //! - `with = path`: read by `path(&mut Fields) -> T`, for a field with rules of its own.
 //!
-//! On the struct, `#[request(only = "message")]` refuses any field it does not declare.
+//! On the struct, `#[request(only = "message")]` refuses any field it does not declare, and
+//! `#[request(check = path)]` keeps a rule between fields: once every field is fine on its own,
+//! `path(&Self) -> Vec<FieldError>` names the fields that break it (none: the request stands).
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as Tokens;
@@ -48,12 +56,23 @@ pub fn request(args: TokenStream, item: TokenStream) -> TokenStream {
 /// How one field is read.
 enum Kind {
     Number { min: Expr, max: Expr },
-    Pattern { pattern: LitStr, message: LitStr },
-    Check { check: Path, message: LitStr },
-    Text,
+    Text(TextBounds),
+    Rule(Path),
     Choice,
     Flag,
     With(Path),
+}
+
+/// What a string field must be; all optional (`text` alone is any string).
+#[derive(Default)]
+struct TextBounds {
+    pattern: Option<LitStr>,
+    check: Option<Path>,
+    min_length: Option<Expr>,
+    max_length: Option<Expr>,
+    message: Option<LitStr>,
+    /// Kept without the white space around it (checked as given).
+    trim: bool,
 }
 
 struct Field {
@@ -67,12 +86,14 @@ struct Field {
 }
 
 fn expand(args: Tokens, item: &mut ItemStruct) -> syn::Result<Tokens> {
-    let only = parse_only(args)?;
+    let options = parse_options(args)?;
     let camel = renames_to_camel_case(&item.attrs);
     let Fields::Named(named) = &mut item.fields else {
         return Err(syn::Error::new_spanned(&item.ident, "#[request] needs a struct with named fields"));
     };
     let mut fields = Vec::new();
+    let mut schemas = Vec::new();
+    let ty = item.ident.clone();
     for field in named.named.iter_mut() {
         let ident = field.ident.clone().expect("named");
         let Some(position) = field.attrs.iter().position(|a| a.path().is_ident("field")) else {
@@ -89,6 +110,18 @@ fn expand(args: Tokens, item: &mut ItemStruct) -> syn::Result<Tokens> {
         if let Some(schema) = schema_of(&kind) {
             field.attrs.push(syn::parse_quote!(#[schema(#schema)]));
         }
+        if let Kind::Rule(rule) = &kind {
+            let function = rule_schema_fn(&ty, &ident);
+            let description = doc_of(&field.attrs);
+            let optional = option_of(&field.ty).is_some();
+            field.attrs.push(syn::parse_quote!(#[schema(schema_with = #function)]));
+            schemas.push(quote! {
+                #[doc(hidden)]
+                fn #function() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
+                    #rule.schema(#description, #optional)
+                }
+            });
+        }
         let raw = ident.to_string();
         if !camel && raw.contains('_') {
             return Err(syn::Error::new_spanned(
@@ -103,18 +136,33 @@ fn expand(args: Tokens, item: &mut ItemStruct) -> syn::Result<Tokens> {
         };
         fields.push(Field { ident, name, inner, optional, kind });
     }
-    Ok(parser(&item.ident, &fields, only))
+    let parser = parser(&item.ident, &fields, options);
+    Ok(quote!(#parser #(#schemas)*))
 }
 
-fn parse_only(args: Tokens) -> syn::Result<Option<LitStr>> {
-    if args.is_empty() {
-        return Ok(None);
+/// The struct's own options: `only = "message"`, `check = path`.
+#[derive(Default)]
+struct Options {
+    only: Option<LitStr>,
+    check: Option<Path>,
+}
+
+fn parse_options(args: Tokens) -> syn::Result<Options> {
+    let mut options = Options::default();
+    let items = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args)?;
+    for item in items {
+        match item {
+            Meta::NameValue(nv) if nv.path.is_ident("only") => options.only = Some(string_of(&nv.value)?),
+            Meta::NameValue(nv) if nv.path.is_ident("check") => options.check = Some(path_of(&nv.value)?),
+            other => {
+                return Err(syn::Error::new_spanned(
+                    other,
+                    "expected #[request], #[request(only = \"message\")] or #[request(check = path)]",
+                ))
+            }
+        }
     }
-    let meta: Meta = syn::parse2(args)?;
-    match meta {
-        Meta::NameValue(nv) if nv.path.is_ident("only") => Ok(Some(string_of(&nv.value)?)),
-        other => Err(syn::Error::new_spanned(other, "expected #[request] or #[request(only = \"message\")]")),
-    }
+    Ok(options)
 }
 
 /// Whether the struct has `#[serde(rename_all = "camelCase")]`.
@@ -178,7 +226,7 @@ fn path_of(expr: &Expr) -> syn::Result<Path> {
 fn parse_kind(attribute: &Attribute) -> syn::Result<Kind> {
     let items =
         Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attribute.meta.require_list()?.tokens.clone())?;
-    let mut values = std::collections::HashMap::new();
+    let mut values = std::collections::BTreeMap::new();
     let mut words = Vec::new();
     for item in &items {
         match item {
@@ -189,36 +237,44 @@ fn parse_kind(attribute: &Attribute) -> syn::Result<Kind> {
             Meta::List(l) => return Err(syn::Error::new_spanned(l, "unexpected list")),
         }
     }
-    let message = |values: &std::collections::HashMap<String, Expr>| match values.get("message") {
-        Some(m) => string_of(m),
-        None => Err(syn::Error::new_spanned(attribute, "a pattern or a check needs message = \"...\"")),
+    let keys: Vec<&str> = values.keys().map(String::as_str).collect();
+    let expected = || {
+        syn::Error::new_spanned(
+            attribute,
+            "expected one of: min = N, max = M | text | pattern, min_length, max_length, check (with message) | rule = PATH | choice | flag | with = path",
+        )
     };
-    let keys: std::collections::BTreeSet<&str> = values.keys().map(String::as_str).collect();
-    let keys: Vec<&str> = keys.into_iter().collect();
-    let word = match (words.as_slice(), keys.is_empty()) {
-        ([word], true) => Some(word.as_str()),
-        _ => None,
-    };
-    let kind = match (word, keys.as_slice()) {
-        (Some("text"), _) => Kind::Text,
-        (Some("choice"), _) => Kind::Choice,
-        (Some("flag"), _) => Kind::Flag,
-        (None, ["max", "min"]) if words.is_empty() => {
-            Kind::Number { min: values["min"].clone(), max: values["max"].clone() }
+    // `trim` goes with any string kind.
+    let trim = words.iter().any(|w| w == "trim");
+    words.retain(|w| w != "trim");
+    let kind = match (words.as_slice(), keys.as_slice()) {
+        ([word], []) if word == "choice" => Kind::Choice,
+        ([word], []) if word == "flag" => Kind::Flag,
+        ([word], []) if word == "text" => Kind::Text(TextBounds { trim, ..TextBounds::default() }),
+        ([], ["max", "min"]) => Kind::Number { min: values["min"].clone(), max: values["max"].clone() },
+        ([], ["with"]) => Kind::With(path_of(&values["with"])?),
+        ([], ["rule"]) => Kind::Rule(path_of(&values["rule"])?),
+        ([], keys)
+            if !keys.is_empty()
+                && keys.iter().all(|k| ["pattern", "check", "min_length", "max_length", "message"].contains(k)) =>
+        {
+            let bounds = TextBounds {
+                pattern: values.get("pattern").map(string_of).transpose()?,
+                check: values.get("check").map(path_of).transpose()?,
+                min_length: values.get("min_length").cloned(),
+                max_length: values.get("max_length").cloned(),
+                message: values.get("message").map(string_of).transpose()?,
+                trim,
+            };
+            if (bounds.pattern.is_some() || bounds.check.is_some()) && bounds.message.is_none() {
+                return Err(syn::Error::new_spanned(attribute, "a pattern or a check needs message = \"...\""));
+            }
+            if bounds.pattern.is_none() && bounds.check.is_none() && bounds.min_length.is_none() && bounds.max_length.is_none() {
+                return Err(expected());
+            }
+            Kind::Text(bounds)
         }
-        (None, ["message", "pattern"]) if words.is_empty() => {
-            Kind::Pattern { pattern: string_of(&values["pattern"])?, message: message(&values)? }
-        }
-        (None, ["check", "message"]) if words.is_empty() => {
-            Kind::Check { check: path_of(&values["check"])?, message: message(&values)? }
-        }
-        (None, ["with"]) if words.is_empty() => Kind::With(path_of(&values["with"])?),
-        _ => {
-            return Err(syn::Error::new_spanned(
-                attribute,
-                "expected one of: min = N, max = M | pattern = \"..\", message = \"..\" | check = path, message = \"..\" | text | choice | flag | with = path",
-            ))
-        }
+        _ => return Err(expected()),
     };
     Ok(kind)
 }
@@ -227,9 +283,40 @@ fn parse_kind(attribute: &Attribute) -> syn::Result<Kind> {
 fn schema_of(kind: &Kind) -> Option<Tokens> {
     match kind {
         Kind::Number { min, max } => Some(quote!(minimum = #min, maximum = #max)),
-        Kind::Pattern { pattern, .. } => Some(quote!(pattern = #pattern)),
+        Kind::Text(bounds) => {
+            let mut parts = Vec::new();
+            if let Some(pattern) = &bounds.pattern {
+                parts.push(quote!(pattern = #pattern));
+            }
+            if let Some(min) = &bounds.min_length {
+                parts.push(quote!(min_length = #min));
+            }
+            if let Some(max) = &bounds.max_length {
+                parts.push(quote!(max_length = #max));
+            }
+            (!parts.is_empty()).then(|| quote!(#(#parts),*))
+        }
         _ => None,
     }
+}
+
+/// The name of the function writing a rule field's schema.
+fn rule_schema_fn(ty: &Ident, field: &Ident) -> Ident {
+    Ident::new(&format!("__{}_{}_schema", heck::ToSnakeCase::to_snake_case(ty.to_string().as_str()), field), field.span())
+}
+
+/// A field's doc comment, as utoipa writes it into the schema's description.
+fn doc_of(attrs: &[Attribute]) -> String {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            Meta::NameValue(nv) => string_of(&nv.value).ok().map(|s| s.value()),
+            _ => None,
+        })
+        .map(|line| line.strip_prefix(' ').unwrap_or(&line).to_string())
+        .collect();
+    lines.join("\n").trim().to_string()
 }
 
 /// The local a field is read into: prefixed, so that no field name shadows `__fields` or a
@@ -255,7 +342,10 @@ fn read(field: &Field) -> Tokens {
     });
     let reading = match kind {
         Kind::Number { min, max } => quote! {
-            let #value = __fields.whole_number(#name, #min, #max).map(<#inner as ::core::convert::From<u32>>::from);
+            // The bounds keep the number within the field's type (a port's `u16`).
+            let #value = __fields.whole_number(#name, #min, #max).map(|n| {
+                <#inner as ::core::convert::TryFrom<u32>>::try_from(n).expect("the field's bounds fit its type")
+            });
         },
         Kind::Choice => quote! {
             let #value = __fields.choice(#name, <#inner>::NAMES).and_then(<#inner>::parse);
@@ -263,22 +353,53 @@ fn read(field: &Field) -> Tokens {
         Kind::Flag => quote! {
             let #value = __fields.flag(#name);
         },
-        Kind::Text => quote! {
-            let #value = __fields.string(#name).map(str::to_owned);
-        },
-        Kind::Pattern { pattern, message } => quote! {
-            let #value = __fields.string(#name).map(str::to_owned);
-            static PATTERN: ::std::sync::LazyLock<::staffroom_base::request::Regex> =
-                ::std::sync::LazyLock::new(|| ::staffroom_base::request::Regex::new(#pattern).expect("a valid pattern"));
-            if #value.as_deref().is_some_and(|value| !PATTERN.is_match(value)) {
-                __fields.problem(#name, #message);
+        Kind::Text(bounds) => {
+            let message = bounds.message.as_ref().map(|m| quote!(#m)).unwrap_or_else(|| {
+                let words = match (&bounds.min_length, &bounds.max_length) {
+                    (Some(min), Some(max)) => quote!(format!("must be {} to {} characters", #min, #max)),
+                    (Some(min), None) => quote!(format!("must be at least {} characters", #min)),
+                    (None, Some(max)) => quote!(format!("must be at most {} characters", #max)),
+                    (None, None) => quote!("is not valid"),
+                };
+                quote!(#words)
+            });
+            let mut tests = Vec::new();
+            if let Some(pattern) = &bounds.pattern {
+                tests.push(quote! {{
+                    static PATTERN: ::std::sync::LazyLock<::staffroom_base::request::Regex> =
+                        ::std::sync::LazyLock::new(|| ::staffroom_base::request::Regex::new(#pattern).expect("a valid pattern"));
+                    PATTERN.is_match(value)
+                }});
             }
-        },
-        Kind::Check { check, message } => quote! {
-            let #value = __fields.string(#name).map(str::to_owned);
-            if #value.as_deref().is_some_and(|value| !#check(value)) {
-                __fields.problem(#name, #message);
+            if let Some(min) = &bounds.min_length {
+                tests.push(quote!(value.chars().count() >= (#min) as usize));
             }
+            if let Some(max) = &bounds.max_length {
+                tests.push(quote!(value.chars().count() <= (#max) as usize));
+            }
+            if let Some(check) = &bounds.check {
+                tests.push(quote!(#check(value)));
+            }
+            let refuse = (!tests.is_empty()).then(|| {
+                quote! {
+                    if __text.is_some_and(|value: &str| !(#(#tests)&&*)) {
+                        __fields.problem(#name, #message);
+                    }
+                }
+            });
+            let kept = if bounds.trim { quote!(text.trim()) } else { quote!(text) };
+            quote! {
+                let __text = __fields.string(#name);
+                #refuse
+                let #value = __text.map(|text| <#inner as ::core::convert::From<::std::string::String>>::from(#kept.to_owned()));
+            }
+        }
+        Kind::Rule(rule) => quote! {
+            let __text = __fields.string(#name);
+            if __text.is_some_and(|value: &str| !(#rule.check)(value)) {
+                __fields.problem(#name, #rule.message);
+            }
+            let #value = __text.map(|text| <#inner as ::core::convert::From<::std::string::String>>::from(text.to_owned()));
         },
         Kind::With(path) => return quote!(let #value = #path(&mut __fields);),
     };
@@ -288,8 +409,8 @@ fn read(field: &Field) -> Tokens {
     }
 }
 
-fn parser(ty: &Ident, fields: &[Field], only: Option<LitStr>) -> Tokens {
-    let only = only.map(|message| {
+fn parser(ty: &Ident, fields: &[Field], options: Options) -> Tokens {
+    let only = options.only.map(|message| {
         let names = fields.iter().map(|f| f.name.as_str());
         quote!(__fields.only(&[#(#names),*], #message);)
     });
@@ -302,13 +423,27 @@ fn parser(ty: &Ident, fields: &[Field], only: Option<LitStr>) -> Tokens {
             (_, false) => quote!(#ident: #value.expect("checked")),
         }
     });
+    // Rules between fields, once each field is fine on its own: `check(&Self)` names the
+    // fields that break one.
+    let checked = match options.check {
+        Some(check) => quote! {
+            let __request = __fields.finish(|| #ty { #(#finish),* })?;
+            let __problems: ::std::vec::Vec<::staffroom_base::error::FieldError> = #check(&__request);
+            if __problems.is_empty() {
+                Ok(__request)
+            } else {
+                Err(::staffroom_base::error::Error::invalid(__problems))
+            }
+        },
+        None => quote!(__fields.finish(|| #ty { #(#finish),* })),
+    };
     quote! {
         impl ::staffroom_base::request::Request for #ty {
             fn from_input(input: &::staffroom_base::request::Input) -> ::staffroom_base::error::Result<Self> {
                 let mut __fields = ::staffroom_base::request::Fields::new(input);
                 #only
                 #(#reads)*
-                __fields.finish(|| #ty { #(#finish),* })
+                #checked
             }
         }
     }

@@ -11,17 +11,8 @@ use crate::model::{
 };
 use crate::validate;
 use crate::SubscriptionAction;
-use staffroom_base::error::Result;
-use staffroom_base::request::{search, Fields, Input, Request};
-
-/// A path id: a provider id (digits) or ours (a UUID).
-fn id(fields: &mut Fields) -> String {
-    let id = fields.required_string("id");
-    if id.is_some_and(|id| !validate::is_id(id)) {
-        fields.problem("id", "is not a valid id");
-    }
-    id.unwrap_or_default().to_string()
-}
+use staffroom_base::error::FieldError;
+use staffroom_base::request::{search, Fields};
 
 /// `GET /api/payments/products`.
 #[request]
@@ -120,12 +111,12 @@ pub struct ListOrdersRequest {
     #[ts(optional = nullable)]
     pub product_id: Option<String>,
     /// Made at or after: an RFC 3339 time, or a date (its 00:00 UTC).
-    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[field(rule = validate::INSTANT)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub from: Option<String>,
     /// Made before: an RFC 3339 time, or a date (its 00:00 UTC).
-    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[field(rule = validate::INSTANT)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub to: Option<String>,
@@ -137,12 +128,12 @@ pub struct ListOrdersRequest {
 #[serde(rename_all = "camelCase")]
 pub struct SummaryRequest {
     /// From (inclusive): an RFC 3339 time, or a date (its 00:00 UTC).
-    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[field(rule = validate::INSTANT)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub from: Option<String>,
     /// To (exclusive): an RFC 3339 time, or a date (its 00:00 UTC).
-    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[field(rule = validate::INSTANT)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub to: Option<String>,
@@ -221,52 +212,67 @@ pub struct ListCustomersRequest {
 }
 
 /// `POST /api/payments/subscriptions/{id}/{action}`: the action, and what it needs.
+// Every field given is checked, whichever action it belongs to: the interface says what each one
+// holds, and a field the action does not use is no excuse for a malformed one.
+#[request(check = SubscriptionActionRequest::rules)]
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionActionRequest {
-    #[schema(pattern = "^[A-Za-z0-9-]{1,64}$")]
+    #[field(pattern = "^[A-Za-z0-9-]{1,64}$", message = "is not a valid id")]
     pub id: String,
     /// `cancel`, `resume`, `pause`, `unpause` or `change-plan`.
-    #[schema(pattern = "^(cancel|resume|pause|unpause|change-plan)$")]
+    #[field(
+        pattern = "^(cancel|resume|pause|unpause|change-plan)$",
+        message = "must be one of cancel, resume, pause, unpause, change-plan"
+    )]
     #[ts(type = "\"cancel\" | \"resume\" | \"pause\" | \"unpause\" | \"change-plan\"")]
     pub action: String,
     /// pause: `void` (default) or `free`.
-    #[schema(pattern = "^(void|free)$")]
+    #[field(pattern = "^(void|free)$", message = "must be void or free")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "\"void\" | \"free\" | null")]
     pub mode: Option<String>,
     /// pause: when it resumes by itself (RFC 3339, in the future).
-    #[schema(format = DateTime)]
+    #[field(rule = validate::TIME)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub resumes_at: Option<String>,
     /// change-plan: the new variant.
-    #[schema(pattern = "^[0-9]{1,20}$")]
+    #[field(pattern = "^[0-9]{1,20}$", message = "must be a variant id (digits)")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub variant_id: Option<String>,
-    /// The action as checked when the request was read.
-    #[serde(skip)]
-    pub checked: Option<SubscriptionAction>,
 }
 
-/// Hand-written, not `#[request]`: which fields are allowed and required depends on the action.
-impl Request for SubscriptionActionRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let id = id(&mut fields);
-        let action = fields.required_string("action").unwrap_or_default().to_string();
-        let body = fields.without(&["id", "action"]);
-        let checked = fields.take(SubscriptionAction::parse(&action, &body))?;
-        let text = |name: &str| body.get(name).and_then(|v| v.as_str()).map(str::to_owned);
-        fields.finish(|| SubscriptionActionRequest {
-            id,
-            action,
-            mode: text("mode"),
-            resumes_at: text("resumesAt"),
-            variant_id: text("variantId"),
-            checked,
-        })
+impl SubscriptionActionRequest {
+    /// What a schema of the fields alone cannot say: a change of plan names its variant, and a
+    /// pause resumes in the future.
+    fn rules(&self) -> Vec<FieldError> {
+        let mut problems = Vec::new();
+        if self.action == "change-plan" && self.variant_id.is_none() {
+            problems.push(FieldError::new("variantId", "is required"));
+        }
+        let resumes = self.resumes_at.as_deref().and_then(|at| chrono::DateTime::parse_from_rfc3339(at).ok());
+        if self.action == "pause" && resumes.is_some_and(|at| at <= chrono::Utc::now()) {
+            problems.push(FieldError::new("resumesAt", "must be in the future"));
+        }
+        problems
+    }
+
+    /// The action, as the subscription service takes it.
+    pub fn action(&self) -> SubscriptionAction {
+        match self.action.as_str() {
+            "cancel" => SubscriptionAction::Cancel,
+            "resume" => SubscriptionAction::Resume,
+            "unpause" => SubscriptionAction::Unpause,
+            "pause" => SubscriptionAction::Pause {
+                mode: self.mode.clone().unwrap_or_else(|| "void".into()),
+                resumes_at: self.resumes_at.as_deref().and_then(|at| chrono::DateTime::parse_from_rfc3339(at).ok()).map(
+                    |at| at.with_timezone(&chrono::Utc).to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                ),
+            },
+            _ => SubscriptionAction::ChangePlan { variant_id: self.variant_id.clone().unwrap_or_default() },
+        }
     }
 }
 
@@ -355,12 +361,12 @@ pub struct CreateDiscountRequest {
     #[ts(optional = nullable)]
     pub duration_in_months: Option<u32>,
     /// From when it can be used: an RFC 3339 time, or a date (its 00:00 UTC).
-    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[field(rule = validate::INSTANT)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub starts_at: Option<String>,
     /// When it stops working.
-    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[field(rule = validate::INSTANT)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub expires_at: Option<String>,
@@ -418,7 +424,7 @@ pub struct UpdateLicenseKeyRequest {
     #[ts(optional = nullable)]
     pub unlimited_activations: Option<bool>,
     /// When it stops working: an RFC 3339 time, or a date (its 00:00 UTC).
-    #[field(check = validate::is_instant, message = "must be an RFC 3339 time or a date (YYYY-MM-DD)")]
+    #[field(rule = validate::INSTANT)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub expires_at: Option<String>,
@@ -453,6 +459,7 @@ pub struct WebhookLogRequest {
 mod tests {
     use super::*;
     use crate::sync::{MAX_INTERVAL, MIN_INTERVAL};
+    use staffroom_base::request::Request;
     use proptest::prelude::*;
     use serde_json::{json, Value};
 
@@ -486,7 +493,7 @@ mod tests {
                 .as_u64()
                 .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= 4e9).map(|f| f as u64))
                 .is_some_and(|n| (1..=2147483647).contains(&n)),
-            Value::String(s) => s.trim().parse::<u32>().is_ok_and(|n| (1..=2147483647).contains(&n)),
+            // Text is typed by the door that received it (a query string's); in JSON it is text.
             _ => false,
         };
         id_ok && amount_ok
@@ -520,6 +527,52 @@ mod tests {
             let read = ListProductsRequest::from_input(json!({ "search": search }).as_object().unwrap());
             prop_assert_eq!(read.is_ok(), allowed, "{:?}", read);
         }
+    }
+
+    fn refused_action(input: Value) -> Vec<(String, String)> {
+        let error = SubscriptionActionRequest::from_input(input.as_object().unwrap()).expect_err("refused");
+        let fields: Vec<FieldError> = serde_json::from_value(error.details.unwrap()["fields"].clone()).unwrap();
+        fields.into_iter().map(|f| (f.field, f.message)).collect()
+    }
+
+    #[test]
+    fn every_field_given_is_checked_whichever_action_it_is_for() {
+        let field = |name: &str, message: &str| vec![(name.to_string(), message.to_string())];
+        let asked = |action: &str, body: Value| {
+            let mut input = body.as_object().unwrap().clone();
+            input.insert("id".into(), json!("42"));
+            input.insert("action".into(), json!(action));
+            Value::Object(input)
+        };
+        assert_eq!(
+            refused_action(asked("resume", json!({"resumesAt": "2024-01-01T12:99:00Z"}))),
+            field("resumesAt", "must be an RFC 3339 time")
+        );
+        assert_eq!(
+            refused_action(asked("cancel", json!({"variantId": "12a"}))),
+            field("variantId", "must be a variant id (digits)")
+        );
+        assert_eq!(refused_action(asked("unpause", json!({"mode": "forever"}))), field("mode", "must be void or free"));
+        assert_eq!(
+            refused_action(asked("pause", json!({"resumesAt": "2020-01-01T00:00:00Z"}))),
+            field("resumesAt", "must be in the future")
+        );
+        assert_eq!(refused_action(asked("change-plan", json!({}))), field("variantId", "is required"));
+        assert_eq!(
+            refused_action(asked("archive", json!({}))),
+            field("action", "must be one of cancel, resume, pause, unpause, change-plan")
+        );
+        // Every bad field at once.
+        assert_eq!(refused_action(asked("pause", json!({"mode": 1, "variantId": ""}))).len(), 2);
+
+        let read = |action: &str, body: Value| {
+            SubscriptionActionRequest::from_input(asked(action, body).as_object().unwrap()).unwrap().action()
+        };
+        assert_eq!(
+            read("pause", json!({"resumesAt": "2099-01-01T10:00:00+02:00"})),
+            SubscriptionAction::Pause { mode: "void".into(), resumes_at: Some("2099-01-01T08:00:00Z".into()) }
+        );
+        assert_eq!(read("resume", json!({"resumesAt": "2099-01-01T10:00:00Z", "mode": null})), SubscriptionAction::Resume);
     }
 
     /// The interval's bounds are stated once, on the request; they must be the sync's own.

@@ -3,8 +3,12 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use staffroom_auth::validate::email_problem;
-use staffroom_base::error::{Error, FieldError, Result};
+use staffroom_auth::validate::EMAIL;
+use staffroom_base::request::Fields;
+use staffroom_macros::request;
+use staffroom_base::error::FieldError;
+use staffroom_base::request::{Regex, TextRule};
+use std::sync::LazyLock;
 
 /// Officially assigned ISO 3166-1 alpha-2 codes.
 const COUNTRIES: &str = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ \
@@ -29,50 +33,77 @@ pub fn is_id(id: &str) -> bool {
 }
 
 /// `POST /api/payments/orders`: an order (a checkout) for a product.
+#[request]
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NewOrder {
-    #[schema(min_length = 1, max_length = 64)]
+    #[field(pattern = "^[A-Za-z0-9-]{1,64}$", min_length = 1, max_length = 64, message = "is not a valid id")]
     pub product_id: String,
     /// One of the product's variants; its only one when absent.
-    #[schema(min_length = 1, max_length = 64)]
+    #[field(pattern = "^[A-Za-z0-9-]{1,64}$", min_length = 1, max_length = 64, message = "is not a valid id")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub variant_id: Option<String>,
-    #[schema(min_length = 1, max_length = 64)]
+    #[field(pattern = "^[A-Za-z0-9-]{1,64}$", min_length = 1, max_length = 64, message = "is not a valid id")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub customer_id: Option<String>,
-    #[schema(format = Email)]
+    #[field(rule = EMAIL)]
     pub email: String,
-    #[schema(max_length = 255)]
+    // The buyer's name; blank is no name.
+    #[field(max_length = 255, trim)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub name: Option<String>,
     /// `country` (ISO 3166-1 alpha-2), and any other lines as strings of at most 200 characters.
+    #[field(with = billing_address)]
     #[schema(schema_with = billing_address_schema)]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "({ country: string } & Record<string, string>) | null")]
     pub billing_address: Option<Map<String, Value>>,
     /// A discount code the checkout applies: 3 to 256 letters and digits, in any case.
-    #[schema(min_length = 3, max_length = 256, pattern = "^[A-Za-z0-9]{3,256}$")]
+    #[field(pattern = "^[A-Za-z0-9]{3,256}$", min_length = 3, max_length = 256, message = "must be 3 to 256 letters and digits")]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub discount_code: Option<String>,
     /// Passed to the checkout: at most 50 keys of 1 to 40 characters, 16 KiB as JSON;
     /// `order_id` is Staffroom's own.
+    #[field(with = metadata)]
     #[schema(schema_with = metadata_schema)]
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     #[ts(optional, type = "Record<string, unknown>")]
     pub metadata: Map<String, Value>,
 }
 
-/// The schema of a billing address: an assigned country code, and other lines as short strings.
+impl NewOrder {
+    /// The code as the provider keeps its codes: in capitals.
+    pub fn discount_code(&self) -> Option<String> {
+        self.discount_code.as_deref().map(str::to_ascii_uppercase)
+    }
+
+    /// The buyer's name, if one was given.
+    pub fn buyer_name(&self) -> Option<String> {
+        self.name.clone().filter(|name| !name.is_empty())
+    }
+}
+
+fn billing_address(fields: &mut Fields) -> Option<Map<String, Value>> {
+    let value = fields.value("billingAddress");
+    billing_address_field(value, fields.errors())
+}
+
+fn metadata(fields: &mut Fields) -> Map<String, Value> {
+    let value = fields.value("metadata");
+    metadata_field(value, fields.errors())
+}
+
+/// The schema of a billing address: an assigned country code, and other lines as short strings
+/// (or `null`, which is no address).
 fn billing_address_schema() -> utoipa::openapi::schema::Object {
-    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
     let line = ObjectBuilder::new().schema_type(Type::String).max_length(Some(200)).build();
     ObjectBuilder::new()
-        .schema_type(Type::Object)
+        .schema_type(SchemaType::from_iter([Type::Object, Type::Null]))
         .property(
             "country",
             ObjectBuilder::new().schema_type(Type::String).enum_values(Some(COUNTRIES.split_whitespace())),
@@ -84,111 +115,20 @@ fn billing_address_schema() -> utoipa::openapi::schema::Object {
         .build()
 }
 
-/// The schema of an order's metadata (what JSON Schema cannot say, its 16 KiB, is checked too).
+/// The schema of an order's metadata (or `null`, which is none). What JSON Schema cannot say,
+/// its 16 KiB, is checked too.
 fn metadata_schema() -> utoipa::openapi::schema::Object {
-    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
     let key = ObjectBuilder::new()
         .schema_type(Type::String)
         .min_length(Some(1))
         .max_length(Some(40))
         .pattern(Some("^(?!order_id$)"));
     ObjectBuilder::new()
-        .schema_type(Type::Object)
+        .schema_type(SchemaType::from_iter([Type::Object, Type::Null]))
         .max_properties(Some(MAX_METADATA_KEYS))
         .property_names(Some(key.build()))
         .build()
-}
-
-/// Hand-written, not `#[request]`: an order's fields are checked together (a billing address by
-/// country, metadata by total size), by [`new_order`].
-impl staffroom_base::request::Request for NewOrder {
-    fn from_input(input: &staffroom_base::request::Input) -> Result<Self> {
-        new_order(&Value::Object(input.clone()))
-    }
-}
-
-fn id_field(object: &Map<String, Value>, name: &str, required: bool, errors: &mut Vec<FieldError>) -> Option<String> {
-    match object.get(name) {
-        None | Some(Value::Null) => {
-            if required {
-                errors.push(FieldError::new(name, "is required"));
-            }
-            None
-        }
-        Some(Value::String(s)) if !s.trim().is_empty() && s.len() <= 64 => Some(s.trim().to_string()),
-        Some(_) => {
-            errors.push(FieldError::new(name, "must be a non-empty string id"));
-            None
-        }
-    }
-}
-
-/// Validates `POST /orders`.
-pub fn new_order(body: &Value) -> Result<NewOrder> {
-    let Some(object) = body.as_object() else {
-        return Err(Error::invalid_field("body", "must be a JSON object"));
-    };
-    let mut errors = Vec::new();
-    let product_id = id_field(object, "productId", true, &mut errors);
-    let variant_id = id_field(object, "variantId", false, &mut errors);
-    let customer_id = id_field(object, "customerId", false, &mut errors);
-    let email = email_field(object.get("email"), &mut errors);
-    let name = name_field(object.get("name"), &mut errors);
-    let billing_address = billing_address_field(object.get("billingAddress"), &mut errors);
-    let metadata = metadata_field(object.get("metadata"), &mut errors);
-    let discount_code = discount_code_field(object.get("discountCode"), &mut errors);
-    match (product_id, email) {
-        (Some(product_id), Some(email)) if errors.is_empty() => {
-            Ok(NewOrder { product_id, variant_id, customer_id, email, name, billing_address, discount_code, metadata })
-        }
-        _ => Err(Error::invalid(errors)),
-    }
-}
-
-/// The buyer's e-mail: required.
-fn email_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<String> {
-    let problem = match value {
-        Some(Value::String(e)) => match email_problem(e) {
-            Some(problem) => problem.to_string(),
-            None => return Some(e.trim().to_string()),
-        },
-        None | Some(Value::Null) => "is required".to_string(),
-        Some(_) => "must be a string".to_string(),
-    };
-    errors.push(FieldError::new("email", problem));
-    None
-}
-
-/// The buyer's name: at most 255 characters, blank as absent.
-fn name_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<String> {
-    match value {
-        None | Some(Value::Null) => None,
-        Some(Value::String(n)) if n.chars().count() <= 255 => Some(n.trim().to_string()).filter(|n| !n.is_empty()),
-        Some(Value::String(_)) => {
-            errors.push(FieldError::new("name", "must be at most 255 characters"));
-            None
-        }
-        Some(_) => {
-            errors.push(FieldError::new("name", "must be a string"));
-            None
-        }
-    }
-}
-
-/// A discount code, upper-cased (the provider's codes are capitals): 3 to 256 letters and digits.
-fn discount_code_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Option<String> {
-    match value {
-        None | Some(Value::Null) => None,
-        Some(Value::String(code))
-            if (3..=256).contains(&code.len()) && code.chars().all(|c| c.is_ascii_alphanumeric()) =>
-        {
-            Some(code.to_ascii_uppercase())
-        }
-        Some(_) => {
-            errors.push(FieldError::new("discountCode", "must be 3 to 256 letters and digits"));
-            None
-        }
-    }
 }
 
 /// A billing address: an assigned country code, and other lines of at most 200 characters.
@@ -244,17 +184,51 @@ fn metadata_field(value: Option<&Value>, errors: &mut Vec<FieldError>) -> Map<St
     metadata.clone()
 }
 
-/// Whether `text` is an instant `GET /orders` filters by: RFC 3339, or a bare date.
+/// An instant a list or a change names: an RFC 3339 time, or a date (its 00:00 UTC). The
+/// schema says it with JSON Schema's `date-time` and `date` formats.
+pub const INSTANT: TextRule = TextRule {
+    check: is_instant,
+    message: "must be an RFC 3339 time or a date (YYYY-MM-DD)",
+    formats: &["date-time", "date"],
+    max_length: None,
+};
+
+/// An RFC 3339 time alone (JSON Schema's `date-time`).
+pub const TIME: TextRule =
+    TextRule { check: is_time, message: "must be an RFC 3339 time", formats: &["date-time"], max_length: None };
+
+/// RFC 3339's `full-date` and `date-time`, as written (chrono's own parsers also take a space
+/// for the `T`, or a month of one digit); chrono then checks that the date and time exist.
+static FULL_DATE: LazyLock<Regex> = LazyLock::new(|| Regex::new("^[0-9]{4}-[0-9]{2}-[0-9]{2}$").expect("a pattern"));
+static DATE_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$")
+        .expect("a pattern")
+});
+
+/// Whether `text` is an [`INSTANT`].
 pub fn is_instant(text: &str) -> bool {
     instant(text).is_some()
+}
+
+/// Whether `text` is a [`TIME`].
+pub fn is_time(text: &str) -> bool {
+    time(text).is_some()
+}
+
+fn time(text: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    if !DATE_TIME.is_match(text) {
+        return None;
+    }
+    Some(chrono::DateTime::parse_from_rfc3339(text).ok()?.with_timezone(&chrono::Utc))
 }
 
 /// The instant `text` names, as the cache writes times (RFC 3339 UTC with `Z`): a bare date is
 /// its 00:00 UTC.
 pub fn instant(text: &str) -> Option<String> {
-    let time = match chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        Ok(date) => date.and_hms_opt(0, 0, 0)?.and_utc(),
-        Err(_) => chrono::DateTime::parse_from_rfc3339(text).ok()?.with_timezone(&chrono::Utc),
+    let time = if FULL_DATE.is_match(text) {
+        chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?.and_hms_opt(0, 0, 0)?.and_utc()
+    } else {
+        time(text)?
     };
     Some(time.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
 }
@@ -264,6 +238,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+    use staffroom_base::error::{Error, Result};
 
     fn fields(err: Error) -> Vec<String> {
         err.details.unwrap()["fields"]
@@ -301,6 +276,11 @@ mod tests {
         assert_eq!(fields(err.unwrap_err()), ["page", "limit", "status", "customerId"]);
     }
 
+    fn new_order(body: &Value) -> Result<NewOrder> {
+        use staffroom_base::request::Request;
+        NewOrder::from_input(body.as_object().expect("an object"))
+    }
+
     #[test]
     fn order_bodies() {
         let ok = new_order(
@@ -320,14 +300,13 @@ mod tests {
             ),
             ["billingAddress.country"]
         );
-        assert_eq!(fields(new_order(&json!([1])).unwrap_err()), ["body"]);
         assert!(is_country("DE") && !is_country("de") && !is_country("UK"));
     }
 
     proptest! {
         #[test]
         fn arbitrary_bodies_and_queries_never_panic(s in "\\PC{0,300}", k in "\\PC{0,12}", v in "\\PC{0,12}") {
-            if let Ok(value) = serde_json::from_str::<Value>(&s) {
+            if let Ok(value @ Value::Object(_)) = serde_json::from_str::<Value>(&s) {
                 let _ = new_order(&value);
             }
             use staffroom_base::request::Request;

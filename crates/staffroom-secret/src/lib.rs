@@ -21,6 +21,13 @@ impl Secret {
     }
 }
 
+/// A value read straight into a secret (a request's password or key, as `#[request]` reads it).
+impl From<String> for Secret {
+    fn from(value: String) -> Self {
+        Secret(Zeroizing::new(value))
+    }
+}
+
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Secret([redacted])")

@@ -294,6 +294,9 @@ pub struct OpTypes {
     pub schemas: fn() -> OpSchemas,
     /// Whether the operation takes no input at all.
     pub no_input: fn() -> bool,
+    /// Reads and checks an input as the operation does, keeping only the verdict (for the test
+    /// that every parser accepts and refuses what its schema does).
+    pub read: fn(&Input) -> Result<()>,
 }
 
 /// A schema, or a reference to one of the document's components.
@@ -329,7 +332,49 @@ impl OpTypes {
                 OpSchemas { request: Q::schema(), response: (!is_unit).then(S::schema), components }
             },
             no_input: || std::any::TypeId::of::<Q>() == std::any::TypeId::of::<NoInput>(),
+            read: |input| Q::from_input(input).map(drop),
         }
+    }
+}
+
+impl OpTypes {
+    /// Parameters that came as text (a query string's, a path's) typed as the request's schema
+    /// types them, as OpenAPI reads such a parameter: a whole number where the schema says
+    /// `integer`, `true` or `false` where it says `boolean`, anything else as the text it is (for
+    /// the request to refuse by name).
+    pub fn text_input(&self, params: impl IntoIterator<Item = (String, String)>) -> Input {
+        let schemas = (self.schemas)();
+        let json = |schema: &SchemaRef| serde_json::to_value(schema).unwrap_or_default();
+        let components: std::collections::HashMap<String, Value> =
+            schemas.components.iter().map(|(name, schema)| (format!("#/components/schemas/{name}"), json(schema))).collect();
+        let resolve = |schema: Value| match schema.get("$ref").and_then(Value::as_str) {
+            Some(reference) => components.get(reference).cloned().unwrap_or_default(),
+            None => schema,
+        };
+        let request = resolve(json(&schemas.request));
+        let types_of = |name: &str| -> Vec<String> {
+            let property = resolve(request["properties"][name].clone());
+            match &property["type"] {
+                Value::String(t) => vec![t.clone()],
+                Value::Array(ts) => ts.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+                _ => Vec::new(),
+            }
+        };
+        params
+            .into_iter()
+            .map(|(name, text)| {
+                let types = types_of(&name);
+                let is_whole = !text.is_empty() && text.strip_prefix('-').unwrap_or(&text).bytes().all(|b| b.is_ascii_digit());
+                let value = if types.iter().any(|t| t == "integer") && is_whole {
+                    text.parse::<i64>().map(Value::from).unwrap_or(Value::String(text))
+                } else if types.iter().any(|t| t == "boolean") && (text == "true" || text == "false") {
+                    Value::Bool(text == "true")
+                } else {
+                    Value::String(text)
+                };
+                (name, value)
+            })
+            .collect()
     }
 }
 

@@ -316,8 +316,7 @@ impl Operation for ActOnSubscription {
     type Request = SubscriptionActionRequest;
     type Response = SubscriptionActionResult;
     async fn run(core: &Core, caller: &Caller, request: SubscriptionActionRequest) -> Result<SubscriptionActionResult> {
-        let action = request.checked.expect("checked when read");
-        core.payments.act_on_subscription(&caller.actor()?, &request.id, action).await
+        core.payments.act_on_subscription(&caller.actor()?, &request.id, request.action()).await
     }
     fn status(response: &SubscriptionActionResult) -> Option<u16> {
         response.pending_confirmation.is_some().then_some(202)

@@ -3,7 +3,11 @@
 /**
  * A sign-in from the app: the account, and whether to keep the session across restarts.
  */
-export type LoginRequest = { email: string, password: string, 
+export type LoginRequest = { email: string, 
+/**
+ * Checked by the sign-in it is handed to.
+ */
+password: string, 
 /**
  * "Keep me signed in": the session's token goes into the OS keyring.
  */

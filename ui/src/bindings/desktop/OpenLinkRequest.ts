@@ -4,4 +4,8 @@ import type { LinkKind } from "./LinkKind";
 /**
  * A link to open, and what kind of link it is.
  */
-export type OpenLinkRequest = { url: string, kind: LinkKind, };
+export type OpenLinkRequest = { 
+/**
+ * At most 8,192 characters; [`check_link`] says which links open.
+ */
+url: string, kind: LinkKind, };
