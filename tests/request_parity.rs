@@ -16,7 +16,7 @@ const BEYOND: &[Beyond] = &[
         message: "must be greater than startIndex",
         applies: |input, field| {
             let range = at(input, field.trim_end_matches(".endIndex"));
-            range["startIndex"].as_i64() >= range["endIndex"].as_i64()
+            range["startIndex"].as_f64() >= range["endIndex"].as_f64()
         },
     },
     Beyond {

@@ -22,7 +22,7 @@ use staffroom::api::OpTypes;
 use staffroom::error::{ErrorCode, Result};
 
 /// How deep inside a field the inputs go.
-const DEPTH: usize = 4;
+const DEPTH: usize = 6;
 /// At most this many values of one field are tried (spread evenly over what was made).
 const PER_FIELD: usize = 60;
 

@@ -244,7 +244,8 @@ fn edit_requests_schema() -> utoipa::openapi::schema::Array {
         } else if *field == "alignment" {
             style.property(*field, ObjectBuilder::new().schema_type(Type::String).enum_values(Some(ALIGNMENTS.iter().copied())))
         } else {
-            style.property(*field, ObjectBuilder::new())
+            // Passed to Docs as given, which checks them (booleans, dimensions, borders).
+            style.property(*field, ObjectBuilder::new().schema_type(utoipa::openapi::schema::SchemaType::AnyValue))
         };
     }
     let update = closed()
