@@ -380,8 +380,17 @@ fn read(field: &Field) -> Tokens {
             if let Some(check) = &bounds.check {
                 tests.push(quote!(#check(value)));
             }
+            // An empty string where a required field must have characters is no value at all.
+            let empty = (!optional && bounds.min_length.is_some()).then(|| {
+                quote! {
+                    if __text == Some("") {
+                        __fields.problem(#name, "is required");
+                    } else
+                }
+            });
             let refuse = (!tests.is_empty()).then(|| {
                 quote! {
+                    #empty
                     if __text.is_some_and(|value: &str| !(#(#tests)&&*)) {
                         __fields.problem(#name, #message);
                     }
