@@ -79,6 +79,21 @@ impl TextRule {
     }
 }
 
+/// The schema of a field that is one of `names` (or `null`, when the field may be absent).
+pub fn one_of_schema(names: &[&str], description: &str, optional: bool) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    let kind = if optional { SchemaType::from_iter([Type::String, Type::Null]) } else { SchemaType::new(Type::String) };
+    let mut names: Vec<Option<&str>> = names.iter().copied().map(Some).collect();
+    if optional {
+        names.push(None);
+    }
+    ObjectBuilder::new()
+        .schema_type(kind)
+        .enum_values(Some(names))
+        .description((!description.is_empty()).then(|| description.to_string()))
+        .into()
+}
+
 /// Reads fields one by one, collecting every problem; [`Fields::finish`] refuses with them all.
 pub struct Fields<'a> {
     input: &'a Input,
@@ -100,9 +115,12 @@ impl<'a> Fields<'a> {
         self.errors.push(FieldError::new(field, message));
     }
 
-    /// Whether a problem with `field` has been recorded.
+    /// Whether a problem with `field`, or with one of its own fields or entries
+    /// (`range.endIndex`, `requests[2]`), has been recorded.
     pub fn has_problem(&self, field: &str) -> bool {
-        self.errors.iter().any(|e| e.field == field)
+        self.errors.iter().any(|e| {
+            e.field.strip_prefix(field).is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+        })
     }
 
     /// The problems found so far, for checks that collect their own.
@@ -179,6 +197,82 @@ impl<'a> Fields<'a> {
             Some(choice) => Some(choice),
             None => {
                 self.problem(name, format!("must be one of {}", choices.join(", ")));
+                None
+            }
+        }
+    }
+
+    /// An object field read by its own request type, whose refusals are named under `name`
+    /// (`location.index`).
+    pub fn nested<T: Request>(&mut self, name: &str) -> Option<T> {
+        let value = self.value(name)?;
+        match value {
+            Value::Object(fields) => self.read_as(name, fields),
+            _ => {
+                self.problem(name, "must be an object");
+                None
+            }
+        }
+    }
+
+    /// A list field of `min` to `max` objects, each read by its own request type, whose
+    /// refusals are named under `name[i]`.
+    pub fn items<T: Request>(&mut self, name: &str, min: usize, max: usize) -> Option<Vec<T>> {
+        let value = self.value(name)?;
+        let Value::Array(items) = value else {
+            self.problem(name, "must be a list");
+            return None;
+        };
+        if !(min..=max).contains(&items.len()) {
+            self.problem(name, format!("must hold {min} to {max} entries"));
+            return None;
+        }
+        let mut read = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let place = format!("{name}[{i}]");
+            match item {
+                Value::Object(fields) => read.extend(self.read_as(&place, fields)),
+                _ => self.problem(place, "must be an object"),
+            }
+        }
+        (read.len() == items.len()).then_some(read)
+    }
+
+    /// `fields` read as a `T`, its refusals named under `place`.
+    pub fn read_as<T: Request>(&mut self, place: &str, fields: &Input) -> Option<T> {
+        match T::from_input(fields) {
+            Ok(value) => Some(value),
+            Err(error) => {
+                let named: Vec<FieldError> = error
+                    .details
+                    .as_ref()
+                    .and_then(|d| d.get("fields"))
+                    .and_then(|f| serde_json::from_value(f.clone()).ok())
+                    .unwrap_or_default();
+                if named.is_empty() {
+                    self.problem(place, error.message);
+                }
+                for problem in named {
+                    let field = if problem.field.is_empty() { place.to_string() } else { format!("{place}.{}", problem.field) };
+                    self.problem(field, problem.message);
+                }
+                None
+            }
+        }
+    }
+
+    /// Any JSON value (`null` is none), for a field passed on as given.
+    pub fn any(&mut self, name: &str) -> Option<Value> {
+        self.value(name).cloned()
+    }
+
+    /// One of `names`, as a string (its schema lists them).
+    pub fn one_of(&mut self, name: &str, names: &[&str]) -> Option<String> {
+        let value = self.value(name)?;
+        match value.as_str().filter(|v| names.contains(v)) {
+            Some(text) => Some(text.to_string()),
+            None => {
+                self.problem(name, format!("must be one of {}", names.join(", ")));
                 None
             }
         }

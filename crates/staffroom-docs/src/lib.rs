@@ -3,6 +3,7 @@
 //! read revision of each document kept for offline reading. Both doors call these functions.
 
 pub mod connection;
+pub mod edits;
 pub mod requests;
 pub mod store;
 pub mod templates;
@@ -381,7 +382,7 @@ impl DocService {
     /// `PATCH /documents/:id`: every request checked, then one batchUpdate.
     pub async fn patch(&self, actor: &Actor, patch: &requests::PatchDocumentRequest) -> Result<PatchResult> {
         let id = validate::document_id(&patch.id)?;
-        let answer = self.client.batch_update(&id, &patch.requests, patch.required_revision_id.as_deref()).await;
+        let answer = self.client.batch_update(&id, &patch.google_requests(), patch.required_revision_id.as_deref()).await;
         let answer = match answer {
             Ok(answer) => answer,
             Err(error) if error.code == ErrorCode::Conflict => return Err(self.conflict(&id).await),

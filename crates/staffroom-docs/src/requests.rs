@@ -8,6 +8,7 @@ use staffroom_macros::request;
 
 use crate::model::{DocumentSummary, Permission};
 use crate::oauth;
+use crate::edits::EditRequest;
 use crate::validate::{self, CreateDocument};
 use crate::SaveEdits;
 use staffroom_base::error::Result;
@@ -182,166 +183,35 @@ pub struct SummaryEnvelope {
 }
 
 /// `PATCH /api/docs/documents/{id}`: Docs edit requests, checked and rebuilt.
+#[request(only = "is not a field of this request")]
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PatchDocumentRequest {
-    #[schema(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    #[field(pattern = "^[A-Za-z0-9_-]{1,200}$", message = "must be a Google document id (letters, digits, - or _)")]
     pub id: String,
     /// 1 to 1,000 of `insertText`, `deleteContentRange`, `updateParagraphStyle`, `updateTextStyle`,
     /// `createParagraphBullets`, `deleteParagraphBullets`, `insertTable`, `insertTableRow`,
     /// `insertTableColumn`, `deleteTableRow`, `deleteTableColumn`.
-    #[schema(schema_with = edit_requests_schema)]
+    #[field(items, min_items = 1, max_items = 1000)]
+    #[schema(inline)]
     #[ts(type = "Array<Record<string, unknown>>")]
-    pub requests: Vec<Value>,
+    pub requests: Vec<EditRequest>,
     /// The revision the edits were made on; refused with `conflict` when it is not the latest.
-    #[schema(min_length = 1, max_length = 512, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
+    #[field(
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$",
+        min_length = 1,
+        max_length = 512,
+        message = "must be a revisionId read from the document"
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub required_revision_id: Option<String>,
 }
 
-/// The alignments a paragraph may take (Docs' `ParagraphStyle.alignment`, but its
-/// "unspecified"), as `Alignment` reads them.
-const ALIGNMENTS: &[&str] = &["START", "CENTER", "END", "JUSTIFIED"];
-
-/// The schema of `requests`: each holds exactly one of the eleven edits Staffroom sends (what a
-/// schema cannot say, a range ending after it starts, is checked too).
-fn edit_requests_schema() -> utoipa::openapi::schema::Array {
-    use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Type};
-    let closed = || {
-        ObjectBuilder::new()
-            .schema_type(Type::Object)
-            .additional_properties(Some(AdditionalProperties::FreeForm(false)))
-    };
-    let index = || ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)).maximum(Some(i32::MAX));
-    let range = || {
-        closed()
-            .property("startIndex", index())
-            .property("endIndex", index())
-            .required("startIndex")
-            .required("endIndex")
-    };
-    // Google strips these from inserted text (the discovery document's InsertTextRequest).
-    let text = ObjectBuilder::new()
-        .schema_type(Type::String)
-        .min_length(Some(1))
-        .pattern(Some("^[^\\x00-\\x08\\x0c-\\x1f\\ue000-\\uf8ff]+$"));
-    let insert = closed()
-        .property("text", text)
-        .property("location", closed().property("index", index()).required("index"))
-        .required("text")
-        .required("location");
-    let delete = closed().property("range", range()).required("range");
-    let mut style = closed().min_properties(Some(1));
-    for field in validate::PARAGRAPH_STYLE_FIELDS {
-        style = if *field == "namedStyleType" {
-            style.property(
-                *field,
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .enum_values(Some(super::model::NAMED_STYLES.iter().copied())),
-            )
-        } else if *field == "alignment" {
-            style.property(*field, ObjectBuilder::new().schema_type(Type::String).enum_values(Some(ALIGNMENTS.iter().copied())))
-        } else {
-            // Passed to Docs as given, which checks them (booleans, dimensions, borders).
-            style.property(*field, ObjectBuilder::new().schema_type(utoipa::openapi::schema::SchemaType::AnyValue))
-        };
-    }
-    let update = closed()
-        .property("range", range())
-        .property("paragraphStyle", style)
-        .property("fields", ObjectBuilder::new().schema_type(Type::String))
-        .required("range")
-        .required("paragraphStyle");
-    let flag = || ObjectBuilder::new().schema_type(Type::Boolean);
-    let url = ObjectBuilder::new().schema_type(Type::String).min_length(Some(1)).max_length(Some(2048)).pattern(Some(
-        // Spaces and control characters are refused; the service refuses any other white space too.
-        "^[^\\x00-\\x20\\x7f-\\x9f]+$",
-    ));
-    let text_style = closed()
-        .property("bold", flag())
-        .property("italic", flag())
-        .property("underline", flag())
-        .property("strikethrough", flag())
-        .property("link", closed().property("url", url).required("url"));
-    let marks = validate::TEXT_STYLE_FIELDS.join("|");
-    let restyle_text = closed()
-        .property("range", range())
-        .property("textStyle", text_style)
-        .property(
-            "fields",
-            ObjectBuilder::new().schema_type(Type::String).pattern(Some(format!("^({marks})(,({marks}))*$"))),
-        )
-        .required("range")
-        .required("textStyle")
-        .required("fields");
-    let bullets = closed()
-        .property("range", range())
-        .property(
-            "bulletPreset",
-            ObjectBuilder::new().schema_type(Type::String).enum_values(Some(validate::BULLET_PRESETS.iter().copied())),
-        )
-        .required("range")
-        .required("bulletPreset");
-    let unbullet = closed().property("range", range()).required("range");
-    let position = || ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(i32::MAX));
-    let cell = || {
-        closed()
-            .property("tableStartLocation", closed().property("index", index()).required("index"))
-            .property("rowIndex", position())
-            .property("columnIndex", position())
-            .required("tableStartLocation")
-    };
-    let table_change = |side: Option<&str>| {
-        let body = closed().property("tableCellLocation", cell()).required("tableCellLocation");
-        match side {
-            Some(side) => body.property(side, flag()),
-            None => body,
-        }
-    };
-    let one = |name: &str, body: ObjectBuilder| {
-        closed().property(name, body).required(name).min_properties(Some(1)).max_properties(Some(1))
-    };
-    let item = utoipa::openapi::schema::OneOfBuilder::new()
-        .item(one("insertText", insert))
-        .item(one("deleteContentRange", delete))
-        .item(one("updateParagraphStyle", update))
-        .item(one("updateTextStyle", restyle_text))
-        .item(one("createParagraphBullets", bullets))
-        .item(one("deleteParagraphBullets", unbullet))
-        .item(one("insertTable", {
-            let side = || {
-                ObjectBuilder::new()
-                    .schema_type(Type::Integer)
-                    .minimum(Some(1))
-                    .maximum(Some(super::tables::MAX_NEW_TABLE_SIDE as i32))
-            };
-            closed()
-                .property("rows", side())
-                .property("columns", side())
-                .property("location", closed().property("index", index()).required("index"))
-                .required("rows")
-                .required("columns")
-                .required("location")
-        }))
-        .item(one("insertTableRow", table_change(Some("insertBelow"))))
-        .item(one("insertTableColumn", table_change(Some("insertRight"))))
-        .item(one("deleteTableRow", table_change(None)))
-        .item(one("deleteTableColumn", table_change(None)));
-    ArrayBuilder::new().items(item).min_items(Some(1)).max_items(Some(validate::MAX_REQUESTS)).build()
-}
-
-/// Hand-written, not `#[request]`: the edit requests are checked one by one by `docs::validate`.
-impl Request for PatchDocumentRequest {
-    fn from_input(input: &Input) -> Result<Self> {
-        let mut fields = Fields::new(input);
-        let id = document_id(&mut fields);
-        let patch = fields.take(validate::patch(&fields.without(&["id"])))?;
-        fields.finish(|| {
-            let patch = patch.expect("checked");
-            PatchDocumentRequest { id, requests: patch.requests, required_revision_id: patch.required_revision_id }
-        })
+impl PatchDocumentRequest {
+    /// The requests as Docs' `batchUpdate` takes them.
+    pub fn google_requests(&self) -> Vec<Value> {
+        self.requests.iter().map(EditRequest::to_google).collect()
     }
 }
 

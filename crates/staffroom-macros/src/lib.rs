@@ -30,6 +30,12 @@
 //!
 //! A string field's type is `String` or any type made `From<String>` (a `Secret`).
 //! - `choice`: one of a text enum's `NAMES`.
+//! - `one_of = NAMES`: one of a `&[&str]` of names, as a `String`; the schema lists them.
+//! - `nested`: an object, read by the field's own request type (its refusals named under the
+//!   field: `location.index`).
+//! - `items, min_items = N, max_items = M`: a list of N to M objects, each read by the item
+//!   type's request (refusals named `requests[2].range.endIndex`).
+//! - `any`: any JSON value, passed on as given.
 //! - `flag`: `true` or `false`.
 //! - `with = path`: read by `path(&mut Fields) -> T`, for a field with rules of its own.
 //!
@@ -61,6 +67,14 @@ enum Kind {
     Choice,
     Flag,
     With(Path),
+    /// An object read by the field's own request type.
+    Nested,
+    /// A list of `min` to `max` objects, each read by the item type's request.
+    Items { min: Expr, max: Expr },
+    /// One of a list of names (`&[&str]`), which the schema lists.
+    OneOf(Path),
+    /// Any JSON value, passed on as given.
+    Any,
 }
 
 /// What a string field must be; all optional (`text` alone is any string).
@@ -109,6 +123,18 @@ fn expand(args: Tokens, item: &mut ItemStruct) -> syn::Result<Tokens> {
         let kind = parse_kind(&attribute)?;
         if let Some(schema) = schema_of(&kind) {
             field.attrs.push(syn::parse_quote!(#[schema(#schema)]));
+        }
+        if let Kind::OneOf(names) = &kind {
+            let function = rule_schema_fn(&ty, &ident);
+            let description = doc_of(&field.attrs);
+            let optional = option_of(&field.ty).is_some();
+            field.attrs.push(syn::parse_quote!(#[schema(schema_with = #function)]));
+            schemas.push(quote! {
+                #[doc(hidden)]
+                fn #function() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
+                    ::staffroom_base::request::one_of_schema(#names, #description, #optional)
+                }
+            });
         }
         if let Kind::Rule(rule) = &kind {
             let function = rule_schema_fn(&ty, &ident);
@@ -209,6 +235,20 @@ fn option_of(ty: &Type) -> Option<&Type> {
     }
 }
 
+/// The item type of a `Vec`.
+fn vec_of(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Vec" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.first()? {
+        syn::GenericArgument::Type(inner) => Some(inner),
+        _ => None,
+    }
+}
+
 fn string_of(expr: &Expr) -> syn::Result<LitStr> {
     match expr {
         Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Ok(s.clone()),
@@ -254,6 +294,12 @@ fn parse_kind(attribute: &Attribute) -> syn::Result<Kind> {
         ([], ["max", "min"]) => Kind::Number { min: values["min"].clone(), max: values["max"].clone() },
         ([], ["with"]) => Kind::With(path_of(&values["with"])?),
         ([], ["rule"]) => Kind::Rule(path_of(&values["rule"])?),
+        ([], ["one_of"]) => Kind::OneOf(path_of(&values["one_of"])?),
+        ([word], []) if word == "nested" => Kind::Nested,
+        ([word], []) if word == "any" => Kind::Any,
+        ([word], ["max_items", "min_items"]) if word == "items" => {
+            Kind::Items { min: values["min_items"].clone(), max: values["max_items"].clone() }
+        }
         ([], keys)
             if !keys.is_empty()
                 && keys.iter().all(|k| ["pattern", "check", "min_length", "max_length", "message"].contains(k)) =>
@@ -283,6 +329,7 @@ fn parse_kind(attribute: &Attribute) -> syn::Result<Kind> {
 fn schema_of(kind: &Kind) -> Option<Tokens> {
     match kind {
         Kind::Number { min, max } => Some(quote!(minimum = #min, maximum = #max)),
+        Kind::Items { min, max } => Some(quote!(min_items = #min, max_items = #max)),
         Kind::Text(bounds) => {
             let mut parts = Vec::new();
             if let Some(pattern) = &bounds.pattern {
@@ -322,7 +369,7 @@ fn doc_of(attrs: &[Attribute]) -> String {
 /// The local a field is read into: prefixed, so that no field name shadows `__fields` or a
 /// function the attribute calls.
 fn local(ident: &Ident) -> Ident {
-    Ident::new(&format!("__{ident}"), ident.span())
+    Ident::new(&format!("__field_{ident}"), ident.span())
 }
 
 /// The statements reading one field into its local.
@@ -411,6 +458,23 @@ fn read(field: &Field) -> Tokens {
             let #value = __text.map(|text| <#inner as ::core::convert::From<::std::string::String>>::from(text.to_owned()));
         },
         Kind::With(path) => return quote!(let #value = #path(&mut __fields);),
+        Kind::Nested => quote! {
+            let #value = __fields.nested::<#inner>(#name);
+        },
+        Kind::Items { min, max } => {
+            let Some(item) = vec_of(inner) else {
+                return syn::Error::new_spanned(inner, "`items` needs a Vec of a request type").to_compile_error();
+            };
+            quote! {
+                let #value = __fields.items::<#item>(#name, (#min) as usize, (#max) as usize);
+            }
+        }
+        Kind::OneOf(names) => quote! {
+            let #value = __fields.one_of(#name, #names).map(<#inner as ::core::convert::From<::std::string::String>>::from);
+        },
+        Kind::Any => quote! {
+            let #value = __fields.any(#name);
+        },
     };
     quote! {
         // Each field in a block of its own, so that the statics of two patterns do not meet.
