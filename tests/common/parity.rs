@@ -418,6 +418,12 @@ impl Maker {
             json!(" 7 "),
             json!("true"),
             json!("a\u{7}b"),
+            // Where JSON Schema's (ECMA-262's) `\s` and Rust's differ: a byte-order mark is white
+            // space to one, NEL to the other; U+3000 to both.
+            json!("\u{feff}"),
+            json!("\u{85}"),
+            json!("\u{3000}"),
+            json!("a\u{feff}"),
             json!("é".repeat(300)),
             json!([]),
             json!({}),

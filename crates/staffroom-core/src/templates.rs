@@ -53,7 +53,7 @@ pub struct FromTemplateRequest {
     pub template_id: String,
     /// The new document's name.
     #[field(
-        pattern = "^[^\\s\\x00-\\x1f\\x7f][^\\x00-\\x1f\\x7f]{0,254}$",
+        pattern = "^[^\\x00-\\x20\\x7f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f]{0,254}$",
         message = "must be 1 to 255 characters, starting with a visible one, without control characters"
     )]
     pub name: String,

@@ -58,10 +58,14 @@ pub struct ListDocumentsRequest {
     #[ts(optional = nullable)]
     pub page_size: Option<u32>,
     /// `nextPageToken` of the page before.
-    #[schema(min_length = 1, max_length = 2048, pattern = "^[^\\s\\x00-\\x1f\\x7f-\\x9f]+$")]
+    #[field(
+        pattern = "^[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+$",
+        min_length = 1,
+        max_length = 2048,
+        message = "must be a nextPageToken from an earlier page"
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
-    #[field(with = page_token)]
     pub page_token: Option<String>,
     /// Default `modifiedTime`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -77,17 +81,6 @@ pub struct ListDocumentsRequest {
 }
 
 /// A list's `pageToken`: a `nextPageToken` from an earlier page.
-fn page_token(fields: &mut Fields) -> Option<String> {
-    let page_token = fields.string("pageToken").map(str::to_owned);
-    if page_token
-        .as_deref()
-        .is_some_and(|t| t.is_empty() || t.len() > 2048 || t.chars().any(|c| c.is_control() || c.is_whitespace()))
-    {
-        fields.problem("pageToken", "must be a nextPageToken from an earlier page");
-    }
-    page_token
-}
-
 /// A list's `orderBy`.
 fn order_by(fields: &mut Fields) -> Option<DocumentOrder> {
     match fields.value("orderBy").map(|v| v.as_str()) {

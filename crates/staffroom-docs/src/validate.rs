@@ -67,7 +67,7 @@ pub struct CreateDocument {
     #[schema(
         min_length = 1,
         max_length = 255,
-        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00-\\x1f\\x7f-\\x9f]*$"
     )]
     pub name: String,
     /// Its first text (at most 512 KiB); newlines start paragraphs. Nothing Google strips.

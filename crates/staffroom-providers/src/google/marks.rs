@@ -39,7 +39,7 @@ pub struct StyledRun {
     /// A link's URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    #[schema(min_length = 1, max_length = 2048, pattern = "^[^\\s\\x00-\\x1f\\x7f-\\x9f]+$")]
+    #[schema(min_length = 1, max_length = 2048, pattern = "^[^\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+$")]
     pub link: Option<String>,
     /// How the run looks beyond what the editor edits, as Google holds it: shown, never written
     /// (a save leaves it to Google, which keeps it where the text stays).
