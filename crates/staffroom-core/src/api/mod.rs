@@ -11,7 +11,8 @@ mod list;
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::LazyLock;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -343,31 +344,14 @@ impl OpTypes {
     /// `integer`, `true` or `false` where it says `boolean`, anything else as the text it is (for
     /// the request to refuse by name).
     pub fn text_input(&self, params: impl IntoIterator<Item = (String, String)>) -> Input {
-        let schemas = (self.schemas)();
-        let json = |schema: &SchemaRef| serde_json::to_value(schema).unwrap_or_default();
-        let components: std::collections::HashMap<String, Value> =
-            schemas.components.iter().map(|(name, schema)| (format!("#/components/schemas/{name}"), json(schema))).collect();
-        let resolve = |schema: Value| match schema.get("$ref").and_then(Value::as_str) {
-            Some(reference) => components.get(reference).cloned().unwrap_or_default(),
-            None => schema,
-        };
-        let request = resolve(json(&schemas.request));
-        let types_of = |name: &str| -> Vec<String> {
-            let property = resolve(request["properties"][name].clone());
-            match &property["type"] {
-                Value::String(t) => vec![t.clone()],
-                Value::Array(ts) => ts.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
-                _ => Vec::new(),
-            }
-        };
+        let types = self.text_types();
         params
             .into_iter()
             .map(|(name, text)| {
-                let types = types_of(&name);
                 let is_whole = !text.is_empty() && text.strip_prefix('-').unwrap_or(&text).bytes().all(|b| b.is_ascii_digit());
-                let value = if types.iter().any(|t| t == "integer") && is_whole {
+                let value = if types.integers.contains(&name) && is_whole {
                     text.parse::<i64>().map(Value::from).unwrap_or(Value::String(text))
-                } else if types.iter().any(|t| t == "boolean") && (text == "true" || text == "false") {
+                } else if types.booleans.contains(&name) && (text == "true" || text == "false") {
                     Value::Bool(text == "true")
                 } else {
                     Value::String(text)
@@ -376,6 +360,50 @@ impl OpTypes {
             })
             .collect()
     }
+
+    /// Which of the request's fields its schema types as integers and as booleans: worked out
+    /// once per request type (a door asks on every query), keyed by the schema function.
+    fn text_types(&self) -> Arc<TextTypes> {
+        static KNOWN: LazyLock<Mutex<HashMap<usize, Arc<TextTypes>>>> = LazyLock::new(Default::default);
+        let key = self.schemas as usize;
+        if let Some(known) = KNOWN.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return known.clone();
+        }
+        let schemas = (self.schemas)();
+        let json = |schema: &SchemaRef| serde_json::to_value(schema).unwrap_or_default();
+        let components: HashMap<String, Value> =
+            schemas.components.iter().map(|(name, schema)| (format!("#/components/schemas/{name}"), json(schema))).collect();
+        let resolve = |schema: &Value| match schema.get("$ref").and_then(Value::as_str) {
+            Some(reference) => components.get(reference).cloned().unwrap_or_default(),
+            None => schema.clone(),
+        };
+        let request = resolve(&json(&schemas.request));
+        let mut types = TextTypes::default();
+        for (name, property) in request["properties"].as_object().into_iter().flatten() {
+            let property = resolve(property);
+            let says = |kind: &str| match &property["type"] {
+                Value::String(t) => t == kind,
+                Value::Array(ts) => ts.iter().any(|t| t == kind),
+                _ => false,
+            };
+            if says("integer") {
+                types.integers.insert(name.clone());
+            }
+            if says("boolean") {
+                types.booleans.insert(name.clone());
+            }
+        }
+        let types = Arc::new(types);
+        KNOWN.lock().unwrap_or_else(|e| e.into_inner()).insert(key, types.clone());
+        types
+    }
+}
+
+/// The fields of a request that text is typed for.
+#[derive(Default)]
+struct TextTypes {
+    integers: HashSet<String>,
+    booleans: HashSet<String>,
 }
 
 /// An operation with its type erased: what the list holds and the doors call.
