@@ -321,6 +321,16 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// A list's search: at most 100 characters without control characters (a tab or a form feed
+/// is one too, even where trimming would drop it), then trimmed, blank as absent.
+pub fn search(fields: &mut Fields) -> Option<String> {
+    let raw = fields.string("search");
+    if raw.is_some_and(|s| s.chars().count() > 100 || s.chars().any(char::is_control)) {
+        fields.problem("search", "must be at most 100 characters, without control characters");
+    }
+    raw.map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,14 +375,4 @@ mod tests {
         assert_eq!(fields.whole_number("b", 1, 100), None);
         assert_eq!(fields.whole_number("c", 1, MAX_NUMBER), None);
     }
-}
-
-/// A list's search: at most 100 characters without control characters (a tab or a form feed
-/// is one too, even where trimming would drop it), then trimmed, blank as absent.
-pub fn search(fields: &mut Fields) -> Option<String> {
-    let raw = fields.string("search");
-    if raw.is_some_and(|s| s.chars().count() > 100 || s.chars().any(char::is_control)) {
-        fields.problem("search", "must be at most 100 characters, without control characters");
-    }
-    raw.map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned)
 }

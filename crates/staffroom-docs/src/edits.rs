@@ -417,7 +417,8 @@ macro_rules! edit_requests {
         /// One edit request: exactly one of the kinds, under its name.
         #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
         pub enum EditRequest {
-            $(#[serde(rename = $name)] $variant($variant)),*
+            // Boxed: a paragraph style is far larger than the rest.
+            $(#[serde(rename = $name)] $variant(Box<$variant>)),*
         }
 
         /// The kinds' names, in the schema's order.
@@ -435,7 +436,7 @@ macro_rules! edit_requests {
                                 // `null` is no request at all.
                                 fields.problem($name, "must be an object");
                             }
-                            read.map(EditRequest::$variant)
+                            read.map(|request| EditRequest::$variant(Box::new(request)))
                         })*
                         other => {
                             fields.problem(other, format!("is not supported; use {}", EDIT_REQUESTS.join(", ")));
