@@ -54,17 +54,7 @@ const BEYOND: &[Beyond] = &[
         // SPEC section 3 bounds it in bytes, before any hashing.
         applies: |input, _| input["password"].as_str().is_some_and(|p| p.len() > 1024),
     },
-    Beyond {
-        operation: "*",
-        field: "mail",
-        message: "is not a valid email address",
-        // A quoted local part, an address literal, or a domain without a dot.
-        applies: |input, field| {
-            let address = at(input, field).as_str().unwrap_or_default();
-            let domain = address.rsplit('@').next().unwrap_or_default();
-            address.contains('"') || domain.starts_with('[') || !domain.contains('.')
-        },
-    },
+    parity::EMAIL_BEYOND,
 ];
 
 #[test]

@@ -5,7 +5,7 @@
 #[path = "../../tests/common/parity.rs"]
 mod parity;
 
-use parity::{at, beyond_the_schema, mismatches, Beyond, Mismatch, Operation, Tally};
+use parity::{beyond_the_schema, mismatches, Beyond, Mismatch, Operation, Tally};
 
 /// The rules the desktop's schemas cannot state.
 const BEYOND: &[Beyond] = &[
@@ -16,17 +16,7 @@ const BEYOND: &[Beyond] = &[
         // The schema takes http and https alike; plain http to another computer is refused.
         applies: |input, _| input["server"].as_str().is_some_and(|s| s.trim().to_ascii_lowercase().starts_with("http://")),
     },
-    Beyond {
-        operation: "*",
-        field: "mail",
-        message: "is not a valid email address",
-        // A quoted local part, an address literal, or a domain without a dot.
-        applies: |input, field| {
-            let address = at(input, field).as_str().unwrap_or_default();
-            let domain = address.rsplit('@').next().unwrap_or_default();
-            address.contains('"') || domain.starts_with('[') || !domain.contains('.')
-        },
-    },
+    parity::EMAIL_BEYOND,
 ];
 
 #[test]

@@ -77,6 +77,19 @@ pub struct Beyond {
     pub applies: fn(&Value, &str) -> bool,
 }
 
+/// An address no one types into a back office, which JSON Schema's `idn-email` still admits: a
+/// quoted local part, an address literal, or a domain without a dot (`is_plausible_email`).
+pub const EMAIL_BEYOND: Beyond = Beyond {
+    operation: "*",
+    field: "mail",
+    message: "is not a valid email address",
+    applies: |input, field| {
+        let address = at(input, field).as_str().unwrap_or_default();
+        let domain = address.rsplit('@').next().unwrap_or_default();
+        address.contains('"') || domain.starts_with('[') || !domain.contains('.')
+    },
+};
+
 /// The value at a refused field's path (`requests[0].insertText.location`).
 pub fn at<'a>(input: &'a Value, path: &str) -> &'a Value {
     path.split('.').fold(input, |value, part| match part.split_once('[') {
@@ -144,19 +157,7 @@ pub fn mismatches(operation: &Operation, tally: &mut Tally) -> Vec<Mismatch> {
             Err(error) => !schema_accepts && error.code == ErrorCode::InvalidRequest,
         };
         if !agrees {
-            let fields = match &read {
-                Err(error) => error
-                    .details
-                    .as_ref()
-                    .and_then(|d| d.get("fields"))
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|f| f.get("field").and_then(Value::as_str).map(str::to_owned))
-                    .collect(),
-                Ok(()) => validator.iter_errors(&typed).map(|e| format!("{} ({})", e.instance_path(), e.kind().keyword())).collect(),
-            };
-            let problems = match &read {
+            let problems: Vec<(String, String)> = match &read {
                 Err(error) => error
                     .details
                     .as_ref()
@@ -170,6 +171,10 @@ pub fn mismatches(operation: &Operation, tally: &mut Tally) -> Vec<Mismatch> {
                     })
                     .collect(),
                 Ok(()) => Vec::new(),
+            };
+            let fields = match &read {
+                Err(_) => problems.iter().map(|(field, _)| field.clone()).collect(),
+                Ok(()) => validator.iter_errors(&typed).map(|e| format!("{} ({})", e.instance_path(), e.kind().keyword())).collect(),
             };
             found.push(Mismatch {
                 problems,

@@ -222,24 +222,21 @@ fn renames_or_skips(attribute: &Attribute) -> bool {
     found
 }
 
+/// The type inside `Option<T>`.
 fn option_of(ty: &Type) -> Option<&Type> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    if last.ident != "Option" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
-    match args.args.first()? {
-        syn::GenericArgument::Type(inner) => Some(inner),
-        _ => None,
-    }
+    argument_of(ty, "Option")
 }
 
-/// The item type of a `Vec`.
+/// The item type of a `Vec<T>`.
 fn vec_of(ty: &Type) -> Option<&Type> {
+    argument_of(ty, "Vec")
+}
+
+/// `T` of a type written `wrapper<T>`.
+fn argument_of<'a>(ty: &'a Type, wrapper: &str) -> Option<&'a Type> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
-    if last.ident != "Vec" {
+    if last.ident != wrapper {
         return None;
     }
     let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
