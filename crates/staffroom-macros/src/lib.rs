@@ -278,7 +278,7 @@ fn parse_kind(attribute: &Attribute) -> syn::Result<Kind> {
     let expected = || {
         syn::Error::new_spanned(
             attribute,
-            "expected one of: min = N, max = M | text | pattern, min_length, max_length, check (with message) | rule = PATH | choice | flag | with = path",
+            "expected one of: min = N, max = M | text | pattern, min_length, max_length, check (with message), trim | rule = PATH | one_of = NAMES | choice | flag | nested | items, min_items, max_items | any | with = path",
         )
     };
     // `trim` goes with any string kind.
@@ -344,7 +344,7 @@ fn schema_of(kind: &Kind) -> Option<Tokens> {
     }
 }
 
-/// The name of the function writing a rule field's schema.
+/// The name of the function that writes a field's schema (a rule's, a list of names').
 fn rule_schema_fn(ty: &Ident, field: &Ident) -> Ident {
     Ident::new(&format!("__{}_{}_schema", heck::ToSnakeCase::to_snake_case(ty.to_string().as_str()), field), field.span())
 }
