@@ -124,7 +124,14 @@ fn expand(args: Tokens, item: &mut ItemStruct) -> syn::Result<Tokens> {
         if let Some(schema) = schema_of(&kind) {
             field.attrs.push(syn::parse_quote!(#[schema(#schema)]));
         }
-        if let Kind::OneOf(names) = &kind {
+        // A rule's or a list of names' schema is written by a function, given the field's doc
+        // comment and whether it may be absent.
+        let written = match &kind {
+            Kind::OneOf(names) => Some(quote!(::staffroom_base::request::one_of_schema(#names, __description, __optional))),
+            Kind::Rule(rule) => Some(quote!(#rule.schema(__description, __optional))),
+            _ => None,
+        };
+        if let Some(written) = written {
             let function = rule_schema_fn(&ty, &ident);
             let description = doc_of(&field.attrs);
             let optional = option_of(&field.ty).is_some();
@@ -132,19 +139,8 @@ fn expand(args: Tokens, item: &mut ItemStruct) -> syn::Result<Tokens> {
             schemas.push(quote! {
                 #[doc(hidden)]
                 fn #function() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
-                    ::staffroom_base::request::one_of_schema(#names, #description, #optional)
-                }
-            });
-        }
-        if let Kind::Rule(rule) = &kind {
-            let function = rule_schema_fn(&ty, &ident);
-            let description = doc_of(&field.attrs);
-            let optional = option_of(&field.ty).is_some();
-            field.attrs.push(syn::parse_quote!(#[schema(schema_with = #function)]));
-            schemas.push(quote! {
-                #[doc(hidden)]
-                fn #function() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
-                    #rule.schema(#description, #optional)
+                    let (__description, __optional) = (#description, #optional);
+                    #written
                 }
             });
         }
